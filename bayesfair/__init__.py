@@ -1,0 +1,1 @@
+from bayesfair.data import AssessmentData

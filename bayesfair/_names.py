@@ -1,0 +1,47 @@
+"""Name lookup with a "did you mean" suggestion, shared by every registry."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+
+
+def suggest(name: str, choices: Iterable[str]) -> str:
+    """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""``."""
+    close = difflib.get_close_matches(str(name), list(choices), n=1, cutoff=0.5)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
+def resolve_name(
+    name: str,
+    registry: Mapping[str, object],
+    *,
+    aliases: Mapping[str, str] | None = None,
+    what: str,
+    argument: str,
+) -> str:
+    """Return the canonical key for ``name`` (case-insensitive, aliases allowed).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string.
+    ValueError
+        If ``name`` is unknown; the message suggests the nearest valid name.
+    """
+    if not isinstance(name, str):
+        raise TypeError(
+            f"The '{argument}' parameter must be a string naming a {what}. "
+            f"Got {name!r} of type {type(name).__name__} instead."
+        )
+    aliases = aliases or {}
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    if key in registry:
+        return key
+    if key in aliases:
+        return aliases[key]
+    known = list(registry)
+    raise ValueError(
+        f"Unknown {what} '{name}'.{suggest(name, [*known, *aliases])} "
+        f"Known {what}s: {', '.join(known)}."
+    )

@@ -1,0 +1,504 @@
+"""``AssessmentData``: the validated input of every bayesfair analysis.
+
+An assessment has a **labeled** set (score, true label, group) and an optional
+**unlabeled** set (score, group). Predictions are ``ŷ = 1[s >= threshold]``.
+Everything downstream (models, the frequentist comparator, reports) reads the
+per-group confusion counts and unlabeled score summaries exposed here.
+
+All checks happen once, in the constructor; inputs are copied, never mutated,
+and the stored arrays are read-only.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._names import suggest
+from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
+
+__all__ = ["AssessmentData", "UnlabeledGroupWarning"]
+
+logger = logging.getLogger("bayesfair")
+
+#: Separator of attribute values in the label of an intersectional group.
+INTERSECTION_SEP = " & "
+
+
+class UnlabeledGroupWarning(UserWarning):
+    """A group occurs in the unlabeled data but has no labeled example."""
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _as_scores(values: Any, argument: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}.")
+    if arr.dtype == bool or not (
+        np.issubdtype(arr.dtype, np.number) or arr.dtype == object
+    ):
+        raise TypeError(
+            f"The '{argument}' parameter must hold numeric scores in [0, 1]. "
+            f"Got dtype {arr.dtype} instead."
+        )
+    try:
+        out = np.array(arr, dtype=float)
+    except (TypeError, ValueError):
+        bad = next(v for v in arr if not _is_number(v))
+        raise TypeError(
+            f"The '{argument}' parameter must hold numeric scores in [0, 1]. "
+            f"Got the non-numeric value {bad!r}."
+        ) from None
+    n_nan = int(np.isnan(out).sum())
+    if n_nan:
+        first = int(np.flatnonzero(np.isnan(out))[0])
+        raise ValueError(
+            f"The '{argument}' parameter must not contain NaN. Got {n_nan} NaN value(s), "
+            f"the first at position {first}."
+        )
+    outside = (out < 0) | (out > 1)
+    if outside.any():
+        first = int(np.flatnonzero(outside)[0])
+        raise ValueError(
+            f"The '{argument}' parameter must lie in [0, 1] (scores are probabilities). "
+            f"Got {int(outside.sum())} value(s) outside, e.g. {out[first]!r} at position {first}."
+        )
+    return out
+
+
+def _is_number(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[np.ndarray, Any]:
+    """Return labels coded 0/1 and the positive label actually used."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}.")
+    series = pd.Series(arr)
+    if series.isna().any():
+        raise ValueError(
+            f"The '{argument}' parameter must not contain missing values. "
+            f"Got {int(series.isna().sum())} missing value(s)."
+        )
+    distinct = list(pd.unique(series))
+    if len(distinct) > 2:
+        shown = ", ".join(repr(_plain(v)) for v in distinct[:6])
+        raise ValueError(
+            f"The '{argument}' parameter must be binary (two distinct values). "
+            f"Got {len(distinct)} distinct values: {shown}{' ...' if len(distinct) > 6 else ''}."
+        )
+    if pos_label is None:
+        if arr.dtype == bool:
+            return arr.astype(np.int8), True
+        if all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct):
+            return np.asarray([float(v) for v in arr]).astype(np.int8), 1
+        shown = ", ".join(repr(_plain(v)) for v in distinct)
+        raise ValueError(
+            f"The '{argument}' parameter has values {shown}, which are not {{0, 1}} or bool: "
+            "say which one is positive with 'pos_label'."
+        )
+    matches = [v for v in distinct if v == pos_label or str(v) == str(pos_label)]
+    if not matches:
+        shown = ", ".join(repr(_plain(v)) for v in distinct)
+        raise ValueError(
+            f"The 'pos_label' parameter must be one of the values of '{argument}' ({shown}). "
+            f"Got {pos_label!r} instead."
+        )
+    return (series == matches[0]).to_numpy().astype(np.int8), _plain(matches[0])
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _as_groups(values: Any, argument: str) -> tuple[np.ndarray, list[str] | None]:
+    """Return one label per row, joining several attributes into intersections."""
+    if isinstance(values, pd.DataFrame):
+        frame = values
+    elif isinstance(values, Mapping):
+        frame = pd.DataFrame(dict(values))
+    else:
+        arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+        if arr.ndim == 1:
+            frame = None
+            labels = np.array([_plain(v) for v in arr], dtype=object)
+        elif arr.ndim == 2:
+            frame = pd.DataFrame(arr)
+        else:
+            raise ValueError(
+                f"The '{argument}' parameter must be one- or two-dimensional. Got shape {arr.shape}."
+            )
+    attributes = None
+    if frame is not None:
+        attributes = [str(c) for c in frame.columns]
+        if frame.shape[1] == 1:
+            labels = np.array([_plain(v) for v in frame.iloc[:, 0]], dtype=object)
+        else:
+            missing = frame.isna().to_numpy().any(axis=1)
+            labels = np.array(
+                [INTERSECTION_SEP.join(str(v) for v in row) for row in frame.itertuples(index=False)],
+                dtype=object,
+            )
+            labels[missing] = None
+    missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    if missing.any():
+        raise ValueError(
+            f"The '{argument}' parameter must not contain missing values. "
+            f"Got {int(missing.sum())} missing value(s), the first at position "
+            f"{int(np.flatnonzero(missing)[0])}."
+        )
+    return labels, attributes
+
+
+def _ordered_levels(*arrays: np.ndarray) -> list:
+    seen: dict = {}
+    for arr in arrays:
+        for v in pd.unique(pd.Series(arr, dtype=object)):
+            seen.setdefault(v, None)
+    levels = list(seen)
+    try:
+        return sorted(levels)
+    except TypeError:
+        return sorted(levels, key=str)
+
+
+class AssessmentData:
+    """Labeled and unlabeled classifier outputs, validated and grouped.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n_L,)
+        Classifier scores of the labeled examples, in [0, 1].
+    labels : array_like, shape (n_L,)
+        True labels: ``{0, 1}``, bool, or any two values with ``pos_label``.
+    groups : array_like, shape (n_L,) or (n_L, n_attributes), or DataFrame
+        Sensitive-attribute value(s) per labeled example (strings or integers).
+        Several attributes (columns) define intersectional groups labelled
+        ``"value1 & value2"``.
+    unlabeled_scores : array_like of float, shape (n_U,), optional
+        Scores of the unlabeled examples.
+    unlabeled_groups : array_like, shape (n_U,) or (n_U, n_attributes), optional
+        Their sensitive-attribute value(s), in the same form as ``groups``.
+    threshold : float, default 0.5
+        Decision threshold in (0, 1): ``ŷ = 1`` when ``score >= threshold``.
+    pos_label : optional
+        The positive label, required when the labels are not ``{0, 1}`` or bool.
+    reference : optional
+        The reference (privileged) group for differences and ratios. Default:
+        the group with the most labeled examples.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric scores.
+    ValueError
+        For scores outside [0, 1] or NaN, non-binary labels, length mismatches,
+        a threshold outside (0, 1), missing group values, or an unknown reference.
+
+    Warns
+    -----
+    UnlabeledGroupWarning
+        When a group occurs in the unlabeled data but not in the labeled data.
+        Such a group is kept: models fall back to the prior or to the hierarchy.
+
+    Examples
+    --------
+    >>> data = AssessmentData(scores=[0.9, 0.2, 0.7, 0.4], labels=[1, 0, 0, 1],
+    ...                       groups=["a", "a", "b", "b"])
+    >>> data.confusion_counts()
+           tp  fp  tn  fn
+    group
+    a       1   0   1   0
+    b       0   1   0   1
+    """
+
+    def __init__(
+        self,
+        scores,
+        labels,
+        groups,
+        unlabeled_scores=None,
+        unlabeled_groups=None,
+        *,
+        threshold: float = 0.5,
+        pos_label=None,
+        reference=None,
+    ):
+        self.threshold = self._check_threshold(threshold)
+        self.scores = _readonly(_as_scores(scores, "scores"))
+        self.labels, self.pos_label = _as_labels(labels, pos_label)
+        _readonly(self.labels)
+        group_labels, self.attributes = _as_groups(groups, "groups")
+        self._check_lengths(scores=len(self.scores), labels=len(self.labels), groups=len(group_labels))
+        if len(self.scores) == 0:
+            raise ValueError("The labeled set is empty: 'scores' must hold at least one example.")
+
+        if (unlabeled_scores is None) != (unlabeled_groups is None):
+            given = "unlabeled_scores" if unlabeled_groups is None else "unlabeled_groups"
+            missing = "unlabeled_groups" if unlabeled_groups is None else "unlabeled_scores"
+            raise ValueError(f"'{given}' was given without '{missing}': pass both or neither.")
+        if unlabeled_scores is None:
+            u_scores = np.empty(0, dtype=float)
+            u_labels = np.empty(0, dtype=object)
+        else:
+            u_scores = _as_scores(unlabeled_scores, "unlabeled_scores")
+            u_labels, u_attributes = _as_groups(unlabeled_groups, "unlabeled_groups")
+            self._check_lengths(unlabeled_scores=len(u_scores), unlabeled_groups=len(u_labels))
+            if (u_attributes or [None]) != (self.attributes or [None]) and u_attributes and self.attributes:
+                raise ValueError(
+                    f"The unlabeled data has sensitive attributes {u_attributes}, "
+                    f"the labeled data {self.attributes}: they must be the same."
+                )
+        self.unlabeled_scores = _readonly(u_scores)
+
+        self.group_levels: list = _ordered_levels(group_labels, u_labels)
+        codes = {g: i for i, g in enumerate(self.group_levels)}
+        self.group_codes = _readonly(np.fromiter((codes[g] for g in group_labels), np.intp, len(group_labels)))
+        self.unlabeled_group_codes = _readonly(
+            np.fromiter((codes[g] for g in u_labels), np.intp, len(u_labels))
+        )
+        only_unlabeled = [g for g in self.group_levels if g not in set(group_labels.tolist())]
+        if only_unlabeled:
+            warnings.warn(
+                f"Group(s) {only_unlabeled} occur in the unlabeled data but have no labeled "
+                "example. They are kept: the beta-binomial model falls back to its prior there, "
+                "the calibration model borrows strength through its hierarchy, and frequentist "
+                "rates are undefined (NaN).",
+                UnlabeledGroupWarning,
+                stacklevel=2,
+            )
+        self.reference = self._default_reference() if reference is None else self.resolve_group(
+            reference, argument="reference"
+        )
+        logger.info(
+            "bayesfair: positive label %r, threshold %g, reference group %r, %d labeled and "
+            "%d unlabeled examples in %d groups.",
+            self.pos_label, self.threshold, self.reference, self.n_labeled, self.n_unlabeled,
+            self.n_groups,
+        )
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frames(
+        cls,
+        labeled: pd.DataFrame,
+        unlabeled: pd.DataFrame | None = None,
+        *,
+        score: str,
+        label: str,
+        group: str | Sequence[str],
+        threshold: float = 0.5,
+        pos_label=None,
+        reference=None,
+    ) -> AssessmentData:
+        """Build from a labeled and an optional unlabeled DataFrame.
+
+        Parameters
+        ----------
+        labeled : pandas.DataFrame
+            One row per labeled example.
+        unlabeled : pandas.DataFrame, optional
+            One row per unlabeled example; needs the ``score`` and ``group`` columns.
+        score, label : str
+            Column names of the score and of the true label.
+        group : str or list of str
+            Sensitive-attribute column(s); several columns define intersections.
+        threshold, pos_label, reference
+            As in :class:`AssessmentData`.
+        """
+        if not isinstance(labeled, pd.DataFrame):
+            raise TypeError(
+                f"The 'labeled' parameter must be a pandas DataFrame. Got {type(labeled).__name__}."
+            )
+        group_cols = [group] if isinstance(group, str) else list(group)
+        if not group_cols:
+            raise ValueError("The 'group' parameter must name at least one column.")
+        cls._check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
+        u_scores = u_groups = None
+        if unlabeled is not None:
+            if not isinstance(unlabeled, pd.DataFrame):
+                raise TypeError(
+                    "The 'unlabeled' parameter must be a pandas DataFrame or None. "
+                    f"Got {type(unlabeled).__name__}."
+                )
+            cls._check_columns(unlabeled, "unlabeled", score=[score], group=group_cols)
+            u_scores = unlabeled[score].to_numpy(copy=True)
+            u_groups = unlabeled[group_cols].copy()
+        return cls(
+            labeled[score].to_numpy(copy=True),
+            labeled[label].to_numpy(copy=True),
+            labeled[group_cols].copy(),
+            u_scores,
+            u_groups,
+            threshold=threshold,
+            pos_label=pos_label,
+            reference=reference,
+        )
+
+    @staticmethod
+    def _check_columns(frame: pd.DataFrame, which: str, **columns: list[str]) -> None:
+        for argument, names in columns.items():
+            for name in names:
+                if name not in frame.columns:
+                    raise ValueError(
+                        f"Column '{name}' (the '{argument}' parameter) is not in the {which} "
+                        f"data.{suggest(name, map(str, frame.columns))} "
+                        f"Columns: {', '.join(map(str, frame.columns))}."
+                    )
+
+    @staticmethod
+    def _check_threshold(threshold) -> float:
+        if isinstance(threshold, bool) or not _is_number(threshold):
+            raise TypeError(
+                f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
+            )
+        t = float(threshold)
+        if not 0.0 < t < 1.0:
+            raise ValueError(
+                f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
+            )
+        return t
+
+    @staticmethod
+    def _check_lengths(**lengths: int) -> None:
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
+            raise ValueError(f"Length mismatch: {shown} entries; they must be equal.")
+
+    def _default_reference(self):
+        sizes = np.bincount(self.group_codes, minlength=self.n_groups)
+        return self.group_levels[int(np.argmax(sizes))]
+
+    # ------------------------------------------------------------------ groups
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_levels)
+
+    @property
+    def n_labeled(self) -> int:
+        return len(self.scores)
+
+    @property
+    def n_unlabeled(self) -> int:
+        return len(self.unlabeled_scores)
+
+    @property
+    def groups(self) -> np.ndarray:
+        """Group label of each labeled example."""
+        return np.asarray(self.group_levels, dtype=object)[self.group_codes]
+
+    @property
+    def unlabeled_groups(self) -> np.ndarray:
+        """Group label of each unlabeled example."""
+        return np.asarray(self.group_levels, dtype=object)[self.unlabeled_group_codes]
+
+    @property
+    def predictions(self) -> np.ndarray:
+        """Predicted labels of the labeled examples, ``1[score >= threshold]``."""
+        return (self.scores >= self.threshold).astype(np.int8)
+
+    def resolve_group(self, label, argument: str = "group"):
+        """Return the stored group label equal to ``label`` (also matching by string)."""
+        for g in self.group_levels:
+            if g == label and type(g) is not bool:
+                return g
+        for g in self.group_levels:
+            if str(g) == str(label):
+                return g
+        names = [str(g) for g in self.group_levels]
+        raise ValueError(
+            f"Unknown group {label!r} for the '{argument}' parameter.{suggest(str(label), names)} "
+            f"Groups: {', '.join(names)}."
+        )
+
+    def require_groups(self, k: int = 2, what: str = "a group difference") -> None:
+        """Raise unless there are at least ``k`` groups (e.g. before a difference)."""
+        if self.n_groups < k:
+            raise ValueError(
+                f"{what[0].upper() + what[1:]} needs at least {k} groups; the data has "
+                f"{self.n_groups} ({', '.join(map(str, self.group_levels))})."
+            )
+
+    def pairs(self, reference=None) -> list[tuple]:
+        """The ``(group, reference)`` pairs compared by default: each group vs the reference."""
+        self.require_groups(2)
+        ref = self.reference if reference is None else self.resolve_group(reference, "reference")
+        return [(g, ref) for g in self.group_levels if g != ref]
+
+    # ------------------------------------------------------------------ counts
+    def counts_array(self) -> np.ndarray:
+        """Labeled confusion counts, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn."""
+        pred = self.predictions.astype(bool)
+        y = self.labels.astype(bool)
+        cell = np.select([pred & y, pred & ~y, ~pred & ~y], [0, 1, 2], default=3)
+        flat = np.bincount(self.group_codes * 4 + cell, minlength=4 * self.n_groups)
+        return flat.reshape(self.n_groups, 4)
+
+    def confusion_counts(self) -> pd.DataFrame:
+        """Labeled confusion counts per group (columns ``tp, fp, tn, fn``)."""
+        return pd.DataFrame(
+            self.counts_array(),
+            index=pd.Index(self.group_levels, name="group", dtype=object),
+            columns=list(COUNT_NAMES),
+        )
+
+    def rates(self, metric: str) -> pd.Series:
+        """Labeled frequency estimate of a rate per group; NaN (with a warning) if undefined."""
+        values = rate_from_counts(self.counts_array(), metric)
+        warn_undefined(values, self.group_levels, metric)
+        return pd.Series(
+            values, index=pd.Index(self.group_levels, name="group", dtype=object),
+            name=get_rate(metric).name,
+        )
+
+    def group_sizes(self) -> pd.DataFrame:
+        """Labeled and unlabeled example counts per group."""
+        return pd.DataFrame(
+            {
+                "n_labeled": np.bincount(self.group_codes, minlength=self.n_groups),
+                "n_unlabeled": np.bincount(self.unlabeled_group_codes, minlength=self.n_groups),
+            },
+            index=pd.Index(self.group_levels, name="group", dtype=object),
+        )
+
+    def unlabeled_summary(self) -> pd.DataFrame:
+        """Per-group summary of the unlabeled scores.
+
+        Columns: ``n``, ``n_predicted_positive``, ``mean_score``, ``min``,
+        ``median``, ``max``. Rows of groups without unlabeled data hold ``n = 0``
+        and NaN elsewhere.
+        """
+        rows = []
+        for k in range(self.n_groups):
+            s = self.unlabeled_scores[self.unlabeled_group_codes == k]
+            if s.size:
+                rows.append((s.size, int((s >= self.threshold).sum()), s.mean(), s.min(),
+                             np.median(s), s.max()))
+            else:
+                rows.append((0, 0, np.nan, np.nan, np.nan, np.nan))
+        return pd.DataFrame(
+            rows,
+            index=pd.Index(self.group_levels, name="group", dtype=object),
+            columns=["n", "n_predicted_positive", "mean_score", "min", "median", "max"],
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"AssessmentData(n_labeled={self.n_labeled}, n_unlabeled={self.n_unlabeled}, "
+            f"groups={self.group_levels!r}, threshold={self.threshold}, "
+            f"reference={self.reference!r})"
+        )
