@@ -1,0 +1,317 @@
+"""``bayesfair.fit``: from :class:`AssessmentData` to a :class:`FairnessPosterior`.
+
+The one flow (DESIGN): labeled counts (and, for ``bc``, unlabeled scores) ->
+model -> per-draw, per-group confusion counts or rates -> the result object.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import xarray as xr
+
+from bayesfair.data import AssessmentData
+from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
+from bayesfair.models.calibration import VARIANTS, CalibrationPriors, build_calibration_model
+from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, reduce_unlabeled, sampled_counts
+from bayesfair.posterior import RATES_GROUP, FairnessPosterior
+
+__all__ = ["MODELS", "fit"]
+
+#: The models ``fit`` knows, with a one-line description.
+MODELS = {
+    "bb": "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
+    "hbb": "hierarchical beta-binomial: group rates share a Beta population",
+    "bc": "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
+}
+
+
+class NoLabelsWarning(UserWarning):
+    """A group has no labeled example; its rates come from the prior or the hierarchy."""
+
+
+def _check_positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"The '{name}' parameter must be an integer >= {minimum}. Got {value!r}.")
+    return int(value)
+
+
+def fit(
+    data: AssessmentData,
+    model: str = "bc",
+    *,
+    metrics=None,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    random_seed=None,
+    unlabeled: str = "expected",
+    prior=None,
+    variant: str = "beta",
+    score_clip: float = 0.01,
+    sampler: str = "auto",
+    nuts_sampler: str = "nutpie",
+    target_accept: float = 0.9,
+    n_bins: int = DEFAULT_BINS,
+    progressbar: bool = True,
+) -> FairnessPosterior:
+    """Fit a fairness model and return posterior draws of every group's rates.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Labeled (and optionally unlabeled) classifier outputs.
+    model : {"bc", "bb", "hbb"}
+        ``"bc"`` hierarchical beta calibration using the unlabeled scores
+        (default); ``"bb"`` independent Beta-binomial on the labeled counts;
+        ``"hbb"`` hierarchical beta-binomial on the labeled counts.
+    metrics : list of str, optional
+        Rates to compute (default: the whole catalogue, ``bayesfair.metrics.RATES``).
+    draws, tune, chains : int
+        Posterior draws and tuning steps per chain, and the number of chains.
+    random_seed : int or numpy.random.SeedSequence, optional
+        The one source of randomness (spawned into the sampler's and the
+        predictive's generators).
+    unlabeled : {"expected", "sampled"}
+        ``bc`` only. ``"expected"``: unlabeled examples contribute expected
+        confusion counts under each draw of the calibration maps (Ji et al.
+        Eq. 1, generalised). ``"sampled"``: their labels are drawn from the
+        calibrated probabilities (the finite-population predictive).
+    prior : tuple or CalibrationPriors, optional
+        ``bb``: ``(alpha, beta)`` of the Beta prior (default ``(1, 1)``).
+        ``bc``: a :class:`~bayesfair.models.calibration.CalibrationPriors`.
+        ``hbb``: the scale κ_min of the Pareto(1.5, κ_min) prior (default 1).
+    variant : {"beta", "llo", "temperature"}
+        ``bc`` only: the calibration family.
+    score_clip : float
+        ``bc`` only: ε of the clipping of scores to ``[ε, 1 − ε]``.
+    sampler : {"auto", "exact", "nuts"}
+        ``bb`` has an exact conjugate sampler, the default (``"auto"``);
+        ``"nuts"`` samples the same PyMC model with NUTS. Other models use NUTS.
+    nuts_sampler : {"nutpie", "pymc"}
+        NUTS implementation.
+    target_accept : float
+        NUTS target acceptance rate.
+    n_bins : int
+        ``bc`` only: histogram bins per group and side of the threshold for the
+        unlabeled reduction (:mod:`bayesfair.models.unlabeled`).
+    progressbar : bool
+        Show the sampler's progress bar (PyMC's name for the option).
+
+    Returns
+    -------
+    FairnessPosterior
+
+    Warns
+    -----
+    NoLabelsWarning
+        For groups without labeled examples.
+    SamplingWarning
+        When R-hat > 1.01 or there are divergences, with advice.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, §2 (bb, bc, Eq. 1).
+    """
+    if not isinstance(data, AssessmentData):
+        raise TypeError(
+            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
+        )
+    if model not in MODELS:
+        from bayesfair._names import suggest
+
+        raise ValueError(
+            f"Unknown model {model!r}.{suggest(str(model), MODELS)} Models: {', '.join(MODELS)}."
+        )
+    draws = _check_positive_int(draws, "draws")
+    chains = _check_positive_int(chains, "chains")
+    tune = _check_positive_int(tune, "tune", minimum=0)
+    if unlabeled not in ("expected", "sampled"):
+        raise ValueError(
+            f"The 'unlabeled' parameter must be 'expected' or 'sampled'. Got {unlabeled!r}."
+        )
+    if sampler not in ("auto", "exact", "nuts"):
+        raise ValueError(f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}.")
+    if sampler == "exact" and model != "bb":
+        raise ValueError("sampler='exact' exists only for model='bb' (the conjugate posterior).")
+    if not 0 < score_clip < 0.5:
+        raise ValueError(f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}.")
+    metrics = list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
+
+    seed_seq = random_seed if isinstance(random_seed, np.random.SeedSequence) else (
+        np.random.SeedSequence(random_seed)
+    )
+    sampler_seq, predictive_seq = seed_seq.spawn(2)
+    sampler_seed = int(sampler_seq.generate_state(1)[0])
+    rng = np.random.default_rng(predictive_seq)
+
+    counts = data.counts_array()
+    notes = []
+    no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
+    if no_labels:
+        how = {"bc": "borrow strength through the calibration hierarchy",
+               "hbb": "are pooled toward the population", "bb": "are the prior"}[model]
+        msg = f"Group(s) {no_labels} have no labeled example: their rates {how}."
+        warnings.warn(msg, NoLabelsWarning, stacklevel=2)
+        notes.append(msg)
+
+    run = dict(draws=draws, tune=tune, chains=chains, seed=sampler_seed, progressbar=progressbar,
+               target_accept=target_accept, nuts_sampler=nuts_sampler)
+    settings = {"model": model, "draws": draws, "tune": tune, "chains": chains,
+                "random_seed": random_seed if isinstance(random_seed, int) else None,
+                "threshold": data.threshold}
+    if model == "bc":
+        if variant not in VARIANTS:
+            raise ValueError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
+        priors = prior if prior is not None else CalibrationPriors()
+        if not isinstance(priors, CalibrationPriors):
+            raise TypeError("For model='bc', 'prior' must be a CalibrationPriors instance.")
+        idata, rate_draws = _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins,
+                                    rng, run, notes)
+        settings.update(sampler="nuts", variant=variant, unlabeled=unlabeled,
+                        score_clip=score_clip, prior=repr(priors), n_bins=n_bins)
+    else:
+        idata, rate_draws = _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run)
+        settings.update(
+            sampler="exact" if (model == "bb" and sampler in ("auto", "exact")) else "nuts",
+            prior=repr(prior if prior is not None else ((1.0, 1.0) if model == "bb" else 1.0)),
+        )
+
+    idata = _attach(idata, data, metrics, rate_draws)
+    reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
+    result = FairnessPosterior(idata, model=model, reference=_plain(reference), notes=notes,
+                               settings=settings)
+    result.check_diagnostics(stacklevel=2)
+    return result
+
+
+def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
+    import arviz as az
+
+    counts = data.counts_array()
+    fractions = [rate_fraction(counts, m) for m in metrics]
+    x = np.stack([f[0] for f in fractions])
+    n = np.stack([f[1] for f in fractions])
+    from bayesfair.models.beta_binomial import (
+        build_bb_model,
+        build_hbb_model,
+        sample_bb_exact,
+        sample_hbb_rates,
+    )
+    from bayesfair.sampling import sample_model
+
+    k = data.n_groups
+    if model == "bb":
+        alpha, beta = (1.0, 1.0) if prior is None else prior
+        if sampler in ("auto", "exact"):
+            theta = sample_bb_exact(x, n, alpha=alpha, beta=beta, draws=run["draws"],
+                                    chains=run["chains"], rng=rng)
+            idata = az.from_dict(
+                posterior={"theta": theta},
+                coords={"metric": metrics, "group": np.arange(k)},
+                dims={"theta": ["metric", "group"]},
+            )
+        else:
+            idata = sample_model(
+                lambda: build_bb_model(x, n, metrics=metrics, alpha=alpha, beta=beta),
+                cache_key=("bb", tuple(metrics), k, float(alpha), float(beta)),
+                data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
+                **run,
+            )
+    else:
+        kappa_min = 1.0 if prior is None else float(prior)
+        idata = sample_model(
+            lambda: build_hbb_model(x, n, metrics=metrics, kappa_min=kappa_min),
+            cache_key=("hbb", tuple(metrics), k, kappa_min),
+            data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
+            **run,
+        )
+        post = idata.posterior
+        theta = sample_hbb_rates(
+            post["mu"].transpose("chain", "draw", "metric").values,
+            post["kappa"].transpose("chain", "draw", "metric").values,
+            x, n, rng=rng,
+        )
+        idata.posterior["theta"] = (("chain", "draw", "metric", "group"), theta)
+    theta = idata.posterior["theta"].transpose("chain", "draw", "metric", "group").values
+    return idata, {m: theta[:, :, i, :] for i, m in enumerate(metrics)}
+
+
+def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes):
+    from bayesfair.sampling import sample_model
+
+    k = data.n_groups
+    if data.n_unlabeled == 0:
+        msg = (
+            "No unlabeled data: the calibration model's rates are model-based estimates over "
+            "the labeled scores (each example's calibrated probability in place of its label)."
+        )
+        notes.append(msg)
+        summary = reduce_unlabeled(data.scores, data.group_codes, k, threshold=data.threshold,
+                                   score_clip=score_clip, n_bins=n_bins)
+        labeled_counts = np.zeros((k, 4))
+    else:
+        summary = reduce_unlabeled(data.unlabeled_scores, data.unlabeled_group_codes, k,
+                                   threshold=data.threshold, score_clip=score_clip, n_bins=n_bins)
+        labeled_counts = data.counts_array().astype(float)
+    s = np.clip(data.scores, score_clip, 1 - score_clip)
+    idata = sample_model(
+        lambda: build_calibration_model(data.scores, data.labels, data.group_codes, k,
+                                        variant=variant, priors=priors, score_clip=score_clip),
+        cache_key=("bc", variant, priors, k),
+        data={"log_s": np.log(s), "log_1ms": np.log1p(-s),
+              "group_idx": data.group_codes.astype(np.int64),
+              "y": data.labels.astype(np.int64)},
+        **run,
+    )
+    post = idata.posterior
+    a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
+    if unlabeled == "expected":
+        u_counts = expected_counts(summary, a, b, c)
+    else:
+        u_counts = sampled_counts(summary, a, b, c, rng)
+    total = u_counts + labeled_counts
+    return idata, {m: rate_from_counts(total, m) for m in metrics}
+
+
+def _attach(idata, data: AssessmentData, metrics, rate_draws):
+    """Label groups; return InferenceData with observed counts and the ``rates`` group."""
+    import arviz as az
+
+    labels = _coord_labels(data.group_levels)
+    posterior = idata.posterior
+    if "group" in posterior.dims:
+        posterior = posterior.assign_coords(group=labels)
+    rates = xr.Dataset(
+        {m: (("chain", "draw", "group"), rate_draws[m]) for m in metrics},
+        coords={"chain": posterior.chain.values, "draw": posterior.draw.values, "group": labels},
+    )
+    counts = data.counts_array()
+    observed = xr.Dataset(
+        {name: (("group",), counts[:, i]) for i, name in enumerate(COUNT_NAMES)},
+        coords={"group": labels},
+    )
+    sizes = data.group_sizes()
+    constant = xr.Dataset(
+        {"n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
+         "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy())},
+        coords={"group": labels},
+    )
+    groups = {"posterior": posterior, "observed_data": observed, "constant_data": constant}
+    if "sample_stats" in idata.groups():
+        groups["sample_stats"] = idata.sample_stats
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "rates" is a custom group, on purpose
+        return az.InferenceData(**groups, **{RATES_GROUP: rates})
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _coord_labels(levels: list) -> np.ndarray:
+    """Group labels as a netCDF-friendly coordinate (ints stay ints, else strings)."""
+    if all(isinstance(g, int | np.integer) and not isinstance(g, bool) for g in levels):
+        return np.asarray(levels, dtype=np.int64)
+    return np.asarray([str(g) for g in levels], dtype=object)

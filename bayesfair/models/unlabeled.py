@@ -1,0 +1,255 @@
+"""Unlabeled scores at any scale: a one-time reduction to sufficient statistics.
+
+For a posterior draw of a group's calibration map ``f_g`` the unlabeled
+examples contribute *expected* confusion counts (DESIGN, "The one flow";
+Ji et al. 2020, Eq. 1, generalised from accuracy to every rate):
+
+    E[TP] = Σ_{ŷ=1} f_g(s),  E[FP] = Σ_{ŷ=1} (1 − f_g(s)),
+    E[FN] = Σ_{ŷ=0} f_g(s),  E[TN] = Σ_{ŷ=0} (1 − f_g(s)).
+
+Summing ``f_g`` over all ``n_U`` scores for each of thousands of draws would
+cost O(draws × n_U). Instead, each group's scores are reduced **once** to a
+fine histogram on each side of the threshold, binned uniformly in logit(s).
+Within a bin we keep the count and the *means* of ``log s`` and
+``log(1 − s)``. Because the beta-calibration linear predictor
+``η = c + a log s − b log(1 − s)`` is linear in those two features, the bin's
+mean predictor is exact; the only approximation is ``Σ σ(η_j) ≈ n_b σ(η̄_b)``,
+whose error per example is at most ``max|σ''| / 2 · Var_b(η) ≈ 0.048 Var_b(η)``.
+With the default 1024 bins over ``logit(s) ∈ [logit ε, logit(1 − ε)]`` the
+bin width is ≈ 0.009 logit units (ε = 0.01), so ``Var_b(η) ≲ max(a, b)² ·
+7e-6`` and the error in any rate is far below 1e-4 (tested against the exact
+O(n_U) sum in ``tests/test_unlabeled.py``). A draw then costs O(bins), not
+O(n_U).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "UnlabeledSummary",
+    "exact_expected_counts",
+    "expected_counts",
+    "reduce_unlabeled",
+    "sampled_counts",
+]
+
+#: Default number of histogram bins per group and side of the threshold.
+DEFAULT_BINS = 1024
+
+# Draws are processed in chunks so that memory stays O(chunk × bins).
+_CHUNK = 256
+
+
+@dataclass(frozen=True)
+class UnlabeledSummary:
+    """Per-group, per-side histogram of the unlabeled scores (non-empty bins only).
+
+    Attributes
+    ----------
+    n_groups : int
+        Number of groups.
+    group : ndarray of int, shape (n_bins,)
+        Group code of each bin.
+    predicted_positive : ndarray of bool, shape (n_bins,)
+        Whether the bin lies at or above the threshold (ŷ = 1).
+    count : ndarray of float, shape (n_bins,)
+        Number of unlabeled examples in the bin.
+    log_s, log_1ms : ndarray of float, shape (n_bins,)
+        Mean of ``log s`` and of ``log(1 − s)`` (clipped scores) in the bin.
+    n_total : int
+        Number of unlabeled examples summarised.
+    """
+
+    n_groups: int
+    group: np.ndarray
+    predicted_positive: np.ndarray
+    count: np.ndarray
+    log_s: np.ndarray
+    log_1ms: np.ndarray
+    n_total: int
+
+    @property
+    def n_bins(self) -> int:
+        return int(self.count.size)
+
+    def totals(self) -> np.ndarray:
+        """Unlabeled examples per group and side, shape ``(n_groups, 2)`` (ŷ=0, ŷ=1)."""
+        out = np.zeros((self.n_groups, 2))
+        np.add.at(out, (self.group, self.predicted_positive.astype(int)), self.count)
+        return out
+
+
+def clip_scores(scores: np.ndarray, score_clip: float) -> np.ndarray:
+    """Clip scores to ``[ε, 1 − ε]`` so that ``log s`` and ``log(1 − s)`` stay finite."""
+    return np.clip(np.asarray(scores, dtype=float), score_clip, 1.0 - score_clip)
+
+
+def reduce_unlabeled(
+    scores,
+    group_codes,
+    n_groups: int,
+    *,
+    threshold: float = 0.5,
+    score_clip: float = 0.01,
+    n_bins: int = DEFAULT_BINS,
+) -> UnlabeledSummary:
+    """Reduce unlabeled scores to per-group, per-side logit-space histograms.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_U,)
+        Unlabeled scores in [0, 1] (unclipped; the side of the threshold is
+        decided on the raw score).
+    group_codes : array_like of int, shape (n_U,)
+        Group code of each score, in ``range(n_groups)``.
+    n_groups : int
+        Number of groups.
+    threshold : float
+        Decision threshold: ŷ = 1 when ``score >= threshold``.
+    score_clip : float
+        ε of the clipping ``[ε, 1 − ε]`` applied before taking logs.
+    n_bins : int
+        Bins per group and side.
+
+    Returns
+    -------
+    UnlabeledSummary
+    """
+    s = np.asarray(scores, dtype=float)
+    codes = np.asarray(group_codes, dtype=np.intp)
+    if n_bins < 1:
+        raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins}.")
+    side = (s >= threshold).astype(np.intp)
+    sc = clip_scores(s, score_clip)
+    log_s = np.log(sc)
+    log_1ms = np.log1p(-sc)
+    lo, hi = np.log(score_clip / (1 - score_clip)), np.log((1 - score_clip) / score_clip)
+    u = log_s - log_1ms
+    b = np.clip(((u - lo) / (hi - lo) * n_bins).astype(np.intp), 0, n_bins - 1)
+    cell = (codes * 2 + side) * n_bins + b
+    size = n_groups * 2 * n_bins
+    count = np.bincount(cell, minlength=size).astype(float)
+    sum_ls = np.bincount(cell, weights=log_s, minlength=size)
+    sum_l1 = np.bincount(cell, weights=log_1ms, minlength=size)
+    keep = np.flatnonzero(count)
+    return UnlabeledSummary(
+        n_groups=n_groups,
+        group=keep // (2 * n_bins),
+        predicted_positive=((keep // n_bins) % 2).astype(bool),
+        count=count[keep],
+        log_s=sum_ls[keep] / count[keep],
+        log_1ms=sum_l1[keep] / count[keep],
+        n_total=int(s.size),
+    )
+
+
+def _bin_probabilities(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
+    """Calibrated P(y=1) per draw and bin, shape (n_draws, n_bins)."""
+    g = summary.group
+    eta = c[:, g] + a[:, g] * summary.log_s - b[:, g] * summary.log_1ms
+    return 0.5 * (1.0 + np.tanh(0.5 * eta))  # the logistic function, overflow-free
+
+
+def _counts_from_positives(summary: UnlabeledSummary, pos: np.ndarray) -> np.ndarray:
+    """Assemble (draws, groups, 4) counts from per-(group, side) positive totals."""
+    totals = summary.totals()  # (K, 2): ŷ=0, ŷ=1
+    tp = pos[:, :, 1]
+    fn = pos[:, :, 0]
+    return np.stack([tp, totals[:, 1] - tp, totals[:, 0] - fn, fn], axis=-1)
+
+
+def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
+    a, b, c = (np.asarray(x, dtype=float) for x in (a, b, c))
+    lead = a.shape[:-1]
+    k = a.shape[-1]
+    return a.reshape(-1, k), b.reshape(-1, k), c.reshape(-1, k), lead
+
+
+def expected_counts(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
+    """Expected unlabeled confusion counts for each draw of the calibration maps.
+
+    Parameters
+    ----------
+    summary : UnlabeledSummary
+        From :func:`reduce_unlabeled`.
+    a, b, c : array_like, shape (..., n_groups)
+        Draws of the beta-calibration parameters per group.
+
+    Returns
+    -------
+    ndarray, shape (..., n_groups, 4)
+        Expected ``tp, fp, tn, fn`` of the unlabeled examples per draw and group.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, §2.3, Eq. (1), generalised to every rate.
+    """
+    a, b, c, lead = _validate_draws(a, b, c)
+    k = summary.n_groups
+    out = np.empty((a.shape[0], k, 4))
+    # One-hot (bins -> group*2 + side) to sum bins with a matrix product.
+    cell = summary.group * 2 + summary.predicted_positive.astype(int)
+    onehot = np.zeros((summary.n_bins, 2 * k))
+    onehot[np.arange(summary.n_bins), cell] = summary.count
+    for start in range(0, a.shape[0], _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        p = _bin_probabilities(summary, a[sl], b[sl], c[sl])
+        pos = (p @ onehot).reshape(-1, k, 2)
+        out[sl] = _counts_from_positives(summary, pos)
+    return out.reshape(*lead, k, 4)
+
+
+def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:
+    """Unlabeled confusion counts *drawn* from the calibrated probabilities.
+
+    The finite-population predictive: for each draw, the unknown labels are
+    drawn as ``y ~ Bernoulli(f_g(s))``. Within a histogram bin all examples
+    share the bin's probability, so a bin contributes ``Binomial(n_b, f̄_b)``
+    positives; the difference from the exact Poisson-binomial is of the same
+    negligible order as the reduction error of :func:`expected_counts`.
+
+    Returns
+    -------
+    ndarray, shape (..., n_groups, 4)
+    """
+    a, b, c, lead = _validate_draws(a, b, c)
+    k = summary.n_groups
+    out = np.empty((a.shape[0], k, 4))
+    cell = summary.group * 2 + summary.predicted_positive.astype(int)
+    onehot = np.zeros((summary.n_bins, 2 * k))
+    onehot[np.arange(summary.n_bins), cell] = 1.0
+    n = summary.count.astype(np.int64)
+    for start in range(0, a.shape[0], _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        p = _bin_probabilities(summary, a[sl], b[sl], c[sl])
+        draws = rng.binomial(n, p).astype(float)
+        pos = (draws @ onehot).reshape(-1, k, 2)
+        out[sl] = _counts_from_positives(summary, pos)
+    return out.reshape(*lead, k, 4)
+
+
+def exact_expected_counts(
+    scores, group_codes, n_groups: int, a, b, c, *, threshold: float = 0.5, score_clip: float = 0.01
+) -> np.ndarray:
+    """The O(draws × n_U) computation that :func:`expected_counts` approximates.
+
+    Used to test the reduction; shapes as in :func:`expected_counts`.
+    """
+    a, b, c, lead = _validate_draws(a, b, c)
+    s = np.asarray(scores, dtype=float)
+    g = np.asarray(group_codes, dtype=np.intp)
+    pred = s >= threshold
+    sc = clip_scores(s, score_clip)
+    ls, l1 = np.log(sc), np.log1p(-sc)
+    out = np.empty((a.shape[0], n_groups, 4))
+    for t in range(a.shape[0]):
+        p = 0.5 * (1.0 + np.tanh(0.5 * (c[t, g] + a[t, g] * ls - b[t, g] * l1)))
+        for k in range(n_groups):
+            in_k = g == k
+            pos, neg = in_k & pred, in_k & ~pred
+            tp, fn = p[pos].sum(), p[neg].sum()
+            out[t, k] = (tp, pos.sum() - tp, neg.sum() - fn, fn)
+    return out.reshape(*lead, n_groups, 4)

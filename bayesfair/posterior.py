@@ -1,0 +1,434 @@
+"""The result of :func:`bayesfair.fit`: posterior draws of group rates and what follows.
+
+Two layers, as in arviz-stats: NumPy functions over arrays whose leading axes
+are ``(chain, draw)`` do the arithmetic (:func:`hdi`, :func:`eti`,
+:func:`prob_within`), and :class:`FairnessPosterior` wraps the
+``arviz.InferenceData`` and labels everything with groups and metrics.
+
+Decision rule of :meth:`FairnessPosterior.rope_decision` (Kruschke 2018,
+"HDI + ROPE"): with the region of practical equivalence ``[−ε, ε]`` around
+Δ = 0, a pair is *practically fair* when the 95% HDI of Δ lies entirely inside
+it, *unfair* when the HDI lies entirely outside it, and *undecided* otherwise.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._names import suggest
+from bayesfair.metrics import RATES, composite_value, get_composite, get_rate
+
+__all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
+
+RATES_GROUP = "rates"
+
+
+# ---------------------------------------------------------------------------
+# NumPy layer
+# ---------------------------------------------------------------------------
+def _flat(values) -> np.ndarray:
+    a = np.asarray(values, dtype=float)
+    return a.reshape(-1) if a.ndim <= 2 else a.reshape(-1, *a.shape[2:])
+
+
+def hdi(values, ci_prob: float = 0.95) -> tuple[float, float]:
+    """Highest-density interval of draws (shortest interval holding ``ci_prob``).
+
+    Examples
+    --------
+    >>> lo, hi = hdi(np.linspace(0, 1, 1001), 0.5)
+    >>> round(hi - lo, 2)
+    0.5
+    """
+    x = np.sort(np.asarray(values, dtype=float).ravel())
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return (np.nan, np.nan)
+    n_in = max(int(np.floor(ci_prob * x.size)), 1)
+    widths = x[n_in - 1 :] - x[: x.size - n_in + 1]
+    i = int(np.argmin(widths))
+    return float(x[i]), float(x[i + n_in - 1])
+
+
+def eti(values, ci_prob: float = 0.95) -> tuple[float, float]:
+    """Equal-tailed interval of draws."""
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return (np.nan, np.nan)
+    lo, hi = np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
+    return float(lo), float(hi)
+
+
+def prob_within(values, epsilon: float) -> float:
+    """Posterior probability that ``|Δ| < ε`` (Ji et al. 2020, §3)."""
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[~np.isnan(x)]
+    return float(np.mean(np.abs(x) < epsilon)) if x.size else np.nan
+
+
+def _check_epsilon(epsilon) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon > 0:
+        raise ValueError(
+            f"The 'epsilon' parameter must be a positive number. Got {epsilon!r} instead."
+        )
+    return float(epsilon)
+
+
+def _check_ci_prob(ci_prob) -> float:
+    if not isinstance(ci_prob, int | float) or not 0 < ci_prob < 1:
+        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r} instead.")
+    return float(ci_prob)
+
+
+# ---------------------------------------------------------------------------
+# Labeled layer
+# ---------------------------------------------------------------------------
+class FairnessPosterior:
+    """Posterior draws of per-group rates and the fairness quantities derived from them.
+
+    Created by :func:`bayesfair.fit`; not usually built by hand.
+
+    Attributes
+    ----------
+    idata : arviz.InferenceData
+        ``posterior`` (model parameters), ``sample_stats``, ``observed_data``
+        (labeled confusion counts per group), ``constant_data`` (unlabeled
+        example counts), and ``rates`` (per-group rate draws, one variable per
+        metric, dims ``chain, draw, group``).
+    model : str
+        ``"bb"``, ``"hbb"`` or ``"bc"``.
+    reference
+        The default reference group of differences and ratios.
+    notes : list of str
+        Statements about the fit the reader must know (groups without labels,
+        rates driven by the prior, ...).
+    """
+
+    def __init__(self, idata, *, model: str, reference, notes=(), settings=None):
+        self.idata = idata
+        self.model = model
+        self.reference = reference
+        self.notes = list(notes)
+        self.settings = dict(settings or {})
+
+    # ------------------------------------------------------------ lookups
+    @property
+    def groups(self) -> list:
+        return list(self.idata[RATES_GROUP].coords["group"].values.tolist())
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.idata[RATES_GROUP].data_vars)
+
+    def _group(self, label, argument="group"):
+        for g in self.groups:
+            if g == label and type(g) is not bool:
+                return g
+        for g in self.groups:
+            if str(g) == str(label):
+                return g
+        names = [str(g) for g in self.groups]
+        raise ValueError(
+            f"Unknown group {label!r} for the '{argument}' parameter.{suggest(str(label), names)} "
+            f"Groups: {', '.join(names)}."
+        )
+
+    def _pair(self, group, reference):
+        if len(self.groups) < 2:
+            raise ValueError(
+                f"A group difference needs at least 2 groups; the fit has {len(self.groups)} "
+                f"({', '.join(map(str, self.groups))})."
+            )
+        ref = self._group(self.reference if reference is None else reference, "reference")
+        if group is None:
+            others = [g for g in self.groups if g != ref]
+            if len(others) > 1:
+                raise ValueError(
+                    f"The 'group' parameter is required with {len(self.groups)} groups: name the "
+                    f"group to compare with the reference {ref!r}. Groups: "
+                    f"{', '.join(map(str, others))}."
+                )
+            group = others[0]
+        return self._group(group), ref
+
+    def rates(self, metric: str):
+        """Posterior draws of a rate per group, ``DataArray (chain, draw, group)``."""
+        name = get_rate(metric).name
+        if name not in self.idata[RATES_GROUP]:
+            raise ValueError(
+                f"The metric '{name}' was not fitted; fitted metrics: {', '.join(self.metrics)}. "
+                "Pass it in 'metrics' to bayesfair.fit."
+            )
+        return self.idata[RATES_GROUP][name]
+
+    # ------------------------------------------------------------ derived quantities
+    def difference(self, metric: str, group=None, reference=None):
+        """Draws of Δ = rate(group) − rate(reference), ``DataArray (chain, draw)``.
+
+        With two groups ``group`` defaults to the non-reference group.
+        """
+        g, ref = self._pair(group, reference)
+        r = self.rates(metric)
+        out = r.sel(group=g) - r.sel(group=ref)
+        return out.rename(f"{get_rate(metric).name}_difference").drop_vars("group", errors="ignore")
+
+    def ratio(self, metric: str, group=None, reference=None):
+        """Draws of rate(group) / rate(reference), ``DataArray (chain, draw)``."""
+        g, ref = self._pair(group, reference)
+        r = self.rates(metric)
+        num, den = r.sel(group=g), r.sel(group=ref)
+        out = (num / den.where(den > 0)).rename(f"{get_rate(metric).name}_ratio")
+        return out.drop_vars("group", errors="ignore")
+
+    def composite(self, name: str, group=None, reference=None):
+        """Draws of a Fair-Enough composite (``bayesfair.metrics.COMPOSITES``).
+
+        ``group`` is the unprivileged group and ``reference`` the privileged one.
+        """
+        comp = get_composite(name)
+        g, ref = self._pair(group, reference)
+        unpriv = {r: self.rates(r).sel(group=g).values for r in comp.rates}
+        priv = {r: self.rates(r).sel(group=ref).values for r in comp.rates}
+        template = self.rates(comp.rates[0]).sel(group=g).drop_vars("group", errors="ignore")
+        return template.copy(data=composite_value(comp.name, unpriv, priv)).rename(comp.name)
+
+    def between_group_variance(self, metric: str):
+        """Per draw, the sample variance (ddof = 1) of the K group rates, ``DataArray (chain, draw)``.
+
+        Under independent priors (``bb``, and ``bc``'s per-group rates) this
+        posterior inherits the upward bias of Lum et al. 2022 §4: it adds the
+        average posterior variance of the group rates. For ``hbb`` see also
+        :meth:`population_variance`.
+        """
+        r = self.rates(metric)
+        return r.var(dim="group", ddof=1).rename(f"{get_rate(metric).name}_between_group_variance")
+
+    def population_variance(self, metric: str):
+        """``hbb`` only: draws of the population variance μ(1 − μ)/(κ + 1), ``(chain, draw)``."""
+        if "population_variance" not in self.idata.posterior:
+            raise ValueError(
+                f"The population variance exists only for model='hbb'; this fit is '{self.model}'."
+            )
+        name = get_rate(metric).name
+        return self.idata.posterior["population_variance"].sel(metric=name).drop_vars("metric")
+
+    def max_min_gap(self, metric: str):
+        """Per draw, max − min of the group rates, ``DataArray (chain, draw)``."""
+        r = self.rates(metric)
+        return (r.max(dim="group") - r.min(dim="group")).rename(f"{get_rate(metric).name}_gap")
+
+    def prob_direction(self, metric: str, group=None, reference=None) -> float:
+        """P(Δ > 0): the posterior probability that ``group``'s rate exceeds the reference's."""
+        d = self.difference(metric, group, reference).values
+        d = d[~np.isnan(d)]
+        return float(np.mean(d > 0)) if d.size else np.nan
+
+    def _pairs_for(self, group, reference):
+        ref = self._group(self.reference if reference is None else reference, "reference")
+        if group is not None:
+            return [self._pair(group, ref)]
+        if len(self.groups) < 2:
+            self._pair(None, ref)  # raises the clear error
+        return [(g, ref) for g in self.groups if g != ref]
+
+    def prob_practically_fair(
+        self, metric: str, epsilon: float = 0.02, group=None, reference=None
+    ) -> pd.Series:
+        """P(|Δ| < ε) for each pair (each group vs the reference, or the one given).
+
+        Returns
+        -------
+        pandas.Series
+            Indexed by the compared group; the name says the reference.
+        """
+        epsilon = _check_epsilon(epsilon)
+        pairs = self._pairs_for(group, reference)
+        values = [prob_within(self.difference(metric, g, r).values, epsilon) for g, r in pairs]
+        return pd.Series(
+            values,
+            index=pd.Index([g for g, _ in pairs], name="group", dtype=object),
+            name=f"P(|Δ {get_rate(metric).name}| < {epsilon:g}) vs {pairs[0][1]!s}",
+        )
+
+    def rope_decision(
+        self, metric: str, epsilon: float = 0.02, group=None, reference=None, ci_prob: float = 0.95
+    ) -> pd.Series:
+        """Three-way decision per pair by the HDI + ROPE rule (module docstring).
+
+        Returns ``"practically fair"``, ``"unfair"`` or ``"undecided"`` per pair.
+        """
+        epsilon, ci_prob = _check_epsilon(epsilon), _check_ci_prob(ci_prob)
+        pairs = self._pairs_for(group, reference)
+        out = []
+        for g, r in pairs:
+            lo, hi = hdi(self.difference(metric, g, r).values, ci_prob)
+            if np.isnan(lo):
+                out.append("undefined")
+            elif -epsilon <= lo and hi <= epsilon:
+                out.append("practically fair")
+            elif hi < -epsilon or lo > epsilon:
+                out.append("unfair")
+            else:
+                out.append("undecided")
+        return pd.Series(out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object),
+                         name="decision")
+
+    def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> tuple[float, float]:
+        """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of a DataArray of draws."""
+        ci_prob = _check_ci_prob(ci_prob)
+        if kind not in ("hdi", "eti"):
+            raise ValueError(f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}.")
+        return (hdi if kind == "hdi" else eti)(np.asarray(values), ci_prob)
+
+    # ------------------------------------------------------------ tables
+    def summary(
+        self,
+        metrics=None,
+        epsilon: float = 0.02,
+        ci_prob: float = 0.95,
+        reference=None,
+    ) -> pd.DataFrame:
+        """One row per metric and group-vs-reference pair.
+
+        Columns: posterior mean and sd of Δ, HDI and ETI bounds, P(Δ > 0),
+        P(|Δ| < ε), the HDI + ROPE decision, and a ``note`` for rates that
+        the labeled data do not inform in a group (e.g. no positive labels).
+        """
+        epsilon, ci_prob = _check_epsilon(epsilon), _check_ci_prob(ci_prob)
+        metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
+        rows = []
+        for m in metrics:
+            for g, ref in self._pairs_for(None, reference):
+                d = self.difference(m, g, ref).values
+                h, e = hdi(d, ci_prob), eti(d, ci_prob)
+                decision = self.rope_decision(m, epsilon, g, ref, ci_prob).iloc[0]
+                rows.append(
+                    {
+                        "metric": m,
+                        "group": g,
+                        "reference": ref,
+                        "mean": float(np.nanmean(d)),
+                        "sd": float(np.nanstd(d)),
+                        "hdi_lower": h[0],
+                        "hdi_upper": h[1],
+                        "eti_lower": e[0],
+                        "eti_upper": e[1],
+                        "prob_positive": self.prob_direction(m, g, ref),
+                        "prob_practically_fair": prob_within(d, epsilon),
+                        "decision": decision,
+                        "note": self._rate_note(m, (g, ref)),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def _rate_note(self, metric: str, groups) -> str:
+        obs = self.idata.observed_data
+        rate = RATES[metric]
+        notes = []
+        for g in groups:
+            den = sum(int(obs[c].sel(group=g)) for c in rate.denominator)
+            if den == 0:
+                if self.model == "bc":
+                    notes.append(
+                        f"'{g}' has no labeled {'+'.join(rate.denominator)}: informed by the "
+                        "calibration model and the unlabeled scores only"
+                    )
+                else:
+                    notes.append(
+                        f"'{g}' has no labeled {'+'.join(rate.denominator)}: the posterior is "
+                        "the prior"
+                    )
+        return "; ".join(notes)
+
+    def diagnostics(self) -> pd.DataFrame:
+        """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""
+        import arviz as az
+
+        post = self.idata.posterior
+        names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tiny draws in plumbing tests
+            rhat = az.rhat(post[names])
+            ess = az.ess(post[names], method="bulk")
+        div = 0
+        if "sample_stats" in self.idata.groups() and "diverging" in self.idata.sample_stats:
+            div = int(self.idata.sample_stats["diverging"].sum())
+        rows = [
+            {"variable": v, "r_hat": float(rhat[v].max()), "ess_bulk": float(ess[v].min()),
+             "divergences": div}
+            for v in names
+        ]
+        return pd.DataFrame(rows).set_index("variable")
+
+    def check_diagnostics(self, rhat_max: float = 1.01, stacklevel: int = 2) -> list[str]:
+        """Warn (``SamplingWarning``) with advice when R-hat > 1.01 or divergences > 0."""
+        if self.settings.get("sampler") == "exact":
+            return []
+        diag = self.diagnostics()
+        problems = []
+        bad = diag.index[diag["r_hat"] > rhat_max].tolist()
+        if bad:
+            problems.append(
+                f"R-hat above {rhat_max} for {bad} (max {diag['r_hat'].max():.3f}): the chains "
+                "disagree. Increase 'tune' and 'draws', or check the data for a group with "
+                "very few labels."
+            )
+        n_div = int(diag["divergences"].iloc[0]) if len(diag) else 0
+        if n_div > 0:
+            problems.append(
+                f"{n_div} divergent transition(s): the posterior may be biased. Increase "
+                "'target_accept' (e.g. 0.99) or check the priors."
+            )
+        for p in problems:
+            warnings.warn(p, SamplingWarning, stacklevel=stacklevel + 1)
+        return problems
+
+    # ------------------------------------------------------------ persistence
+    def to_netcdf(self, path) -> Path:
+        """Save to netCDF; :meth:`from_netcdf` restores everything."""
+        import json
+
+        self.idata.attrs["bayesfair"] = json.dumps(
+            {"model": self.model, "reference": _jsonable(self.reference), "notes": self.notes,
+             "settings": {k: _jsonable(v) for k, v in self.settings.items()},
+             "group_types": [type(g).__name__ for g in self.groups]}
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            self.idata.to_netcdf(str(path))
+        return Path(path)
+
+    @classmethod
+    def from_netcdf(cls, path) -> FairnessPosterior:
+        """Load a result saved with :meth:`to_netcdf`."""
+        import json
+
+        import arviz as az
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            idata = az.from_netcdf(str(path))
+        meta = json.loads(idata.attrs["bayesfair"])
+        return cls(idata, model=meta["model"], reference=meta["reference"], notes=meta["notes"],
+                   settings=meta["settings"])
+
+    def __repr__(self) -> str:
+        post = self.idata.posterior
+        return (
+            f"FairnessPosterior(model={self.model!r}, groups={self.groups!r}, "
+            f"reference={self.reference!r}, metrics={self.metrics!r}, "
+            f"chains={post.sizes['chain']}, draws={post.sizes['draw']})"
+        )
+
+
+def _jsonable(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+class SamplingWarning(UserWarning):
+    """The sampler's diagnostics failed (R-hat, divergences)."""
