@@ -1,1 +1,31 @@
+"""bayesfair: Bayesian and corrected-frequentist assessment of group fairness.
+
+An auditor with a small labeled set (score, label, group) and a large
+unlabeled set (score, group) gets posteriors and intervals for how a
+classifier's rates differ between groups.
+"""
+
+from bayesfair import datasets, frequentist, metrics
+from bayesfair.compare import Comparison, compare
 from bayesfair.data import AssessmentData
+from bayesfair.fitting import MODELS, fit
+from bayesfair.posterior import FairnessPosterior
+
+__version__ = "0.1.0"
+
+__all__ = [  # noqa: RUF022 - grouped by topic (STYLE.md)
+    # data
+    "AssessmentData",
+    "datasets",
+    # rates and composites
+    "metrics",
+    # Bayesian models and their posteriors
+    "MODELS",
+    "FairnessPosterior",
+    "fit",
+    # frequentist comparator
+    "frequentist",
+    # reports
+    "Comparison",
+    "compare",
+]

@@ -42,6 +42,6 @@ def resolve_name(
         return aliases[key]
     known = list(registry)
     raise ValueError(
-        f"Unknown {what} '{name}'.{suggest(name, [*known, *aliases])} "
+        f"Unknown {what} '{name}'.{suggest(key, [*known, *aliases]) or suggest(name, known)} "
         f"Known {what}s: {', '.join(known)}."
     )

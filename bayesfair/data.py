@@ -42,10 +42,10 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 def _as_scores(values: Any, argument: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}.")
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.number) or arr.dtype == object
-    ):
+        raise ValueError(
+            f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
+        )
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == object):
         raise TypeError(
             f"The '{argument}' parameter must hold numeric scores in [0, 1]. "
             f"Got dtype {arr.dtype} instead."
@@ -87,7 +87,9 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
     """Return labels coded 0/1 and the positive label actually used."""
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}.")
+        raise ValueError(
+            f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
+        )
     series = pd.Series(arr)
     if series.isna().any():
         raise ValueError(
@@ -140,7 +142,8 @@ def _as_groups(values: Any, argument: str) -> tuple[np.ndarray, list[str] | None
             frame = pd.DataFrame(arr)
         else:
             raise ValueError(
-                f"The '{argument}' parameter must be one- or two-dimensional. Got shape {arr.shape}."
+                f"The '{argument}' parameter must be one- or two-dimensional. "
+                f"Got shape {arr.shape}."
             )
     attributes = None
     if frame is not None:
@@ -150,7 +153,10 @@ def _as_groups(values: Any, argument: str) -> tuple[np.ndarray, list[str] | None
         else:
             missing = frame.isna().to_numpy().any(axis=1)
             labels = np.array(
-                [INTERSECTION_SEP.join(str(v) for v in row) for row in frame.itertuples(index=False)],
+                [
+                    INTERSECTION_SEP.join(str(v) for v in row)
+                    for row in frame.itertuples(index=False)
+                ],
                 dtype=object,
             )
             labels[missing] = None
@@ -243,7 +249,9 @@ class AssessmentData:
         self.labels, self.pos_label = _as_labels(labels, pos_label)
         _readonly(self.labels)
         group_labels, self.attributes = _as_groups(groups, "groups")
-        self._check_lengths(scores=len(self.scores), labels=len(self.labels), groups=len(group_labels))
+        self._check_lengths(
+            scores=len(self.scores), labels=len(self.labels), groups=len(group_labels)
+        )
         if len(self.scores) == 0:
             raise ValueError("The labeled set is empty: 'scores' must hold at least one example.")
 
@@ -258,7 +266,11 @@ class AssessmentData:
             u_scores = _as_scores(unlabeled_scores, "unlabeled_scores")
             u_labels, u_attributes = _as_groups(unlabeled_groups, "unlabeled_groups")
             self._check_lengths(unlabeled_scores=len(u_scores), unlabeled_groups=len(u_labels))
-            if (u_attributes or [None]) != (self.attributes or [None]) and u_attributes and self.attributes:
+            if (
+                (u_attributes or [None]) != (self.attributes or [None])
+                and u_attributes
+                and self.attributes
+            ):
                 raise ValueError(
                     f"The unlabeled data has sensitive attributes {u_attributes}, "
                     f"the labeled data {self.attributes}: they must be the same."
@@ -267,7 +279,9 @@ class AssessmentData:
 
         self.group_levels: list = _ordered_levels(group_labels, u_labels)
         codes = {g: i for i, g in enumerate(self.group_levels)}
-        self.group_codes = _readonly(np.fromiter((codes[g] for g in group_labels), np.intp, len(group_labels)))
+        self.group_codes = _readonly(
+            np.fromiter((codes[g] for g in group_labels), np.intp, len(group_labels))
+        )
         self.unlabeled_group_codes = _readonly(
             np.fromiter((codes[g] for g in u_labels), np.intp, len(u_labels))
         )
@@ -281,13 +295,19 @@ class AssessmentData:
                 UnlabeledGroupWarning,
                 stacklevel=2,
             )
-        self.reference = self._default_reference() if reference is None else self.resolve_group(
-            reference, argument="reference"
+        self.reference = (
+            self._default_reference()
+            if reference is None
+            else self.resolve_group(reference, argument="reference")
         )
         logger.info(
             "bayesfair: positive label %r, threshold %g, reference group %r, %d labeled and "
             "%d unlabeled examples in %d groups.",
-            self.pos_label, self.threshold, self.reference, self.n_labeled, self.n_unlabeled,
+            self.pos_label,
+            self.threshold,
+            self.reference,
+            self.n_labeled,
+            self.n_unlabeled,
             self.n_groups,
         )
 
@@ -461,7 +481,8 @@ class AssessmentData:
         values = rate_from_counts(self.counts_array(), metric)
         warn_undefined(values, self.group_levels, metric)
         return pd.Series(
-            values, index=pd.Index(self.group_levels, name="group", dtype=object),
+            values,
+            index=pd.Index(self.group_levels, name="group", dtype=object),
             name=get_rate(metric).name,
         )
 
@@ -486,8 +507,16 @@ class AssessmentData:
         for k in range(self.n_groups):
             s = self.unlabeled_scores[self.unlabeled_group_codes == k]
             if s.size:
-                rows.append((s.size, int((s >= self.threshold).sum()), s.mean(), s.min(),
-                             np.median(s), s.max()))
+                rows.append(
+                    (
+                        s.size,
+                        int((s >= self.threshold).sum()),
+                        s.mean(),
+                        s.min(),
+                        np.median(s),
+                        s.max(),
+                    )
+                )
             else:
                 rows.append((0, 0, np.nan, np.nan, np.nan, np.nan))
         return pd.DataFrame(

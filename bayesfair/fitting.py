@@ -14,7 +14,12 @@ import xarray as xr
 from bayesfair.data import AssessmentData
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.calibration import VARIANTS, CalibrationPriors, build_calibration_model
-from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, reduce_unlabeled, sampled_counts
+from bayesfair.models.unlabeled import (
+    DEFAULT_BINS,
+    expected_counts,
+    reduce_unlabeled,
+    sampled_counts,
+)
 from bayesfair.posterior import RATES_GROUP, FairnessPosterior
 
 __all__ = ["MODELS", "fit"]
@@ -132,15 +137,21 @@ def fit(
             f"The 'unlabeled' parameter must be 'expected' or 'sampled'. Got {unlabeled!r}."
         )
     if sampler not in ("auto", "exact", "nuts"):
-        raise ValueError(f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}.")
+        raise ValueError(
+            f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
+        )
     if sampler == "exact" and model != "bb":
         raise ValueError("sampler='exact' exists only for model='bb' (the conjugate posterior).")
     if not 0 < score_clip < 0.5:
         raise ValueError(f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}.")
-    metrics = list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
+    metrics = (
+        list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
+    )
 
-    seed_seq = random_seed if isinstance(random_seed, np.random.SeedSequence) else (
-        np.random.SeedSequence(random_seed)
+    seed_seq = (
+        random_seed
+        if isinstance(random_seed, np.random.SeedSequence)
+        else (np.random.SeedSequence(random_seed))
     )
     sampler_seq, predictive_seq = seed_seq.spawn(2)
     sampler_seed = int(sampler_seq.generate_state(1)[0])
@@ -150,27 +161,49 @@ def fit(
     notes = []
     no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
     if no_labels:
-        how = {"bc": "borrow strength through the calibration hierarchy",
-               "hbb": "are pooled toward the population", "bb": "are the prior"}[model]
+        how = {
+            "bc": "borrow strength through the calibration hierarchy",
+            "hbb": "are pooled toward the population",
+            "bb": "are the prior",
+        }[model]
         msg = f"Group(s) {no_labels} have no labeled example: their rates {how}."
         warnings.warn(msg, NoLabelsWarning, stacklevel=2)
         notes.append(msg)
 
-    run = dict(draws=draws, tune=tune, chains=chains, seed=sampler_seed, progressbar=progressbar,
-               target_accept=target_accept, nuts_sampler=nuts_sampler)
-    settings = {"model": model, "draws": draws, "tune": tune, "chains": chains,
-                "random_seed": random_seed if isinstance(random_seed, int) else None,
-                "threshold": data.threshold}
+    run = dict(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=sampler_seed,
+        progressbar=progressbar,
+        target_accept=target_accept,
+        nuts_sampler=nuts_sampler,
+    )
+    settings = {
+        "model": model,
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "random_seed": random_seed if isinstance(random_seed, int) else None,
+        "threshold": data.threshold,
+    }
     if model == "bc":
         if variant not in VARIANTS:
             raise ValueError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = prior if prior is not None else CalibrationPriors()
         if not isinstance(priors, CalibrationPriors):
             raise TypeError("For model='bc', 'prior' must be a CalibrationPriors instance.")
-        idata, rate_draws = _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins,
-                                    rng, run, notes)
-        settings.update(sampler="nuts", variant=variant, unlabeled=unlabeled,
-                        score_clip=score_clip, prior=repr(priors), n_bins=n_bins)
+        idata, rate_draws = _fit_bc(
+            data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes
+        )
+        settings.update(
+            sampler="nuts",
+            variant=variant,
+            unlabeled=unlabeled,
+            score_clip=score_clip,
+            prior=repr(priors),
+            n_bins=n_bins,
+        )
     else:
         idata, rate_draws = _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run)
         settings.update(
@@ -180,8 +213,9 @@ def fit(
 
     idata = _attach(idata, data, metrics, rate_draws)
     reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
-    result = FairnessPosterior(idata, model=model, reference=_plain(reference), notes=notes,
-                               settings=settings)
+    result = FairnessPosterior(
+        idata, model=model, reference=_plain(reference), notes=notes, settings=settings
+    )
     result.check_diagnostics(stacklevel=2)
     return result
 
@@ -205,8 +239,9 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
     if model == "bb":
         alpha, beta = (1.0, 1.0) if prior is None else prior
         if sampler in ("auto", "exact"):
-            theta = sample_bb_exact(x, n, alpha=alpha, beta=beta, draws=run["draws"],
-                                    chains=run["chains"], rng=rng)
+            theta = sample_bb_exact(
+                x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
+            )
             idata = az.from_dict(
                 posterior={"theta": theta},
                 coords={"metric": metrics, "group": np.arange(k)},
@@ -231,7 +266,9 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
         theta = sample_hbb_rates(
             post["mu"].transpose("chain", "draw", "metric").values,
             post["kappa"].transpose("chain", "draw", "metric").values,
-            x, n, rng=rng,
+            x,
+            n,
+            rng=rng,
         )
         idata.posterior["theta"] = (("chain", "draw", "metric", "group"), theta)
     theta = idata.posterior["theta"].transpose("chain", "draw", "metric", "group").values
@@ -248,21 +285,43 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
             "the labeled scores (each example's calibrated probability in place of its label)."
         )
         notes.append(msg)
-        summary = reduce_unlabeled(data.scores, data.group_codes, k, threshold=data.threshold,
-                                   score_clip=score_clip, n_bins=n_bins)
+        summary = reduce_unlabeled(
+            data.scores,
+            data.group_codes,
+            k,
+            threshold=data.threshold,
+            score_clip=score_clip,
+            n_bins=n_bins,
+        )
         labeled_counts = np.zeros((k, 4))
     else:
-        summary = reduce_unlabeled(data.unlabeled_scores, data.unlabeled_group_codes, k,
-                                   threshold=data.threshold, score_clip=score_clip, n_bins=n_bins)
+        summary = reduce_unlabeled(
+            data.unlabeled_scores,
+            data.unlabeled_group_codes,
+            k,
+            threshold=data.threshold,
+            score_clip=score_clip,
+            n_bins=n_bins,
+        )
         labeled_counts = data.counts_array().astype(float)
     s = np.clip(data.scores, score_clip, 1 - score_clip)
     idata = sample_model(
-        lambda: build_calibration_model(data.scores, data.labels, data.group_codes, k,
-                                        variant=variant, priors=priors, score_clip=score_clip),
+        lambda: build_calibration_model(
+            data.scores,
+            data.labels,
+            data.group_codes,
+            k,
+            variant=variant,
+            priors=priors,
+            score_clip=score_clip,
+        ),
         cache_key=("bc", variant, priors, k),
-        data={"log_s": np.log(s), "log_1ms": np.log1p(-s),
-              "group_idx": data.group_codes.astype(np.int64),
-              "y": data.labels.astype(np.int64)},
+        data={
+            "log_s": np.log(s),
+            "log_1ms": np.log1p(-s),
+            "group_idx": data.group_codes.astype(np.int64),
+            "y": data.labels.astype(np.int64),
+        },
         **run,
     )
     post = idata.posterior
@@ -294,8 +353,10 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
     )
     sizes = data.group_sizes()
     constant = xr.Dataset(
-        {"n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
-         "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy())},
+        {
+            "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
+            "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy()),
+        },
         coords={"group": labels},
     )
     groups = {"posterior": posterior, "observed_data": observed, "constant_data": constant}

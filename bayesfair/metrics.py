@@ -122,9 +122,7 @@ def get_rate(name: str) -> Rate:
     ...
     ValueError: Unknown metric 'tpr_'. Did you mean 'tpr'? Known metrics: accuracy, ...
     """
-    canonical = resolve_name(
-        name, RATES, aliases=_RATE_ALIASES, what="metric", argument="metric"
-    )
+    canonical = resolve_name(name, RATES, aliases=_RATE_ALIASES, what="metric", argument="metric")
     return RATES[canonical]
 
 

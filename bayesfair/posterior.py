@@ -198,7 +198,7 @@ class FairnessPosterior:
         return template.copy(data=composite_value(comp.name, unpriv, priv)).rename(comp.name)
 
     def between_group_variance(self, metric: str):
-        """Per draw, the sample variance (ddof = 1) of the K group rates, ``DataArray (chain, draw)``.
+        """Per draw, the sample variance (ddof = 1) of the K group rates, ``(chain, draw)``.
 
         Under independent priors (``bb``, and ``bc``'s per-group rates) this
         posterior inherits the upward bias of Lum et al. 2022 §4: it adds the
@@ -275,8 +275,9 @@ class FairnessPosterior:
                 out.append("unfair")
             else:
                 out.append("undecided")
-        return pd.Series(out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object),
-                         name="decision")
+        return pd.Series(
+            out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object), name="decision"
+        )
 
     def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> tuple[float, float]:
         """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of a DataArray of draws."""
@@ -359,8 +360,12 @@ class FairnessPosterior:
         if "sample_stats" in self.idata.groups() and "diverging" in self.idata.sample_stats:
             div = int(self.idata.sample_stats["diverging"].sum())
         rows = [
-            {"variable": v, "r_hat": float(rhat[v].max()), "ess_bulk": float(ess[v].min()),
-             "divergences": div}
+            {
+                "variable": v,
+                "r_hat": float(rhat[v].max()),
+                "ess_bulk": float(ess[v].min()),
+                "divergences": div,
+            }
             for v in names
         ]
         return pd.DataFrame(rows).set_index("variable")
@@ -394,9 +399,13 @@ class FairnessPosterior:
         import json
 
         self.idata.attrs["bayesfair"] = json.dumps(
-            {"model": self.model, "reference": _jsonable(self.reference), "notes": self.notes,
-             "settings": {k: _jsonable(v) for k, v in self.settings.items()},
-             "group_types": [type(g).__name__ for g in self.groups]}
+            {
+                "model": self.model,
+                "reference": _jsonable(self.reference),
+                "notes": self.notes,
+                "settings": {k: _jsonable(v) for k, v in self.settings.items()},
+                "group_types": [type(g).__name__ for g in self.groups],
+            }
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -414,8 +423,13 @@ class FairnessPosterior:
             warnings.simplefilter("ignore", UserWarning)
             idata = az.from_netcdf(str(path))
         meta = json.loads(idata.attrs["bayesfair"])
-        return cls(idata, model=meta["model"], reference=meta["reference"], notes=meta["notes"],
-                   settings=meta["settings"])
+        return cls(
+            idata,
+            model=meta["model"],
+            reference=meta["reference"],
+            notes=meta["notes"],
+            settings=meta["settings"],
+        )
 
     def __repr__(self) -> str:
         post = self.idata.posterior

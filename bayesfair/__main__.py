@@ -1,0 +1,5 @@
+"""``python -m bayesfair``: the same as the ``bayesfair`` command."""
+
+from bayesfair.cli import main
+
+main()

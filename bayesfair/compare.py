@@ -1,0 +1,241 @@
+"""Side-by-side tables: Bayesian posteriors next to frequentist intervals.
+
+:func:`compare` returns a :class:`Comparison` with two tables:
+
+``pairs``
+    one row per metric and (group, reference) pair: the frequency estimate of
+    Δ with its Newcombe (hybrid Wilson), bootstrap-percentile and Bernstein
+    intervals, and for each Bayesian model its posterior mean of Δ, 95% HDI
+    and P(|Δ| < ε).
+``variance``
+    one row per metric: Lum et al.'s uncorrected, corrected and
+    double-corrected between-group variance with bootstrap intervals, and the
+    posterior of the between-group variance of each Bayesian model (for
+    ``hbb`` also its population variance).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bayesfair.data import AssessmentData
+from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
+
+__all__ = ["Comparison", "compare"]
+
+DEFAULT_METRICS = ("accuracy", "tpr", "fpr")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        Per metric and group pair (see the module docstring).
+    variance : pandas.DataFrame
+        Per metric, between-group variance estimates with intervals.
+    groups : pandas.DataFrame
+        Labeled and unlabeled example counts per group.
+    settings : dict
+        Threshold, reference group, ε, ``ci_prob``, models and their priors.
+    posteriors : dict
+        The fitted :class:`~bayesfair.posterior.FairnessPosterior` per model.
+    """
+
+    pairs: pd.DataFrame
+    variance: pd.DataFrame
+    groups: pd.DataFrame
+    settings: dict
+    posteriors: dict = field(default_factory=dict, repr=False)
+
+    def to_markdown(self, digits: int = 3) -> str:
+        """The tables as Markdown text."""
+        from bayesfair.report import comparison_markdown
+
+        return comparison_markdown(self, digits=digits)
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+
+def compare(
+    data: AssessmentData,
+    metrics=DEFAULT_METRICS,
+    *,
+    epsilon: float = 0.02,
+    reference=None,
+    ci_prob: float = 0.95,
+    models=("bb", "bc"),
+    posteriors: dict | None = None,
+    n_boot: int = 2000,
+    random_seed=None,
+    fit_kwargs: dict | None = None,
+    progressbar: bool = True,
+) -> Comparison:
+    """Compare Bayesian posteriors and frequentist intervals for group differences.
+
+    Parameters
+    ----------
+    data : AssessmentData
+    metrics : sequence of str
+        Rates to compare (default accuracy, TPR, FPR).
+    epsilon : float
+        Half-width of the region of practical equivalence for P(|Δ| < ε).
+    reference : optional
+        Reference group of the pairs; default ``data.reference``.
+    ci_prob : float
+        Probability of every interval.
+    models : sequence of {"bb", "hbb", "bc"}
+        Bayesian models to fit; ``()`` for the frequentist columns only.
+    posteriors : dict, optional
+        Already fitted results by model name; they are used instead of fitting.
+    n_boot : int
+        Bootstrap samples of the frequentist intervals.
+    random_seed : int, optional
+        Spawned into the bootstraps and the fits.
+    fit_kwargs : dict, optional
+        Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``).
+    progressbar : bool
+        Show the samplers' progress bars.
+
+    Returns
+    -------
+    Comparison
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020 (Bayesian columns); Newcombe 1998; Lum, Zhang &
+    Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
+    """
+    from bayesfair import frequentist as fq
+    from bayesfair.fitting import fit
+    from bayesfair.posterior import hdi, prob_within
+
+    if not isinstance(data, AssessmentData):
+        raise TypeError(
+            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
+        )
+    metrics = [get_rate(m).name for m in metrics]
+    data.require_groups(2, "a side-by-side comparison of group differences")
+    ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    seq = np.random.SeedSequence(random_seed)
+    boot_seq, fit_seq = seq.spawn(2)
+    boot_seeds = boot_seq.spawn(2 * len(metrics))
+    posteriors = dict(posteriors or {})
+    for name, model_seq in zip(models, fit_seq.spawn(len(models)), strict=True):
+        if name not in posteriors:
+            posteriors[name] = fit(
+                data,
+                model=name,
+                metrics=metrics,
+                random_seed=model_seq,
+                progressbar=progressbar,
+                **(fit_kwargs or {}),
+            )
+
+    pair_rows, var_rows = [], []
+    for i, metric in enumerate(metrics):
+        with warnings.catch_warnings():
+            # Undefined rates are stated in the table (NaN and the 'note' column).
+            warnings.simplefilter("ignore", UndefinedRateWarning)
+            rates = fq.rate_intervals(data, metric, ci_prob)
+            diffs = fq.difference_intervals(
+                data,
+                metric,
+                reference=ref,
+                ci_prob=ci_prob,
+                n_boot=n_boot,
+                random_seed=boot_seeds[2 * i],
+            )
+        for (g, r), row in diffs.iterrows():
+            out = {
+                "metric": metric,
+                "group": g,
+                "reference": r,
+                "n_group": int(rates.loc[g, "trials"]),
+                "n_reference": int(rates.loc[r, "trials"]),
+                "freq_estimate": row["estimate"],
+                "newcombe_lower": row["newcombe_lower"],
+                "newcombe_upper": row["newcombe_upper"],
+                "bootstrap_lower": row["bootstrap_lower"],
+                "bootstrap_upper": row["bootstrap_upper"],
+            }
+            try:
+                b = fq.bernstein_interval(data, metric, group=g, reference=r, confidence=ci_prob)
+                out["bernstein_lower"], out["bernstein_upper"] = b.interval
+            except ValueError:  # undefined rate in one of the groups
+                out["bernstein_lower"] = out["bernstein_upper"] = np.nan
+            for name, res in posteriors.items():
+                d = res.difference(metric, group=g, reference=r).values
+                lo, hi = hdi(d, ci_prob)
+                out[f"{name}_mean"] = float(np.nanmean(d))
+                out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
+                out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
+            notes = _undefined_note(rates, metric, (g, r))
+            notes += [n for res in posteriors.values() if (n := res._rate_note(metric, (g, r)))]
+            out["note"] = "; ".join(dict.fromkeys(notes))
+            pair_rows.append(out)
+
+        var = _variance_row(fq, data, metric, n_boot, ci_prob, boot_seeds[2 * i + 1])
+        for name, res in posteriors.items():
+            v = res.between_group_variance(metric).values
+            var[f"{name}_mean"] = float(np.nanmean(v))
+            var[f"{name}_lower"], var[f"{name}_upper"] = hdi(v, ci_prob)
+            if name == "hbb":
+                pv = res.population_variance(metric).values
+                var["hbb_population_mean"] = float(np.mean(pv))
+                var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
+        var_rows.append(var)
+
+    settings = {
+        "threshold": data.threshold,
+        "reference": ref,
+        "epsilon": epsilon,
+        "ci_prob": ci_prob,
+        "n_boot": n_boot,
+        "models": list(posteriors),
+        "priors": {name: res.settings.get("prior") for name, res in posteriors.items()},
+        "positive_label": data.pos_label,
+    }
+    return Comparison(
+        pairs=pd.DataFrame(pair_rows),
+        variance=pd.DataFrame(var_rows).set_index("metric"),
+        groups=data.group_sizes(),
+        settings=settings,
+        posteriors=posteriors,
+    )
+
+
+def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:
+    rate = get_rate(metric)
+    return [
+        f"{rate.name} undefined in '{g}' (no labeled {'+'.join(rate.denominator)})"
+        for g in groups
+        if rates.loc[g, "trials"] == 0
+    ]
+
+
+def _variance_row(fq, data, metric, n_boot, ci_prob, seed) -> dict:
+    row = {"metric": metric}
+    _, den = rate_fraction(data.counts_array(), metric)
+    if int((den > 0).sum()) < 2:
+        for key in ("uncorrected", "corrected", "double_corrected"):
+            row[f"{key}"] = row[f"{key}_lower"] = row[f"{key}_upper"] = np.nan
+        return row
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # dropped groups are listed in the notes
+        res = fq.double_corrected_bootstrap(
+            data, metric, n_boot=n_boot, ci_prob=ci_prob, random_seed=seed
+        )
+    for key in ("uncorrected", "corrected", "double_corrected"):
+        est = getattr(res, key)
+        row[key] = est.estimate
+        row[f"{key}_lower"], row[f"{key}_upper"] = est.interval
+    row["dropped_groups"] = ", ".join(map(str, res.dropped_groups))
+    return row

@@ -1,0 +1,78 @@
+"""The frequentist comparator: intervals, corrected between-group variance, Bernstein bounds.
+
+* :mod:`~bayesfair.frequentist.intervals` — per-group rates with Wilson score
+  intervals; differences with Newcombe's hybrid score and bootstrap intervals.
+* :mod:`~bayesfair.frequentist.variance` — the uncorrected, corrected and
+  double-corrected between-group variance with percentile bootstrap intervals
+  (Lum, Zhang, Bower 2022).
+* :mod:`~bayesfair.frequentist.meta` — the other meta-metrics of Lum et al.
+  Table 1, as (upward-biased) point estimates.
+* :mod:`~bayesfair.frequentist.bernstein` — Ethayarajh's (2020) Bernstein
+  interval and the labeled-set size a claim needs.
+"""
+
+from bayesfair.frequentist._bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
+from bayesfair.frequentist.bernstein import (
+    BernsteinInterval,
+    bernstein_half_width,
+    bernstein_interval,
+    bernstein_required_n,
+)
+from bayesfair.frequentist.intervals import (
+    bootstrap_difference,
+    difference_intervals,
+    newcombe_interval,
+    rate_intervals,
+    wilson_interval,
+)
+from bayesfair.frequentist.meta import (
+    generalized_entropy_index,
+    max_abs_difference,
+    max_min_difference,
+    max_min_ratio,
+    mean_abs_deviation,
+    meta_metrics,
+)
+from bayesfair.frequentist.variance import (
+    VarianceBootstrapResult,
+    VarianceDraws,
+    between_group_variance,
+    bootstrap_variance_draws,
+    corrected_variance,
+    double_corrected_bootstrap,
+    double_corrected_bootstrap_counts,
+    double_corrected_variance,
+)
+
+__all__ = [  # noqa: RUF022 - grouped by topic (STYLE.md), sorted within groups
+    # per-group rates and pairwise differences
+    "bootstrap_difference",
+    "difference_intervals",
+    "newcombe_interval",
+    "rate_intervals",
+    "wilson_interval",
+    # between-group variance (Lum et al. 2022)
+    "RESAMPLERS",
+    "BootstrapEstimate",
+    "VarianceBootstrapResult",
+    "VarianceDraws",
+    "between_group_variance",
+    "bootstrap_variance_draws",
+    "corrected_variance",
+    "double_corrected_bootstrap",
+    "double_corrected_bootstrap_counts",
+    "double_corrected_variance",
+    "percentile_interval",
+    # other meta-metrics (Lum et al. 2022, Table 1)
+    "generalized_entropy_index",
+    "max_abs_difference",
+    "max_min_difference",
+    "max_min_ratio",
+    "mean_abs_deviation",
+    "meta_metrics",
+    # Bernstein bounds (Ethayarajh 2020)
+    "BernsteinInterval",
+    "bernstein_half_width",
+    "bernstein_interval",
+    "bernstein_required_n",
+]

@@ -1,0 +1,261 @@
+"""Shared machinery of the frequentist bootstraps: checks, seeding, resamplers.
+
+Every bootstrap in bayesfair resamples **within groups with the group sizes
+fixed**, as Lum et al. (2022, §5.2) do. For a rate, the rows that enter group
+``k`` are the ``n_k`` rows of its denominator, each 0 or 1 according to
+whether it is in the numerator, so a group is fully described by
+``(successes_k, trials_k)``. Two resamplers draw bootstrap successes:
+
+``"rows"``
+    The definition: draw ``n_k`` rows of group ``k`` with replacement and count
+    the ones. The 0/1 rows are built implicitly: sort group ``k``'s rows so
+    that its ``x_k`` ones come first; a resampled row is a uniform index in
+    ``[0, n_k)`` and it is a one exactly when the index is ``< x_k``.
+``"binomial"``
+    The parametric form of the same thing, ``X*_k ~ Binomial(n_k, x_k / n_k)``
+    (Lum et al. 2022, §5.3): the count of ones among ``n_k`` uniform draws from
+    rows of which a fraction ``x_k / n_k`` are ones is exactly that binomial,
+    so both resamplers have the same distribution; this one costs O(B·K)
+    instead of O(B·Σn_k).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayesfair._names import resolve_name
+
+#: Resampler names, with a one-line description each.
+RESAMPLERS: dict[str, str] = {
+    "binomial": "parametric binomial per group, O(B·K)",
+    "rows": "resample the 0/1 rows of each group with replacement, O(B·Σn_k)",
+}
+
+# The row resampler draws at most this many row positions at a time (16 MiB as int32).
+_ROW_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True)
+class BootstrapEstimate:
+    """A point estimate with its percentile bootstrap interval and draws.
+
+    Attributes
+    ----------
+    estimate : float
+        The estimate on the original sample.
+    interval : tuple of float
+        ``(lower, upper)`` percentile bootstrap interval.
+    draws : numpy.ndarray, shape (n_boot,)
+        The statistic on each bootstrap sample (read-only).
+    """
+
+    estimate: float
+    interval: tuple[float, float]
+    draws: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        draws = np.array(self.draws, dtype=float)
+        draws.setflags(write=False)
+        object.__setattr__(self, "draws", draws)
+
+
+# ---------------------------------------------------------------------- checks
+def check_ci_prob(ci_prob, argument: str = "ci_prob") -> float:
+    """Return ``ci_prob`` as a float, raising unless it is a number in (0, 1)."""
+    if isinstance(ci_prob, bool) or not isinstance(ci_prob, numbers.Real):
+        raise TypeError(
+            f"The '{argument}' parameter must be a float in (0, 1). Got {ci_prob!r} instead."
+        )
+    value = float(ci_prob)
+    if not 0.0 < value < 1.0:
+        raise ValueError(
+            f"The '{argument}' parameter must be a float in (0, 1). Got {ci_prob!r} instead."
+        )
+    return value
+
+
+def check_n_boot(n_boot) -> int:
+    """Return ``n_boot`` as an int, raising unless it is an integer >= 1."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral):
+        raise TypeError(
+            f"The 'n_boot' parameter must be an integer >= 1. Got {n_boot!r} of type "
+            f"{type(n_boot).__name__} instead."
+        )
+    if n_boot < 1:
+        raise ValueError(f"The 'n_boot' parameter must be an integer >= 1. Got {n_boot!r} instead.")
+    return int(n_boot)
+
+
+def check_resampler(resampler) -> str:
+    """Return the canonical resampler name; an unknown name suggests the nearest one."""
+    return resolve_name(resampler, RESAMPLERS, what="resampler", argument="resampler")
+
+
+def check_flag(value, argument: str) -> bool:
+    """Return ``value`` if it is a bool, else raise."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"The '{argument}' parameter must be True or False. Got {value!r} instead.")
+    return bool(value)
+
+
+def check_counts(
+    successes, trials, *, successes_name: str = "successes", trials_name: str = "trials"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one-dimensional per-group counts; return them as int64 arrays.
+
+    Rules: both one-dimensional and of equal, non-zero length; numeric (not
+    bool); finite non-negative integers (integer-valued floats are accepted);
+    ``successes <= trials`` everywhere.
+    """
+    x = _as_count_array(successes, successes_name)
+    n = _as_count_array(trials, trials_name)
+    if x.shape != n.shape:
+        raise ValueError(
+            f"Length mismatch: '{successes_name}' has {x.size} entries and '{trials_name}' has "
+            f"{n.size}; they must be equal (one entry per group)."
+        )
+    over = x > n
+    if over.any():
+        k = int(np.flatnonzero(over)[0])
+        raise ValueError(
+            f"'{successes_name}' must not exceed '{trials_name}' in any group. Got "
+            f"{successes_name}={x[k]} > {trials_name}={n[k]} at position {k}"
+            f"{f' (and {int(over.sum()) - 1} more)' if over.sum() > 1 else ''}."
+        )
+    return x, n
+
+
+def _as_count_array(values, argument: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"The '{argument}' parameter must be one-dimensional (one count per group). "
+            f"Got shape {arr.shape}."
+        )
+    if arr.size == 0:
+        raise ValueError(f"The '{argument}' parameter is empty: it needs one count per group.")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(
+            f"The '{argument}' parameter must hold non-negative integers. "
+            f"Got dtype {arr.dtype} instead."
+        )
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(
+            f"The '{argument}' parameter must hold non-negative integers. Got complex values."
+        )
+    as_float = arr.astype(float)
+    bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"The '{argument}' parameter must hold non-negative integers. "
+            f"Got {arr[k].item()!r} at position {k}."
+        )
+    neg = as_float < 0
+    if neg.any():
+        k = int(np.flatnonzero(neg)[0])
+        raise ValueError(
+            f"The '{argument}' parameter must hold non-negative integers. "
+            f"Got {arr[k].item()!r} at position {k}."
+        )
+    return as_float.astype(np.int64)
+
+
+def as_generator(random_seed) -> np.random.Generator:
+    """Return a Generator from ``None``, a non-negative int, a SeedSequence or a Generator."""
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed
+    if random_seed is None or isinstance(random_seed, np.random.SeedSequence):
+        return np.random.default_rng(random_seed)
+    if isinstance(random_seed, bool) or not isinstance(random_seed, numbers.Integral):
+        raise TypeError(
+            "The 'random_seed' parameter must be None, a non-negative integer, a "
+            f"numpy SeedSequence or a numpy Generator. Got {random_seed!r} instead."
+        )
+    if random_seed < 0:
+        raise ValueError(
+            f"The 'random_seed' parameter must be a non-negative integer. Got {random_seed!r}."
+        )
+    return np.random.default_rng(int(random_seed))
+
+
+# ------------------------------------------------------------------ intervals
+def percentile_interval(draws, ci_prob: float) -> np.ndarray:
+    """Percentile bootstrap interval over the last axis; shape ``(..., 2)``.
+
+    The equal-tailed quantiles ``(1 - ci_prob)/2`` and ``(1 + ci_prob)/2`` of
+    the draws, with NumPy's default linear interpolation (R's type 7).
+
+    Examples
+    --------
+    >>> percentile_interval(np.arange(101.0), 0.9)
+    array([ 5., 95.])
+    """
+    alpha = 1.0 - ci_prob
+    q = np.quantile(np.asarray(draws, dtype=float), [alpha / 2, 1 - alpha / 2], axis=-1)
+    return np.moveaxis(q, 0, -1)
+
+
+# ------------------------------------------------------------------ resamplers
+def resample_successes(
+    successes, trials, n_boot: int, rng: np.random.Generator, resampler: str = "binomial"
+) -> np.ndarray:
+    """Bootstrap successes per group with group sizes fixed.
+
+    Parameters
+    ----------
+    successes : array_like of int, shape (..., K)
+        Observed successes per group; leading axes are independent data sets
+        (e.g. simulation replicates) that share ``trials``.
+    trials : array_like of int, shape (K,)
+        Group sizes (a group of size 0 always resamples to 0 successes).
+    n_boot : int
+        Number of bootstrap samples B.
+    rng : numpy.random.Generator
+        Source of randomness.
+    resampler : {"binomial", "rows"}
+        See the module docstring.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (..., n_boot, K)
+
+    References
+    ----------
+    Lum, Zhang, Bower (2022), §5.2 (within-group resampling) and §5.3
+    (the bootstrap's generative model ``X*_k ~ Binomial(n_k, Y_k)``).
+    """
+    x = np.asarray(successes, dtype=np.int64)
+    n = np.asarray(trials, dtype=np.int64)
+    if resampler == "binomial":
+        # Draw in (..., K, B) order: consecutive draws then share (n_k, p_k), and NumPy's
+        # binomial sampler reuses its per-(n, p) setup, which is ~1.5x faster.
+        p = x / np.maximum(n, 1)
+        draws = rng.binomial(n[:, None], p[..., None], size=(*x.shape, n_boot))
+        return np.swapaxes(draws, -1, -2)
+    if resampler == "rows":
+        return _resample_rows(x, n, n_boot, rng)
+    raise ValueError(f"Unknown resampler {resampler!r}.")
+
+
+def _resample_rows(x: np.ndarray, n: np.ndarray, n_boot: int, rng) -> np.ndarray:
+    # One integer draw per resampled row: its position within the group's n_k rows, which hold
+    # the group's x_k ones first. Drawing group by group keeps the bound scalar, which NumPy's
+    # integer sampler handles ~5x faster than a per-element bound (one call over all rows).
+    batch = x.shape[:-1]
+    out = np.empty((*batch, n_boot, n.size), dtype=np.int64)
+    dtype = np.int32 if n.max() < 2**31 else np.int64
+    for k, n_k in enumerate(n.tolist()):
+        if n_k == 0:
+            out[..., k] = 0
+            continue
+        ones = x[..., k, None, None]
+        step = max(1, _ROW_CHUNK // (n_k * max(1, int(np.prod(batch)))))
+        for b0 in range(0, n_boot, step):
+            b1 = min(n_boot, b0 + step)
+            position = rng.integers(0, n_k, size=(*batch, b1 - b0, n_k), dtype=dtype)
+            out[..., b0:b1, k] = np.count_nonzero(position < ones, axis=-1)
+    return out

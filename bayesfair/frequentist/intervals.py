@@ -1,0 +1,363 @@
+"""Frequency estimates of group rates and their differences, with intervals.
+
+Per group, the rate ``x/n`` with a Wilson score interval; for the difference
+of two groups' rates, Newcombe's hybrid score interval (Newcombe 1998, method
+10) and a percentile bootstrap interval that resamples within groups with the
+group sizes fixed.
+
+NumPy functions (:func:`wilson_interval`, :func:`newcombe_interval`,
+:func:`bootstrap_difference`) take counts and broadcast; the labelled layer
+(:func:`rate_intervals`, :func:`difference_intervals`) reads an
+:class:`~bayesfair.AssessmentData` and returns DataFrames indexed by group.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtri
+
+from bayesfair.frequentist._bootstrap import (
+    BootstrapEstimate,
+    as_generator,
+    check_ci_prob,
+    check_counts,
+    check_n_boot,
+    check_resampler,
+    percentile_interval,
+    resample_successes,
+)
+from bayesfair.metrics import get_rate, rate_fraction, warn_undefined
+
+__all__ = [
+    "bootstrap_difference",
+    "difference_intervals",
+    "newcombe_interval",
+    "rate_intervals",
+    "wilson_interval",
+]
+
+
+def _counts(values, argument: str) -> np.ndarray:
+    """Broadcastable non-negative integer counts (validated elementwise)."""
+    arr = np.asarray(values)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(
+            f"The '{argument}' parameter must hold non-negative integers. "
+            f"Got dtype {arr.dtype} instead."
+        )
+    as_float = arr.astype(float)
+    bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float)) | (as_float < 0)
+    if bad.any():
+        first = as_float.ravel()[np.flatnonzero(bad.ravel())[0]]
+        raise ValueError(
+            f"The '{argument}' parameter must hold non-negative integers. Got {first.item()!r}."
+        )
+    return as_float
+
+
+def _check_pair(successes, trials, s_name: str, t_name: str) -> tuple[np.ndarray, np.ndarray]:
+    x = _counts(successes, s_name)
+    n = _counts(trials, t_name)
+    try:
+        over = np.broadcast_to(x > n, np.broadcast_shapes(x.shape, n.shape))
+    except ValueError:
+        raise ValueError(
+            f"'{s_name}' (shape {x.shape}) and '{t_name}' (shape {n.shape}) do not broadcast."
+        ) from None
+    if over.any():
+        raise ValueError(
+            f"'{s_name}' must not exceed '{t_name}'. Got {s_name} > {t_name} in "
+            f"{int(over.sum())} place(s)."
+        )
+    return x, n
+
+
+def _z(ci_prob: float) -> float:
+    return float(ndtri(0.5 + ci_prob / 2))
+
+
+def wilson_interval(successes, trials, ci_prob: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for a binomial proportion.
+
+    The set of ``p`` not rejected by the two-sided score test at level
+    ``1 - ci_prob``: the roots of ``(x/n - p)² = z² p(1 - p)/n``.
+
+    Parameters
+    ----------
+    successes, trials : array_like of int
+        Broadcastable counts with ``0 <= successes <= trials``.
+    ci_prob : float, default 0.95
+        Coverage probability in (0, 1).
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        NaN where ``trials == 0``.
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22, 209–212; Newcombe (1998a),
+    *Stat. Med.* 17, 857–872, method 3.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(81, 263)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.2553, 0.3662)
+    """
+    ci_prob = check_ci_prob(ci_prob)
+    x, n = _check_pair(successes, trials, "successes", "trials")
+    z2 = _z(ci_prob) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = x / n
+        denom = 1 + z2 / n
+        centre = (p + z2 / (2 * n)) / denom
+        half = np.sqrt(z2 * p * (1 - p) / n + z2**2 / (4 * n**2)) / denom
+        lower = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        upper = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    # At x = 0 (x = n) the lower (upper) root is exactly 0 (1); pin it against rounding.
+    lower = np.where(x == 0, np.where(n > 0, 0.0, np.nan), lower)
+    upper = np.where(x == n, np.where(n > 0, 1.0, np.nan), upper)
+    return lower, upper
+
+
+def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's hybrid score interval for the difference ``x1/n1 - x2/n2``.
+
+    With Wilson limits ``(l_i, u_i)`` of each proportion ``p_i``:
+    ``δ - sqrt((p1 - l1)² + (u2 - p2)²)`` to ``δ + sqrt((u1 - p1)² + (p2 - l2)²)``.
+
+    Parameters
+    ----------
+    x1, n1, x2, n2 : array_like of int
+        Successes and trials of the two groups (broadcastable).
+    ci_prob : float, default 0.95
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        NaN where either group has no trials.
+
+    References
+    ----------
+    Newcombe (1998b), *Interval estimation for the difference between
+    independent proportions: comparison of eleven methods*, Stat. Med. 17,
+    873–890, method 10 and Table II.
+
+    Examples
+    --------
+    >>> lo, hi = newcombe_interval(56, 70, 48, 80)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.0524, 0.3339)
+    """
+    ci_prob = check_ci_prob(ci_prob)
+    x1, n1 = _check_pair(x1, n1, "x1", "n1")
+    x2, n2 = _check_pair(x2, n2, "x2", "n2")
+    l1, u1 = wilson_interval(x1, n1, ci_prob)
+    l2, u2 = wilson_interval(x2, n2, ci_prob)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p1, p2 = x1 / n1, x2 / n2
+    d = p1 - p2
+    return d - np.hypot(p1 - l1, u2 - p2), d + np.hypot(u1 - p1, p2 - l2)
+
+
+def bootstrap_difference(
+    x1,
+    n1,
+    x2,
+    n2,
+    n_boot: int = 2000,
+    ci_prob: float = 0.95,
+    resampler: str = "binomial",
+    random_seed=None,
+) -> BootstrapEstimate:
+    """Percentile bootstrap interval for the difference of two rates.
+
+    Each bootstrap sample resamples the ``n1`` rows of group 1 and the ``n2``
+    rows of group 2 with replacement, group sizes fixed; for 0/1 rows this is
+    exactly ``Binomial(n_i, x_i/n_i)`` per group (``resampler="binomial"``,
+    the default; ``"rows"`` draws the rows).
+
+    Parameters
+    ----------
+    x1, n1, x2, n2 : int
+        Successes and trials of the two groups (``n1, n2 >= 1``).
+    n_boot : int, default 2000
+    ci_prob : float, default 0.95
+    resampler : {"binomial", "rows"}, default "binomial"
+    random_seed : int, numpy SeedSequence or Generator, optional
+
+    Returns
+    -------
+    BootstrapEstimate
+        ``estimate = x1/n1 - x2/n2``, the percentile ``interval`` and the
+        ``draws`` of the difference.
+
+    References
+    ----------
+    Efron & Tibshirani (1994), *An Introduction to the Bootstrap*, §13.3
+    (percentile interval); Lum, Zhang, Bower (2022), §5.2 (group sizes fixed).
+
+    Examples
+    --------
+    >>> res = bootstrap_difference(56, 70, 48, 80, n_boot=500, random_seed=0)
+    >>> round(res.estimate, 2), res.draws.shape
+    (0.2, (500,))
+    """
+    x, n = check_counts([x1, x2], [n1, n2], successes_name="x1, x2", trials_name="n1, n2")
+    if (n == 0).any():
+        raise ValueError(
+            f"Both groups need at least one trial for a bootstrap difference. Got n1={n[0]}, "
+            f"n2={n[1]}."
+        )
+    n_boot = check_n_boot(n_boot)
+    ci_prob = check_ci_prob(ci_prob)
+    resampler = check_resampler(resampler)
+    rng = as_generator(random_seed)
+    boot = resample_successes(x, n, n_boot, rng, resampler) / n
+    draws = boot[:, 0] - boot[:, 1]
+    return BootstrapEstimate(
+        estimate=float(x[0] / n[0] - x[1] / n[1]),
+        interval=tuple(float(v) for v in percentile_interval(draws, ci_prob)),
+        draws=draws,
+    )
+
+
+# --------------------------------------------------------------------------- labelled layer
+def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
+    """Per-group frequency estimate of a rate with a Wilson score interval.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Only the labeled examples are used.
+    metric : str
+        A rate name or alias from :data:`bayesfair.metrics.RATES`.
+    ci_prob : float, default 0.95
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by group; columns ``estimate, lower, upper, successes, trials``
+        (numerator and denominator of the rate). NaN where ``trials == 0``.
+
+    Warns
+    -----
+    UndefinedRateWarning
+        Naming the groups whose denominator is 0.
+
+    References
+    ----------
+    Wilson (1927); Newcombe (1998a), method 3.
+
+    Examples
+    --------
+    >>> from bayesfair import AssessmentData
+    >>> data = AssessmentData(scores=[.9, .8, .2, .7, .1], labels=[1, 1, 0, 1, 0],
+    ...                       groups=["a", "a", "a", "b", "b"])
+    >>> table = rate_intervals(data, "tpr")
+    >>> table.columns.tolist()
+    ['estimate', 'lower', 'upper', 'successes', 'trials']
+    >>> table.loc["a"].round(3).tolist()
+    [1.0, 0.342, 1.0, 2.0, 2.0]
+    """
+    rate = get_rate(metric)
+    ci_prob = check_ci_prob(ci_prob)
+    num, den = rate_fraction(data.counts_array(), rate.name)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    warn_undefined(estimate, data.group_levels, rate.name)
+    lower, upper = wilson_interval(num, den, ci_prob)
+    return pd.DataFrame(
+        {
+            "estimate": estimate,
+            "lower": lower,
+            "upper": upper,
+            "successes": num.astype(np.int64),
+            "trials": den.astype(np.int64),
+        },
+        index=pd.Index(data.group_levels, name="group", dtype=object),
+    )
+
+
+def difference_intervals(
+    data,
+    metric: str,
+    reference=None,
+    ci_prob: float = 0.95,
+    n_boot: int = 2000,
+    random_seed=None,
+) -> pd.DataFrame:
+    """Difference of a rate between each group and a reference group, with intervals.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Only the labeled examples are used.
+    metric : str
+        A rate name or alias.
+    reference : optional
+        The reference group; default ``data.reference``.
+    ci_prob : float, default 0.95
+    n_boot : int, default 2000
+        Bootstrap samples per pair.
+    random_seed : int, numpy SeedSequence or Generator, optional
+        Spawned into one child generator per pair.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``(group, reference)`` pair of ``data.pairs(reference)``,
+        indexed by ``(group, reference)``; columns ``estimate`` (group minus
+        reference), ``newcombe_lower``, ``newcombe_upper``, ``bootstrap_lower``,
+        ``bootstrap_upper``. NaN for pairs with an undefined rate.
+
+    Warns
+    -----
+    UndefinedRateWarning
+        Naming the groups whose denominator is 0.
+
+    References
+    ----------
+    Newcombe (1998b), method 10; Efron & Tibshirani (1994), §13.3.
+
+    Examples
+    --------
+    >>> from bayesfair import AssessmentData
+    >>> data = AssessmentData(scores=[.9, .8, .2, .7, .1, .6], labels=[1, 1, 1, 1, 0, 1],
+    ...                       groups=["a", "a", "a", "b", "b", "b"], reference="a")
+    >>> table = difference_intervals(data, "tpr", n_boot=200, random_seed=0)
+    >>> table.index.tolist()
+    [('b', 'a')]
+    >>> table.loc[("b", "a")].round(3).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'estimate': 0.333, 'newcombe_lower': -0.378, 'newcombe_upper': 0.792,
+     'bootstrap_lower': 0.0, 'bootstrap_upper': 1.0}
+    """
+    rate = get_rate(metric)
+    ci_prob = check_ci_prob(ci_prob)
+    n_boot = check_n_boot(n_boot)
+    pairs = data.pairs(reference)
+    table = rate_intervals(data, rate.name, ci_prob)
+    children = as_generator(random_seed).spawn(len(pairs))
+    rows = []
+    for (group, ref), rng in zip(pairs, children, strict=True):
+        x1, n1 = table.loc[group, ["successes", "trials"]]
+        x2, n2 = table.loc[ref, ["successes", "trials"]]
+        if n1 == 0 or n2 == 0:
+            rows.append((np.nan,) * 5)
+            continue
+        nl, nu = newcombe_interval(x1, n1, x2, n2, ci_prob)
+        boot = bootstrap_difference(x1, n1, x2, n2, n_boot, ci_prob, random_seed=rng)
+        rows.append((boot.estimate, float(nl), float(nu), *boot.interval))
+    return pd.DataFrame(
+        rows,
+        index=pd.MultiIndex.from_tuples(pairs, names=["group", "reference"]),
+        columns=[
+            "estimate",
+            "newcombe_lower",
+            "newcombe_upper",
+            "bootstrap_lower",
+            "bootstrap_upper",
+        ],
+    )

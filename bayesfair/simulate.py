@@ -1,0 +1,152 @@
+"""Generators with known truth, for tests, notebooks and benchmarks.
+
+:func:`lum_scenario` gives the four scenarios of Lum, Zhang and Bower (2022,
+Table 2) — true group rates ``μ_k``, group sizes ``n_k`` and the true
+between-group variance — and :func:`simulate_counts` draws group successes
+from their binomial model, eq. (1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayesfair._names import resolve_name
+
+__all__ = ["LUM_SCENARIOS", "LumScenario", "lum_scenario", "simulate_counts"]
+
+#: The scenarios of Lum et al. Table 2: name -> (equal sizes?, equal performance?).
+LUM_SCENARIOS: dict[str, tuple[bool, bool]] = {
+    "equal_size_equal_perf": (True, True),
+    "unequal_size_equal_perf": (False, True),
+    "equal_size_unequal_perf": (True, False),
+    "unequal_size_unequal_perf": (False, False),
+}
+
+
+@dataclass(frozen=True)
+class LumScenario:
+    """One scenario of Lum et al. Table 2.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`LUM_SCENARIOS`.
+    mu : numpy.ndarray, shape (K,)
+        True group rates ``μ_k``.
+    n_k : numpy.ndarray of int, shape (K,)
+        Group sizes.
+    true_variance : float
+        ``M_var(μ)``, the sample variance (``ddof=1``) of ``mu``.
+    """
+
+    name: str
+    mu: np.ndarray = field(repr=False)
+    n_k: np.ndarray = field(repr=False)
+    true_variance: float
+
+    @property
+    def sampling_variance(self) -> np.ndarray:
+        """``σ_k² = μ_k (1 - μ_k) / n_k``, the variance of each observed rate."""
+        return self.mu * (1 - self.mu) / self.n_k
+
+
+def lum_scenario(name: str, K: int = 100, n: int = 5000) -> LumScenario:
+    """True rates and group sizes of a scenario of Lum et al. Table 2.
+
+    Parameters
+    ----------
+    name : {"equal_size_equal_perf", "unequal_size_equal_perf", \
+"equal_size_unequal_perf", "unequal_size_unequal_perf"}
+    K : int, default 100
+        Number of groups (>= 2).
+    n : int, default 5000
+        Total size for the equal-size scenarios: ``n_k = round(n/K)`` (50 by
+        default). The unequal sizes ``n_k = round(10 + 80 (k-1)/(K-1))`` do not
+        depend on ``n`` (they sum to 5000 for K = 100).
+
+    Returns
+    -------
+    LumScenario
+        Equal performance: ``μ_k = 0.8`` (true variance 0). Unequal
+        performance: ``μ_k = 0.1 + 0.8 (k-1)/(K-1)`` (true variance ≈ 0.055 for
+        K = 100).
+
+    References
+    ----------
+    Lum, Zhang, Bower (2022), §5.1 and Table 2.
+
+    Examples
+    --------
+    >>> s = lum_scenario("unequal_size_unequal_perf")
+    >>> s.n_k[:3].tolist(), int(s.n_k.sum()), round(s.true_variance, 4)
+    ([10, 11, 12], 5000, 0.055)
+    """
+    canonical = resolve_name(name, LUM_SCENARIOS, what="scenario", argument="name")
+    equal_size, equal_perf = LUM_SCENARIOS[canonical]
+    for argument, value, low in (("K", K, 2), ("n", n, 1)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ValueError(
+                f"The '{argument}' parameter must be an integer >= {low}. Got {value!r} instead."
+            )
+    step = np.arange(K) / (K - 1)  # (k - 1)/(K - 1)
+    n_k = np.full(K, round(n / K)) if equal_size else np.rint(10 + 80 * step)
+    mu = np.full(K, 0.8) if equal_perf else 0.1 + 0.8 * step
+    n_k = n_k.astype(np.int64)
+    if (n_k < 1).any():
+        raise ValueError(f"n={n} is too small for K={K} groups of equal size (round(n/K) = 0).")
+    for a in (mu, n_k):
+        a.setflags(write=False)
+    # exactly 0 with equal rates (np.var of a constant array leaves rounding error)
+    true_variance = 0.0 if equal_perf else float(np.var(mu, ddof=1))
+    return LumScenario(canonical, mu, n_k, true_variance)
+
+
+def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) -> np.ndarray:
+    """Draw group successes ``Z_k ~ Binomial(n_k, μ_k)`` (Lum et al. eq. 1).
+
+    Parameters
+    ----------
+    mu : array_like, shape (K,)
+        True rates in [0, 1].
+    n_k : array_like of int, shape (K,)
+        Group sizes (non-negative integers).
+    random_seed : int, numpy SeedSequence or Generator, optional
+    n_replicates : int, optional
+        Number of independent data sets; ``None`` for one.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Shape ``(K,)``, or ``(n_replicates, K)``. Observed rates are ``Z / n_k``.
+
+    References
+    ----------
+    Lum, Zhang, Bower (2022), §3, eq. (1).
+
+    Examples
+    --------
+    >>> s = lum_scenario("equal_size_equal_perf", K=4, n=40)
+    >>> simulate_counts(s.mu, s.n_k, random_seed=0).shape
+    (4,)
+    >>> simulate_counts(s.mu, s.n_k, random_seed=0, n_replicates=3).shape
+    (3, 4)
+    """
+    from bayesfair.frequentist._bootstrap import as_generator
+
+    p = np.asarray(mu, dtype=float)
+    n = np.asarray(n_k)
+    if p.ndim != 1 or n.shape != p.shape:
+        raise ValueError(
+            f"'mu' and 'n_k' must be one-dimensional of equal length. Got shapes {p.shape} "
+            f"and {n.shape}."
+        )
+    if not np.all((p >= 0) & (p <= 1)):
+        raise ValueError(f"'mu' must lie in [0, 1]. Got {p[~((p >= 0) & (p <= 1))][0].item()!r}.")
+    n_float = n.astype(float)
+    if not np.all((n_float >= 0) & (n_float == np.floor(n_float))):
+        raise ValueError("'n_k' must hold non-negative integers.")
+    size = p.shape if n_replicates is None else (int(n_replicates), p.size)
+    rng = as_generator(random_seed)
+    return rng.binomial(n.astype(np.int64), p, size=size).astype(np.int64)

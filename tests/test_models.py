@@ -1,0 +1,100 @@
+"""Model checks with closed-form truths: the conjugate Beta posterior."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bayesfair.data import AssessmentData
+from bayesfair.fitting import fit
+from bayesfair.metrics import rate_fraction
+
+# Counts chosen to cover a rate near 0, one near 1, a moderate one and an empty group.
+SCORES = np.array([0.9] * 9 + [0.1] * 1 + [0.8] * 2 + [0.3] * 8 + [0.6] * 3 + [0.4] * 27)
+LABELS = np.array([1] * 9 + [1] * 1 + [0] * 2 + [0] * 8 + [1] * 3 + [0] * 27)
+GROUPS = np.array(["a"] * 20 + ["b"] * 30)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return AssessmentData(SCORES, LABELS, GROUPS)
+
+
+def _quantile_se(p, n_eff, dist):
+    """Monte Carlo standard error of an empirical quantile: sqrt(p(1-p)/n) / f(q)."""
+    return np.sqrt(p * (1 - p) / n_eff) / dist.pdf(dist.ppf(p))
+
+
+def test_exact_sampler_matches_conjugate_posterior(data):
+    res = fit(
+        data,
+        model="bb",
+        metrics=["accuracy", "tpr", "fpr"],
+        draws=5000,
+        chains=4,
+        random_seed=0,
+        progressbar=False,
+    )
+    n_draws = 20000
+    for metric in ["accuracy", "tpr", "fpr"]:
+        x, n = rate_fraction(data.counts_array(), metric)
+        draws = res.rates(metric).values.reshape(n_draws, -1)
+        for k in range(2):
+            dist = stats.beta(1 + x[k], 1 + n[k] - x[k])
+            # 3.9 standard errors: two-sided level 1e-4 per comparison (18 comparisons here).
+            assert abs(draws[:, k].mean() - dist.mean()) < 3.9 * dist.std() / np.sqrt(n_draws)
+            for p in (0.025, 0.975):
+                assert abs(np.quantile(draws[:, k], p) - dist.ppf(p)) < 3.9 * _quantile_se(
+                    p, n_draws, dist
+                )
+
+
+def test_nuts_agrees_with_exact_sampler(data):
+    """Means and 95% interval ends of NUTS and exact draws agree within Monte Carlo error."""
+    metrics = ["accuracy", "tpr", "fpr"]
+    exact = fit(
+        data, model="bb", metrics=metrics, draws=2000, chains=4, random_seed=1, progressbar=False
+    )
+    nuts = fit(
+        data,
+        model="bb",
+        metrics=metrics,
+        sampler="nuts",
+        draws=1000,
+        tune=1000,
+        chains=4,
+        random_seed=2,
+        progressbar=False,
+    )
+    import arviz as az
+
+    ess = az.ess(nuts.idata.posterior, var_names=["theta"], method="bulk")["theta"].values
+    for i, metric in enumerate(metrics):
+        x, n = rate_fraction(data.counts_array(), metric)
+        for k in range(2):
+            dist = stats.beta(1 + x[k], 1 + n[k] - x[k])
+            e = exact.rates(metric).values[..., k].ravel()
+            u = nuts.rates(metric).values[..., k].ravel()
+            se_mean = dist.std() * np.sqrt(1 / e.size + 1 / ess[i, k])
+            # 3.9 standard errors: two-sided level 1e-4 per comparison.
+            assert abs(e.mean() - u.mean()) < 3.9 * se_mean, (metric, k)
+            for p in (0.025, 0.975):
+                se_q = np.hypot(_quantile_se(p, e.size, dist), _quantile_se(p, ess[i, k], dist))
+                assert abs(np.quantile(e, p) - np.quantile(u, p)) < 3.9 * se_q, (metric, k, p)
+
+
+def test_exact_sampler_is_reproducible(data):
+    r1 = fit(data, model="bb", draws=50, chains=2, random_seed=5, progressbar=False)
+    r2 = fit(data, model="bb", draws=50, chains=2, random_seed=5, progressbar=False)
+    r3 = fit(data, model="bb", draws=50, chains=2, random_seed=6, progressbar=False)
+    assert np.array_equal(r1.rates("tpr").values, r2.rates("tpr").values)
+    assert not np.array_equal(r1.rates("tpr").values, r3.rates("tpr").values)
+
+
+def test_prior_is_configurable(data):
+    res = fit(
+        data, model="bb", prior=(50.0, 50.0), draws=2000, chains=2, random_seed=0, progressbar=False
+    )
+    # a strong Beta(50, 50) prior pulls the accuracy of group "a" (18/20) toward 0.5
+    x, n = rate_fraction(data.counts_array(), "accuracy")
+    expected = (50 + x[0]) / (100 + n[0])
+    assert abs(res.rates("accuracy").sel(group="a").mean() - expected) < 0.01

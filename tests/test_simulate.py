@@ -1,0 +1,50 @@
+"""Generators with known truth: Lum et al. (2022) Table 2 scenarios and eq. (1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayesfair.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
+
+
+def test_table2_scenarios():
+    eq = lum_scenario("equal_size_equal_perf")
+    assert (eq.n_k == 50).all() and (eq.mu == 0.8).all() and eq.true_variance == 0.0
+    un = lum_scenario("unequal_size_unequal_perf")
+    assert un.n_k.min() == 10 and un.n_k.max() == 90 and un.n_k.sum() == 5000
+    assert set(range(10, 91)) <= set(un.n_k.tolist())  # every size 10..90 occurs (§5.1)
+    assert un.mu[0] == pytest.approx(0.1) and un.mu[-1] == pytest.approx(0.9)
+    assert un.true_variance == pytest.approx(0.055, abs=5e-4)
+    assert un.true_variance == pytest.approx(np.var(un.mu, ddof=1))
+    np.testing.assert_allclose(un.sampling_variance, un.mu * (1 - un.mu) / un.n_k)
+    assert lum_scenario("unequal_size_equal_perf").true_variance == 0.0
+    assert set(LUM_SCENARIOS) == {
+        "equal_size_equal_perf",
+        "unequal_size_equal_perf",
+        "equal_size_unequal_perf",
+        "unequal_size_unequal_perf",
+    }
+
+
+def test_scenario_bad_input():
+    with pytest.raises(ValueError, match=r"Unknown scenario 'equal_size'\. Did you mean"):
+        lum_scenario("equal_size")
+    with pytest.raises(ValueError, match=r"'K' parameter must be an integer >= 2\. Got 1"):
+        lum_scenario("equal_size_equal_perf", K=1)
+    with pytest.raises(ValueError, match=r"too small"):
+        lum_scenario("equal_size_equal_perf", K=100, n=10)
+
+
+def test_simulate_counts():
+    s = lum_scenario("unequal_size_unequal_perf")
+    a = simulate_counts(s.mu, s.n_k, random_seed=1, n_replicates=3000)
+    assert a.shape == (3000, 100) and (a <= s.n_k).all() and (a >= 0).all()
+    np.testing.assert_array_equal(a, simulate_counts(s.mu, s.n_k, random_seed=1, n_replicates=3000))
+    # per-group means within 4.5 binomial standard errors (Bonferroni over 100 groups at 0.1%)
+    se = np.sqrt(s.n_k * s.mu * (1 - s.mu) / 3000)
+    assert np.all(np.abs(a.mean(axis=0) - s.n_k * s.mu) < 4.5 * se)
+    with pytest.raises(ValueError, match=r"'mu' must lie in \[0, 1\]\. Got 1\.5"):
+        simulate_counts([0.5, 1.5], [3, 3])
+    with pytest.raises(ValueError, match=r"equal length"):
+        simulate_counts([0.5], [3, 3])

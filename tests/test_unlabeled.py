@@ -1,0 +1,93 @@
+"""The unlabeled reduction against the exact O(n_U) computation (issue: error < 1e-4)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayesfair.metrics import RATES, rate_from_counts
+from bayesfair.models.unlabeled import (
+    exact_expected_counts,
+    expected_counts,
+    reduce_unlabeled,
+    sampled_counts,
+)
+
+SCORES = "data/scores/adult_race_scores.csv.gz"
+
+
+def _adult(repo_root):
+    d = pd.read_csv(repo_root / SCORES)
+    s = d["score_MultiLayerPerceptron"].to_numpy()
+    g = (d["sex"] == "Female").to_numpy().astype(int)
+    return s, g
+
+
+def _calibration_draws(rng, n, k):
+    """Draws spanning the prior and beyond: a, b in [0.2, 5], c in [-4, 4]."""
+    a = np.exp(rng.uniform(np.log(0.2), np.log(5), size=(n, k)))
+    b = np.exp(rng.uniform(np.log(0.2), np.log(5), size=(n, k)))
+    c = rng.uniform(-4, 4, size=(n, k))
+    return a, b, c
+
+
+@pytest.mark.parametrize("score_clip", [0.01, 1e-6])
+def test_reduction_matches_exact_in_every_rate(repo_root, score_clip):
+    s, g = _adult(repo_root)
+    rng = np.random.default_rng(1)
+    a, b, c = _calibration_draws(rng, 40, 2)
+    summary = reduce_unlabeled(s, g, 2, score_clip=score_clip)
+    approx = expected_counts(summary, a, b, c)
+    exact = exact_expected_counts(s, g, 2, a, b, c, score_clip=score_clip)
+    labeled = np.array([[3, 1, 5, 1], [2, 2, 4, 0]], dtype=float)  # a small labeled set
+    for name in RATES:
+        r_approx = rate_from_counts(approx + labeled, name)
+        r_exact = rate_from_counts(exact + labeled, name)
+        assert np.nanmax(np.abs(r_approx - r_exact)) < 1e-4, name
+    # the reduction is a real compression
+    assert summary.n_bins < s.size
+
+
+def test_reduction_on_extreme_scores():
+    """Scores piled up at 0, 1 and the threshold, 10^5 of them, three groups."""
+    rng = np.random.default_rng(2)
+    n = 100_000
+    s = np.concatenate(
+        [rng.beta(0.2, 0.2, n - 3000), np.zeros(1000), np.ones(1000), np.full(1000, 0.5)]
+    )
+    g = rng.integers(0, 3, s.size)
+    a, b, c = _calibration_draws(rng, 10, 3)
+    summary = reduce_unlabeled(s, g, 3)
+    approx = expected_counts(summary, a, b, c)
+    exact = exact_expected_counts(s, g, 3, a, b, c)
+    assert np.all(np.isfinite(approx))
+    for name in RATES:
+        diff = rate_from_counts(approx, name) - rate_from_counts(exact, name)
+        assert np.nanmax(np.abs(diff)) < 1e-4, name
+
+
+def test_counts_conserve_group_sizes(repo_root):
+    s, g = _adult(repo_root)
+    summary = reduce_unlabeled(s, g, 2)
+    a, b, c = _calibration_draws(np.random.default_rng(3), 5, 2)
+    counts = expected_counts(summary, a, b, c)
+    np.testing.assert_allclose(counts.sum(axis=-1), np.tile(np.bincount(g), (5, 1)))
+    np.testing.assert_allclose(
+        counts[..., 0] + counts[..., 1], np.tile(np.bincount(g[s >= 0.5], minlength=2), (5, 1))
+    )
+
+
+def test_sampled_counts_are_integers_with_expected_mean(repo_root):
+    s, g = _adult(repo_root)
+    summary = reduce_unlabeled(s, g, 2)
+    a = np.ones((1, 2))
+    b = np.ones((1, 2))
+    c = np.zeros((1, 2))
+    rng = np.random.default_rng(4)
+    reps = np.stack([sampled_counts(summary, a, b, c, rng)[0] for _ in range(400)])
+    assert np.allclose(reps, np.round(reps))
+    expected = expected_counts(summary, a, b, c)[0]
+    # Monte Carlo check of the mean: each count is a sum of Bernoullis, so its sd is at most
+    # sqrt(n)/2; the mean of 400 replicates is within 4 standard errors (two-sided p < 1e-4).
+    n_g = np.bincount(g)[:, None]
+    se = np.sqrt(n_g) / 2 / np.sqrt(400)
+    assert np.all(np.abs(reps.mean(axis=0) - expected) < 4 * se)
