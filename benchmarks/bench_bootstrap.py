@@ -27,7 +27,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from bayesfair import AssessmentData

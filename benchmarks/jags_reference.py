@@ -7,7 +7,10 @@ probability ``p_j`` and expected correctness ``z_j`` (Eq. 1) is a
 deterministic node, and the group accuracy / TPR / FPR are deterministic nodes
 built from the labeled confusion counts plus the expected unlabeled counts.
 Cost and memory are therefore linear in ``n_U`` — that is the point of the
-comparison, not an accident.
+comparison, not an accident. (Measured here: the ``n_U``-dependent time is in
+``compile``/``initialize`` and in the monitored iterations; JAGS does not
+evaluate the per-row nodes during burn-in because nothing stochastic depends on
+them and they are not monitored yet, so the 1500 burn-in iterations are cheap.)
 
 Calibration model (Eq. 2), with ``a, b > 0``::
 
@@ -57,7 +60,7 @@ CLIP = (0.01, 0.99)
 #: The JAGS model, verbatim. Data: sL, yL, gL (labeled), sU, yhatU, gU
 #: (unlabeled), the indicator matrices InU / PosU / NegU (n_U x G:
 #: 1[g_j = g], 1[g_j = g, yhat_j = 1], 1[g_j = g, yhat_j = 0]), the per-group
-#: unlabeled sizes nU_g / nPosU / nNegU and the per-group labeled confusion
+#: unlabeled sizes nUg / nPosU / nNegU, labeled sizes nLg and the labeled confusion
 #: counts tpL / fpL / tnL / fnL (constants).
 JAGS_MODEL = """\
 model {
