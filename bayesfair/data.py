@@ -45,19 +45,17 @@ def _as_scores(values: Any, argument: str) -> np.ndarray:
         raise ValueError(
             f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
         )
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == object):
+    if arr.dtype == bool:
         raise TypeError(
-            f"The '{argument}' parameter must hold numeric scores in [0, 1]. "
-            f"Got dtype {arr.dtype} instead."
+            f"The '{argument}' parameter must hold numeric scores in [0, 1]. Got booleans."
         )
-    try:
-        out = np.array(arr, dtype=float)
-    except (TypeError, ValueError):
-        bad = next(v for v in arr if not _is_number(v))
+    if not np.issubdtype(arr.dtype, np.number):
+        bad = next((v for v in arr.tolist() if not _is_number(v)), None)
+        shown = f"the non-numeric value {bad!r}" if bad is not None else f"dtype {arr.dtype}"
         raise TypeError(
-            f"The '{argument}' parameter must hold numeric scores in [0, 1]. "
-            f"Got the non-numeric value {bad!r}."
-        ) from None
+            f"The '{argument}' parameter must hold numeric scores in [0, 1]. Got {shown}."
+        )
+    out = np.array(arr, dtype=float)
     n_nan = int(np.isnan(out).sum())
     if n_nan:
         first = int(np.flatnonzero(np.isnan(out))[0])
