@@ -223,11 +223,8 @@ class AssessmentData:
     --------
     >>> data = AssessmentData(scores=[0.9, 0.2, 0.7, 0.4], labels=[1, 0, 0, 1],
     ...                       groups=["a", "a", "b", "b"])
-    >>> data.confusion_counts()
-           tp  fp  tn  fn
-    group
-    a       1   0   1   0
-    b       0   1   0   1
+    >>> data.confusion_counts().loc["a"].tolist()  # tp, fp, tn, fn
+    [1, 0, 1, 0]
     """
 
     def __init__(

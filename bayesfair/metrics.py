@@ -280,9 +280,9 @@ def composite_value(name: str, unprivileged: dict, privileged: dict) -> np.ndarr
 
     Examples
     --------
-    >>> composite_value("average_odds_difference",
-    ...                 {"fpr": 0.2, "tpr": 0.7}, {"fpr": 0.1, "tpr": 0.8})
-    array(0.)
+    >>> float(composite_value("average_odds_difference",
+    ...                       {"fpr": 0.25, "tpr": 0.75}, {"fpr": 0.125, "tpr": 0.5}))
+    0.1875
     """
     comp = get_composite(name)
     u = {r: np.asarray(unprivileged[r], dtype=float) for r in comp.rates}

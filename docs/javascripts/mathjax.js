@@ -1,0 +1,4 @@
+window.MathJax = {
+  tex: { inlineMath: [["\\(", "\\)"]], displayMath: [["\\[", "\\]"]], processEscapes: true },
+  options: { ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex" },
+};
