@@ -71,6 +71,274 @@ def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, 
     click.echo(comp.to_markdown())
 
 
+_READERS = {".csv": "csv", ".tsv": "tsv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
+_FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
+
+
+def _read_table(path: str, which: str):
+    """Read a CSV/TSV/Parquet file into a DataFrame; any failure is a :class:`_BadInput`."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    p = Path(path)
+    kind = _READERS.get(p.suffix.lower())
+    if kind is None:
+        raise _BadInput(
+            f"Cannot tell the format of the {which} file '{path}' from its suffix "
+            f"'{p.suffix}': use .csv, .tsv or .parquet."
+        )
+    if not p.exists():
+        raise _BadInput(f"The {which} file '{path}' does not exist.")
+    if not p.is_file():
+        raise _BadInput(f"The {which} file '{path}' is not a regular file.")
+    if p.stat().st_size == 0:
+        raise _BadInput(f"The {which} file '{path}' is empty.")
+    try:
+        if kind == "parquet":
+            try:
+                frame = pd.read_parquet(p)
+            except ImportError:
+                raise _BadInput(
+                    f"Reading the Parquet file '{path}' needs pyarrow, which is not installed: "
+                    "install it (pip install pyarrow) or convert the file to CSV."
+                ) from None
+        else:
+            frame = pd.read_csv(p, sep="\t" if kind == "tsv" else ",")
+    except _BadInput:
+        raise
+    except pd.errors.EmptyDataError:
+        raise _BadInput(f"The {which} file '{path}' is empty (no header row).") from None
+    except UnicodeDecodeError:
+        raise _BadInput(
+            f"The {which} file '{path}' is not UTF-8 text: is it really {kind}?"
+        ) from None
+    except OSError as exc:
+        raise _BadInput(f"Cannot read the {which} file '{path}': {exc.strerror or exc}.") from None
+    except Exception as exc:  # parser errors of pandas and pyarrow have many types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _BadInput(f"Cannot parse the {which} file '{path}' as {kind}: {first}") from None
+    if len(frame) == 0:
+        raise _BadInput(f"The {which} file '{path}' has a header but no rows.")
+    return frame
+
+
+def _output_format(out: str | None) -> str:
+    from pathlib import Path
+
+    if out is None:
+        return "md"
+    p = Path(out)
+    fmt = _FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        raise _BadInput(
+            f"Cannot tell the report format from the suffix of '--out {out}': "
+            "use .html, .md or .json."
+        )
+    parent = p.resolve().parent
+    if not parent.is_dir():
+        raise _BadInput(f"The directory of '--out {out}' does not exist: {parent}.")
+    return fmt
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write to a temporary file next to ``path`` and rename it: never a partial report."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        # mkstemp creates the file 0600; give the report the mode a new file would get.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@main.command()
+@click.argument("labeled", metavar="LABELED")
+@click.option("--unlabeled", metavar="FILE", help="Unlabeled scores (score and group columns).")
+@click.option("--score", required=True, metavar="COL", help="Column of the classifier scores.")
+@click.option("--label", required=True, metavar="COL", help="Column of the true labels.")
+@click.option(
+    "--group", required=True, metavar="COL[,COL]", help="Sensitive column(s); several intersect."
+)
+@click.option("--metrics", default="accuracy,tpr,fpr", show_default=True)
+@click.option(
+    "--model",
+    type=click.Choice(["bb", "hbb", "bc"]),
+    default="bc",
+    show_default=True,
+    help="Bayesian model; with bc the exact, labeled-only bb is shown too.",
+)
+@click.option(
+    "--epsilon", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True)
+)
+@click.option("--reference", default=None, help="Reference group (default: most labels).")
+@click.option("--pos-label", default=None, help="Positive label (needed unless labels are 0/1).")
+@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option(
+    "--out",
+    default=None,
+    metavar="FILE",
+    help="report.html, .md or .json (default: Markdown on stdout).",
+)
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--tune", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option("--quiet", is_flag=True, help="No progress output (warnings are still shown).")
+def assess(
+    labeled,
+    unlabeled,
+    score,
+    label,
+    group,
+    metrics,
+    model,
+    epsilon,
+    reference,
+    pos_label,
+    threshold,
+    out,
+    seed,
+    draws,
+    tune,
+    chains,
+    quiet,
+):
+    """Assess a classifier's group fairness from a LABELED file (CSV or Parquet).
+
+    Reports frequentist intervals (Newcombe, bootstrap, Bernstein, Lum et al.'s
+    corrected variances) next to the chosen Bayesian model. With --model bc
+    (which uses the --unlabeled scores) the labeled-only BB model is fitted
+    too: it is exact and cheap, and the pair shows what the unlabeled data add.
+    """
+    import warnings
+
+    try:
+        fmt = _output_format(out)
+        metric_list = _metric_list(metrics)
+        group_cols = [c.strip() for c in group.split(",") if c.strip()]
+        if not group_cols:
+            raise _BadInput("The '--group' option must name at least one column.")
+        lab = _read_table(labeled, "labeled")
+        unl = _read_table(unlabeled, "unlabeled") if unlabeled is not None else None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = _assessment_data(
+                lab, unl, score, label, group_cols, threshold, pos_label, reference
+            )
+        _show_warnings(caught)
+        _echo(
+            quiet,
+            f"{data.n_labeled} labeled and {data.n_unlabeled} unlabeled examples in "
+            f"{data.n_groups} groups ({', '.join(map(str, data.group_levels))}); positive "
+            f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
+            f"{data.reference!r}.",
+        )
+        models = ("bb", "bc") if model == "bc" else (model,)
+        if model == "bc" and data.n_unlabeled == 0:
+            _echo(quiet, "No --unlabeled file: the BC model uses the labeled scores only.")
+        _echo(
+            quiet,
+            f"Fitting {', '.join(m.upper() for m in models)} ({chains} chains × {draws} draws)...",
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            comp = _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet)
+        _show_warnings(caught)
+        text = _render(comp, fmt, data)
+    except click.ClickException:
+        raise
+    except Exception as exc:  # not the user's input: exit 1, still one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        click.echo(f"bayesfair: internal error: {type(exc).__name__}: {first}", err=True)
+        raise click.exceptions.Exit(1) from None
+    if out is None:
+        click.echo(text)
+    else:
+        try:
+            _write_atomic(out, text)
+        except OSError as exc:
+            raise _BadInput(f"Cannot write the report to '{out}': {exc.strerror or exc}.") from None
+        _echo(quiet, f"Wrote {fmt} report to {out}.")
+
+
+def _metric_list(metrics: str) -> list[str]:
+    from bayesfair.metrics import get_rate
+
+    names = [m.strip() for m in metrics.split(",") if m.strip()]
+    if not names:
+        raise _BadInput("The '--metrics' option must name at least one rate, e.g. accuracy,tpr.")
+    try:
+        return [get_rate(m).name for m in names]
+    except (ValueError, KeyError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(text.split())
+
+
+def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference):
+    from bayesfair.data import AssessmentData
+
+    try:
+        return AssessmentData.from_frames(
+            lab,
+            unl,
+            score=score,
+            label=label,
+            group=group_cols,
+            threshold=threshold,
+            pos_label=pos_label,
+            reference=reference,
+        )
+    except (ValueError, TypeError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+
+
+def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet):
+    from bayesfair.compare import compare
+
+    try:
+        return compare(
+            data,
+            metric_list,
+            epsilon=epsilon,
+            models=models,
+            random_seed=seed,
+            fit_kwargs={"draws": draws, "tune": tune, "chains": chains},
+            progressbar=not quiet,
+        )
+    except (ValueError, TypeError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+
+
+def _render(comp, fmt: str, data) -> str:
+    from bayesfair.report import comparison_html, comparison_json
+
+    if fmt == "html":
+        return comparison_html(comp, data=data)
+    if fmt == "json":
+        return comparison_json(comp)
+    return comp.to_markdown()
+
+
+def _show_warnings(caught) -> None:
+    for w in dict.fromkeys(_one_line(w.message) for w in caught):
+        click.echo(f"bayesfair: warning: {w}", err=True)
+
+
 @main.command()
 def datasets():
     """List the bundled data sets."""

@@ -60,6 +60,18 @@ class Comparison:
 
         return comparison_markdown(self, digits=digits)
 
+    def to_html(self, figures: bool = True, data=None) -> str:
+        """A self-contained HTML page: tables, settings, diagnostics, figures."""
+        from bayesfair.report import comparison_html
+
+        return comparison_html(self, figures=figures, data=data)
+
+    def to_json(self) -> str:
+        """The comparison as JSON (NaN as null)."""
+        from bayesfair.report import comparison_json
+
+        return comparison_json(self)
+
     def __str__(self) -> str:
         return self.to_markdown()
 

@@ -1,4 +1,10 @@
-"""Render a :class:`~bayesfair.compare.Comparison` as Markdown (HTML and JSON follow)."""
+"""Render a :class:`~bayesfair.compare.Comparison` as Markdown, HTML or JSON.
+
+:func:`comparison_markdown` gives the tables as text; :func:`comparison_html`
+a self-contained page (inline CSS, figures as base64 PNG) that also states the
+settings, priors, sampler diagnostics and, in plain words, what P(|Δ| < ε)
+means for each pair; :func:`comparison_json` the same content for machines.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["comparison_markdown"]
+__all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
 
 
 def _fmt(v, digits: int) -> str:
@@ -22,19 +28,22 @@ def _interval(row, prefix: str, digits: int) -> str:
     return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+def _md_cell(v) -> str:
+    return str(v).replace("|", "\\|")
+
+
 def _table(frame: pd.DataFrame) -> str:
-    cols = list(frame.columns)
+    cols = [_md_cell(c) for c in frame.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += [
-        "| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)
+        "| " + " | ".join(_md_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
     ]
     return "\n".join(lines)
 
 
-def comparison_markdown(comp, digits: int = 3) -> str:
-    """Markdown of the pair table and the variance table of a comparison."""
-    s = comp.settings
-    models = s["models"]
+def _pair_table(comp, digits: int) -> pd.DataFrame:
+    """The display table of differences, shared by the Markdown and HTML reports."""
+    models = comp.settings["models"]
     rows = []
     for _, r in comp.pairs.iterrows():
         row = {
@@ -49,8 +58,14 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         for m in models:
             row[f"{m.upper()} mean"] = _fmt(r[f"{m}_mean"], digits)
             row[f"{m.upper()} HDI"] = _interval(r, m, digits)
-            row[f"{m.upper()} P(\\|Δ\\|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
+            row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _variance_table(comp, digits: int) -> pd.DataFrame:
+    """The display table of between-group variances (Markdown and HTML)."""
+    models = comp.settings["models"]
     var_rows = []
     for metric, r in comp.variance.iterrows():
         row = {"metric": metric}
@@ -70,6 +85,12 @@ def comparison_markdown(comp, digits: int = 3) -> str:
                 f"{_interval(r, 'hbb_population', digits + 1)}"
             )
         var_rows.append(row)
+    return pd.DataFrame(var_rows)
+
+
+def comparison_markdown(comp, digits: int = 3) -> str:
+    """Markdown of the pair table and the variance table of a comparison."""
+    s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
     out = [
         f"Threshold {s['threshold']:g}, reference group {s['reference']!r}, "
@@ -81,13 +102,288 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         "",
         f"Differences Δ = rate(group) − rate(reference), {pct} intervals:",
         "",
-        _table(pd.DataFrame(rows)),
+        _table(_pair_table(comp, digits)),
         "",
         "Between-group variance (Lum et al. 2022) and its posterior:",
         "",
-        _table(pd.DataFrame(var_rows)),
+        _table(_variance_table(comp, digits)),
     ]
     notes = [n for n in comp.pairs.get("note", []) if n]
     if notes:
         out += ["", "Notes:", *[f"- {n}" for n in dict.fromkeys(notes)]]
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- plain words
+def _plain_sentences(comp) -> list[str]:
+    """One sentence per pair and model saying what P(|Δ| < ε) (and P(Δ > 0)) means."""
+    from bayesfair.metrics import get_rate
+
+    eps = comp.settings["epsilon"]
+    out = []
+    for _, r in comp.pairs.iterrows():
+        label = get_rate(r["metric"]).label
+        for m in comp.settings["models"]:
+            p = r[f"{m}_prob_practically_fair"]
+            if isinstance(p, float) and math.isnan(p):
+                out.append(
+                    f"The {m.upper()} model cannot say how close {r['group']}'s {label} is to "
+                    f"{r['reference']}'s: the difference is undefined."
+                )
+                continue
+            sentence = (
+                f"Given the data and the {m.upper()} model, the probability that "
+                f"{r['group']}'s {label} is within ±{eps:g} of {r['reference']}'s is {p:.2f}"
+            )
+            post = comp.posteriors.get(m)
+            if post is not None:
+                up = post.prob_direction(r["metric"], r["group"], r["reference"])
+                if not math.isnan(up):
+                    sentence += f", and the probability that it is higher is {up:.2f}"
+            out.append(sentence + ".")
+    return out
+
+
+def _diagnostics(comp) -> pd.DataFrame:
+    """Max R-hat, min bulk ESS and divergences per fitted model."""
+    rows = []
+    for name, post in comp.posteriors.items():
+        d = post.diagnostics()
+        rows.append(
+            {
+                "model": name,
+                "sampler": post.settings.get("sampler", ""),
+                "chains": post.idata.posterior.sizes["chain"],
+                "draws": post.idata.posterior.sizes["draw"],
+                "max_r_hat": float(d["r_hat"].max()) if len(d) else math.nan,
+                "min_ess_bulk": float(d["ess_bulk"].min()) if len(d) else math.nan,
+                "divergences": int(d["divergences"].max()) if len(d) else 0,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "sampler",
+            "chains",
+            "draws",
+            "max_r_hat",
+            "min_ess_bulk",
+            "divergences",
+        ],
+    )
+
+
+def _notes(comp) -> list[str]:
+    notes = [n for n in comp.pairs.get("note", []) if n]
+    for post in comp.posteriors.values():
+        notes += list(post.notes)
+    return list(dict.fromkeys(notes))
+
+
+# --------------------------------------------------------------------------- HTML
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 72em; color: #222; line-height: 1.45; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em;
+     border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+.settings td { text-align: left; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
+.plain li { margin: 0.3em 0; } .warn { color: #a33; }
+"""
+
+
+def _html_table(frame: pd.DataFrame, cls: str = "") -> str:
+    from html import escape
+
+    head = "".join(f"<th>{escape(str(c), quote=False)}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(v), quote=False)}</td>" for v in row) + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    attr = f' class="{cls}"' if cls else ""
+    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _png(fig) -> str:
+    import base64
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _figures(comp, data=None) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) of the report's figures, drawn without pyplot's global state."""
+    from matplotlib.figure import Figure
+
+    from bayesfair import plots
+
+    out = []
+    eps = comp.settings["epsilon"]
+    if comp.posteriors:
+        for _, r in comp.pairs.iterrows():
+            fig = Figure(figsize=(6.4, 3.8))
+            plots.plot_difference(
+                comp.posteriors,
+                r["metric"],
+                group=r["group"],
+                reference=r["reference"],
+                epsilon=eps,
+                freq_estimate=r["freq_estimate"],
+                ax=fig.subplots(),
+            )
+            out.append(
+                (
+                    f"Posterior of Δ {r['metric']} ({r['group']} − {r['reference']}); "
+                    "dashed: frequency estimate; shaded: ±ε.",
+                    _png(fig),
+                )
+            )
+    fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.pairs)))
+    plots.plot_forest(comp, ax=fig.subplots())
+    out.append(("Intervals of Δ by method.", _png(fig)))
+    fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
+    plots.plot_variance_forest(comp, ax=fig.subplots())
+    out.append(("Between-group variance by estimator.", _png(fig)))
+    if data is not None and "bc" in comp.posteriors:
+        fig = Figure(figsize=(5.0, 5.0))
+        plots.plot_calibration(comp.posteriors["bc"], data, ax=fig.subplots())
+        out.append(("Calibration maps of the BC model with binned labeled data.", _png(fig)))
+    return out
+
+
+def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> str:
+    """A self-contained HTML page of a comparison.
+
+    Parameters
+    ----------
+    comp : Comparison
+    figures : bool
+        Embed the figures (base64 PNG; needs matplotlib).
+    digits : int
+        Decimals of the tables.
+    data : AssessmentData, optional
+        The data of the comparison; with a ``bc`` fit it adds the calibration figure.
+
+    Returns
+    -------
+    str
+        The page: settings (threshold, reference, positive label, ε, priors),
+        group sizes, the tables of :func:`comparison_markdown`, sampler
+        diagnostics, the meaning of P(|Δ| < ε) in plain words, notes, figures.
+    """
+    from html import escape
+
+    s = comp.settings
+    pct = f"{s['ci_prob']:.0%}"
+    settings = pd.DataFrame(
+        [
+            ("threshold", f"{s['threshold']:g} (predicted positive when score ≥ threshold)"),
+            ("positive label", repr(s["positive_label"])),
+            ("reference group", str(s["reference"])),
+            ("ε (practical equivalence)", f"±{s['epsilon']:g}"),
+            ("interval probability", pct),
+            ("bootstrap samples", str(s.get("n_boot", ""))),
+            ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
+            *((f"prior of {m.upper()}", str(p)) for m, p in s.get("priors", {}).items()),
+        ],
+        columns=["setting", "value"],
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>bayesfair assessment</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>bayesfair assessment</h1>",
+        "<h2>Settings</h2>",
+        _html_table(settings, "settings"),
+        "<h2>Data sizes per group</h2>",
+        _html_table(comp.groups.reset_index()),
+        f"<h2>Differences Δ = rate(group) − rate(reference), {pct} intervals</h2>",
+        _html_table(_pair_table(comp, digits), "pairs"),
+    ]
+    sentences = _plain_sentences(comp)
+    if sentences:
+        parts += [
+            "<h2>In plain words</h2>",
+            '<ul class="plain">'
+            + "".join(f"<li>{escape(t, quote=False)}</li>" for t in sentences)
+            + "</ul>",
+        ]
+    parts += [
+        "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
+        _html_table(_variance_table(comp, digits + 1), "variance"),
+    ]
+    if comp.posteriors:
+        diag = _diagnostics(comp)
+        shown = diag.assign(
+            max_r_hat=diag["max_r_hat"].map(lambda v: _fmt(v, 3)),
+            min_ess_bulk=diag["min_ess_bulk"].map(lambda v: _fmt(v, 0)),
+        )
+        parts += [
+            "<h2>Sampler diagnostics</h2>",
+            _html_table(shown, "diagnostics"),
+            "<p>R-hat above 1.01, a bulk ESS below about 400 or any divergence call for "
+            "more draws (or a higher target acceptance) before the numbers are trusted.</p>",
+        ]
+    notes = _notes(comp)
+    if notes:
+        parts += [
+            "<h2>Notes</h2>",
+            '<ul class="warn">'
+            + "".join(f"<li>{escape(n, quote=False)}</li>" for n in notes)
+            + "</ul>",
+        ]
+    if figures:
+        parts.append("<h2>Figures</h2>")
+        for caption, png in _figures(comp, data):
+            parts.append(
+                f'<figure><img src="data:image/png;base64,{png}" alt="{escape(caption)}">'
+                f"<figcaption>{escape(caption)}</figcaption></figure>"
+            )
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- JSON
+def _jsonable(v):
+    import numpy as np
+
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    return str(v)
+
+
+def comparison_json(comp) -> str:
+    """The comparison as JSON (NaN and infinities as ``null``).
+
+    Keys: ``settings``, ``groups`` (labeled/unlabeled counts), ``pairs`` and
+    ``variance`` (the rows of the :class:`~bayesfair.compare.Comparison`
+    tables, raw numbers), ``diagnostics`` (per model), ``notes`` and
+    ``plain_words``.
+    """
+    import json
+
+    doc = {
+        "settings": comp.settings,
+        "groups": comp.groups.reset_index().to_dict(orient="records"),
+        "pairs": comp.pairs.to_dict(orient="records"),
+        "variance": comp.variance.reset_index().to_dict(orient="records"),
+        "diagnostics": _diagnostics(comp).to_dict(orient="records") if comp.posteriors else [],
+        "notes": _notes(comp),
+        "plain_words": _plain_sentences(comp),
+    }
+    return json.dumps(_jsonable(doc), indent=2, ensure_ascii=False, allow_nan=False)

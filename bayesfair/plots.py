@@ -1,0 +1,474 @@
+"""Matplotlib figures of posteriors, intervals, calibration maps and experiments.
+
+Every function draws on the ``ax`` it is given (or on new axes from
+``matplotlib.pyplot`` when ``ax`` is ``None``), returns what it drew on, and
+never calls ``show``. Matplotlib is imported inside the functions, so
+``import bayesfair`` stays fast.
+
+Figures follow Ji, Smyth & Steyvers 2020 (Fig. 2 calibration maps, Fig. 3
+posterior of Δ and interval forest, Fig. 4 error curves) and Lum, Zhang &
+Bower 2022 (Figs. 4–5 bootstrap distributions, Fig. 6 variance intervals).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bayesfair.metrics import get_rate
+
+__all__ = [
+    "plot_bootstrap_variance",
+    "plot_calibration",
+    "plot_difference",
+    "plot_error_curves",
+    "plot_forest",
+    "plot_variance_forest",
+]
+
+#: Colours of the methods, shared by every figure so a method looks the same everywhere.
+_COLORS = {
+    "newcombe": "#4d4d4d",
+    "bootstrap": "#8c6d31",
+    "bernstein": "#7b4173",
+    "bb": "#1f77b4",
+    "hbb": "#2ca02c",
+    "bc": "#d62728",
+    "freq": "#4d4d4d",
+    "uncorrected": "#9e9ac8",
+    "corrected": "#fd8d3c",
+    "double_corrected": "#31a354",
+    "hbb_population": "#98df8a",
+}
+_LABELS = {
+    "newcombe": "Newcombe",
+    "bootstrap": "bootstrap",
+    "bernstein": "Bernstein",
+    "uncorrected": "uncorrected",
+    "corrected": "corrected",
+    "double_corrected": "double-corrected",
+    "freq": "frequency",
+    "hbb_population": "HBB population",
+}
+
+
+def _label(name: str) -> str:
+    return _LABELS.get(name, name.upper())
+
+
+def _color(name: str, i: int) -> str:
+    return _COLORS.get(name, f"C{i % 10}")
+
+
+def _axes(ax, figsize=(6.4, 4.0)):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+# --------------------------------------------------------------------------- Δ posterior
+def plot_difference(
+    posteriors: dict,
+    metric: str,
+    group=None,
+    reference=None,
+    epsilon: float = 0.02,
+    freq_estimate: float | None = None,
+    ax=None,
+    bins: int = 40,
+):
+    """Posterior densities of Δ = rate(group) − rate(reference), one per model.
+
+    Parameters
+    ----------
+    posteriors : dict of str to FairnessPosterior
+        Fitted results by model name (e.g. ``{"bb": ..., "bc": ...}``), overlaid.
+    metric : str
+        The rate.
+    group, reference : optional
+        The pair; defaults as in :meth:`FairnessPosterior.difference`.
+    epsilon : float
+        Half-width of the shaded region of practical equivalence ``[−ε, ε]``.
+    freq_estimate : float, optional
+        The frequency estimate of Δ, marked by a vertical dashed line.
+    ax : matplotlib.axes.Axes, optional
+    bins : int
+        Histogram bins (shared by the models).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        With one filled histogram per model, the ε band, and a text box giving
+        P(|Δ| < ε) and P(Δ > 0) per model.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, Fig. 3 (top).
+    """
+    if not posteriors:
+        raise ValueError("The 'posteriors' parameter must hold at least one fitted model.")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon > 0:
+        raise ValueError(
+            f"The 'epsilon' parameter must be a positive number. Got {epsilon!r} instead."
+        )
+    rate = get_rate(metric)
+    first = next(iter(posteriors.values()))
+    g, ref = first._pair(group, reference)
+    draws = {}
+    for name, post in posteriors.items():
+        d = np.asarray(post.difference(rate.name, g, ref).values, dtype=float).ravel()
+        draws[name] = d[~np.isnan(d)]
+    pooled = np.concatenate([d for d in draws.values() if d.size] or [np.zeros(1)])
+    lo, hi = min(pooled.min(), -epsilon), max(pooled.max(), epsilon)
+    if freq_estimate is not None and np.isfinite(freq_estimate):
+        lo, hi = min(lo, freq_estimate), max(hi, freq_estimate)
+    edges = np.linspace(lo, hi, bins + 1)
+
+    ax = _axes(ax)
+    ax.axvspan(-epsilon, epsilon, color="0.85", zorder=0, label=f"±ε = ±{epsilon:g}")
+    lines = []
+    for i, (name, d) in enumerate(draws.items()):
+        color = _color(name, i)
+        if d.size:
+            ax.hist(
+                d,
+                bins=edges,
+                density=True,
+                histtype="stepfilled",
+                alpha=0.45,
+                color=color,
+                edgecolor=color,
+                label=_label(name),
+            )
+            p_fair = float(np.mean(np.abs(d) < epsilon))
+            p_pos = float(np.mean(d > 0))
+            lines.append(f"{_label(name)}: P(|Δ|<{epsilon:g}) = {p_fair:.2f}, P(Δ>0) = {p_pos:.2f}")
+        else:
+            lines.append(f"{_label(name)}: Δ undefined")
+    if freq_estimate is not None and np.isfinite(freq_estimate):
+        ax.axvline(
+            freq_estimate,
+            color="k",
+            ls="--",
+            lw=1.2,
+            label=f"frequency estimate {freq_estimate:.3f}",
+        )
+    ax.text(
+        0.02,
+        0.97,
+        "\n".join(lines),
+        transform=ax.transAxes,
+        va="top",
+        ha="left",
+        fontsize=8,
+        bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.8, "edgecolor": "0.7"},
+    )
+    ax.set_title(f"Δ {rate.name}: {g} − {ref}")
+    ax.set_xlabel(f"Δ = {rate.name}({g}) − {rate.name}({ref})")
+    ax.set_ylabel("posterior density")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+# --------------------------------------------------------------------------- forests
+def _forest(ax, rows, methods, points, title, xlabel):
+    """Draw intervals: ``rows`` labels, ``methods`` names, ``points[m] = (est, lo, hi)`` arrays."""
+    n_rows, n_methods = len(rows), len(methods)
+    step = 0.8 / max(n_methods, 1)
+    for j, m in enumerate(methods):
+        est, lo, hi = (np.asarray(a, dtype=float) for a in points[m])
+        y = np.arange(n_rows) - 0.4 + step * (j + 0.5)
+        color = _color(m, j)
+        ax.hlines(y, lo, hi, color=color, lw=2, label=_label(m))
+        ax.plot(est, y, "o", color=color, ms=4)
+    ax.set_yticks(np.arange(n_rows), [str(r) for r in rows])
+    ax.set_ylim(n_rows - 0.5, -0.5)  # first row on top
+    ax.axvline(0.0, color="k", lw=0.8)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def plot_forest(comparison, metric: str | None = None, ax=None):
+    """Intervals of Δ per group pair and method, side by side.
+
+    One row per metric and (group, reference) pair; in each row the Newcombe,
+    bootstrap-percentile and Bernstein intervals around the frequency
+    estimate, and each Bayesian model's HDI around its posterior mean. The
+    region of practical equivalence ``[−ε, ε]`` is shaded.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`bayesfair.compare`.
+    metric : str, optional
+        Show only this metric (default: all).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, Fig. 3 (bottom).
+    """
+    pairs = comparison.pairs
+    if metric is not None:
+        name = get_rate(metric).name
+        pairs = pairs[pairs["metric"] == name]
+        if pairs.empty:
+            raise ValueError(
+                f"The metric '{name}' is not in the comparison; it has "
+                f"{', '.join(dict.fromkeys(comparison.pairs['metric']))}."
+            )
+    models = list(comparison.settings["models"])
+    methods = ["newcombe", "bootstrap", "bernstein", *models]
+    points = {}
+    for m in methods:
+        est = (
+            pairs["freq_estimate"]
+            if m in ("newcombe", "bootstrap", "bernstein")
+            else pairs[f"{m}_mean"]
+        )
+        points[m] = (est, pairs[f"{m}_lower"], pairs[f"{m}_upper"])
+    rows = [f"{r.metric}: {r.group} − {r.reference}" for r in pairs.itertuples()]
+    ax = _axes(ax, figsize=(7.0, 1.0 + 0.9 * len(rows)))
+    eps = comparison.settings["epsilon"]
+    ax.axvspan(-eps, eps, color="0.9", zorder=0)
+    pct = f"{comparison.settings['ci_prob']:.0%}"
+    return _forest(
+        ax,
+        rows,
+        methods,
+        points,
+        f"{pct} intervals of Δ (shaded: ±ε = ±{eps:g})",
+        "Δ = rate(group) − rate(reference)",
+    )
+
+
+def plot_variance_forest(comparison, ax=None):
+    """Between-group variance per metric: Lum et al.'s three estimators and each posterior.
+
+    Rows are metrics; in each, the uncorrected, corrected and double-corrected
+    estimates with their percentile-bootstrap intervals, and each Bayesian
+    model's posterior mean and HDI of the between-group variance (and, for
+    ``hbb``, of its population variance).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    References
+    ----------
+    Lum, Zhang & Bower 2022, Fig. 6.
+    """
+    var = comparison.variance
+    methods = ["uncorrected", "corrected", "double_corrected", *comparison.settings["models"]]
+    if "hbb_population_mean" in var.columns:
+        methods.append("hbb_population")
+    points = {}
+    for m in methods:
+        est = var[m] if m in ("uncorrected", "corrected", "double_corrected") else var[f"{m}_mean"]
+        points[m] = (est, var[f"{m}_lower"], var[f"{m}_upper"])
+    ax = _axes(ax, figsize=(7.0, 1.0 + 0.9 * len(var)))
+    pct = f"{comparison.settings['ci_prob']:.0%}"
+    return _forest(
+        ax,
+        list(var.index),
+        methods,
+        points,
+        f"Between-group variance, {pct} intervals",
+        "variance of the group rates",
+    )
+
+
+# --------------------------------------------------------------------------- calibration
+def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float = 0.95):
+    """Per-group calibration maps f_g(s) of a ``bc`` fit, with the labeled data binned.
+
+    Parameters
+    ----------
+    posterior : FairnessPosterior
+        A fit with ``model="bc"``.
+    data : AssessmentData
+        The data it was fitted to; its labeled examples are split per group
+        into ``n_bins`` bins of equal size by score, and each bin's mean score
+        and fraction of positive labels is drawn as a point.
+    n_bins : int
+    ax : matplotlib.axes.Axes, optional
+    ci_prob : float
+        Probability of the pointwise equal-tailed band.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One posterior-mean line and one band per group, the empirical points,
+        and the identity (perfect calibration) as a dotted line.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, Fig. 2 and Eq. 2.
+    """
+    from bayesfair.models.calibration import calibrate
+
+    if getattr(posterior, "model", None) != "bc":
+        raise ValueError(
+            "The 'posterior' parameter must be a fit with model='bc' (calibration maps). "
+            f"Got model={getattr(posterior, 'model', None)!r}."
+        )
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins!r}.")
+    if not 0 < ci_prob < 1:
+        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r}.")
+    clip = float(posterior.settings.get("score_clip", 0.01))
+    grid = np.linspace(0.0, 1.0, 101)
+    post = posterior.idata.posterior
+    ax = _axes(ax, figsize=(5.0, 5.0))
+    ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1, label="perfect calibration")
+    q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
+    for i, g in enumerate(posterior.groups):
+        a, b, c = (post[v].sel(group=g).values.reshape(-1) for v in ("a", "b", "c"))
+        f = calibrate(grid[:, None], a[None, :], b[None, :], c[None, :], score_clip=clip)
+        color = f"C{i % 10}"
+        lower, upper = np.quantile(f, q, axis=1)
+        ax.fill_between(grid, lower, upper, color=color, alpha=0.25, lw=0)
+        ax.plot(grid, f.mean(axis=1), color=color, lw=2, label=f"{g} (posterior mean)")
+        mask = np.array([str(x) == str(g) for x in data.groups], dtype=bool)
+        s, y = data.scores[mask], data.labels[mask]
+        if s.size:
+            chunks = np.array_split(np.argsort(s, kind="stable"), min(n_bins, s.size))
+            xs = [s[k].mean() for k in chunks]
+            ys = [y[k].mean() for k in chunks]
+            ax.scatter(xs, ys, color=color, edgecolor="k", zorder=3, label=f"{g} labeled (binned)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title(f"Calibration per group (BC posterior, {ci_prob:.0%} band)")
+    ax.set_xlabel("score s")
+    ax.set_ylabel("P(y = 1 | s, group)")
+    ax.legend(loc="upper left", fontsize=8)
+    return ax
+
+
+# --------------------------------------------------------------------------- experiments
+def plot_error_curves(frame: pd.DataFrame, ax=None, ci_prob: float = 0.95):
+    """MAE of Δ and coverage of its intervals against the labeled-set size, per method.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy rows with the columns ``n_labeled``, ``method``, ``abs_error`` and
+        ``covered`` (as :func:`bayesfair.experiments.run_grid` returns).
+    ax : sequence of two matplotlib.axes.Axes, optional
+        Axes for the MAE and the coverage panel.
+    ci_prob : float
+        The nominal coverage, drawn as a dashed line.
+
+    Returns
+    -------
+    tuple of two matplotlib.axes.Axes
+        ``(mae_ax, coverage_ax)``, one line per method in each.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, Fig. 4.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"The 'frame' parameter must be a DataFrame. Got {type(frame).__name__}.")
+    missing = [c for c in ("n_labeled", "method", "abs_error", "covered") if c not in frame]
+    if missing:
+        raise ValueError(
+            f"The 'frame' parameter lacks the column(s) {missing}. Columns: {list(frame.columns)}."
+        )
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(1, 2, figsize=(10.0, 4.0))
+    axes = list(np.ravel(ax))
+    if len(axes) != 2:
+        raise ValueError(f"The 'ax' parameter must hold two Axes. Got {len(axes)}.")
+    mae_ax, cov_ax = axes
+    summary = (
+        frame.astype({"abs_error": float, "covered": float})
+        .groupby(["method", "n_labeled"], sort=True)[["abs_error", "covered"]]
+        .mean()
+    )
+    for i, method in enumerate(dict.fromkeys(frame["method"])):
+        s = summary.loc[method]
+        color = _color(method, i)
+        mae_ax.plot(s.index, s["abs_error"], "o-", color=color, label=_label(method))
+        cov_ax.plot(s.index, s["covered"], "o-", color=color, label=_label(method))
+    cov_ax.axhline(ci_prob, color="k", ls="--", lw=1, label=f"nominal {ci_prob:.0%}")
+    for a in (mae_ax, cov_ax):
+        a.set_xscale("log")
+        a.set_xlabel("labeled examples n_L")
+        a.legend(fontsize=8)
+    mae_ax.set_ylabel("mean absolute error of Δ")
+    mae_ax.set_title("MAE vs n_L")
+    cov_ax.set_ylabel("interval coverage")
+    cov_ax.set_ylim(0, 1.02)
+    cov_ax.set_title("Coverage vs n_L")
+    return mae_ax, cov_ax
+
+
+# --------------------------------------------------------------------------- bootstrap
+def plot_bootstrap_variance(result, truth: float | None = None, ax=None, bins: int = 50):
+    """Bootstrap distributions of the uncorrected, corrected and double-corrected variance.
+
+    Parameters
+    ----------
+    result : VarianceBootstrapResult
+        From :func:`bayesfair.frequentist.double_corrected_bootstrap`.
+    truth : float, optional
+        The true between-group variance, when known (simulations).
+    ax : matplotlib.axes.Axes, optional
+    bins : int
+        Histogram bins, shared by the three estimators.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One histogram per estimator; its interval as two dotted vertical
+        lines in its colour; the truth as a solid black line.
+
+    References
+    ----------
+    Lum, Zhang & Bower 2022, Figs. 4–5.
+    """
+    keys = ("uncorrected", "corrected", "double_corrected")
+    ests = {k: getattr(result, k) for k in keys}
+    pooled = np.concatenate([np.asarray(e.draws, dtype=float) for e in ests.values()])
+    pooled = pooled[np.isfinite(pooled)]
+    edges = np.histogram_bin_edges(pooled, bins=bins) if pooled.size else bins
+    ax = _axes(ax)
+    for i, (k, est) in enumerate(ests.items()):
+        color = _color(k, i)
+        draws = np.asarray(est.draws, dtype=float)
+        ax.hist(
+            draws[np.isfinite(draws)],
+            bins=edges,
+            density=True,
+            histtype="stepfilled",
+            alpha=0.4,
+            color=color,
+            edgecolor=color,
+            label=f"{_label(k)} [{est.interval[0]:.4f}, {est.interval[1]:.4f}]",
+        )
+        for x in est.interval:
+            ax.axvline(x, color=color, ls=":", lw=1.5)
+    if truth is not None:
+        ax.axvline(truth, color="k", lw=1.5, label=f"truth {truth:.4f}")
+    metric = getattr(result, "metric", None)
+    pct = f"{result.ci_prob:.0%}"
+    ax.set_title(
+        f"Bootstrap distribution of the between-group variance"
+        f"{f' ({metric})' if metric else ''}, {pct} intervals"
+    )
+    ax.set_xlabel("between-group variance")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    return ax

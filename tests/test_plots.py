@@ -1,0 +1,221 @@
+"""Figures drawn from real fitted output (bundled Adult data, small draws): check what is drawn."""
+
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.patches import Polygon, Rectangle
+
+from bayesfair import plots
+from bayesfair.compare import compare
+from bayesfair.datasets import load_assessment
+from bayesfair.frequentist import double_corrected_bootstrap
+from bayesfair.posterior import SamplingWarning
+
+FIT = {"draws": 200, "tune": 200, "chains": 2}
+EPS = 0.02
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+
+
+@pytest.fixture(scope="module")
+def comparison(data):
+    with warnings.catch_warnings():
+        # 200 draws are for plumbing; R-hat/divergence warnings are expected here.
+        warnings.simplefilter("ignore", SamplingWarning)
+        return compare(
+            data,
+            ["accuracy", "tpr"],
+            epsilon=EPS,
+            models=("bb", "bc"),
+            n_boot=200,
+            random_seed=0,
+            fit_kwargs=FIT,
+            progressbar=False,
+        )
+
+
+@pytest.fixture
+def ax():
+    fig, ax = plt.subplots()
+    yield ax
+    plt.close(fig)
+
+
+def _eps_band(ax, eps):
+    """Patches spanning exactly [-eps, eps] horizontally (the axvspan)."""
+    out = []
+    for p in ax.patches:
+        if isinstance(p, Rectangle | Polygon):
+            x = p.get_path().transformed(p.get_patch_transform()).vertices[:, 0]
+            if isinstance(p, Polygon):
+                x = p.get_xy()[:, 0]
+            if np.isclose(x.min(), -eps) and np.isclose(x.max(), eps):
+                out.append(p)
+    return out
+
+
+# --------------------------------------------------------------------------- plot_difference
+def test_plot_difference_overlays_models_band_probabilities_and_estimate(comparison, ax):
+    row = comparison.pairs.iloc[0]
+    out = plots.plot_difference(
+        comparison.posteriors, "accuracy", epsilon=EPS, freq_estimate=row["freq_estimate"], ax=ax
+    )
+    assert out is ax
+    assert ax.get_title() == "Δ accuracy: Female − Male"
+    assert "posterior density" in ax.get_ylabel()
+    # one histogram patch per model plus the ε band
+    hist = [p for p in ax.patches if p.get_label() in ("BB", "BC")]
+    assert len(hist) == 2
+    assert len(_eps_band(ax, EPS)) == 1
+    # the frequency estimate: a dashed vertical line at its value
+    dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(dashed) == 1
+    assert np.allclose(dashed[0].get_xdata(), row["freq_estimate"])
+    # P(|Δ|<ε) and P(Δ>0) per model, and they match the posterior
+    (text,) = [t.get_text() for t in ax.texts]
+    assert text.count("P(|Δ|<0.02)") == 2 and text.count("P(Δ>0)") == 2
+    p_bc = comparison.posteriors["bc"].prob_practically_fair("accuracy", EPS).iloc[0]
+    assert f"BC: P(|Δ|<0.02) = {p_bc:.2f}" in text
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "BB" in legend and "BC" in legend
+
+
+def test_plot_difference_new_axes_and_bad_input(comparison):
+    ax = plots.plot_difference({"bb": comparison.posteriors["bb"]}, "tpr", epsilon=0.05)
+    try:
+        assert len(_eps_band(ax, 0.05)) == 1
+        assert not [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    finally:
+        plt.close(ax.figure)
+    with pytest.raises(ValueError, match="epsilon"):
+        plots.plot_difference(comparison.posteriors, "accuracy", epsilon=0)
+    with pytest.raises(ValueError, match="at least one"):
+        plots.plot_difference({}, "accuracy")
+
+
+# --------------------------------------------------------------------------- forests
+def test_plot_forest_intervals_per_method(comparison, ax):
+    plots.plot_forest(comparison, ax=ax)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["Newcombe", "bootstrap", "Bernstein", "BB", "BC"]
+    lines = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert len(lines) == 5
+    pairs = comparison.pairs
+    # each method's segments are its intervals, one per row of the pair table
+    bc = lines[4].get_segments()
+    assert len(bc) == len(pairs) == 2
+    for seg, (_, r) in zip(bc, pairs.iterrows(), strict=True):
+        assert np.allclose(seg[:, 0], [r["bc_lower"], r["bc_upper"]])
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks == ["accuracy: Female − Male", "tpr: Female − Male"]
+    assert len(_eps_band(ax, EPS)) == 1
+    assert "95% intervals of Δ" in ax.get_title()
+
+
+def test_plot_forest_one_metric(comparison, ax):
+    plots.plot_forest(comparison, metric="tpr", ax=ax)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["tpr: Female − Male"]
+    with pytest.raises(ValueError, match="not in the comparison"):
+        plots.plot_forest(comparison, metric="fpr")
+
+
+def test_plot_variance_forest(comparison, ax):
+    plots.plot_variance_forest(comparison, ax=ax)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["uncorrected", "corrected", "double-corrected", "BB", "BC"]
+    lines = [c for c in ax.collections if isinstance(c, LineCollection)]
+    seg = lines[2].get_segments()  # double-corrected
+    v = comparison.variance
+    assert np.allclose(seg[0][:, 0], [v.loc["accuracy", "double_corrected_lower"],
+                                      v.loc["accuracy", "double_corrected_upper"]])  # fmt: skip
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["accuracy", "tpr"]
+    assert "Between-group variance" in ax.get_title()
+
+
+# --------------------------------------------------------------------------- calibration
+def test_plot_calibration_curves_bands_and_binned_points(comparison, data, ax):
+    plots.plot_calibration(comparison.posteriors["bc"], data, n_bins=5, ax=ax)
+    assert "Calibration" in ax.get_title()
+    assert ax.get_xlabel() == "score s"
+    # identity + one posterior-mean curve per group
+    assert len(ax.get_lines()) == 1 + 2
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    points = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert len(bands) == 2 and len(points) == 2
+    # equal-size bins of the labeled data: 5 points per group, at empirical frequencies
+    female = data.groups == "Female"
+    s, y = data.scores[female], data.labels[female]
+    order = np.array_split(np.argsort(s, kind="stable"), 5)
+    expected = np.array([[s[k].mean(), y[k].mean()] for k in order])
+    assert np.allclose(points[0].get_offsets(), expected)
+    # the posterior mean curve lies inside its band
+    mean = ax.get_lines()[1].get_ydata()
+    band = bands[0].get_paths()[0].vertices[:, 1]
+    assert mean.min() >= band.min() - 1e-12 and mean.max() <= band.max() + 1e-12
+
+
+def test_plot_calibration_needs_bc(comparison, data):
+    with pytest.raises(ValueError, match="model='bc'"):
+        plots.plot_calibration(comparison.posteriors["bb"], data)
+
+
+# --------------------------------------------------------------------------- experiments
+def test_plot_error_curves_two_panels():
+    frame = pd.DataFrame(
+        {
+            "n_labeled": [10, 10, 40, 40] * 2,
+            "method": ["freq"] * 4 + ["bc"] * 4,
+            "abs_error": [0.2, 0.1, 0.05, 0.05, 0.1, 0.1, 0.02, 0.04],
+            "covered": [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, np.nan],
+        }
+    )
+    mae_ax, cov_ax = plots.plot_error_curves(frame)
+    try:
+        assert mae_ax.figure is cov_ax.figure
+        assert len(mae_ax.get_lines()) == 2
+        assert len(cov_ax.get_lines()) == 3  # two methods + nominal line
+        freq = mae_ax.get_lines()[0]
+        assert np.allclose(freq.get_xdata(), [10, 40])
+        assert np.allclose(freq.get_ydata(), [0.15, 0.05])
+        bc_cov = cov_ax.get_lines()[1]
+        assert np.allclose(bc_cov.get_ydata(), [1.0, 1.0])  # NaN coverage skipped
+        assert "MAE" in mae_ax.get_title() and "Coverage" in cov_ax.get_title()
+        assert [t.get_text() for t in mae_ax.get_legend().get_texts()] == ["frequency", "BC"]
+    finally:
+        plt.close(mae_ax.figure)
+    with pytest.raises(ValueError, match="covered"):
+        plots.plot_error_curves(frame.drop(columns="covered"))
+
+
+# --------------------------------------------------------------------------- bootstrap
+def test_plot_bootstrap_variance(data, ax):
+    res = double_corrected_bootstrap(data, "accuracy", n_boot=300, random_seed=1)
+    plots.plot_bootstrap_variance(res, truth=0.003, ax=ax)
+    hist = [p for p in ax.patches if isinstance(p, Polygon)]
+    assert len(hist) == 3
+    # two interval lines per estimator + the truth
+    assert len(ax.get_lines()) == 7
+    xs = sorted(float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == ":")
+    expected = sorted(
+        x
+        for k in ("uncorrected", "corrected", "double_corrected")
+        for x in getattr(res, k).interval
+    )
+    assert np.allclose(xs, expected)
+    (truth,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    assert truth.get_xdata()[0] == 0.003
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(t.startswith("double-corrected [") for t in labels)
+    assert "truth 0.0030" in labels
+    assert "accuracy" in ax.get_title()

@@ -1,0 +1,145 @@
+"""HTML, JSON and Markdown reports of a real comparison (bundled Adult data, small draws)."""
+
+import base64
+import json
+import math
+import re
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+
+from bayesfair.compare import compare
+from bayesfair.datasets import load_assessment
+from bayesfair.posterior import SamplingWarning
+from bayesfair.report import comparison_html, comparison_json, comparison_markdown
+
+FIT = {"draws": 200, "tune": 200, "chains": 2}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+
+
+@pytest.fixture(scope="module")
+def comparison(data):
+    with warnings.catch_warnings():
+        # 200 draws are for plumbing; R-hat/divergence warnings are expected here.
+        warnings.simplefilter("ignore", SamplingWarning)
+        return compare(
+            data,
+            ["accuracy", "tpr"],
+            epsilon=0.02,
+            models=("bb", "bc"),
+            n_boot=200,
+            random_seed=0,
+            fit_kwargs=FIT,
+            progressbar=False,
+        )
+
+
+@pytest.fixture(scope="module")
+def html(comparison, data):
+    return comparison_html(comparison, data=data)
+
+
+def test_html_tables_settings_and_sizes(html, comparison):
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    assert "<style>" in html and "<link" not in html and "<script" not in html  # self-contained
+    assert '<table class="pairs">' in html and '<table class="variance">' in html
+    assert "<th>BC P(|Δ|&lt;ε)</th>" in html and "<th>Newcombe</th>" in html
+    assert "<td>Female − Male</td>" in html
+    # group sizes
+    sizes = comparison.groups
+    assert f"<td>Female</td><td>{sizes.loc['Female', 'n_labeled']}</td>" in html
+    assert f"<td>{sizes.loc['Male', 'n_unlabeled']}</td>" in html
+    # threshold, reference group, ε and priors
+    assert "<td>reference group</td><td>Male</td>" in html
+    assert "<td>threshold</td><td>0.5" in html
+    assert "±0.02" in html
+    assert "<td>prior of BC</td><td>CalibrationPriors(mu_a_sd=0.4" in html
+    assert "<td>prior of BB</td><td>(1.0, 1.0)</td>" in html
+
+
+def test_html_diagnostics_per_model(html, comparison):
+    section = html.split("<h2>Sampler diagnostics</h2>", 1)[1].split("</table>", 1)[0]
+    assert "<th>max_r_hat</th><th>min_ess_bulk</th><th>divergences</th>" in section
+    diag = comparison.posteriors["bc"].diagnostics()
+    rhat = f"{diag['r_hat'].max():.3f}"
+    assert re.search(rf"<td>bc</td><td>nuts</td><td>2</td><td>200</td><td>{rhat}</td>", section)
+    assert "<td>bb</td><td>exact</td>" in section
+
+
+def test_html_plain_words(html, comparison):
+    r = comparison.pairs.iloc[0]
+    p = r["bc_prob_practically_fair"]
+    assert (
+        "Given the data and the BC model, the probability that Female's accuracy is within "
+        f"±0.02 of Male's is {p:.2f}"
+    ) in html
+    up = comparison.posteriors["bb"].prob_direction("accuracy", "Female", "Male")
+    assert f"the probability that it is higher is {up:.2f}." in html
+    # one sentence per pair and model
+    assert html.count("<li>Given the data and the") == 2 * 2
+
+
+def test_html_embeds_png_figures(html):
+    images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    # Δ per pair (2), forest, variance forest, calibration (data given with a bc fit)
+    assert len(images) == 5
+    for b64 in images:
+        assert base64.b64decode(b64).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_html_without_figures(comparison):
+    page = comparison_html(comparison, figures=False)
+    assert "data:image/png" not in page
+    assert '<table class="pairs">' in page
+
+
+def test_json_round_trips_with_nulls(comparison):
+    doc = json.loads(comparison_json(comparison))
+    assert set(doc) == {
+        "settings",
+        "groups",
+        "pairs",
+        "variance",
+        "diagnostics",
+        "notes",
+        "plain_words",
+    }
+    assert doc["settings"]["reference"] == "Male" and doc["settings"]["epsilon"] == 0.02
+    assert len(doc["pairs"]) == len(comparison.pairs)
+    first = doc["pairs"][0]
+    assert first["bc_prob_practically_fair"] == pytest.approx(
+        comparison.pairs.iloc[0]["bc_prob_practically_fair"]
+    )
+    assert [d["model"] for d in doc["diagnostics"]] == ["bb", "bc"]
+    assert doc["groups"][0] == {
+        "group": "Female",
+        "n_labeled": int(comparison.groups.loc["Female", "n_labeled"]),
+        "n_unlabeled": int(comparison.groups.loc["Female", "n_unlabeled"]),
+    }
+    # NaN becomes null: a comparison with an undefined value still gives strict JSON
+    pairs = comparison.pairs.copy()
+    pairs.loc[0, "bernstein_lower"] = math.nan
+    patched = type(comparison)(
+        pairs=pairs,
+        variance=comparison.variance,
+        groups=comparison.groups,
+        settings=comparison.settings,
+        posteriors=comparison.posteriors,
+    )
+    text = comparison_json(patched)
+    assert "NaN" not in text
+    assert json.loads(text)["pairs"][0]["bernstein_lower"] is None
+
+
+def test_markdown_unchanged_shape(comparison):
+    md = comparison_markdown(comparison)
+    assert "| BC P(\\|Δ\\|<ε) |" in md
+    assert "reference group 'Male'" in md
