@@ -1,0 +1,86 @@
+"""The HTML report opens in headless Chromium, and a screenshot shows the table and figures.
+
+Skipped only where Chromium is absent (`.ci/run` installs Debian's ``chromium``).
+"""
+
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+from bayesfair.compare import compare
+from bayesfair.datasets import load_assessment
+from bayesfair.posterior import SamplingWarning
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    data = load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)  # small draws: plumbing only
+        comp = compare(
+            data,
+            ["accuracy", "tpr"],
+            models=("bb", "bc"),
+            n_boot=200,
+            random_seed=0,
+            fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
+            progressbar=False,
+        )
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    path.write_text(comp.to_html(data=data), encoding="utf-8")
+    return path
+
+
+def _chromium(args, tmp_path):
+    cmd = [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_dom_has_table_and_embedded_figures(report, tmp_path):
+    proc = _chromium(["--dump-dom", report.as_uri()], tmp_path)
+    dom = proc.stdout
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert dom.count("<table") >= 3
+    assert "Female" in dom and "Male" in dom
+    assert dom.count('src="data:image/png;base64,') >= 3
+
+
+def test_screenshot_shows_table_and_figures(report, tmp_path):
+    from matplotlib.image import imread
+
+    shot = tmp_path / "shot.png"
+    proc = _chromium([f"--screenshot={shot}", "--window-size=1400,4000", report.as_uri()], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    img = imread(shot)[..., :3]
+    assert img.shape[0] == 4000 and img.shape[1] == 1400
+    # Table text: many dark pixels.
+    dark = (img.max(axis=-1) < 0.3).mean()
+    assert dark > 0.002
+    # Figures: coloured pixels (the models' translucent blue/red histograms and bands);
+    # the tables are black and grey on white, with no pixel of saturation above 0.25.
+    saturation = img.max(axis=-1) - img.min(axis=-1)
+    assert (saturation > 0.25).mean() > 0.002
+    # Not one flat colour anywhere near the whole page.
+    assert len(np.unique((img * 15).astype(int).reshape(-1, 3), axis=0)) > 50
+    shutil.copy(shot, report.parent / "screenshot.png")
