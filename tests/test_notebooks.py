@@ -1,0 +1,58 @@
+"""Every notebook executes top to bottom in fast mode, and matches its source."""
+
+import importlib.util
+import os
+
+import pytest
+
+NOTEBOOKS = [
+    "01_quickstart",
+    "02_ji2020_reproduction",
+    "03_lum_reproduction",
+    "04_variance_bayes_vs_frequentist",
+    "05_how_many_labels",
+]
+
+
+def _builder(repo_root):
+    spec = importlib.util.spec_from_file_location(
+        "make_notebooks", repo_root / "notebooks" / "make_notebooks.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_matches_source(repo_root, name):
+    import nbformat
+
+    built = _builder(repo_root).source_to_notebook(repo_root / "notebooks" / "src" / f"{name}.py")
+    committed = nbformat.read(repo_root / "notebooks" / f"{name}.ipynb", as_version=4)
+    code = [c.source for c in committed.cells if c.cell_type == "code"]
+    assert code == [c.source for c in built.cells if c.cell_type == "code"], (
+        f"notebooks/{name}.ipynb is out of date: run notebooks/make_notebooks.py --execute"
+    )
+    assert any(c.get("outputs") for c in committed.cells if c.cell_type == "code"), (
+        f"notebooks/{name}.ipynb is committed without outputs"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_executes_in_fast_mode(repo_root, name, monkeypatch, tmp_path):
+    builder = _builder(repo_root)
+    nb = builder.source_to_notebook(repo_root / "notebooks" / "src" / f"{name}.py")
+    monkeypatch.setenv("BAYESFAIR_FAST", "1")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    # The kernel's own start-up chatter is not a test failure.
+    monkeypatch.setenv("PYTHONWARNINGS", os.environ.get("PYTHONWARNINGS", ""))
+    builder.execute(nb, repo_root / "notebooks", timeout=900)
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    assert not errors
