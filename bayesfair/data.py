@@ -125,8 +125,8 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _as_groups(values: Any, argument: str) -> tuple[np.ndarray, list[str] | None]:
-    """Return one label per row, joining several attributes into intersections."""
+def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]:
+    """Return one label per row (vectorised), joining several attributes into intersections."""
     if isinstance(values, pd.DataFrame):
         frame = values
     elif isinstance(values, Mapping):
@@ -134,8 +134,7 @@ def _as_groups(values: Any, argument: str) -> tuple[np.ndarray, list[str] | None
     else:
         arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
         if arr.ndim == 1:
-            frame = None
-            labels = np.array([_plain(v) for v in arr], dtype=object)
+            frame = pd.DataFrame({0: arr})
         elif arr.ndim == 2:
             frame = pd.DataFrame(arr)
         else:
@@ -143,36 +142,38 @@ def _as_groups(values: Any, argument: str) -> tuple[np.ndarray, list[str] | None
                 f"The '{argument}' parameter must be one- or two-dimensional. "
                 f"Got shape {arr.shape}."
             )
-    attributes = None
-    if frame is not None:
+        attributes = None
+    if isinstance(values, pd.DataFrame | Mapping):
         attributes = [str(c) for c in frame.columns]
-        if frame.shape[1] == 1:
-            labels = np.array([_plain(v) for v in frame.iloc[:, 0]], dtype=object)
-        else:
-            missing = frame.isna().to_numpy().any(axis=1)
-            labels = np.array(
-                [
-                    INTERSECTION_SEP.join(str(v) for v in row)
-                    for row in frame.itertuples(index=False)
-                ],
-                dtype=object,
-            )
-            labels[missing] = None
-    missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    missing = frame.isna().to_numpy().any(axis=1)
     if missing.any():
         raise ValueError(
             f"The '{argument}' parameter must not contain missing values. "
             f"Got {int(missing.sum())} missing value(s), the first at position "
             f"{int(np.flatnonzero(missing)[0])}."
         )
+    if frame.shape[1] == 1:
+        labels = frame.iloc[:, 0].reset_index(drop=True)
+    else:
+        labels = frame.iloc[:, 0].astype(str).reset_index(drop=True)
+        for col in range(1, frame.shape[1]):
+            labels = labels + INTERSECTION_SEP + frame.iloc[:, col].astype(str).to_numpy()
     return labels, attributes
 
 
-def _ordered_levels(*arrays: np.ndarray) -> list:
+def _encode(labels: pd.Series, levels: list) -> np.ndarray:
+    """Integer codes of ``labels`` in ``levels`` (vectorised)."""
+    codes, uniques = pd.factorize(labels, sort=False)
+    position = {u: i for i, u in enumerate(levels)}
+    lookup = np.array([position[_plain(u)] for u in uniques], dtype=np.intp)
+    return lookup[codes] if codes.size else np.empty(0, dtype=np.intp)
+
+
+def _ordered_levels(*series: pd.Series) -> list:
     seen: dict = {}
-    for arr in arrays:
-        for v in pd.unique(pd.Series(arr, dtype=object)):
-            seen.setdefault(v, None)
+    for s in series:
+        for v in pd.unique(s):
+            seen.setdefault(_plain(v), None)
     levels = list(seen)
     try:
         return sorted(levels)
@@ -256,7 +257,7 @@ class AssessmentData:
             raise ValueError(f"'{given}' was given without '{missing}': pass both or neither.")
         if unlabeled_scores is None:
             u_scores = np.empty(0, dtype=float)
-            u_labels = np.empty(0, dtype=object)
+            u_labels = pd.Series([], dtype=object)
         else:
             u_scores = _as_scores(unlabeled_scores, "unlabeled_scores")
             u_labels, u_attributes = _as_groups(unlabeled_groups, "unlabeled_groups")
@@ -273,14 +274,10 @@ class AssessmentData:
         self.unlabeled_scores = _readonly(u_scores)
 
         self.group_levels: list = _ordered_levels(group_labels, u_labels)
-        codes = {g: i for i, g in enumerate(self.group_levels)}
-        self.group_codes = _readonly(
-            np.fromiter((codes[g] for g in group_labels), np.intp, len(group_labels))
-        )
-        self.unlabeled_group_codes = _readonly(
-            np.fromiter((codes[g] for g in u_labels), np.intp, len(u_labels))
-        )
-        only_unlabeled = [g for g in self.group_levels if g not in set(group_labels.tolist())]
+        self.group_codes = _readonly(_encode(group_labels, self.group_levels))
+        self.unlabeled_group_codes = _readonly(_encode(u_labels, self.group_levels))
+        n_per_group = np.bincount(self.group_codes, minlength=self.n_groups)
+        only_unlabeled = [g for g, n in zip(self.group_levels, n_per_group, strict=True) if n == 0]
         if only_unlabeled:
             warnings.warn(
                 f"Group(s) {only_unlabeled} occur in the unlabeled data but have no labeled "

@@ -316,6 +316,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
             score_clip=score_clip,
         ),
         cache_key=("bc", variant, priors, k),
+        native=lambda: _native_calibration(variant, priors, k),
         data={
             "log_s": np.log(s),
             "log_1ms": np.log1p(-s),
@@ -332,6 +333,12 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
         u_counts = sampled_counts(summary, a, b, c, rng)
     total = u_counts + labeled_counts
     return idata, {m: rate_from_counts(total, m) for m in metrics}
+
+
+def _native_calibration(variant, priors, k):
+    from bayesfair.models._calibration_native import compile_native_calibration
+
+    return compile_native_calibration(variant, priors, k)
 
 
 def _attach(idata, data: AssessmentData, metrics, rate_draws):

@@ -71,6 +71,114 @@ def prob_within(values, epsilon: float) -> float:
     return float(np.mean(np.abs(x) < epsilon)) if x.size else np.nan
 
 
+def _split_chains(x: np.ndarray) -> np.ndarray:
+    """(chain, draw, m) -> (2 chain, draw // 2, m): first halves, then second halves."""
+    half = x.shape[1] // 2
+    return np.concatenate([x[:, :half], x[:, x.shape[1] - half :]], axis=0)
+
+
+def _z_scale(x: np.ndarray) -> np.ndarray:
+    """Rank-normalise each column of (…, m) over all its values (Blom, c = 3/8)."""
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
+    flat = x.reshape(-1, x.shape[-1])
+    ranks = rankdata(flat, method="average", axis=0)
+    return ndtri((ranks - 3 / 8) / (flat.shape[0] + 1 / 4)).reshape(x.shape)
+
+
+def _split_rhat(z: np.ndarray) -> np.ndarray:
+    """Split-chain R-hat of (chain, draw, m), per column."""
+    n = z.shape[1]
+    between = n * np.var(z.mean(axis=1), axis=0, ddof=1)
+    within = np.var(z, axis=1, ddof=1).mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt((between / within + n - 1) / n)
+
+
+def rank_rhat(x) -> np.ndarray:
+    """Rank-normalised split R-hat (Vehtari et al. 2021) per column of (chain, draw, m).
+
+    Vectorised over columns; the same statistic as ``arviz.rhat`` (method "rank"),
+    including NaN for fewer than 2 chains or 4 draws or any NaN draw.
+    """
+    x = np.asarray(x, dtype=float)
+    out = np.full(x.shape[2], np.nan)
+    ok = ~np.isnan(x).any(axis=(0, 1))
+    if x.shape[0] < 2 or x.shape[1] < 4 or not ok.any():
+        return out
+    split = _split_chains(x[:, :, ok])
+    bulk = _split_rhat(_z_scale(split))
+    folded = np.abs(split - np.median(split.reshape(-1, split.shape[-1]), axis=0))
+    tail = _split_rhat(_z_scale(folded))
+    out[ok] = np.where(tail > bulk, tail, bulk)  # max(bulk, tail), NaN bulk kept as arviz does
+    return out
+
+
+def ess_bulk(x) -> np.ndarray:
+    """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk")."""
+    from scipy.fft import next_fast_len
+
+    x = np.asarray(x, dtype=float)
+    out = np.full(x.shape[2], np.nan)
+    if x.shape[1] < 4:
+        return out
+    ok = ~np.isnan(x).any(axis=(0, 1))
+    if not ok.any():
+        return out
+    z = _z_scale(_split_chains(x[:, :, ok]))
+    n_chain, n_draw = z.shape[:2]
+    centred = z - z.mean(axis=1, keepdims=True)
+    m = next_fast_len(2 * n_draw)
+    spec = np.fft.rfft(centred, n=m, axis=1)
+    spec *= np.conjugate(spec)
+    acov = np.fft.irfft(spec, n=m, axis=1)[:, :n_draw] / n_draw  # (chain, lag, column)
+    mean_acov = acov.mean(axis=0)
+    mean_var = mean_acov[0] * n_draw / (n_draw - 1.0)
+    var_plus = mean_var * (n_draw - 1.0) / n_draw
+    if n_chain > 1:
+        var_plus = var_plus + np.var(z.mean(axis=1), axis=0, ddof=1)
+    constant = (z.max(axis=(0, 1)) - z.min(axis=(0, 1))) < np.finfo(float).resolution
+    values = np.empty(z.shape[2])
+    for j in range(z.shape[2]):
+        if constant[j]:
+            values[j] = z.shape[0] * z.shape[1]
+            continue
+        values[j] = _geyer_ess(mean_acov[:, j], mean_var[j], var_plus[j], n_chain, n_draw)
+    out[ok] = values
+    return out
+
+
+def _geyer_ess(mean_acov, mean_var, var_plus, n_chain, n_draw) -> float:
+    """ESS from chain-averaged autocovariances: Geyer's initial positive and monotone sequences."""
+    rho = np.zeros(n_draw)
+    rho_even = 1.0
+    rho[0] = rho_even
+    rho_odd = 1.0 - (mean_var - mean_acov[1]) / var_plus
+    rho[1] = rho_odd
+    t = 1
+    while t < (n_draw - 3) and (rho_even + rho_odd) > 0.0:
+        rho_even = 1.0 - (mean_var - mean_acov[t + 1]) / var_plus
+        rho_odd = 1.0 - (mean_var - mean_acov[t + 2]) / var_plus
+        if (rho_even + rho_odd) >= 0:
+            rho[t + 1] = rho_even
+            rho[t + 2] = rho_odd
+        t += 2
+    max_t = t - 2
+    if rho_even > 0:
+        rho[max_t + 1] = rho_even
+    t = 1
+    while t <= max_t - 2:
+        if (rho[t + 1] + rho[t + 2]) > (rho[t - 1] + rho[t]):
+            rho[t + 1] = (rho[t - 1] + rho[t]) / 2.0
+            rho[t + 2] = rho[t + 1]
+        t += 2
+    size = n_chain * n_draw
+    tau = -1.0 + 2.0 * np.sum(rho[: max_t + 1]) + np.sum(rho[max_t + 1 : max_t + 2])
+    tau = max(tau, 1 / np.log10(size))
+    return np.nan if np.isnan(rho).any() else size / tau
+
+
 def _check_epsilon(epsilon) -> float:
     if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon > 0:
         raise ValueError(
@@ -264,17 +372,10 @@ class FairnessPosterior:
         """
         epsilon, ci_prob = _check_epsilon(epsilon), _check_ci_prob(ci_prob)
         pairs = self._pairs_for(group, reference)
-        out = []
-        for g, r in pairs:
-            lo, hi = hdi(self.difference(metric, g, r).values, ci_prob)
-            if np.isnan(lo):
-                out.append("undefined")
-            elif -epsilon <= lo and hi <= epsilon:
-                out.append("practically fair")
-            elif hi < -epsilon or lo > epsilon:
-                out.append("unfair")
-            else:
-                out.append("undecided")
+        out = [
+            _rope_decide(*hdi(self.difference(metric, g, r).values, ci_prob), epsilon)
+            for g, r in pairs
+        ]
         return pd.Series(
             out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object), name="decision"
         )
@@ -304,10 +405,13 @@ class FairnessPosterior:
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
         rows = []
         for m in metrics:
+            r = self.rates(m)
             for g, ref in self._pairs_for(None, reference):
-                d = self.difference(m, g, ref).values
+                # the difference once; decision and P(Δ > 0) as rope_decision/prob_direction
+                d = (r.sel(group=g) - r.sel(group=ref)).values
                 h, e = hdi(d, ci_prob), eti(d, ci_prob)
-                decision = self.rope_decision(m, epsilon, g, ref, ci_prob).iloc[0]
+                decision = _rope_decide(*h, epsilon)
+                valid = d[~np.isnan(d)]
                 rows.append(
                     {
                         "metric": m,
@@ -319,7 +423,7 @@ class FairnessPosterior:
                         "hdi_upper": h[1],
                         "eti_lower": e[0],
                         "eti_upper": e[1],
-                        "prob_positive": self.prob_direction(m, g, ref),
+                        "prob_positive": float(np.mean(valid > 0)) if valid.size else np.nan,
                         "prob_practically_fair": prob_within(d, epsilon),
                         "decision": decision,
                         "note": self._rate_note(m, (g, ref)),
@@ -348,26 +452,38 @@ class FairnessPosterior:
 
     def diagnostics(self) -> pd.DataFrame:
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""
-        import arviz as az
-
         post = self.idata.posterior
         names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
-        with warnings.catch_warnings():
+        # All variables' elements as columns of one (chain, draw, m) array: R-hat and
+        # ESS vectorised over columns (arviz's statistics, ~10x cheaper than per element).
+        blocks = [
+            post[v]
+            .transpose("chain", "draw", ...)
+            .values.reshape(post.sizes["chain"], post.sizes["draw"], -1)
+            for v in names
+        ]
+        columns = np.concatenate(blocks, axis=2) if blocks else np.empty((0, 0, 0))
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # tiny draws in plumbing tests
-            rhat = az.rhat(post[names])
-            ess = az.ess(post[names], method="bulk")
+            rhat_all = rank_rhat(columns) if blocks else columns
+            ess_all = ess_bulk(columns) if blocks else columns
+        bounds = np.cumsum([0] + [b.shape[2] for b in blocks])
         div = 0
         if "sample_stats" in self.idata.groups() and "diverging" in self.idata.sample_stats:
             div = int(self.idata.sample_stats["diverging"].sum())
-        rows = [
-            {
-                "variable": v,
-                "r_hat": float(rhat[v].max()),
-                "ess_bulk": float(ess[v].min()),
-                "divergences": div,
-            }
-            for v in names
-        ]
+        rows = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN (constant) variables
+            for i, v in enumerate(names):
+                part = slice(bounds[i], bounds[i + 1])
+                rows.append(
+                    {
+                        "variable": v,
+                        "r_hat": float(np.nanmax(rhat_all[part])),  # skip NaN, as xarray
+                        "ess_bulk": float(np.nanmin(ess_all[part])),
+                        "divergences": div,
+                    }
+                )
         return pd.DataFrame(rows).set_index("variable")
 
     def check_diagnostics(self, rhat_max: float = 1.01, stacklevel: int = 2) -> list[str]:
@@ -438,6 +554,17 @@ class FairnessPosterior:
             f"reference={self.reference!r}, metrics={self.metrics!r}, "
             f"chains={post.sizes['chain']}, draws={post.sizes['draw']})"
         )
+
+
+def _rope_decide(lo: float, hi: float, epsilon: float) -> str:
+    """The HDI + ROPE rule (module docstring) for the interval ``[lo, hi]``."""
+    if np.isnan(lo):
+        return "undefined"
+    if -epsilon <= lo and hi <= epsilon:
+        return "practically fair"
+    if hi < -epsilon or lo > epsilon:
+        return "unfair"
+    return "undecided"
 
 
 def _jsonable(v):

@@ -41,6 +41,10 @@ DEFAULT_BINS = 1024
 
 # Draws are processed in chunks so that memory stays O(chunk × bins).
 _CHUNK = 256
+# reduce_unlabeled: rows per chunk (temporaries of 8 MB each).
+_ROW_CHUNK = 1 << 20
+# expected_counts: draws x bins elements per temporary array (512 kB, cache-sized).
+_CHUNK_ELEMENTS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -122,18 +126,24 @@ def reduce_unlabeled(
     codes = np.asarray(group_codes, dtype=np.intp)
     if n_bins < 1:
         raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins}.")
-    side = (s >= threshold).astype(np.intp)
-    sc = clip_scores(s, score_clip)
-    log_s = np.log(sc)
-    log_1ms = np.log1p(-sc)
     lo, hi = np.log(score_clip / (1 - score_clip)), np.log((1 - score_clip) / score_clip)
-    u = log_s - log_1ms
-    b = np.clip(((u - lo) / (hi - lo) * n_bins).astype(np.intp), 0, n_bins - 1)
-    cell = (codes * 2 + side) * n_bins + b
     size = n_groups * 2 * n_bins
-    count = np.bincount(cell, minlength=size).astype(float)
-    sum_ls = np.bincount(cell, weights=log_s, minlength=size)
-    sum_l1 = np.bincount(cell, weights=log_1ms, minlength=size)
+    count = np.zeros(size)
+    sum_ls = np.zeros(size)
+    sum_l1 = np.zeros(size)
+    # In chunks of rows, so that the temporaries stay O(chunk), not O(n_U).
+    for start in range(0, s.size, _ROW_CHUNK):
+        part = s[start : start + _ROW_CHUNK]
+        side = (part >= threshold).astype(np.intp)
+        sc = clip_scores(part, score_clip)
+        log_s = np.log(sc)
+        log_1ms = np.log1p(-sc)
+        u = log_s - log_1ms
+        b = np.clip(((u - lo) / (hi - lo) * n_bins).astype(np.intp), 0, n_bins - 1)
+        cell = (codes[start : start + _ROW_CHUNK] * 2 + side) * n_bins + b
+        count += np.bincount(cell, minlength=size)
+        sum_ls += np.bincount(cell, weights=log_s, minlength=size)
+        sum_l1 += np.bincount(cell, weights=log_1ms, minlength=size)
     keep = np.flatnonzero(count)
     return UnlabeledSummary(
         n_groups=n_groups,
@@ -189,17 +199,29 @@ def expected_counts(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
-    out = np.empty((a.shape[0], k, 4))
-    # One-hot (bins -> group*2 + side) to sum bins with a matrix product.
-    cell = summary.group * 2 + summary.predicted_positive.astype(int)
-    onehot = np.zeros((summary.n_bins, 2 * k))
-    onehot[np.arange(summary.n_bins), cell] = summary.count
-    for start in range(0, a.shape[0], _CHUNK):
-        sl = slice(start, start + _CHUNK)
-        p = _bin_probabilities(summary, a[sl], b[sl], c[sl])
-        pos = (p @ onehot).reshape(-1, k, 2)
-        out[sl] = _counts_from_positives(summary, pos)
-    return out.reshape(*lead, k, 4)
+    pos = np.zeros((a.shape[0], k, 2))
+    # Per (group, side) block of bins: the group's draws of a, b, c broadcast against
+    # the block's bins (no per-bin gather), computed in place, and the count-weighted
+    # sum over bins is one matrix-vector product.
+    side = summary.predicted_positive.astype(np.intp)
+    for g in range(k):
+        for y_hat in (0, 1):
+            idx = np.flatnonzero((summary.group == g) & (side == y_hat))
+            if idx.size == 0:
+                continue
+            log_s, log_1ms, count = summary.log_s[idx], summary.log_1ms[idx], summary.count[idx]
+            step = max(1, _CHUNK_ELEMENTS // idx.size)
+            for start in range(0, a.shape[0], step):
+                sl = slice(start, start + step)
+                half_eta = np.multiply.outer(a[sl, g], log_s)
+                half_eta -= np.multiply.outer(b[sl, g], log_1ms)
+                half_eta += c[sl, g, None]
+                half_eta *= 0.5
+                p = np.tanh(half_eta, out=half_eta)
+                p *= 0.5
+                p += 0.5  # the logistic function 0.5 (1 + tanh(eta / 2)), overflow-free
+                pos[sl, g, y_hat] = p @ count
+    return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
 
 
 def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:

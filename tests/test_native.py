@@ -1,0 +1,152 @@
+"""The speed paths agree with what they replace.
+
+* the hand-written calibration log density (``bayesfair.models._calibration_native``)
+  against the PyMC model of ``build_calibration_model``: log density, gradient,
+  trace expansion, parameter layout and initial points, for every variant;
+* the raw-trace conversion of ``bayesfair.sampling`` against nutpie's own;
+* the vectorised R-hat / bulk ESS of ``bayesfair.posterior`` against arviz.
+"""
+
+import ctypes
+import warnings
+
+import numpy as np
+import pytest
+
+from bayesfair.models.calibration import VARIANTS, CalibrationPriors, build_calibration_model
+
+native = pytest.importorskip("bayesfair.models._calibration_native")
+
+PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
+
+
+def _data(n=80, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    s = np.clip(rng.uniform(0, 1, n), 0.01, 0.99)
+    y = (rng.uniform(0, 1, n) < s).astype(int)
+    g = rng.integers(0, k, n)
+    return s, y, g
+
+
+@pytest.fixture(scope="module", params=VARIANTS)
+def pair(request):
+    """(variant, PyMC model, native model with data) on the same data."""
+    s, y, g = _data()
+    model = build_calibration_model(s, y, g, 3, variant=request.param, priors=PRIORS)
+    nat = native.compile_native_calibration(request.param, PRIORS, 3).with_data(
+        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y
+    )
+    return request.param, model, nat
+
+
+def test_layout_matches_the_pymc_model(pair):
+    _, model, nat = pair
+    names, _, shapes = nat.shape_info
+    assert names == [v.name for v in model.unobserved_value_vars]
+    point = model.initial_point()
+    free = [v.name for v in model.value_vars]
+    assert names[: len(free)] == free
+    assert [tuple(s) for s in shapes[: len(free)]] == [point[n].shape for n in free]
+    assert nat.n_dim == sum(point[n].size for n in free)
+
+
+def test_logp_and_gradient_match_pymc(pair):
+    _, model, nat = pair
+    f = model.logp_dlogp_function(ravel_inputs=True)
+    f.set_extra_values({})
+    rng = np.random.default_rng(1)
+    for scale in (0.3, 1.0, 2.0):
+        x = rng.normal(0, scale, nat.n_dim)
+        logp, grad = f(x)
+        out = np.empty(nat.n_dim)
+        value = native.calibration_logp_grad(x, out, nat.user_data)
+        np.testing.assert_allclose(value, logp, rtol=1e-10, atol=1e-6)
+        np.testing.assert_allclose(out, grad, rtol=1e-9, atol=1e-9)
+
+
+def test_c_callback_reports_like_nutpie_expects(pair):
+    _, model, nat = pair
+    f = model.logp_dlogp_function(ravel_inputs=True)
+    f.set_extra_values({})
+    x = np.full(nat.n_dim, 0.1)
+    out, logp = np.empty(nat.n_dim), np.empty(1)
+    p = ctypes.POINTER(ctypes.c_double)
+    code = nat.compiled_logp_func.ctypes(
+        nat.n_dim,
+        x.ctypes.data_as(p),
+        out.ctypes.data_as(p),
+        logp.ctypes.data_as(p),
+        ctypes.c_void_p(nat.user_data.ctypes.data),
+    )
+    assert code == 0
+    np.testing.assert_allclose(logp[0], f(x)[0], atol=1e-6)
+
+
+def test_expansion_matches_pymc(pair):
+    _, model, nat = pair
+    fn = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars)
+    rng = np.random.default_rng(2)
+    point = {k: rng.normal(0, 1, v.shape) for k, v in model.initial_point().items()}
+    x = np.concatenate([np.ravel(point[v.name]) for v in model.value_vars])
+    expected = np.concatenate([np.ravel(v) for v in fn(point)])
+    out = np.empty(nat.n_expanded)
+    native.calibration_expand(x, out, nat.user_data)
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_initial_points_are_jittered_support_points(pair):
+    _, model, nat = pair
+    support = np.concatenate([np.ravel(v) for v in model.initial_point().values()])
+    draws = np.stack([nat.initial_point_func(seed) for seed in range(50)])
+    assert np.all(np.abs(draws - support) <= 1.0)
+    assert np.ptp(draws, axis=0).min() > 1.0  # jittered
+    np.testing.assert_array_equal(nat.initial_point_func(7), nat.initial_point_func(7))
+
+
+def test_raw_trace_conversion_matches_nutpie():
+    import nutpie
+
+    from bayesfair.sampling import _nutpie_to_idata
+
+    s, y, g = _data(k=2)
+    nat = native.compile_native_calibration("beta", CalibrationPriors(), 2).with_data(
+        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y
+    )
+    kw = dict(draws=60, tune=60, chains=2, cores=1, seed=5, progress_bar=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = nutpie.sample(nat, **kw)
+        ours = _nutpie_to_idata(nutpie.sample(nat, return_raw_trace=True, **kw), nat)
+    for group in ("posterior", "sample_stats"):
+        a, b = ref[group], ours[group]
+        assert list(a.data_vars) == list(b.data_vars)
+        for name in a.data_vars:
+            assert a[name].dims == b[name].dims
+            assert a[name].dtype == b[name].dtype
+            np.testing.assert_array_equal(a[name].values, b[name].values)
+        for dim in a.dims:
+            np.testing.assert_array_equal(a[dim].values, b[dim].values)
+
+
+def test_vectorised_diagnostics_match_arviz():
+    import arviz as az
+
+    from bayesfair.posterior import ess_bulk, rank_rhat
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 400, 6))
+    x[:, :, 1] = np.cumsum(x[:, :, 1], axis=1)  # poorly mixed
+    x[:, :, 2] = 0.0  # constant: R-hat NaN, ESS = number of draws
+    x[0, :, 3] += 1.5  # one chain off
+    x[:, :, 4] = np.round(x[:, :, 4])  # ties
+    for t in range(1, 400):  # autocorrelated
+        x[:, t, 5] = 0.9 * x[:, t - 1, 5] + x[:, t, 5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r_ref = np.array([az.rhat(x[:, :, j]) for j in range(6)], dtype=float)
+        e_ref = np.array([az.ess(x[:, :, j], method="bulk") for j in range(6)], dtype=float)
+        np.testing.assert_allclose(rank_rhat(x), r_ref, rtol=1e-10, equal_nan=True)
+        np.testing.assert_allclose(ess_bulk(x), e_ref, rtol=1e-9)
+        x[1, 5, 0] = np.nan
+        assert np.isnan(rank_rhat(x)[0]) and np.isnan(ess_bulk(x)[0])
+        assert np.all(np.isnan(rank_rhat(x[:1])))  # one chain: no R-hat
