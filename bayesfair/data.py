@@ -112,6 +112,17 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
             "say which one is positive with 'pos_label'."
         )
     matches = [v for v in distinct if v == pos_label or str(v) == str(pos_label)]
+    if not matches and len(distinct) < 2:
+        # A labeled set with a single class is valid (e.g. ten labels, no positive).
+        binary = all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct)
+        if not (binary and _is_number(pos_label) and float(pos_label) in (0.0, 1.0)):
+            warnings.warn(
+                f"No value of '{argument}' equals pos_label={pos_label!r} (all are "
+                f"{_plain(distinct[0])!r}): every labeled example is taken as negative.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return (series == pos_label).to_numpy().astype(np.int8), _plain(pos_label)
     if not matches:
         shown = ", ".join(repr(_plain(v)) for v in distinct)
         raise ValueError(

@@ -103,6 +103,15 @@ def test_two_labels_need_pos_label():
         AssessmentData([0.5, 0.2], ["yes", "no"], ["a", "b"])
 
 
+def test_single_class_with_pos_label_is_valid():
+    """Ten labels and no positive: a valid labeled set, not an error."""
+    data = AssessmentData([0.5, 0.2], [0, 0], ["a", "b"], pos_label=1)
+    assert data.labels.tolist() == [0, 0] and data.pos_label == 1
+    with pytest.warns(UserWarning, match="No value of 'labels' equals pos_label='yes'"):
+        data = AssessmentData([0.5, 0.2], ["no", "no"], ["a", "b"], pos_label="yes")
+    assert data.labels.tolist() == [0, 0]
+
+
 def test_pos_label_must_be_present():
     with pytest.raises(ValueError, match="'pos_label' parameter must be one of the values"):
         AssessmentData([0.5, 0.2], ["yes", "no"], ["a", "b"], pos_label="maybe")

@@ -29,7 +29,7 @@ from bayesfair.posterior import SamplingWarning
 from bayesfair.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
-REPS = 4 if FAST else 100
+REPS = 4 if FAST else 40
 FIT = {"draws": 300, "tune": 300, "chains": 2} if FAST else {"draws": 1000, "tune": 1000, "chains": 4}
 warnings.filterwarnings("ignore", category=FutureWarning)
 
@@ -101,4 +101,4 @@ summary.round(4)
 #   nominal level (Lum et al. Table 3), at the price of intervals that may dip below 0.
 #
 # With REPS replicates the Monte Carlo standard error of a coverage p is
-# √(p(1 − p)/REPS) (about 2 points at 95% with 100 replicates).
+# √(p(1 − p)/REPS) (about 3.4 points at 95% with 40 replicates).
