@@ -293,30 +293,18 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
 
     k = data.n_groups
     if data.n_unlabeled == 0:
-        msg = (
+        notes.append(
             "No unlabeled data: the calibration model's rates are model-based estimates over "
             "the labeled scores (each example's calibrated probability in place of its label)."
         )
-        notes.append(msg)
-        summary = reduce_unlabeled(
-            data.scores,
-            data.group_codes,
-            k,
-            threshold=data.threshold,
-            score_clip=score_clip,
-            n_bins=n_bins,
-        )
+        population = (data.scores, data.group_codes)
         labeled_counts = np.zeros((k, 4))
     else:
-        summary = reduce_unlabeled(
-            data.unlabeled_scores,
-            data.unlabeled_group_codes,
-            k,
-            threshold=data.threshold,
-            score_clip=score_clip,
-            n_bins=n_bins,
-        )
+        population = (data.unlabeled_scores, data.unlabeled_group_codes)
         labeled_counts = data.counts_array().astype(float)
+    summary = reduce_unlabeled(
+        *population, k, threshold=data.threshold, score_clip=score_clip, n_bins=n_bins
+    )
     s = np.clip(data.scores, score_clip, 1 - score_clip)
     idata = sample_model(
         lambda: build_calibration_model(
