@@ -1,5 +1,6 @@
 """Shared fixtures: the repository root and fitted results (small draws, plumbing only)."""
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -10,3 +11,32 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def data():
+    """Bundled Adult-sex MLP scores: 100 random labels, the rest unlabeled."""
+    from bayesfair.datasets import load_assessment
+
+    return load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+
+
+@pytest.fixture(scope="session")
+def comparison(data):
+    """A BB + BC comparison of accuracy and TPR (reports and plots read it)."""
+    from bayesfair.compare import compare
+    from bayesfair.posterior import SamplingWarning
+
+    with warnings.catch_warnings():
+        # 200 draws are for plumbing; R-hat/divergence warnings are expected here.
+        warnings.simplefilter("ignore", SamplingWarning)
+        return compare(
+            data,
+            ["accuracy", "tpr"],
+            epsilon=0.02,
+            models=("bb", "bc"),
+            n_boot=200,
+            random_seed=0,
+            fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
+            progressbar=False,
+        )

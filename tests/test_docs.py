@@ -14,7 +14,11 @@ def test_docs_build_strict(repo_root, tmp_path):
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=repo_root, capture_output=True, text=True, env=env, timeout=600,
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "site" / "api" / "index.html").exists()

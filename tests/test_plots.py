@@ -1,7 +1,5 @@
 """Figures drawn from real fitted output (bundled Adult data, small draws): check what is drawn."""
 
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -14,35 +12,9 @@ from matplotlib.collections import LineCollection, PathCollection, PolyCollectio
 from matplotlib.patches import Polygon, Rectangle
 
 from bayesfair import plots
-from bayesfair.compare import compare
-from bayesfair.datasets import load_assessment
 from bayesfair.frequentist import double_corrected_bootstrap
-from bayesfair.posterior import SamplingWarning
 
-FIT = {"draws": 200, "tune": 200, "chains": 2}
 EPS = 0.02
-
-
-@pytest.fixture(scope="module")
-def data():
-    return load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
-
-
-@pytest.fixture(scope="module")
-def comparison(data):
-    with warnings.catch_warnings():
-        # 200 draws are for plumbing; R-hat/divergence warnings are expected here.
-        warnings.simplefilter("ignore", SamplingWarning)
-        return compare(
-            data,
-            ["accuracy", "tpr"],
-            epsilon=EPS,
-            models=("bb", "bc"),
-            n_boot=200,
-            random_seed=0,
-            fit_kwargs=FIT,
-            progressbar=False,
-        )
 
 
 @pytest.fixture

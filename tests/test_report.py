@@ -4,7 +4,6 @@ import base64
 import json
 import math
 import re
-import warnings
 
 import matplotlib
 
@@ -12,34 +11,7 @@ matplotlib.use("Agg")
 
 import pytest
 
-from bayesfair.compare import compare
-from bayesfair.datasets import load_assessment
-from bayesfair.posterior import SamplingWarning
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
-
-FIT = {"draws": 200, "tune": 200, "chains": 2}
-
-
-@pytest.fixture(scope="module")
-def data():
-    return load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
-
-
-@pytest.fixture(scope="module")
-def comparison(data):
-    with warnings.catch_warnings():
-        # 200 draws are for plumbing; R-hat/divergence warnings are expected here.
-        warnings.simplefilter("ignore", SamplingWarning)
-        return compare(
-            data,
-            ["accuracy", "tpr"],
-            epsilon=0.02,
-            models=("bb", "bc"),
-            n_boot=200,
-            random_seed=0,
-            fit_kwargs=FIT,
-            progressbar=False,
-        )
 
 
 @pytest.fixture(scope="module")
