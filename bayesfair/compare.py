@@ -190,7 +190,7 @@ def compare(
                 out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
                 out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
             notes = _undefined_note(rates, metric, (g, r))
-            notes += [n for res in posteriors.values() if (n := res._rate_note(metric, (g, r)))]
+            notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
             out["note"] = "; ".join(dict.fromkeys(notes))
             pair_rows.append(out)
 

@@ -116,7 +116,7 @@ def plot_difference(
         )
     rate = get_rate(metric)
     first = next(iter(posteriors.values()))
-    g, ref = first._pair(group, reference)
+    g, ref = first.pair(group, reference)
     draws = {}
     for name, post in posteriors.items():
         d = np.asarray(post.difference(rate.name, g, ref).values, dtype=float).ravel()

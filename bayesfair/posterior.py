@@ -246,7 +246,12 @@ class FairnessPosterior:
             f"Groups: {', '.join(names)}."
         )
 
-    def _pair(self, group, reference):
+    def pair(self, group=None, reference=None) -> tuple:
+        """Resolve a ``(group, reference)`` pair of labels as the other methods do.
+
+        ``reference`` defaults to the fit's reference group; ``group`` may be
+        omitted when there are exactly two groups.
+        """
         if len(self.groups) < 2:
             raise ValueError(
                 f"A group difference needs at least 2 groups; the fit has {len(self.groups)} "
@@ -280,14 +285,14 @@ class FairnessPosterior:
 
         With two groups ``group`` defaults to the non-reference group.
         """
-        g, ref = self._pair(group, reference)
+        g, ref = self.pair(group, reference)
         r = self.rates(metric)
         out = r.sel(group=g) - r.sel(group=ref)
         return out.rename(f"{get_rate(metric).name}_difference").drop_vars("group", errors="ignore")
 
     def ratio(self, metric: str, group=None, reference=None):
         """Draws of rate(group) / rate(reference), ``DataArray (chain, draw)``."""
-        g, ref = self._pair(group, reference)
+        g, ref = self.pair(group, reference)
         r = self.rates(metric)
         num, den = r.sel(group=g), r.sel(group=ref)
         out = (num / den.where(den > 0)).rename(f"{get_rate(metric).name}_ratio")
@@ -299,7 +304,7 @@ class FairnessPosterior:
         ``group`` is the unprivileged group and ``reference`` the privileged one.
         """
         comp = get_composite(name)
-        g, ref = self._pair(group, reference)
+        g, ref = self.pair(group, reference)
         unpriv = {r: self.rates(r).sel(group=g).values for r in comp.rates}
         priv = {r: self.rates(r).sel(group=ref).values for r in comp.rates}
         template = self.rates(comp.rates[0]).sel(group=g).drop_vars("group", errors="ignore")
@@ -339,9 +344,9 @@ class FairnessPosterior:
     def _pairs_for(self, group, reference):
         ref = self._group(self.reference if reference is None else reference, "reference")
         if group is not None:
-            return [self._pair(group, ref)]
+            return [self.pair(group, ref)]
         if len(self.groups) < 2:
-            self._pair(None, ref)  # raises the clear error
+            self.pair(None, ref)  # raises the clear error
         return [(g, ref) for g in self.groups if g != ref]
 
     def prob_practically_fair(
@@ -426,12 +431,13 @@ class FairnessPosterior:
                         "prob_positive": float(np.mean(valid > 0)) if valid.size else np.nan,
                         "prob_practically_fair": prob_within(d, epsilon),
                         "decision": decision,
-                        "note": self._rate_note(m, (g, ref)),
+                        "note": self.rate_note(m, (g, ref)),
                     }
                 )
         return pd.DataFrame(rows)
 
-    def _rate_note(self, metric: str, groups) -> str:
+    def rate_note(self, metric: str, groups) -> str:
+        """Say which of ``groups`` have no labeled denominator for ``metric`` ("" if none)."""
         obs = self.idata.observed_data
         rate = RATES[metric]
         notes = []
