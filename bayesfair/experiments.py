@@ -68,11 +68,12 @@ METHODS = {
     "bb": "independent Beta(1, 1)-binomial per group, labeled data only (Ji et al. §2.2)",
     "hbb": "hierarchical beta-binomial, labeled data only",
     "bc": "hierarchical Bayesian beta calibration with the unlabeled scores (Ji et al. §2.4)",
+    "rbc": "beta calibration with a per-group, per-side discrepancy (the robust default)",
 }
 
 # Fixed positions of each run's child seeds: the split and one per model. Adding a
 # method here must append, never reorder, or old results stop being reproducible.
-_SEED_SLOTS = ("split", "bb", "hbb", "bc")
+_SEED_SLOTS = ("split", "bb", "hbb", "bc", "rbc")
 
 #: Columns of the frame :func:`run_experiment` returns.
 COLUMNS = (

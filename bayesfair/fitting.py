@@ -13,7 +13,12 @@ import xarray as xr
 
 from bayesfair.data import AssessmentData
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
-from bayesfair.models.calibration import VARIANTS, CalibrationPriors, build_calibration_model
+from bayesfair.models.calibration import (
+    VARIANTS,
+    CalibrationPriors,
+    DiscrepancyPrior,
+    build_calibration_model,
+)
 from bayesfair.models.unlabeled import (
     DEFAULT_BINS,
     expected_counts,
@@ -29,6 +34,7 @@ MODELS = {
     "bb": "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
     "hbb": "hierarchical beta-binomial: group rates share a Beta population",
     "bc": "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
+    "rbc": "beta calibration with a per-group, per-side discrepancy: robust to a wrong map",
 }
 
 
@@ -60,6 +66,7 @@ def fit(
     target_accept: float | None = None,
     n_bins: int = DEFAULT_BINS,
     progressbar: bool = True,
+    discrepancy: DiscrepancyPrior | None = None,
 ) -> FairnessPosterior:
     """Fit a fairness model and return posterior draws of every group's rates.
 
@@ -174,6 +181,7 @@ def fit(
     if no_labels:
         how = {
             "bc": "borrow strength through the calibration hierarchy",
+            "rbc": "borrow strength through the calibration hierarchy",
             "hbb": "are pooled toward the population",
             "bb": "are the prior",
         }[model]
@@ -200,14 +208,15 @@ def fit(
         "random_seed": random_seed if isinstance(random_seed, int) else None,
         "threshold": data.threshold,
     }
-    if model == "bc":
+    if model in ("bc", "rbc"):
         if variant not in VARIANTS:
             raise ValueError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = prior if prior is not None else CalibrationPriors()
         if not isinstance(priors, CalibrationPriors):
             raise TypeError("For model='bc', 'prior' must be a CalibrationPriors instance.")
+        disc = (discrepancy or DiscrepancyPrior()) if model == "rbc" else None
         idata, rate_draws = _fit_bc(
-            data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes
+            data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes, disc
         )
         settings.update(
             sampler="nuts",
@@ -288,7 +297,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
     return idata, {m: theta[:, :, i, :] for i, m in enumerate(metrics)}
 
 
-def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes):
+def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes, disc):
     from bayesfair.sampling import sample_model
 
     k = data.n_groups
@@ -306,6 +315,14 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
         *population, k, threshold=data.threshold, score_clip=score_clip, n_bins=n_bins
     )
     s = np.clip(data.scores, score_clip, 1 - score_clip)
+    model_data = {
+        "log_s": np.log(s),
+        "log_1ms": np.log1p(-s),
+        "group_idx": data.group_codes.astype(np.int64),
+        "y": data.labels.astype(np.int64),
+    }
+    if disc is not None:
+        model_data["side"] = (data.scores >= data.threshold).astype(np.int64)
     idata = sample_model(
         lambda: build_calibration_model(
             data.scores,
@@ -315,31 +332,39 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
             variant=variant,
             priors=priors,
             score_clip=score_clip,
+            discrepancy=disc,
+            threshold=data.threshold,
         ),
-        cache_key=("bc", variant, priors, k),
-        native=lambda: _native_calibration(variant, priors, k),
-        data={
-            "log_s": np.log(s),
-            "log_1ms": np.log1p(-s),
-            "group_idx": data.group_codes.astype(np.int64),
-            "y": data.labels.astype(np.int64),
-        },
+        cache_key=("bc", variant, priors, k, disc),
+        native=lambda: _native_calibration(variant, priors, k, disc),
+        data=model_data,
         **run,
     )
     post = idata.posterior
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
+    offset = None
+    if disc is not None:
+        from bayesfair.models.calibration import misfit_probability
+
+        delta = post["delta"].transpose("chain", "draw", "group", "side").values
+        w = misfit_probability(
+            data.scores, data.labels, data.group_codes, k, a, b, c, delta, disc,
+            threshold=data.threshold, score_clip=score_clip,
+        )
+        idata.posterior["p_misfit"] = (("chain", "draw", "group", "side"), w)
+        offset = np.where(rng.random(w.shape) < w, delta, 0.0)
     if unlabeled == "expected":
-        u_counts = expected_counts(summary, a, b, c)
+        u_counts = expected_counts(summary, a, b, c, offset)
     else:
-        u_counts = sampled_counts(summary, a, b, c, rng)
+        u_counts = sampled_counts(summary, a, b, c, rng, offset)
     total = u_counts + labeled_counts
     return idata, {m: rate_from_counts(total, m) for m in metrics}
 
 
-def _native_calibration(variant, priors, k):
+def _native_calibration(variant, priors, k, disc=None):
     from bayesfair.models._calibration_native import compile_native_calibration
 
-    return compile_native_calibration(variant, priors, k)
+    return compile_native_calibration(variant, priors, k, disc)
 
 
 def _attach(idata, data: AssessmentData, metrics, rate_draws):
@@ -364,6 +389,10 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
         {
             "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
             "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy()),
+            # the labeled examples themselves, for the calibration check
+            "labeled_score": (("labeled_example",), np.asarray(data.scores, dtype=float)),
+            "labeled_label": (("labeled_example",), np.asarray(data.labels, dtype=np.int64)),
+            "labeled_group": (("labeled_example",), np.asarray(data.group_codes, dtype=np.int64)),
         },
         coords={"group": labels},
     )

@@ -38,7 +38,9 @@ __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
-_HEADER = 9  # n_L, n_groups, variant code, the six prior scales
+# n_L, n_groups, variant code, the six prior scales, then the discrepancy (rbc):
+# 1.0 when present, the slab's sd and the prior misfit probability π.
+_HEADER = 12
 _VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
 
 _LOGP_SIG = numba.types.int64(
@@ -100,6 +102,9 @@ def calibration_logp_grad(x, grad, data):
     variant = int(data[2])
     sd_mu_a, sd_mu_b, sd_mu_c = data[3], data[4], data[5]
     sd_s_a, sd_s_b, sd_s_c = data[6], data[7], data[8]
+    disc = data[9] > 0.5
+    slab_sd = data[10]
+    prior_misfit = data[11]
     log_s = data[_HEADER : _HEADER + n]
     log_1ms = data[_HEADER + n : _HEADER + 2 * n]
     group = data[_HEADER + 2 * n : _HEADER + 3 * n]
@@ -114,6 +119,7 @@ def calibration_logp_grad(x, grad, data):
     d_c = work[5 * k :]
     b_start = 2 + k
     c_start = 2 + k if variant == 1 else 4 + 2 * k
+    d_start = 2 + k if variant == 2 else c_start + 2 + k
 
     logp = _normal_block(x, 0, k, sd_mu_a, sd_s_a, a)
     for g in range(k):
@@ -127,18 +133,61 @@ def calibration_logp_grad(x, grad, data):
     if variant != 2:
         logp += _normal_block(x, c_start, k, sd_mu_c, sd_s_c, c)
 
-    # labeled data: y ~ Bernoulli(logit = c + a log s - b log(1 - s))
-    for i in range(n):
-        g = int(group[i])
-        eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-        e = math.exp(-abs(eta))
-        softplus = max(eta, 0.0) + math.log1p(e)
-        p = 1.0 / (1.0 + e) if eta >= 0.0 else e / (1.0 + e)
-        logp += y[i] * eta - softplus
-        r = y[i] - p
-        d_a[g] += r * log_s[i]
-        d_b[g] -= r * log_1ms[i]
-        d_c[g] += r
+    if not disc:
+        # labeled data: y ~ Bernoulli(logit = c + a log s - b log(1 - s))
+        for i in range(n):
+            g = int(group[i])
+            eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
+            e = math.exp(-abs(eta))
+            softplus = max(eta, 0.0) + math.log1p(e)
+            p = 1.0 / (1.0 + e) if eta >= 0.0 else e / (1.0 + e)
+            logp += y[i] * eta - softplus
+            r = y[i] - p
+            d_a[g] += r * log_s[i]
+            d_b[g] -= r * log_1ms[i]
+            d_c[g] += r
+    else:
+        # rbc: per stratum (group, side) the mixture (1 - π) L0 + π L1, where L1 adds
+        # delta = slab_sd z_d[g, side] to the linear predictor; z_d ~ N(0, 1).
+        side = data[_HEADER + 4 * n : _HEADER + 5 * n]
+        m = 2 * k
+        strata = np.zeros(3 * m)  # log L0, log L1, then d logp / d delta per stratum
+        for j in range(m):
+            z = x[d_start + j]
+            logp += -0.5 * z * z - _HALF_LOG_2PI
+        for i in range(n):
+            st = int(group[i]) * 2 + int(side[i])
+            g = int(group[i])
+            eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
+            eta1 = eta + slab_sd * x[d_start + st]
+            strata[st] += y[i] * eta - (max(eta, 0.0) + math.log1p(math.exp(-abs(eta))))
+            strata[m + st] += y[i] * eta1 - (max(eta1, 0.0) + math.log1p(math.exp(-abs(eta1))))
+        log_pi = math.log(prior_misfit)
+        log_1mpi = math.log1p(-prior_misfit)
+        for j in range(m):
+            u0 = log_1mpi + strata[j]
+            u1 = log_pi + strata[m + j]
+            hi = max(u0, u1)
+            logp += hi + math.log1p(math.exp(-abs(u0 - u1)))
+            # responsibility of the slab, stored in place of log L1
+            strata[m + j] = 1.0 / (1.0 + math.exp(u0 - u1)) if u1 >= u0 else (
+                math.exp(u1 - u0) / (1.0 + math.exp(u1 - u0))
+            )
+        for i in range(n):
+            st = int(group[i]) * 2 + int(side[i])
+            g = int(group[i])
+            w = strata[m + st]
+            eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
+            eta1 = eta + slab_sd * x[d_start + st]
+            p0 = 0.5 * (1.0 + math.tanh(0.5 * eta))
+            p1 = 0.5 * (1.0 + math.tanh(0.5 * eta1))
+            r = (1.0 - w) * (y[i] - p0) + w * (y[i] - p1)
+            d_a[g] += r * log_s[i]
+            d_b[g] -= r * log_1ms[i]
+            d_c[g] += r
+            strata[2 * m + st] += w * (y[i] - p1)
+        for j in range(m):
+            grad[d_start + j] = slab_sd * strata[2 * m + j] - x[d_start + j]
 
     # chain rule to the unconstrained parameters (d/dh of exp(h) is exp(h))
     for g in range(k):
@@ -157,8 +206,10 @@ def calibration_logp_grad(x, grad, data):
 
 @numba.cfunc(_LOGP_SIG, cache=True)
 def _logp_cfunc(dim, x_, out_, logp_, user_data_):
-    n = int(numba.carray(user_data_, (1,), np.float64)[0])
-    data = numba.carray(user_data_, (_HEADER + 4 * n,), np.float64)
+    head = numba.carray(user_data_, (_HEADER,), np.float64)
+    n = int(head[0])
+    columns = 5 if head[9] > 0.5 else 4
+    data = numba.carray(user_data_, (_HEADER + columns * n,), np.float64)
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (dim,))
     logp = calibration_logp_grad(x, out, data)
@@ -173,13 +224,16 @@ def _logp_cfunc(dim, x_, out_, logp_, user_data_):
 
 @numba.njit(cache=True)
 def calibration_expand(x, out, data):
-    """The trace row of ``x``: ``x`` itself, then sigma_a[, sigma_b][, sigma_c], a, b, c."""
+    """The trace row of ``x``: ``x`` itself, then sigma_a[, sigma_b][, sigma_c], a, b, c[, delta]."""
     k = int(data[1])
     variant = int(data[2])
+    disc = data[9] > 0.5
+    slab_sd = data[10]
     dim = x.size
     out[:dim] = x
     b_start = 2 + k
     c_start = 2 + k if variant == 1 else 4 + 2 * k
+    d_start = 2 + k if variant == 2 else c_start + 2 + k
     pos = dim
     out[pos] = math.exp(x[1])
     pos += 1
@@ -200,6 +254,10 @@ def calibration_expand(x, out, data):
             out[pos + 2 * k + g] = 0.0
         else:
             out[pos + 2 * k + g] = x[c_start] + math.exp(x[c_start + 1]) * x[c_start + 2 + g]
+    if disc:
+        pos += 3 * k
+        for j in range(2 * k):
+            out[pos + j] = slab_sd * x[d_start + j]
 
 
 @numba.cfunc(_EXPAND_SIG, cache=True)
@@ -211,27 +269,35 @@ def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
     return 0
 
 
-def _layout(variant: str, k: int):
+def _layout(variant: str, k: int, discrepancy: bool = False):
     """Names and shapes of the trace variables, in the PyMC model's order."""
     blocks = ["a", "b", "c"] if variant == "beta" else ["a", "c"] if variant == "llo" else ["a"]
     free = []
     for v in blocks:
         free += [(f"mu_{v}", ()), (f"sigma_{v}_log__", ()), (f"z_{v}", (k,))]
     expanded = [(f"sigma_{v}", ()) for v in blocks] + [(v, (k,)) for v in ("a", "b", "c")]
+    if discrepancy:
+        free.append(("z_d", (k, 2)))
+        expanded.append(("delta", (k, 2)))
     return free, expanded
 
 
-def pack_data(header: np.ndarray, log_s, log_1ms, group_idx, y) -> np.ndarray:
-    """The ``user_data`` array: header, then log s, log(1 − s), group codes, labels."""
+def pack_data(header: np.ndarray, log_s, log_1ms, group_idx, y, side=None) -> np.ndarray:
+    """The ``user_data`` array: header, log s, log(1 − s), group codes, labels[, sides]."""
     log_s = np.asarray(log_s, dtype=np.float64)
     n = log_s.size
-    out = np.empty(_HEADER + 4 * n)
+    disc = header[9] > 0.5
+    if disc != (side is not None):
+        raise ValueError("The labeled sides are needed exactly when the model has a discrepancy.")
+    out = np.empty(_HEADER + (5 if disc else 4) * n)
     out[:_HEADER] = header
     out[0] = n
     out[_HEADER : _HEADER + n] = log_s
     out[_HEADER + n : _HEADER + 2 * n] = np.asarray(log_1ms, dtype=np.float64)
     out[_HEADER + 2 * n : _HEADER + 3 * n] = np.asarray(group_idx, dtype=np.float64)
-    out[_HEADER + 3 * n :] = np.asarray(y, dtype=np.float64)
+    out[_HEADER + 3 * n : _HEADER + 4 * n] = np.asarray(y, dtype=np.float64)
+    if disc:
+        out[_HEADER + 4 * n :] = np.asarray(side, dtype=np.float64)
     out.flags.writeable = False
     return out
 
@@ -243,23 +309,28 @@ class NativeCalibrationModel(CompiledPyMCModel):
     header: np.ndarray | None = None
 
     def with_data(self, **updates):
-        """New labeled data: ``log_s``, ``log_1ms``, ``group_idx``, ``y`` (all four)."""
-        missing = {"log_s", "log_1ms", "group_idx", "y"} - set(updates)
-        if missing or len(updates) != 4:
-            raise KeyError(f"with_data needs log_s, log_1ms, group_idx and y; missing {missing}.")
+        """New labeled data: ``log_s``, ``log_1ms``, ``group_idx``, ``y`` (and ``side`` for rbc)."""
+        needed = {"log_s", "log_1ms", "group_idx", "y"} | ({"side"} if self.header[9] else set())
+        missing = needed - set(updates)
+        if missing or len(updates) != len(needed):
+            raise KeyError(f"with_data needs {sorted(needed)}; missing {sorted(missing)}.")
         user_data = pack_data(self.header, **updates)
         return dataclasses.replace(self, user_data=user_data)
 
 
-def compile_native_calibration(variant: str, priors, n_groups: int) -> NativeCalibrationModel:
+def compile_native_calibration(
+    variant: str, priors, n_groups: int, discrepancy=None
+) -> NativeCalibrationModel:
     """A nutpie model of ``build_calibration_model(..., variant, priors)`` with ``n_groups``.
+
+    ``discrepancy`` (a ``DiscrepancyPrior``) gives the robust model ``rbc``.
 
     Call :meth:`NativeCalibrationModel.with_data` with the labeled data before sampling.
     """
     import pandas as pd
 
     k = int(n_groups)
-    free, expanded = _layout(variant, k)
+    free, expanded = _layout(variant, k, discrepancy is not None)
     names = [n for n, _ in free + expanded]
     shapes = [s for _, s in free + expanded]
     slices, pos = [], 0
@@ -279,7 +350,8 @@ def compile_native_calibration(variant: str, priors, n_groups: int) -> NativeCal
     for (name, shape), sl in zip(free, slices, strict=False):
         if name.endswith("_log__"):
             support[sl] = math.log(scales[name[len("sigma_")]])
-        unconstrained += [name] if shape == () else [f"{name}_{i}" for i in range(shape[0])]
+        size = int(np.prod(shape, dtype=int))
+        unconstrained += [name] if shape == () else [f"{name}_{i}" for i in range(size)]
 
     def initial_point(seed=None):
         # PyMC's default for nutpie: support point + U(-1, 1) jitter on every free variable.
@@ -296,15 +368,23 @@ def compile_native_calibration(variant: str, priors, n_groups: int) -> NativeCal
             priors.sigma_a_sd,
             priors.sigma_b_sd,
             priors.sigma_c_sd,
+            0.0 if discrepancy is None else 1.0,
+            0.0 if discrepancy is None else discrepancy.slab_sd,
+            0.0 if discrepancy is None else discrepancy.prior_misfit,
         ],
         dtype=np.float64,
     )
-    dims = {name: ("group",) for name, shape in free + expanded if shape != ()}
+    dims = {
+        name: ("group", "side") if len(shape) == 2 else ("group",)
+        for name, shape in free + expanded
+        if shape != ()
+    }
     return NativeCalibrationModel(
         dims=dims,
         _n_dim=n_dim,
         _coords={
             "group": pd.Index(np.arange(k)),
+            "side": pd.Index(np.arange(2)),
             "unconstrained_parameter": pd.Index(unconstrained),
         },
         _shapes=dict(zip(names, shapes, strict=True)),
@@ -312,7 +392,7 @@ def compile_native_calibration(variant: str, priors, n_groups: int) -> NativeCal
         compiled_expand_func=_expand_cfunc,
         initial_point_func=initial_point,
         shared_data={},
-        user_data=pack_data(header, [], [], [], []),
+        user_data=pack_data(header, [], [], [], [], None if discrepancy is None else []),
         n_expanded=pos,
         shape_info=(names, slices, [np.array(s, dtype=int) for s in shapes]),
         logp_func=None,

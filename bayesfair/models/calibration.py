@@ -35,7 +35,13 @@ import numpy as np
 
 from bayesfair.models.unlabeled import clip_scores
 
-__all__ = ["VARIANTS", "CalibrationPriors", "build_calibration_model", "calibrate"]
+__all__ = [
+    "VARIANTS",
+    "CalibrationPriors",
+    "DiscrepancyPrior",
+    "build_calibration_model",
+    "calibrate",
+]
 
 VARIANTS = ("beta", "llo", "temperature")
 Variant = Literal["beta", "llo", "temperature"]
@@ -64,6 +70,32 @@ class CalibrationPriors:
                 )
 
 
+@dataclass(frozen=True)
+class DiscrepancyPrior:
+    """Prior of the per-group, per-side discrepancy of the robust model (``rbc``).
+
+    For group ``g`` and side ``h`` of the threshold (ŷ = 0, ŷ = 1) the map's
+    linear predictor gets ``I[g, h] δ[g, h]``, with ``δ[g, h] ~ N(0, slab_sd)``
+    and ``I[g, h] ~ Bernoulli(prior_misfit)`` (marginalised in the sampler): a
+    spike-and-slab prior on the beta-calibration map being wrong there.
+    """
+
+    slab_sd: float = 1.5
+    prior_misfit: float = 0.2
+
+    def __post_init__(self):
+        if not (isinstance(self.slab_sd, int | float) and np.isfinite(self.slab_sd)) or (
+            self.slab_sd <= 0
+        ):
+            raise ValueError(
+                f"The prior scale 'slab_sd' must be a positive finite number. Got {self.slab_sd!r}."
+            )
+        if not (isinstance(self.prior_misfit, int | float) and 0 < self.prior_misfit < 1):
+            raise ValueError(
+                f"The probability 'prior_misfit' must be in (0, 1). Got {self.prior_misfit!r}."
+            )
+
+
 def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
     """Evaluate beta-calibration maps ``f(s; a, b, c)`` (Ji et al. Eq. 2).
 
@@ -89,6 +121,8 @@ def build_calibration_model(
     variant: Variant = "beta",
     priors: CalibrationPriors | None = None,
     score_clip: float = 0.01,
+    discrepancy: DiscrepancyPrior | None = None,
+    threshold: float = 0.5,
 ):
     """Build the hierarchical beta-calibration model as a ``pm.Model``.
 
@@ -109,6 +143,13 @@ def build_calibration_model(
         Hyperprior scales; default the paper's.
     score_clip : float
         ε of the clipping ``[ε, 1 − ε]``.
+    discrepancy : DiscrepancyPrior, optional
+        Adds the robust model's discrepancy ``δ[g, h]`` (group × side of the
+        threshold) to the linear predictor (free ``tau``, ``z_d``;
+        deterministic ``delta``, dims ``(group, side)``); the labeled data get
+        a fifth container, ``side`` (ŷ of each labeled example).
+    threshold : float
+        Decision threshold that defines the side (raw scores, ŷ = 1[s ≥ t]).
 
     Returns
     -------
@@ -125,8 +166,9 @@ def build_calibration_model(
     if variant not in VARIANTS:
         raise ValueError(f"Unknown calibration variant {variant!r}. Choose one of {VARIANTS}.")
     priors = priors or CalibrationPriors()
+    side_values = (np.asarray(scores, dtype=float) >= threshold).astype(np.int64)
     s = clip_scores(scores, score_clip)
-    coords = {"group": np.arange(n_groups)}
+    coords = {"group": np.arange(n_groups), "side": np.array([0, 1])}
     with pm.Model(coords=coords) as model:
         log_s = pm.Data("log_s", np.log(s))
         log_1ms = pm.Data("log_1ms", np.log1p(-s))
@@ -151,5 +193,67 @@ def build_calibration_model(
             sigma_c = pm.HalfNormal("sigma_c", priors.sigma_c_sd)
             z_c = pm.Normal("z_c", 0.0, 1.0, dims="group")
             c = pm.Deterministic("c", mu_c + sigma_c * z_c, dims="group")
-        pm.Bernoulli("y_obs", logit_p=c[gidx] + a[gidx] * log_s - b[gidx] * log_1ms, observed=y)
+        eta = c[gidx] + a[gidx] * log_s - b[gidx] * log_1ms
+        if discrepancy is None:
+            pm.Bernoulli("y_obs", logit_p=eta, observed=y)
+            return model
+        import pytensor.tensor as pt
+
+        side = pm.Data("side", side_values)
+        z_d = pm.Normal("z_d", 0.0, 1.0, dims=("group", "side"))
+        delta = pm.Deterministic("delta", discrepancy.slab_sd * z_d, dims=("group", "side"))
+        stratum = gidx * 2 + side
+        ll0 = y * eta - pt.softplus(eta)
+        eta1 = eta + delta[gidx, side]
+        ll1 = y * eta1 - pt.softplus(eta1)
+        zeros = pt.zeros(2 * n_groups)
+        ll0_s = pt.inc_subtensor(zeros[stratum], ll0)
+        ll1_s = pt.inc_subtensor(zeros[stratum], ll1)
+        log_pi = np.log(discrepancy.prior_misfit)
+        log_1mpi = np.log1p(-discrepancy.prior_misfit)
+        pm.Potential("y_obs", pt.logaddexp(log_1mpi + ll0_s, log_pi + ll1_s).sum())
     return model
+
+
+def misfit_probability(
+    scores, labels, group_codes, n_groups: int, a, b, c, delta, discrepancy, *, threshold=0.5,
+    score_clip: float = 0.01,
+) -> np.ndarray:
+    """P(I[g, h] = 1 | θ, δ, y) for each draw: the slab's responsibility per group and side.
+
+    With the indicator marginalised, the labeled log likelihood of stratum
+    ``(g, h)`` is ``log((1 − π) L0 + π L1)``, with ``L0`` the likelihood under
+    the beta-calibration map and ``L1`` under the map plus ``δ[g, h]``. Given a
+    draw, the indicator is Bernoulli with probability ``π L1 / ((1 − π) L0 + π L1)``
+    (``π`` for a stratum without labels).
+
+    Parameters
+    ----------
+    a, b, c : array_like, shape (..., n_groups)
+    delta : array_like, shape (..., n_groups, 2)
+
+    Returns
+    -------
+    ndarray, shape (..., n_groups, 2)
+    """
+    s_raw = np.asarray(scores, dtype=float)
+    side = (s_raw >= threshold).astype(np.intp)
+    s = clip_scores(s_raw, score_clip)
+    ls, l1 = np.log(s), np.log1p(-s)
+    y = np.asarray(labels, dtype=float)
+    g = np.asarray(group_codes, dtype=np.intp)
+    a, b, c = (np.asarray(v, dtype=float) for v in (a, b, c))
+    delta = np.asarray(delta, dtype=float)
+    lead = a.shape[:-1]
+    a, b, c = (v.reshape(-1, n_groups) for v in (a, b, c))
+    delta = delta.reshape(-1, n_groups, 2)
+    eta0 = c[:, g] + a[:, g] * ls - b[:, g] * l1
+    eta1 = eta0 + delta[:, g, side]
+    ll0 = y * eta0 - np.logaddexp(0.0, eta0)
+    ll1 = y * eta1 - np.logaddexp(0.0, eta1)
+    onehot = np.zeros((y.size, 2 * n_groups))
+    onehot[np.arange(y.size), g * 2 + side] = 1.0
+    diff = (ll1 - ll0) @ onehot  # log L1 − log L0 per stratum
+    logit_w = np.log(discrepancy.prior_misfit) - np.log1p(-discrepancy.prior_misfit) + diff
+    w = 0.5 * (1.0 + np.tanh(0.5 * logit_w))
+    return w.reshape(*lead, n_groups, 2)
