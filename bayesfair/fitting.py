@@ -27,7 +27,7 @@ from bayesfair.models.unlabeled import (
 )
 from bayesfair.posterior import RATES_GROUP, FairnessPosterior
 
-__all__ = ["MODELS", "fit"]
+__all__ = ["ESTIMANDS", "MODELS", "fit"]
 
 #: The models ``fit`` knows, with a one-line description.
 MODELS = {
@@ -50,14 +50,15 @@ def _check_positive_int(value, name: str, minimum: int = 1) -> int:
 
 def fit(
     data: AssessmentData,
-    model: str = "bc",
+    model: str = "rbc",
     *,
     metrics=None,
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
     random_seed=None,
-    unlabeled: str = "expected",
+    estimand: str | None = None,
+    unlabeled: str | None = None,
     prior=None,
     variant: str = "beta",
     score_clip: float = 0.01,
@@ -74,10 +75,16 @@ def fit(
     ----------
     data : AssessmentData
         Labeled (and optionally unlabeled) classifier outputs.
-    model : {"bc", "bb", "hbb"}
-        ``"bc"`` hierarchical beta calibration using the unlabeled scores
-        (default); ``"bb"`` independent Beta-binomial on the labeled counts;
-        ``"hbb"`` hierarchical beta-binomial on the labeled counts.
+    model : {"rbc", "bc", "bb", "hbb"}
+        ``"rbc"`` (default) the robust calibration model: hierarchical beta
+        calibration plus a spike-and-slab discrepancy per group and side of
+        the threshold, so that a group whose scores the beta-calibration
+        family describes badly falls back on its labeled examples
+        (:mod:`bayesfair.models.calibration`, ``docs/concepts.md``);
+        ``"bc"`` the hierarchical beta calibration of Ji et al. (trusts the
+        calibration family completely); ``"bb"`` independent Beta-binomial on
+        the labeled counts; ``"hbb"`` hierarchical beta-binomial on the
+        labeled counts.
     metrics : list of str, optional
         Rates to compute (default: the whole catalogue, ``bayesfair.metrics.RATES``).
     draws, tune, chains : int
@@ -85,17 +92,25 @@ def fit(
     random_seed : int or numpy.random.SeedSequence, optional
         The one source of randomness (spawned into the sampler's and the
         predictive's generators).
-    unlabeled : {"expected", "sampled"}
-        ``bc`` only. ``"expected"``: unlabeled examples contribute expected
-        confusion counts under each draw of the calibration maps (Ji et al.
-        Eq. 1, generalised). ``"sampled"``: their labels are drawn from the
-        calibrated probabilities (the finite-population predictive). Both give
-        the same posterior mean; their intervals differ when the unlabeled set
-        is small: ``"expected"`` reflects only the uncertainty of the
-        calibration maps, so as an interval for the rate *on the assessed
-        examples* it under-covers (German-sex, LR, Δ TPR, n_L = 200 with 134
-        unlabeled rows: coverage 0.23 against 0.95 with ``"sampled"``); with
-        thousands of unlabeled rows the two agree.
+    estimand : {"assessed", "expected"}, optional
+        Which gap the posterior describes (calibration models only).
+        ``"assessed"``: the rates on the assessed examples, labeled and
+        unlabeled together (a finite population): labeled examples count with
+        their labels, unlabeled ones with labels drawn from the calibrated
+        probabilities. This is what an audit of a data set reports, and what
+        the default interval covers. ``"expected"``: the classifier's expected
+        rates in each group's score distribution (a new example's), i.e. the
+        calibrated probabilities averaged over the unlabeled scores (Ji et
+        al. Eq. 1, generalised to every rate): narrower, since the labels of
+        the unlabeled examples are not drawn, and the right target when the
+        question is about the classifier on future data. Both have the same
+        posterior mean; with thousands of unlabeled rows per group they agree.
+        Default: ``"assessed"`` when there are unlabeled examples, else
+        ``"expected"`` (the assessed examples would then all be labeled and
+        their gap known exactly). ``bb`` and ``hbb`` model rates, not labels:
+        their posterior is always for the expected rates.
+    unlabeled : {"sampled", "expected"}, optional
+        The older name of ``estimand`` (``"sampled"`` is ``"assessed"``).
     prior : tuple or CalibrationPriors, optional
         ``bb``: ``(alpha, beta)`` of the Beta prior (default ``(1, 1)``).
         ``bc``: a :class:`~bayesfair.models.calibration.CalibrationPriors`.
@@ -150,10 +165,7 @@ def fit(
     draws = _check_positive_int(draws, "draws")
     chains = _check_positive_int(chains, "chains")
     tune = _check_positive_int(tune, "tune", minimum=0)
-    if unlabeled not in ("expected", "sampled"):
-        raise ValueError(
-            f"The 'unlabeled' parameter must be 'expected' or 'sampled'. Got {unlabeled!r}."
-        )
+    estimand = _resolve_estimand(estimand, unlabeled, model, data)
     if sampler not in ("auto", "exact", "nuts"):
         raise ValueError(
             f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
@@ -207,6 +219,7 @@ def fit(
         "chains": chains,
         "random_seed": random_seed if isinstance(random_seed, int) else None,
         "threshold": data.threshold,
+        "estimand": estimand,
     }
     if model in ("bc", "rbc"):
         if variant not in VARIANTS:
@@ -216,16 +229,17 @@ def fit(
             raise TypeError("For model='bc', 'prior' must be a CalibrationPriors instance.")
         disc = (discrepancy or DiscrepancyPrior()) if model == "rbc" else None
         idata, rate_draws = _fit_bc(
-            data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes, disc
+            data, metrics, priors, variant, score_clip, estimand, n_bins, rng, run, notes, disc
         )
         settings.update(
             sampler="nuts",
             variant=variant,
-            unlabeled=unlabeled,
             score_clip=score_clip,
             prior=repr(priors),
             n_bins=n_bins,
         )
+        if disc is not None:
+            settings["discrepancy"] = repr(disc)
     else:
         idata, rate_draws = _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run)
         settings.update(
@@ -239,6 +253,25 @@ def fit(
         idata, model=model, reference=_plain(reference), notes=notes, settings=settings
     )
     result.check_diagnostics(stacklevel=2)
+    if model in ("bc", "rbc") and data.n_labeled > 0:
+        check = result.calibration_check(warn=False)
+        bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
+        if bad:
+            from bayesfair.exceptions import CalibrationWarning
+
+            what = (
+                "their rates rest on their labeled examples through the discrepancy term "
+                "(wider intervals)"
+                if model == "rbc"
+                else "this model's intervals for them may be confidently wrong; the default "
+                "model 'rbc' accounts for a wrong map"
+            )
+            msg = (
+                f"The calibration map of group(s) {bad} does not fit their labeled examples "
+                f"(posterior predictive check, res.calibration_check()): {what}."
+            )
+            warnings.warn(msg, CalibrationWarning, stacklevel=2)
+            result.notes.append(msg)
     return result
 
 
@@ -297,7 +330,45 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
     return idata, {m: theta[:, :, i, :] for i, m in enumerate(metrics)}
 
 
-def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, run, notes, disc):
+#: What each estimand is, in words (summaries and reports print it).
+ESTIMANDS = {
+    "assessed": "the gap on the assessed examples (labeled and unlabeled together)",
+    "expected": "the classifier's expected gap in each group's score distribution",
+}
+
+
+def _resolve_estimand(estimand, unlabeled, model, data) -> str:
+    if unlabeled is not None:
+        if unlabeled not in ("expected", "sampled"):
+            raise ValueError(
+                f"The 'unlabeled' parameter must be 'expected' or 'sampled'. Got {unlabeled!r}."
+            )
+        alias = "assessed" if unlabeled == "sampled" else "expected"
+        if estimand is not None and estimand != alias:
+            raise ValueError(
+                f"estimand={estimand!r} and unlabeled={unlabeled!r} contradict each other; "
+                "pass only 'estimand'."
+            )
+        estimand = alias
+    if estimand is not None and estimand not in ESTIMANDS:
+        raise ValueError(
+            f"The 'estimand' parameter must be one of {', '.join(map(repr, ESTIMANDS))}. "
+            f"Got {estimand!r}."
+        )
+    if model in ("bb", "hbb"):
+        if estimand == "assessed":
+            raise ValueError(
+                f"model={model!r} models the group rates, not the labels of the unlabeled "
+                "examples: its posterior is for estimand='expected'. Use a calibration model "
+                "('rbc' or 'bc') for the gap on the assessed examples."
+            )
+        return "expected"
+    if estimand is None:
+        return "assessed" if data.n_unlabeled > 0 else "expected"
+    return estimand
+
+
+def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, run, notes, disc):
     from bayesfair.sampling import sample_model
 
     k = data.n_groups
@@ -344,16 +415,26 @@ def _fit_bc(data, metrics, priors, variant, score_clip, unlabeled, n_bins, rng, 
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
     offset = None
     if disc is not None:
-        from bayesfair.models.calibration import misfit_probability
+        from bayesfair.models.calibration import sample_discrepancy
 
-        delta = post["delta"].transpose("chain", "draw", "group", "side").values
-        w = misfit_probability(
-            data.scores, data.labels, data.group_codes, k, a, b, c, delta, disc,
-            threshold=data.threshold, score_clip=score_clip,
+        offset, p_shared, p_group = sample_discrepancy(
+            data.scores,
+            data.labels,
+            data.group_codes,
+            k,
+            a,
+            b,
+            c,
+            post["delta_shared"].transpose("chain", "draw", "side").values,
+            post["delta"].transpose("chain", "draw", "group", "side").values,
+            disc,
+            rng,
+            threshold=data.threshold,
+            score_clip=score_clip,
         )
-        idata.posterior["p_misfit"] = (("chain", "draw", "group", "side"), w)
-        offset = np.where(rng.random(w.shape) < w, delta, 0.0)
-    if unlabeled == "expected":
+        idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
+        idata.posterior["p_misfit"] = (("chain", "draw", "group", "side"), p_group)
+    if estimand == "expected":
         u_counts = expected_counts(summary, a, b, c, offset)
     else:
         u_counts = sampled_counts(summary, a, b, c, rng, offset)

@@ -209,7 +209,7 @@ class FairnessPosterior:
         example counts), and ``rates`` (per-group rate draws, one variable per
         metric, dims ``chain, draw, group``).
     model : str
-        ``"bb"``, ``"hbb"`` or ``"bc"``.
+        ``"rbc"``, ``"bc"``, ``"bb"`` or ``"hbb"``.
     reference
         The default reference group of differences and ratios.
     notes : list of str
@@ -403,8 +403,9 @@ class FairnessPosterior:
         """One row per metric and group-vs-reference pair.
 
         Columns: posterior mean and sd of Δ, HDI and ETI bounds, P(Δ > 0),
-        P(|Δ| < ε), the HDI + ROPE decision, and a ``note`` for rates that
-        the labeled data do not inform in a group (e.g. no positive labels).
+        P(|Δ| < ε), the HDI + ROPE decision, a ``note`` for rates that
+        the labeled data do not inform in a group (e.g. no positive labels),
+        and the ``estimand`` in words (which gap the intervals are for).
         """
         epsilon, ci_prob = _check_epsilon(epsilon), _check_ci_prob(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
@@ -432,9 +433,22 @@ class FairnessPosterior:
                         "prob_practically_fair": prob_within(d, epsilon),
                         "decision": decision,
                         "note": self.rate_note(m, (g, ref)),
+                        "estimand": self.estimand_text,
                     }
                 )
         return pd.DataFrame(rows)
+
+    @property
+    def estimand(self) -> str:
+        """``"assessed"`` or ``"expected"``: which gap the posterior describes (see ``fit``)."""
+        return self.settings.get("estimand", "expected")
+
+    @property
+    def estimand_text(self) -> str:
+        """The estimand in words, as summaries and reports print it."""
+        from bayesfair.fitting import ESTIMANDS
+
+        return ESTIMANDS[self.estimand]
 
     def rate_note(self, metric: str, groups) -> str:
         """Say which of ``groups`` have no labeled denominator for ``metric`` ("" if none)."""
@@ -444,7 +458,7 @@ class FairnessPosterior:
         for g in groups:
             den = sum(int(obs[c].sel(group=g)) for c in rate.denominator)
             if den == 0:
-                if self.model == "bc":
+                if self.model in ("bc", "rbc"):
                     notes.append(
                         f"'{g}' has no labeled {'+'.join(rate.denominator)}: informed by the "
                         "calibration model and the unlabeled scores only"

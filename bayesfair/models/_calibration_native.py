@@ -39,9 +39,10 @@ __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
 # n_L, n_groups, variant code, the six prior scales, then the discrepancy (rbc):
-# 1.0 when present, the slab's sd and the prior misfit probability π.
-_HEADER = 12
+# 1.0 when present, the slab's sd, the prior misfit probabilities (group, shared).
+_HEADER = 13
 _VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
+_SIDE = ("z_s", "delta_shared")  # the variables with dims ("side",)
 
 _LOGP_SIG = numba.types.int64(
     numba.types.uint64,
@@ -95,6 +96,101 @@ def _block_grad(x, grad, dh, start, k, sd_mu, sd_sigma):
 
 
 @numba.njit(cache=True)
+def _logaddexp(u, v):
+    hi = max(u, v)
+    return hi + math.log1p(math.exp(-abs(u - v)))
+
+
+@numba.njit(cache=True)
+def _loglik_term(y, eta):
+    return y * eta - (max(eta, 0.0) + math.log1p(math.exp(-abs(eta))))
+
+
+@numba.njit(cache=True)
+def _discrepancy_loglik(x, grad, data, n, k, d_start, a, b, c, d_a, d_b, d_c):
+    """rbc's labeled log likelihood with the spike-and-slab discrepancies marginalised.
+
+    Per side h: logsumexp over J of [log P(J) + Σ_g logsumexp over I of
+    (log P(I) + log L_gh(J δ_shared[h] + I δ[g, h]))]. Adds d logp / d(a, b, c)
+    into ``d_a, d_b, d_c``, writes the gradient of ``z_s`` and ``z_d`` (priors
+    included) into ``grad`` and returns the log likelihood plus the z priors.
+    """
+    slab_sd = data[10]
+    pg = data[11]
+    ps = data[12]
+    log_s = data[_HEADER : _HEADER + n]
+    log_1ms = data[_HEADER + n : _HEADER + 2 * n]
+    group = data[_HEADER + 2 * n : _HEADER + 3 * n]
+    y = data[_HEADER + 3 * n : _HEADER + 4 * n]
+    side = data[_HEADER + 4 * n : _HEADER + 5 * n]
+    m = 2 * k
+    s_start = d_start
+    g_start = d_start + 2
+    ll = np.zeros((4, m))  # log L per stratum for (J, I) = 00, 01, 10, 11
+    logp = 0.0
+    for h in range(2):
+        z = x[s_start + h]
+        logp += -0.5 * z * z - _HALF_LOG_2PI
+        grad[s_start + h] = -z
+    for j in range(m):
+        z = x[g_start + j]
+        logp += -0.5 * z * z - _HALF_LOG_2PI
+        grad[g_start + j] = -z
+    for i in range(n):
+        g = int(group[i])
+        h = int(side[i])
+        st = g * 2 + h
+        eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
+        ds = slab_sd * x[s_start + h]
+        dg = slab_sd * x[g_start + st]
+        ll[0, st] += _loglik_term(y[i], eta)
+        ll[1, st] += _loglik_term(y[i], eta + dg)
+        ll[2, st] += _loglik_term(y[i], eta + ds)
+        ll[3, st] += _loglik_term(y[i], eta + ds + dg)
+    lpg, l1pg = math.log(pg), math.log1p(-pg)
+    lps, l1ps = math.log(ps), math.log1p(-ps)
+    w = np.zeros((4, m))  # posterior weight of each (J, I) per stratum
+    for h in range(2):
+        u0 = l1ps
+        u1 = lps
+        for g in range(k):
+            st = g * 2 + h
+            u0 += _logaddexp(l1pg + ll[0, st], lpg + ll[1, st])
+            u1 += _logaddexp(l1pg + ll[2, st], lpg + ll[3, st])
+        outer = _logaddexp(u0, u1)
+        logp += outer
+        r_j = math.exp(u1 - outer)
+        for g in range(k):
+            st = g * 2 + h
+            in0 = _logaddexp(l1pg + ll[0, st], lpg + ll[1, st])
+            in1 = _logaddexp(l1pg + ll[2, st], lpg + ll[3, st])
+            r_i0 = math.exp(lpg + ll[1, st] - in0)
+            r_i1 = math.exp(lpg + ll[3, st] - in1)
+            w[0, st] = (1.0 - r_j) * (1.0 - r_i0)
+            w[1, st] = (1.0 - r_j) * r_i0
+            w[2, st] = r_j * (1.0 - r_i1)
+            w[3, st] = r_j * r_i1
+    for i in range(n):
+        g = int(group[i])
+        h = int(side[i])
+        st = g * 2 + h
+        eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
+        ds = slab_sd * x[s_start + h]
+        dg = slab_sd * x[g_start + st]
+        r00 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * eta))
+        r01 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * (eta + dg)))
+        r10 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * (eta + ds)))
+        r11 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * (eta + ds + dg)))
+        r = w[0, st] * r00 + w[1, st] * r01 + w[2, st] * r10 + w[3, st] * r11
+        d_a[g] += r * log_s[i]
+        d_b[g] -= r * log_1ms[i]
+        d_c[g] += r
+        grad[s_start + h] += slab_sd * (w[2, st] * r10 + w[3, st] * r11)
+        grad[g_start + st] += slab_sd * (w[1, st] * r01 + w[3, st] * r11)
+    return logp
+
+
+@numba.njit(cache=True)
 def calibration_logp_grad(x, grad, data):
     """Log density of the unconstrained point ``x``; writes its gradient to ``grad``."""
     n = int(data[0])
@@ -103,8 +199,6 @@ def calibration_logp_grad(x, grad, data):
     sd_mu_a, sd_mu_b, sd_mu_c = data[3], data[4], data[5]
     sd_s_a, sd_s_b, sd_s_c = data[6], data[7], data[8]
     disc = data[9] > 0.5
-    slab_sd = data[10]
-    prior_misfit = data[11]
     log_s = data[_HEADER : _HEADER + n]
     log_1ms = data[_HEADER + n : _HEADER + 2 * n]
     group = data[_HEADER + 2 * n : _HEADER + 3 * n]
@@ -147,47 +241,7 @@ def calibration_logp_grad(x, grad, data):
             d_b[g] -= r * log_1ms[i]
             d_c[g] += r
     else:
-        # rbc: per stratum (group, side) the mixture (1 - π) L0 + π L1, where L1 adds
-        # delta = slab_sd z_d[g, side] to the linear predictor; z_d ~ N(0, 1).
-        side = data[_HEADER + 4 * n : _HEADER + 5 * n]
-        m = 2 * k
-        strata = np.zeros(3 * m)  # log L0, log L1, then d logp / d delta per stratum
-        for j in range(m):
-            z = x[d_start + j]
-            logp += -0.5 * z * z - _HALF_LOG_2PI
-        for i in range(n):
-            st = int(group[i]) * 2 + int(side[i])
-            g = int(group[i])
-            eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-            eta1 = eta + slab_sd * x[d_start + st]
-            strata[st] += y[i] * eta - (max(eta, 0.0) + math.log1p(math.exp(-abs(eta))))
-            strata[m + st] += y[i] * eta1 - (max(eta1, 0.0) + math.log1p(math.exp(-abs(eta1))))
-        log_pi = math.log(prior_misfit)
-        log_1mpi = math.log1p(-prior_misfit)
-        for j in range(m):
-            u0 = log_1mpi + strata[j]
-            u1 = log_pi + strata[m + j]
-            hi = max(u0, u1)
-            logp += hi + math.log1p(math.exp(-abs(u0 - u1)))
-            # responsibility of the slab, stored in place of log L1
-            strata[m + j] = 1.0 / (1.0 + math.exp(u0 - u1)) if u1 >= u0 else (
-                math.exp(u1 - u0) / (1.0 + math.exp(u1 - u0))
-            )
-        for i in range(n):
-            st = int(group[i]) * 2 + int(side[i])
-            g = int(group[i])
-            w = strata[m + st]
-            eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-            eta1 = eta + slab_sd * x[d_start + st]
-            p0 = 0.5 * (1.0 + math.tanh(0.5 * eta))
-            p1 = 0.5 * (1.0 + math.tanh(0.5 * eta1))
-            r = (1.0 - w) * (y[i] - p0) + w * (y[i] - p1)
-            d_a[g] += r * log_s[i]
-            d_b[g] -= r * log_1ms[i]
-            d_c[g] += r
-            strata[2 * m + st] += w * (y[i] - p1)
-        for j in range(m):
-            grad[d_start + j] = slab_sd * strata[2 * m + j] - x[d_start + j]
+        logp += _discrepancy_loglik(x, grad, data, n, k, d_start, a, b, c, d_a, d_b, d_c)
 
     # chain rule to the unconstrained parameters (d/dh of exp(h) is exp(h))
     for g in range(k):
@@ -256,7 +310,7 @@ def calibration_expand(x, out, data):
             out[pos + 2 * k + g] = x[c_start] + math.exp(x[c_start + 1]) * x[c_start + 2 + g]
     if disc:
         pos += 3 * k
-        for j in range(2 * k):
+        for j in range(2 * k + 2):  # delta_shared (2), then delta (k × 2)
             out[pos + j] = slab_sd * x[d_start + j]
 
 
@@ -277,8 +331,8 @@ def _layout(variant: str, k: int, discrepancy: bool = False):
         free += [(f"mu_{v}", ()), (f"sigma_{v}_log__", ()), (f"z_{v}", (k,))]
     expanded = [(f"sigma_{v}", ()) for v in blocks] + [(v, (k,)) for v in ("a", "b", "c")]
     if discrepancy:
-        free.append(("z_d", (k, 2)))
-        expanded.append(("delta", (k, 2)))
+        free += [("z_s", (2,)), ("z_d", (k, 2))]
+        expanded += [("delta_shared", (2,)), ("delta", (k, 2))]
     return free, expanded
 
 
@@ -371,11 +425,12 @@ def compile_native_calibration(
             0.0 if discrepancy is None else 1.0,
             0.0 if discrepancy is None else discrepancy.slab_sd,
             0.0 if discrepancy is None else discrepancy.prior_misfit,
+            0.0 if discrepancy is None else discrepancy.shared_prior_misfit,
         ],
         dtype=np.float64,
     )
     dims = {
-        name: ("group", "side") if len(shape) == 2 else ("group",)
+        name: ("group", "side") if len(shape) == 2 else ("side",) if name in _SIDE else ("group",)
         for name, shape in free + expanded
         if shape != ()
     }

@@ -72,16 +72,21 @@ class CalibrationPriors:
 
 @dataclass(frozen=True)
 class DiscrepancyPrior:
-    """Prior of the per-group, per-side discrepancy of the robust model (``rbc``).
+    """Prior of the discrepancy terms of the robust model (``rbc``).
 
-    For group ``g`` and side ``h`` of the threshold (ŷ = 0, ŷ = 1) the map's
-    linear predictor gets ``I[g, h] δ[g, h]``, with ``δ[g, h] ~ N(0, slab_sd)``
-    and ``I[g, h] ~ Bernoulli(prior_misfit)`` (marginalised in the sampler): a
-    spike-and-slab prior on the beta-calibration map being wrong there.
+    For side ``h`` of the threshold (ŷ = 0, ŷ = 1) and group ``g`` the map's
+    linear predictor gets ``J[h] δ_shared[h] + I[g, h] δ[g, h]``: a
+    discrepancy shared by all groups (the calibration family is wrong for the
+    classifier there) and one of the group's own (the group is calibrated
+    unlike the others), each with a spike-and-slab prior:
+    ``δ ~ N(0, slab_sd)``, ``J[h] ~ Bernoulli(shared_prior_misfit)``,
+    ``I[g, h] ~ Bernoulli(prior_misfit)``, the indicators marginalised in the
+    sampler.
     """
 
     slab_sd: float = 1.5
     prior_misfit: float = 0.2
+    shared_prior_misfit: float = 0.2
 
     def __post_init__(self):
         if not (isinstance(self.slab_sd, int | float) and np.isfinite(self.slab_sd)) or (
@@ -90,10 +95,10 @@ class DiscrepancyPrior:
             raise ValueError(
                 f"The prior scale 'slab_sd' must be a positive finite number. Got {self.slab_sd!r}."
             )
-        if not (isinstance(self.prior_misfit, int | float) and 0 < self.prior_misfit < 1):
-            raise ValueError(
-                f"The probability 'prior_misfit' must be in (0, 1). Got {self.prior_misfit!r}."
-            )
+        for name in ("prior_misfit", "shared_prior_misfit"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and 0 < value < 1):
+                raise ValueError(f"The probability '{name}' must be in (0, 1). Got {value!r}.")
 
 
 def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
@@ -200,41 +205,67 @@ def build_calibration_model(
         import pytensor.tensor as pt
 
         side = pm.Data("side", side_values)
+        z_s = pm.Normal("z_s", 0.0, 1.0, dims="side")
         z_d = pm.Normal("z_d", 0.0, 1.0, dims=("group", "side"))
-        delta = pm.Deterministic("delta", discrepancy.slab_sd * z_d, dims=("group", "side"))
+        sd = discrepancy.slab_sd
+        delta_shared = pm.Deterministic("delta_shared", sd * z_s, dims="side")
+        delta = pm.Deterministic("delta", sd * z_d, dims=("group", "side"))
         stratum = gidx * 2 + side
-        ll0 = y * eta - pt.softplus(eta)
-        eta1 = eta + delta[gidx, side]
-        ll1 = y * eta1 - pt.softplus(eta1)
         zeros = pt.zeros(2 * n_groups)
-        ll0_s = pt.inc_subtensor(zeros[stratum], ll0)
-        ll1_s = pt.inc_subtensor(zeros[stratum], ll1)
-        log_pi = np.log(discrepancy.prior_misfit)
-        log_1mpi = np.log1p(-discrepancy.prior_misfit)
-        pm.Potential("y_obs", pt.logaddexp(log_1mpi + ll0_s, log_pi + ll1_s).sum())
+        loglik = {}
+        for j in (0, 1):
+            for i in (0, 1):
+                eta_ji = eta + j * delta_shared[side] + i * delta[gidx, side]
+                ll = y * eta_ji - pt.softplus(eta_ji)
+                loglik[j, i] = pt.inc_subtensor(zeros[stratum], ll).reshape((n_groups, 2))
+        pg, ps = discrepancy.prior_misfit, discrepancy.shared_prior_misfit
+        per_side = [
+            pt.logaddexp(np.log1p(-pg) + loglik[j, 0], np.log(pg) + loglik[j, 1]).sum(axis=0)
+            for j in (0, 1)
+        ]
+        pm.Potential(
+            "y_obs", pt.logaddexp(np.log1p(-ps) + per_side[0], np.log(ps) + per_side[1]).sum()
+        )
     return model
 
 
-def misfit_probability(
-    scores, labels, group_codes, n_groups: int, a, b, c, delta, discrepancy, *, threshold=0.5,
+def sample_discrepancy(
+    scores,
+    labels,
+    group_codes,
+    n_groups: int,
+    a,
+    b,
+    c,
+    delta_shared,
+    delta,
+    discrepancy: DiscrepancyPrior,
+    rng: np.random.Generator,
+    *,
+    threshold: float = 0.5,
     score_clip: float = 0.01,
-) -> np.ndarray:
-    """P(I[g, h] = 1 | θ, δ, y) for each draw: the slab's responsibility per group and side.
+):
+    """Draw the marginalised indicators given each posterior draw; return the offsets.
 
-    With the indicator marginalised, the labeled log likelihood of stratum
-    ``(g, h)`` is ``log((1 − π) L0 + π L1)``, with ``L0`` the likelihood under
-    the beta-calibration map and ``L1`` under the map plus ``δ[g, h]``. Given a
-    draw, the indicator is Bernoulli with probability ``π L1 / ((1 − π) L0 + π L1)``
-    (``π`` for a stratum without labels).
+    Per side ``h``, given a draw of (a, b, c, δ), the shared indicator ``J[h]``
+    is Bernoulli with its conditional probability under the labeled data, and
+    given ``J[h]`` each group's ``I[g, h]`` likewise (Bayes' rule on the
+    mixture the sampler marginalised).
 
     Parameters
     ----------
     a, b, c : array_like, shape (..., n_groups)
+    delta_shared : array_like, shape (..., 2)
     delta : array_like, shape (..., n_groups, 2)
 
     Returns
     -------
-    ndarray, shape (..., n_groups, 2)
+    offset : ndarray, shape (..., n_groups, 2)
+        ``J[h] δ_shared[h] + I[g, h] δ[g, h]`` per draw.
+    p_shared : ndarray, shape (..., 2)
+        P(J[h] = 1 | θ, δ, y) per draw.
+    p_group : ndarray, shape (..., n_groups, 2)
+        P(I[g, h] = 1 | θ, δ, y) per draw (marginal over ``J``).
     """
     s_raw = np.asarray(scores, dtype=float)
     side = (s_raw >= threshold).astype(np.intp)
@@ -243,17 +274,34 @@ def misfit_probability(
     y = np.asarray(labels, dtype=float)
     g = np.asarray(group_codes, dtype=np.intp)
     a, b, c = (np.asarray(v, dtype=float) for v in (a, b, c))
-    delta = np.asarray(delta, dtype=float)
     lead = a.shape[:-1]
-    a, b, c = (v.reshape(-1, n_groups) for v in (a, b, c))
-    delta = delta.reshape(-1, n_groups, 2)
-    eta0 = c[:, g] + a[:, g] * ls - b[:, g] * l1
-    eta1 = eta0 + delta[:, g, side]
-    ll0 = y * eta0 - np.logaddexp(0.0, eta0)
-    ll1 = y * eta1 - np.logaddexp(0.0, eta1)
-    onehot = np.zeros((y.size, 2 * n_groups))
+    k = n_groups
+    a, b, c = (v.reshape(-1, k) for v in (a, b, c))
+    d_s = np.asarray(delta_shared, dtype=float).reshape(-1, 2)
+    d_g = np.asarray(delta, dtype=float).reshape(-1, k, 2)
+    n_draws = a.shape[0]
+    onehot = np.zeros((y.size, 2 * k))
     onehot[np.arange(y.size), g * 2 + side] = 1.0
-    diff = (ll1 - ll0) @ onehot  # log L1 − log L0 per stratum
-    logit_w = np.log(discrepancy.prior_misfit) - np.log1p(-discrepancy.prior_misfit) + diff
-    w = 0.5 * (1.0 + np.tanh(0.5 * logit_w))
-    return w.reshape(*lead, n_groups, 2)
+    eta = c[:, g] + a[:, g] * ls - b[:, g] * l1
+    loglik = {}
+    for j in (0, 1):
+        for i in (0, 1):
+            e = eta + j * d_s[:, side] + i * d_g[:, g, side]
+            loglik[j, i] = ((y * e - np.logaddexp(0.0, e)) @ onehot).reshape(n_draws, k, 2)
+    lp, l1p = np.log(discrepancy.prior_misfit), np.log1p(-discrepancy.prior_misfit)
+    lps, l1ps = np.log(discrepancy.shared_prior_misfit), np.log1p(-discrepancy.shared_prior_misfit)
+    inner = {j: np.logaddexp(l1p + loglik[j, 0], lp + loglik[j, 1]) for j in (0, 1)}
+    # P(I = 1 | J = j) per stratum, and P(J = 1) per side
+    p_i = {j: np.exp(lp + loglik[j, 1] - inner[j]) for j in (0, 1)}
+    u0, u1 = l1ps + inner[0].sum(axis=1), lps + inner[1].sum(axis=1)
+    p_j = 1.0 / (1.0 + np.exp(np.clip(u0 - u1, -700, 700)))
+    j_draw = rng.random(p_j.shape) < p_j
+    p_cond = np.where(j_draw[:, None, :], p_i[1], p_i[0])
+    i_draw = rng.random(p_cond.shape) < p_cond
+    offset = j_draw[:, None, :] * d_s[:, None, :] + i_draw * d_g
+    p_group = p_j[:, None, :] * p_i[1] + (1.0 - p_j[:, None, :]) * p_i[0]
+    return (
+        offset.reshape(*lead, k, 2),
+        p_j.reshape(*lead, 2),
+        p_group.reshape(*lead, k, 2),
+    )
