@@ -42,7 +42,7 @@ def main() -> None:
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--quiet", is_flag=True, help="No progress output.")
 def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, quiet):
-    """Assess a bundled classifier: n_L labels at random, the rest unlabeled, BB vs BC."""
+    """Assess a bundled classifier: n_L labels at random, the rest unlabeled, BB vs RBC."""
     from bayesfair.compare import compare
     from bayesfair.datasets import get_score_set, load_assessment
 
@@ -173,10 +173,17 @@ def _write_atomic(path: str, text: str) -> None:
 @click.option("--metrics", default="accuracy,tpr,fpr", show_default=True)
 @click.option(
     "--model",
-    type=click.Choice(["bb", "hbb", "bc"]),
-    default="bc",
+    type=click.Choice(["rbc", "bc", "bb", "hbb"]),
+    default="rbc",
     show_default=True,
-    help="Bayesian model; with bc the exact, labeled-only bb is shown too.",
+    help="Bayesian model; with rbc or bc the exact, labeled-only bb is shown too.",
+)
+@click.option(
+    "--estimand",
+    type=click.Choice(["assessed", "expected"]),
+    default=None,
+    help="What the calibration model's intervals are for: the gap on the assessed examples "
+    "(default with --unlabeled) or the classifier's expected gap.",
 )
 @click.option(
     "--epsilon", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True)
@@ -203,6 +210,7 @@ def assess(
     group,
     metrics,
     model,
+    estimand,
     epsilon,
     reference,
     pos_label,
@@ -217,9 +225,11 @@ def assess(
     """Assess a classifier's group fairness from a LABELED file (CSV or Parquet).
 
     Reports frequentist intervals (Newcombe, bootstrap, Bernstein, Lum et al.'s
-    corrected variances) next to the chosen Bayesian model. With --model bc
-    (which uses the --unlabeled scores) the labeled-only BB model is fitted
-    too: it is exact and cheap, and the pair shows what the unlabeled data add.
+    corrected variances) next to the chosen Bayesian model. With --model rbc
+    (the default) or bc, which use the --unlabeled scores, the labeled-only BB
+    model is fitted too: it is exact and cheap, and the pair shows what the
+    unlabeled data add. Pairs whose intervals disagree and groups whose
+    calibration map misfits their labels are reported as warnings.
     """
     import warnings
 
@@ -244,17 +254,23 @@ def assess(
             f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
             f"{data.reference!r}.",
         )
-        models = ("bb", "bc") if model == "bc" else (model,)
-        if model == "bc" and data.n_unlabeled == 0:
-            _echo(quiet, "No --unlabeled file: the BC model uses the labeled scores only.")
+        models = ("bb", model) if model in ("bc", "rbc") else (model,)
+        if model in ("bc", "rbc") and data.n_unlabeled == 0:
+            _echo(
+                quiet, f"No --unlabeled file: the {model.upper()} model uses the labeled scores only."
+            )
         _echo(
             quiet,
             f"Fitting {', '.join(m.upper() for m in models)} ({chains} chains × {draws} draws)...",
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            comp = _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet)
+            comp = _compare(
+                data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand
+            )
         _show_warnings(caught)
+        for sentence in comp.disagreements:
+            click.echo(f"bayesfair: warning: {sentence}", err=True)
         text = _render(comp, fmt, data)
     except click.ClickException:
         raise
@@ -307,9 +323,12 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
         raise _BadInput(_one_line(exc)) from None
 
 
-def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet):
+def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None):
     from bayesfair.compare import compare
 
+    fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}
+    if estimand is not None:
+        fit_kwargs["estimand"] = estimand
     try:
         return compare(
             data,
@@ -317,7 +336,7 @@ def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quie
             epsilon=epsilon,
             models=models,
             random_seed=seed,
-            fit_kwargs={"draws": draws, "tune": tune, "chains": chains},
+            fit_kwargs=fit_kwargs,
             progressbar=not quiet,
         )
     except (ValueError, TypeError) as exc:

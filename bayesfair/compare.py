@@ -46,6 +46,10 @@ class Comparison:
         Threshold, reference group, ε, ``ci_prob``, models and their priors.
     posteriors : dict
         The fitted :class:`~bayesfair.posterior.FairnessPosterior` per model.
+    calibration : pandas.DataFrame
+        The calibration check of the calibration model's maps
+        (:meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`);
+        empty when no calibration model was fitted.
     """
 
     pairs: pd.DataFrame
@@ -53,6 +57,14 @@ class Comparison:
     groups: pd.DataFrame
     settings: dict
     posteriors: dict = field(default_factory=dict, repr=False)
+    calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+
+    @property
+    def disagreements(self) -> list[str]:
+        """One plain sentence per pair whose intervals disagree (the ``disagreement`` column)."""
+        if "disagreement" not in self.pairs:
+            return []
+        return [d for d in self.pairs["disagreement"] if d]
 
     def to_markdown(self, digits: int = 3) -> str:
         """The tables as Markdown text."""
@@ -83,7 +95,7 @@ def compare(
     epsilon: float = 0.02,
     reference=None,
     ci_prob: float = 0.95,
-    models=("bb", "bc"),
+    models=("bb", "rbc"),
     posteriors: dict | None = None,
     n_boot: int = 2000,
     random_seed=None,
@@ -103,8 +115,9 @@ def compare(
         Reference group of the pairs; default ``data.reference``.
     ci_prob : float
         Probability of every interval.
-    models : sequence of {"bb", "hbb", "bc"}
+    models : sequence of {"bb", "hbb", "bc", "rbc"}
         Bayesian models to fit; ``()`` for the frequentist columns only.
+        Default: the labeled-only ``bb`` and the default model ``rbc``.
     posteriors : dict, optional
         Already fitted results by model name; they are used instead of fitting.
     n_boot : int
@@ -119,6 +132,10 @@ def compare(
     Returns
     -------
     Comparison
+        ``pairs`` has a ``disagreement`` column: for a pair where two of the
+        intervals of the calibration model, ``bb`` and Newcombe do not
+        overlap, one plain sentence that says so, with the calibration
+        check of the two groups; ``""`` otherwise.
 
     References
     ----------
@@ -148,9 +165,15 @@ def compare(
                 metrics=metrics,
                 random_seed=model_seq,
                 progressbar=progressbar,
-                **(fit_kwargs or {}),
+                **_fit_options(name, fit_kwargs),
             )
 
+    calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
+    calibration = (
+        posteriors[calibrated].calibration_check(warn=False)
+        if calibrated is not None and posteriors[calibrated].model in ("bc", "rbc")
+        else pd.DataFrame(columns=["group", "n_labeled", "statistic", "p_value", "verdict"])
+    )
     pair_rows, var_rows = [], []
     for i, metric in enumerate(metrics):
         with warnings.catch_warnings():
@@ -192,6 +215,7 @@ def compare(
             notes = _undefined_note(rates, metric, (g, r))
             notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
             out["note"] = "; ".join(dict.fromkeys(notes))
+            out["disagreement"] = _disagreement(out, calibrated, calibration)
             pair_rows.append(out)
 
         var = _variance_row(fq, data, metric, n_boot, ci_prob, boot_seeds[2 * i + 1])
@@ -215,12 +239,64 @@ def compare(
         "priors": {name: res.settings.get("prior") for name, res in posteriors.items()},
         "positive_label": data.pos_label,
     }
+    settings["estimands"] = {name: res.estimand_text for name, res in posteriors.items()}
     return Comparison(
         pairs=pd.DataFrame(pair_rows),
         variance=pd.DataFrame(var_rows).set_index("metric"),
         groups=data.group_sizes(),
         settings=settings,
         posteriors=posteriors,
+        calibration=calibration,
+    )
+
+
+#: fit options that only the calibration models take (not passed to bb/hbb).
+_CALIBRATION_OPTIONS = ("estimand", "unlabeled", "discrepancy", "variant", "score_clip", "n_bins")
+
+
+def _fit_options(model: str, fit_kwargs) -> dict:
+    options = dict(fit_kwargs or {})
+    if model in ("bb", "hbb"):
+        options = {k: v for k, v in options.items() if k not in _CALIBRATION_OPTIONS}
+    return options
+
+
+def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
+    """A sentence when two of the calibration model's, bb's and Newcombe's intervals are disjoint."""
+    intervals = []
+    if calibrated is not None:
+        intervals.append((calibrated, row[f"{calibrated}_lower"], row[f"{calibrated}_upper"]))
+    if "bb_lower" in row:
+        intervals.append(("bb", row["bb_lower"], row["bb_upper"]))
+    intervals.append(("Newcombe", row["newcombe_lower"], row["newcombe_upper"]))
+    intervals = [(n, lo, hi) for n, lo, hi in intervals if np.isfinite(lo) and np.isfinite(hi)]
+    clash = [
+        (a, b)
+        for i, a in enumerate(intervals)
+        for b in intervals[i + 1 :]
+        if a[2] < b[1] or b[2] < a[1]
+    ]
+    if not clash:
+        return ""
+    (n1, l1, h1), (n2, l2, h2) = clash[0]
+    what = (
+        "the calibrated unlabeled scores and the labeled examples alone point to different gaps"
+        if calibrated in (n1, n2)
+        else "the two labeled-only methods point to different gaps"
+    )
+    check = ""
+    if len(calibration):
+        by_group = calibration.set_index(calibration["group"].astype(str))
+        parts = []
+        for g in (row["group"], row["reference"]):
+            if str(g) in by_group.index:
+                c = by_group.loc[str(g)]
+                p = "" if pd.isna(c["p_value"]) else f", p = {c['p_value']:.3f}"
+                parts.append(f"{g} {c['verdict']}{p}")
+        check = f" Calibration check: {'; '.join(parts)}."
+    return (
+        f"Δ {row['metric']} ({row['group']} − {row['reference']}): {n1} [{l1:.3f}, {h1:.3f}] "
+        f"and {n2} [{l2:.3f}, {h2:.3f}] do not overlap: {what}.{check}"
     )
 
 

@@ -74,6 +74,7 @@ METHODS = {
 # Fixed positions of each run's child seeds: the split and one per model. Adding a
 # method here must append, never reorder, or old results stop being reproducible.
 _SEED_SLOTS = ("split", "bb", "hbb", "bc", "rbc")
+_CALIBRATION_METHODS = ("bc", "rbc")
 
 #: Columns of the frame :func:`run_experiment` returns.
 COLUMNS = (
@@ -291,6 +292,7 @@ def run_experiment(
     >>> df.groupby("method").size().to_dict()
     {'bb': 3, 'freq': 3}
     """
+    from bayesfair.compare import _fit_options
     from bayesfair.datasets import get_score_set, load_scores, split_labeled
     from bayesfair.fitting import fit
 
@@ -310,6 +312,8 @@ def run_experiment(
         else (np.random.SeedSequence(random_seed))
     )
     fit_kwargs = dict(fit_kwargs or {})
+    # options of the calibration models only, not passed to bb/hbb
+    labeled_kwargs = _fit_options("bb", fit_kwargs)
     base = dict(
         dataset=spec.name, classifier=classifier, metric=metric, n_labeled=n_labeled, truth=truth
     )
@@ -346,7 +350,7 @@ def run_experiment(
                         chains=chains,
                         random_seed=seeds[m],
                         progressbar=False,
-                        **fit_kwargs,
+                        **(fit_kwargs if m in _CALIBRATION_METHODS else labeled_kwargs),
                     )
                 caught = [str(w.message) for w in record]
                 d = res.difference(metric, spec.unprivileged_group, spec.privileged_group).values

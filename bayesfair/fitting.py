@@ -439,7 +439,19 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
     else:
         u_counts = sampled_counts(summary, a, b, c, rng, offset)
     total = u_counts + labeled_counts
-    return idata, {m: rate_from_counts(total, m) for m in metrics}
+    rates = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for m in metrics:
+            rates[m] = rate_from_counts(total, m)
+            share = np.isnan(rates[m]).mean(axis=(0, 1))
+            for g, q in zip(data.group_levels, share, strict=True):
+                if q > 0:
+                    notes.append(
+                        f"'{g}': {m} is undefined in {q:.1%} of the draws (no example in its "
+                        "denominator among the assessed examples in those draws); its "
+                        "intervals and probabilities use the other draws."
+                    )
+    return idata, rates
 
 
 def _native_calibration(variant, priors, k, disc=None):

@@ -23,6 +23,7 @@ __all__ = [
     "plot_difference",
     "plot_error_curves",
     "plot_forest",
+    "plot_reliability",
     "plot_variance_forest",
 ]
 
@@ -34,6 +35,7 @@ _COLORS = {
     "bb": "#1f77b4",
     "hbb": "#2ca02c",
     "bc": "#d62728",
+    "rbc": "#ff7f0e",
     "freq": "#4d4d4d",
     "uncorrected": "#9e9ac8",
     "corrected": "#fd8d3c",
@@ -316,10 +318,10 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     """
     from bayesfair.models.calibration import calibrate
 
-    if getattr(posterior, "model", None) != "bc":
+    if getattr(posterior, "model", None) not in ("bc", "rbc"):
         raise ValueError(
-            "The 'posterior' parameter must be a fit with model='bc' (calibration maps). "
-            f"Got model={getattr(posterior, 'model', None)!r}."
+            "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
+            f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins!r}.")
@@ -347,11 +349,105 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
             ax.scatter(xs, ys, color=color, edgecolor="k", zorder=3, label=f"{g} labeled (binned)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_title(f"Calibration per group (BC posterior, {ci_prob:.0%} band)")
+    ax.set_title(
+        f"Calibration per group ({posterior.model.upper()} posterior, {ci_prob:.0%} band)"
+    )
     ax.set_xlabel("score s")
     ax.set_ylabel("P(y = 1 | s, group)")
     ax.legend(loc="upper left", fontsize=8)
     return ax
+
+
+def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
+    """Reliability diagram per group: the calibration map against its labeled examples.
+
+    One panel per group: the posterior band and mean of the group's
+    beta-calibration map, the labeled examples binned as the calibration
+    check bins them (:mod:`bayesfair.checks`: split at the threshold, then by
+    score) drawn at their mean score and fraction of positives with a
+    binomial 95% Wilson interval and their count, and the check's p-value and
+    verdict in the title. Points far outside the band are what a ``"misfit"``
+    verdict means.
+
+    Parameters
+    ----------
+    posterior : FairnessPosterior
+        A fit with ``model="rbc"`` or ``"bc"``.
+    axes : sequence of matplotlib.axes.Axes, optional
+        One per group (default: a new row of panels).
+    ci_prob : float
+        Probability of the pointwise band.
+    check : pandas.DataFrame, optional
+        The result of ``posterior.calibration_check()`` (computed when omitted).
+
+    Returns
+    -------
+    list of matplotlib.axes.Axes
+    """
+    from bayesfair.checks import _bins
+    from bayesfair.frequentist.intervals import wilson_interval
+    from bayesfair.models.calibration import calibrate
+
+    if getattr(posterior, "model", None) not in ("bc", "rbc"):
+        raise ValueError(
+            "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
+            f"maps). Got model={getattr(posterior, 'model', None)!r}."
+        )
+    if not 0 < ci_prob < 1:
+        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r}.")
+    if check is None:
+        check = posterior.calibration_check(warn=False)
+    groups = posterior.groups
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, len(groups), figsize=(3.6 * len(groups), 3.6), squeeze=False)
+        axes = list(axes[0])
+    axes = list(np.ravel(axes))
+    if len(axes) != len(groups):
+        raise ValueError(f"'axes' must hold one Axes per group ({len(groups)}). Got {len(axes)}.")
+    const = posterior.idata.constant_data
+    clip = float(posterior.settings.get("score_clip", 0.01))
+    threshold = float(posterior.settings.get("threshold", 0.5))
+    post = posterior.idata.posterior
+    grid = np.linspace(0.0, 1.0, 101)
+    q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
+    by_group = check.set_index(check["group"].astype(str))
+    for code, (g, ax) in enumerate(zip(groups, axes, strict=True)):
+        a, b, c = (post[v].sel(group=g).values.reshape(-1) for v in ("a", "b", "c"))
+        keep = np.linspace(0, a.size - 1, min(a.size, 1000)).astype(int)
+        f = calibrate(grid[:, None], a[None, keep], b[None, keep], c[None, keep], score_clip=clip)
+        lower, upper = np.quantile(f, q, axis=1)
+        ax.fill_between(grid, lower, upper, color="C0", alpha=0.25, lw=0, label="map band")
+        ax.plot(grid, f.mean(axis=1), color="C0", lw=2, label="map (posterior mean)")
+        ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1)
+        ax.axvline(threshold, color="0.7", lw=0.8)
+        mask = const["labeled_group"].values == code
+        s = const["labeled_score"].values[mask]
+        y = const["labeled_label"].values[mask]
+        if s.size:
+            bins, n_bins = _bins(s, threshold, 5, 10)
+            for j in range(n_bins):
+                inside = bins == j
+                n, k = int(inside.sum()), int(y[inside].sum())
+                lo, hi = wilson_interval(k, n)
+                x, p = float(s[inside].mean()), k / n
+                ax.errorbar(x, p, yerr=[[p - lo], [hi - p]], fmt="o", color="k", ms=4, lw=1)
+                ax.annotate(
+                    f"{n}", (x, p), textcoords="offset points", xytext=(4, 4), fontsize=7
+                )
+        row = by_group.loc[str(g)] if str(g) in by_group.index else None
+        verdict = ""
+        if row is not None:
+            p = "" if pd.isna(row["p_value"]) else f", p = {row['p_value']:.3f}"
+            verdict = f"\n{row['verdict']}{p}"
+        ax.set_title(f"{g}{verdict}", fontsize=9)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("score s")
+    axes[0].set_ylabel("P(y = 1 | s)")
+    axes[0].legend(loc="upper left", fontsize=7)
+    return axes
 
 
 # --------------------------------------------------------------------------- experiments

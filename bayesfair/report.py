@@ -108,10 +108,48 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         "",
         _table(_variance_table(comp, digits)),
     ]
+    out += _estimand_lines(comp)
+    disagreements = getattr(comp, "disagreements", [])
+    if disagreements:
+        out += ["", "Where the methods disagree:", "", *[f"- {d}" for d in disagreements]]
+    calibration = _calibration_table(comp)
+    if calibration is not None:
+        out += [
+            "",
+            "Calibration check (each group's calibration map against its labeled examples):",
+            "",
+            _table(calibration),
+        ]
     notes = [n for n in comp.pairs.get("note", []) if n]
     if notes:
         out += ["", "Notes:", *[f"- {n}" for n in dict.fromkeys(notes)]]
     return "\n".join(out)
+
+
+def _estimand_lines(comp) -> list[str]:
+    """Which quantity each model's intervals are for, in words."""
+    estimands = comp.settings.get("estimands", {})
+    if not estimands:
+        return []
+    return ["", "What the intervals are for:", ""] + [
+        f"- {m.upper()}: {text}." for m, text in estimands.items()
+    ]
+
+
+def _calibration_table(comp):
+    """The calibration check as a display table (None when no calibration model was fitted)."""
+    check = getattr(comp, "calibration", None)
+    if check is None or not len(check):
+        return None
+    return pd.DataFrame(
+        {
+            "group": check["group"].astype(str),
+            "labeled": check["n_labeled"],
+            "statistic": check["statistic"].map(lambda v: _fmt(float(v), 1)),
+            "p-value": check["p_value"].map(lambda v: _fmt(float(v), 3)),
+            "verdict": check["verdict"],
+        }
+    )
 
 
 # --------------------------------------------------------------------------- plain words
@@ -250,10 +288,23 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
     fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
     plots.plot_variance_forest(comp, ax=fig.subplots())
     out.append(("Between-group variance by estimator.", _png(fig)))
-    if data is not None and "bc" in comp.posteriors:
-        fig = Figure(figsize=(5.0, 5.0))
-        plots.plot_calibration(comp.posteriors["bc"], data, ax=fig.subplots())
-        out.append(("Calibration maps of the BC model with binned labeled data.", _png(fig)))
+    calibrated = next((m for m in ("rbc", "bc") if m in comp.posteriors), None)
+    if calibrated is not None:
+        post = comp.posteriors[calibrated]
+        k = len(post.groups)
+        fig = Figure(figsize=(min(3.4 * k, 14.0), 3.8))
+        axes = fig.subplots(1, k, squeeze=False)[0]
+        check = getattr(comp, "calibration", None)
+        plots.plot_reliability(post, axes=axes, check=check if len(check) else None)
+        fig.tight_layout()
+        out.append(
+            (
+                f"Reliability per group: the {calibrated.upper()} calibration map (band) against "
+                "the labeled examples binned as the calibration check bins them (counts beside "
+                "the points; bars: Wilson 95% intervals).",
+                _png(fig),
+            )
+        )
     return out
 
 
@@ -268,7 +319,8 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     digits : int
         Decimals of the tables.
     data : AssessmentData, optional
-        The data of the comparison; with a ``bc`` fit it adds the calibration figure.
+        Accepted for compatibility: the reliability figure of a calibration
+        model (``rbc`` or ``bc``) uses the labeled examples stored in the fit.
 
     Returns
     -------
@@ -291,6 +343,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             ("bootstrap samples", str(s.get("n_boot", ""))),
             ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
             *((f"prior of {m.upper()}", str(p)) for m, p in s.get("priors", {}).items()),
+            *(
+                (f"{m.upper()} intervals are for", text)
+                for m, text in s.get("estimands", {}).items()
+            ),
         ],
         columns=["setting", "value"],
     )
@@ -314,6 +370,24 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             '<ul class="plain">'
             + "".join(f"<li>{escape(t, quote=False)}</li>" for t in sentences)
             + "</ul>",
+        ]
+    disagreements = getattr(comp, "disagreements", [])
+    if disagreements:
+        parts += [
+            "<h2>Where the methods disagree</h2>",
+            '<ul class="warn">'
+            + "".join(f"<li>{escape(t, quote=False)}</li>" for t in disagreements)
+            + "</ul>",
+        ]
+    calibration = _calibration_table(comp)
+    if calibration is not None:
+        parts += [
+            "<h2>Calibration check</h2>",
+            "<p>Each group's calibration map against its labeled examples (binned posterior "
+            "predictive check). A <em>misfit</em> means the labels contradict the map: the "
+            "group's rates from a calibration model then rest on its labeled examples (RBC) "
+            "or may be wrong (BC). <em>too few labels</em>: the check cannot tell.</p>",
+            _html_table(calibration, "calibration"),
         ]
     parts += [
         "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
@@ -372,8 +446,9 @@ def comparison_json(comp) -> str:
 
     Keys: ``settings``, ``groups`` (labeled/unlabeled counts), ``pairs`` and
     ``variance`` (the rows of the :class:`~bayesfair.compare.Comparison`
-    tables, raw numbers), ``diagnostics`` (per model), ``notes`` and
-    ``plain_words``.
+    tables, raw numbers), ``diagnostics`` (per model), ``notes``,
+    ``plain_words``, ``disagreements`` (one sentence per pair whose
+    intervals do not overlap) and ``calibration_check`` (one record per group).
     """
     import json
 
@@ -385,5 +460,11 @@ def comparison_json(comp) -> str:
         "diagnostics": _diagnostics(comp).to_dict(orient="records") if comp.posteriors else [],
         "notes": _notes(comp),
         "plain_words": _plain_sentences(comp),
+        "disagreements": list(getattr(comp, "disagreements", [])),
+        "calibration_check": (
+            comp.calibration.to_dict(orient="records")
+            if getattr(comp, "calibration", None) is not None
+            else []
+        ),
     }
     return json.dumps(_jsonable(doc), indent=2, ensure_ascii=False, allow_nan=False)

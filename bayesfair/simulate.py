@@ -14,7 +14,21 @@ import numpy as np
 
 from bayesfair._names import resolve_name
 
-__all__ = ["LUM_SCENARIOS", "LumScenario", "lum_scenario", "simulate_counts"]
+#: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
+MISCALIBRATIONS = {
+    "none": "scores are the true probabilities (calibrated)",
+    "cubed": "reported score s³ (overconfident negatives; a map unlike the other group's)",
+    "inverted": "reported score 1 − s (a classifier whose scores point the wrong way)",
+}
+
+__all__ = [
+    "LUM_SCENARIOS",
+    "MISCALIBRATIONS",
+    "LumScenario",
+    "lum_scenario",
+    "miscalibrated_scores",
+    "simulate_counts",
+]
 
 #: The scenarios of Lum et al. Table 2: name -> (equal sizes?, equal performance?).
 LUM_SCENARIOS: dict[str, tuple[bool, bool]] = {
@@ -150,3 +164,64 @@ def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) 
     size = p.shape if n_replicates is None else (int(n_replicates), p.size)
     rng = as_generator(random_seed)
     return rng.binomial(n.astype(np.int64), p, size=size).astype(np.int64)
+
+
+def miscalibrated_scores(
+    n_labeled: int = 100,
+    n_unlabeled: int = 2000,
+    *,
+    kind: str = "none",
+    groups=("A", "B"),
+    distorted: str = "B",
+    random_seed=None,
+):
+    """Two groups whose true P(y = 1 | score) is known, one of them possibly distorted.
+
+    Each example has a true probability ``p ~ Beta(2, 2)`` and a label
+    ``y ~ Bernoulli(p)``. The classifier reports ``s = p`` (calibrated) in
+    every group except ``distorted``, where it reports ``s = p³``
+    (``kind="cubed"``) or ``s = 1 − p`` (``kind="inverted"``); with
+    ``kind="none"`` every group is calibrated. The beta-calibration family
+    contains the identity and ``σ(log p − log(1 − p))``, so "none" is a
+    correctly specified case; "cubed" needs ``a = 1/3`` for one group only
+    (far from the shared map the hierarchy expects), and "inverted" needs a
+    decreasing map, which the family (a, b > 0) cannot give.
+
+    Parameters
+    ----------
+    n_labeled, n_unlabeled : int
+        Per group.
+    kind : {"none", "cubed", "inverted"}
+    groups : sequence of str
+    distorted : str
+        The group whose scores are distorted.
+    random_seed : int, optional
+
+    Returns
+    -------
+    labeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``p`` (the true probability).
+    unlabeled : pandas.DataFrame
+        The same columns (labels and ``p`` kept, for the truth).
+    """
+    import pandas as pd
+
+    kind = resolve_name(kind, MISCALIBRATIONS, what="miscalibration", argument="kind")
+    rng = np.random.default_rng(random_seed)
+    frames = []
+    for g in groups:
+        n = n_labeled + n_unlabeled
+        p = rng.beta(2.0, 2.0, n)
+        y = (rng.random(n) < p).astype(int)
+        s = p
+        if g == distorted and kind == "cubed":
+            s = p**3
+        elif g == distorted and kind == "inverted":
+            s = 1.0 - p
+        part = pd.DataFrame({"score": s, "label": y, "group": g, "p": p})
+        part["labeled"] = np.arange(n) < n_labeled
+        frames.append(part)
+    both = pd.concat(frames, ignore_index=True)
+    labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    return labeled, unlabeled

@@ -13,11 +13,17 @@ import warnings
 import numpy as np
 import pytest
 
-from bayesfair.models.calibration import VARIANTS, CalibrationPriors, build_calibration_model
+from bayesfair.models.calibration import (
+    VARIANTS,
+    CalibrationPriors,
+    DiscrepancyPrior,
+    build_calibration_model,
+)
 
 native = pytest.importorskip("bayesfair.models._calibration_native")
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
+DISCREPANCY = DiscrepancyPrior(1.3, 0.15, 0.4)  # rbc, with values unlike the defaults
 
 
 def _data(n=80, k=3, seed=0):
@@ -28,15 +34,23 @@ def _data(n=80, k=3, seed=0):
     return s, y, g
 
 
-@pytest.fixture(scope="module", params=VARIANTS)
+@pytest.fixture(
+    scope="module",
+    params=[(v, None) for v in VARIANTS] + [(v, DISCREPANCY) for v in VARIANTS],
+    ids=[*VARIANTS, *(f"{v}-rbc" for v in VARIANTS)],
+)
 def pair(request):
-    """(variant, PyMC model, native model with data) on the same data."""
+    """(variant, PyMC model, native model with data) on the same data; bc and rbc."""
+    variant, disc = request.param
     s, y, g = _data()
-    model = build_calibration_model(s, y, g, 3, variant=request.param, priors=PRIORS)
-    nat = native.compile_native_calibration(request.param, PRIORS, 3).with_data(
-        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y
+    model = build_calibration_model(
+        s, y, g, 3, variant=variant, priors=PRIORS, discrepancy=disc, threshold=0.5
     )
-    return request.param, model, nat
+    extra = {} if disc is None else {"side": (s >= 0.5).astype(int)}
+    nat = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
+        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y, **extra
+    )
+    return variant, model, nat
 
 
 def test_layout_matches_the_pymc_model(pair):
@@ -61,7 +75,7 @@ def test_logp_and_gradient_match_pymc(pair):
         out = np.empty(nat.n_dim)
         value = native.calibration_logp_grad(x, out, nat.user_data)
         np.testing.assert_allclose(value, logp, rtol=1e-10, atol=1e-6)
-        np.testing.assert_allclose(out, grad, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(out, grad, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(grad).max()))
 
 
 def test_c_callback_reports_like_nutpie_expects(pair):
@@ -101,6 +115,13 @@ def test_initial_points_are_jittered_support_points(pair):
     assert np.all(np.abs(draws - support) <= 1.0)
     assert np.ptp(draws, axis=0).min() > 1.0  # jittered
     np.testing.assert_array_equal(nat.initial_point_func(7), nat.initial_point_func(7))
+
+
+def test_rbc_native_model_needs_the_sides():
+    nat = native.compile_native_calibration("beta", PRIORS, 2, DISCREPANCY)
+    s, y, g = _data(k=2)
+    with pytest.raises(KeyError, match="side"):
+        nat.with_data(log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y)
 
 
 def test_raw_trace_conversion_matches_nutpie():

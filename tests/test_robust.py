@@ -1,0 +1,282 @@
+"""The robust default model (rbc), the estimand, the calibration check and disagreements.
+
+Plumbing tests with real (small) NUTS fits; the statistical properties
+(coverage, false-alarm and detection rates, SBC) are in the slow tests of
+``tests/test_robust_coverage.py`` and ``tests/test_sbc.py``.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesfair as bf
+from bayesfair.exceptions import CalibrationWarning
+from bayesfair.models.calibration import DiscrepancyPrior, sample_discrepancy
+from bayesfair.models.unlabeled import exact_expected_counts, expected_counts, reduce_unlabeled
+from bayesfair.simulate import miscalibrated_scores
+
+FAST = dict(draws=200, tune=200, chains=2, progressbar=False)
+
+
+def _data(kind="none", n_labeled=100, n_unlabeled=500, seed=0):
+    lab, unl = miscalibrated_scores(n_labeled, n_unlabeled, kind=kind, random_seed=seed)
+    return bf.AssessmentData.from_frames(
+        lab, unl, score="score", label="label", group="group", reference="A"
+    )
+
+
+@pytest.fixture(scope="module")
+def calibrated_fit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+        return bf.fit(_data(), metrics=["accuracy", "tpr"], random_seed=1, **FAST)
+
+
+# ------------------------------------------------------------------ the default and the estimand
+def test_default_model_is_rbc_for_the_assessed_examples(calibrated_fit):
+    res = calibrated_fit
+    assert res.model == "rbc"
+    assert res.estimand == "assessed"
+    assert {"delta", "delta_shared", "p_misfit", "p_misfit_shared"} <= set(res.idata.posterior)
+    summary = res.summary()
+    assert set(summary["estimand"]) == {bf.fitting.ESTIMANDS["assessed"]}
+    p = res.idata.posterior["p_misfit"].values
+    assert np.all((p >= 0) & (p <= 1))
+
+
+def test_without_unlabeled_data_the_estimand_is_the_expected_gap():
+    lab, _ = miscalibrated_scores(40, 0, random_seed=4)
+    data = bf.AssessmentData.from_frames(lab, score="score", label="label", group="group")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **FAST)
+    assert res.estimand == "expected"
+    assert np.ptp(res.difference("accuracy").values) > 0  # not the known labeled gap
+
+
+def test_assessed_interval_is_wider_than_expected_with_few_unlabeled_rows():
+    data = _data(n_unlabeled=30, seed=4)
+    widths = {}
+    for estimand in ("assessed", "expected"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+            res = bf.fit(data, "bc", metrics=["accuracy"], estimand=estimand, random_seed=2, **FAST)
+        d = res.difference("accuracy").values.ravel()
+        widths[estimand] = np.subtract(*np.quantile(d, [0.975, 0.025]))
+    # 30 unknown labels per group add Bernoulli noise to the assessed gap
+    assert widths["assessed"] > 1.2 * widths["expected"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"estimand": "population"}, "'estimand' parameter must be one of"),
+        ({"estimand": "expected", "unlabeled": "sampled"}, "contradict"),
+        ({"unlabeled": "maybe"}, "'unlabeled' parameter"),
+    ],
+)
+def test_bad_estimand_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        bf.fit(_data(n_labeled=10, n_unlabeled=10), **kwargs, **FAST)
+
+
+def test_labeled_only_models_refuse_the_assessed_estimand():
+    with pytest.raises(ValueError, match="estimand='expected'"):
+        bf.fit(_data(n_labeled=10, n_unlabeled=10), "bb", estimand="assessed")
+
+
+def test_unlabeled_alias_maps_to_the_estimand():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+        res = bf.fit(_data(), "bc", unlabeled="sampled", metrics=["accuracy"], **FAST)
+    assert res.estimand == "assessed"
+
+
+def test_discrepancy_prior_validation():
+    for bad in ({"slab_sd": 0}, {"prior_misfit": 1.0}, {"shared_prior_misfit": -0.1}):
+        with pytest.raises(ValueError, match="must be"):
+            DiscrepancyPrior(**bad)
+
+
+# ------------------------------------------------------------------ the unlabeled pass with offsets
+def test_expected_counts_with_offsets_match_the_exact_sum():
+    rng = np.random.default_rng(0)
+    s = rng.uniform(0, 1, 5000)
+    g = rng.integers(0, 2, s.size)
+    summary = reduce_unlabeled(s, g, 2)
+    a, b, c = (rng.uniform(0.5, 1.5, (7, 2)) for _ in range(3))
+    offset = rng.normal(0, 1, (7, 2, 2))
+    got = expected_counts(summary, a, b, c, offset)
+    # the exact sum with the offset folded into c, side by side
+    exact = np.empty_like(got)
+    for side in (0, 1):
+        part = (s >= 0.5) == side
+        e = exact_expected_counts(s[part], g[part], 2, a, b, c + offset[:, :, side])
+        if side == 1:
+            exact[..., [0, 1]] = e[..., [0, 1]]
+        else:
+            exact[..., [2, 3]] = e[..., [2, 3]]
+    np.testing.assert_allclose(got, exact, atol=0.05, rtol=1e-4)
+
+
+def test_sample_discrepancy_switches_off_the_slab_without_labels():
+    rng = np.random.default_rng(1)
+    k, draws = 2, 4000
+    a = np.ones((draws, k))
+    c = np.zeros((draws, k))
+    d_s = rng.normal(0, 1.5, (draws, 2))
+    d_g = rng.normal(0, 1.5, (draws, k, 2))
+    prior = DiscrepancyPrior()
+    offset, p_s, p_g = sample_discrepancy(
+        [], [], [], k, a, a, c, d_s, d_g, prior, np.random.default_rng(2)
+    )
+    # no labels: the indicators keep their prior probabilities
+    np.testing.assert_allclose(p_s, prior.shared_prior_misfit)
+    np.testing.assert_allclose(p_g, prior.prior_misfit)
+    on = offset != 0
+    # P(offset != 0) = 1 - (1 - π_s)(1 - π_g); 4000 × 4 draws, 5-SE band
+    expected = 1 - (1 - prior.shared_prior_misfit) * (1 - prior.prior_misfit)
+    se = np.sqrt(expected * (1 - expected) / on.size)
+    assert abs(on.mean() - expected) < 5 * se
+
+
+# ------------------------------------------------------------------ the calibration check
+CHECK_COLUMNS = ["group", "n_labeled", "statistic", "p_value", "verdict"]
+
+
+def test_calibration_check_contract(calibrated_fit):
+    check = calibrated_fit.calibration_check()
+    assert list(check.columns) == CHECK_COLUMNS
+    assert list(check["group"]) == ["A", "B"]
+    assert list(check["n_labeled"]) == [100, 100]
+    assert set(check["verdict"]) <= {"ok", "misfit", "too few labels"}
+    assert check["p_value"].between(0, 1).all()
+    # deterministic by default
+    pd.testing.assert_frame_equal(check, calibrated_fit.calibration_check())
+
+
+def test_inverted_group_is_a_misfit_with_a_warning():
+    data = _data("inverted", seed=5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **FAST)
+    messages = [str(w.message) for w in caught if issubclass(w.category, CalibrationWarning)]
+    assert messages and "'B'" in messages[0] and "'A'" not in messages[0]
+    check = res.calibration_check(warn=False).set_index("group")
+    assert check.loc["B", "verdict"] == "misfit"
+    with pytest.warns(CalibrationWarning, match="'B'"):
+        res.calibration_check()
+    assert any("does not fit" in n for n in res.notes)
+
+
+def test_calibration_check_needs_a_calibration_model():
+    res = bf.fit(_data(n_labeled=10, n_unlabeled=10), "bb", metrics=["accuracy"])
+    with pytest.raises(ValueError, match="no calibration map"):
+        res.calibration_check()
+
+
+def test_too_few_labels_verdict():
+    data = _data(n_labeled=6, n_unlabeled=200, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **FAST)
+    check = res.calibration_check(warn=False)
+    assert set(check["verdict"]) <= {"too few labels", "misfit"}
+    assert (check["verdict"] == "too few labels").any()
+
+
+def test_calibration_check_survives_netcdf(calibrated_fit, tmp_path):
+    path = calibrated_fit.to_netcdf(tmp_path / "fit.nc")
+    back = bf.FairnessPosterior.from_netcdf(path)
+    pd.testing.assert_frame_equal(back.calibration_check(), calibrated_fit.calibration_check())
+
+
+# ------------------------------------------------------------------ bad input: a result and a warning
+def _fit_quietly(data, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = bf.fit(data, metrics=["accuracy", "tpr"], random_seed=0, **FAST, **kw)
+    return res, [w for w in caught]
+
+
+def test_a_group_whose_labels_are_all_one_class():
+    lab, unl = miscalibrated_scores(60, 300, random_seed=7)
+    lab.loc[lab["group"] == "B", "label"] = 0
+    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
+    res, caught = _fit_quietly(data)
+    # no labeled positive in B: TPR is informed by the model only, and the table says so
+    assert "no labeled" in res.rate_note("tpr", ("B", "A"))
+    d = res.difference("tpr", "B", "A").values
+    # a draw may give B no positive at all among the assessed examples: TPR undefined there,
+    # and the notes say how often
+    if np.isnan(d).any():
+        assert any("undefined in" in n and "'B'" in n for n in res.notes)
+    row = res.summary(metrics=["tpr"]).iloc[0]
+    assert np.isfinite([row["mean"], row["eti_lower"], row["eti_upper"]]).all()
+    assert not any(issubclass(w.category, RuntimeWarning) for w in caught)
+
+
+def test_a_group_with_one_label():
+    lab, unl = miscalibrated_scores(50, 300, random_seed=8)
+    lab = pd.concat([lab[lab["group"] == "A"], lab[lab["group"] == "B"].head(1)])
+    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
+    res, _ = _fit_quietly(data)
+    check = res.calibration_check(warn=False).set_index("group")
+    assert check.loc["B", "n_labeled"] == 1
+    assert check.loc["B", "verdict"] in ("too few labels", "misfit")
+    d = res.difference("accuracy", "B", "A").values.ravel()
+    # one label cannot pin B's rate: the interval is wide
+    assert np.subtract(*np.quantile(d, [0.975, 0.025])) > 0.05
+
+
+def test_identical_scores_in_a_group():
+    lab, unl = miscalibrated_scores(80, 300, random_seed=9)
+    for frame in (lab, unl):
+        frame.loc[frame["group"] == "B", "score"] = 0.7
+    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
+    res, _ = _fit_quietly(data)
+    d = res.difference("accuracy", "B", "A").values.ravel()
+    assert np.isfinite(d).all()
+    assert list(res.calibration_check(warn=False).columns) == CHECK_COLUMNS
+
+
+def test_inverted_classifier_covers_with_rbc_and_warns():
+    lab, unl = miscalibrated_scores(100, 2000, kind="inverted", random_seed=11)
+    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
+    res, caught = _fit_quietly(data)
+    assert any(issubclass(w.category, CalibrationWarning) for w in caught)
+    both = pd.concat([lab, unl])
+    acc = {g: ((d["score"] >= 0.5) == d["label"]).mean() for g, d in both.groupby("group")}
+    lo, hi = np.quantile(res.difference("accuracy", "B", "A").values, [0.025, 0.975])
+    assert lo <= acc["B"] - acc["A"] <= hi
+
+
+# ------------------------------------------------------------------ compare, reports, disagreement
+def test_compare_reports_calibration_and_disagreement():
+    data = _data("inverted", n_labeled=100, n_unlabeled=1000, seed=12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(
+            data,
+            ["accuracy"],
+            models=("bb", "bc"),
+            n_boot=200,
+            random_seed=0,
+            fit_kwargs=dict(draws=200, tune=200, chains=2),
+            progressbar=False,
+        )
+    assert "disagreement" in comp.pairs
+    assert list(comp.calibration.columns) == CHECK_COLUMNS
+    text = comp.to_markdown()
+    assert "Calibration check" in text and "What the intervals are for" in text
+    # bc trusts a map that cannot invert: its interval misses the labeled-only ones
+    row = comp.pairs.iloc[0]
+    disjoint = row["bc_upper"] < row["bb_lower"] or row["bb_upper"] < row["bc_lower"]
+    disjoint |= row["bc_upper"] < row["newcombe_lower"] or row["newcombe_upper"] < row["bc_lower"]
+    assert bool(row["disagreement"]) == bool(disjoint)
+    if disjoint:
+        assert "do not overlap" in row["disagreement"] and "Calibration check" in text
+        assert comp.disagreements == [row["disagreement"]]
+        assert "Where the methods disagree" in text
