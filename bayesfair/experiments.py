@@ -95,6 +95,7 @@ COLUMNS = (
     "n_labeled_reference",
     "seconds",
     "warnings",
+    "median",
 )
 
 
@@ -253,7 +254,8 @@ def run_experiment(
         ``lower``/``upper``, ``covered`` (``lower ≤ truth ≤ upper``; a float,
         NaN when there is no interval), ``width``, the labeled counts of the
         two groups, the fit's wall time in ``seconds``, and the sampler
-        ``warnings`` of the fit (R-hat, divergences), recorded, not raised.
+        ``warnings`` of the fit (R-hat, divergences), recorded, not raised, and the
+        posterior ``median`` of Δ (the frequency estimate for ``freq``).
 
     Notes
     -----
@@ -336,6 +338,7 @@ def run_experiment(
             caught: list[str] = []
             if m == "freq":
                 est, lo, hi = frequency_difference(counts, metric, ci_prob)
+                med = est
             else:
                 if data is None:
                     data = _assessment(labeled, unlabeled, spec, threshold)
@@ -355,6 +358,7 @@ def run_experiment(
                 caught = [str(w.message) for w in record]
                 d = res.difference(metric, spec.unprivileged_group, spec.privileged_group).values
                 est = float(np.nanmean(d))
+                med = float(np.nanmedian(d))
                 lo, hi = res.interval(d, ci_prob, kind=interval)
             rows.append(
                 {
@@ -370,6 +374,7 @@ def run_experiment(
                     **sizes,
                     "seconds": time.perf_counter() - start,
                     "warnings": " | ".join(dict.fromkeys(caught)),
+                    "median": med,
                 }
             )
         progress.update(run + 1)

@@ -310,16 +310,24 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
                 **run,
             )
     else:
+        from bayesfair.models.beta_binomial import hbb_group_means, size_basis
+
         kappa_min = 1.0 if prior is None else float(prior)
+        q = size_basis(n)
         idata = sample_model(
             lambda: build_hbb_model(x, n, metrics=metrics, kappa_min=kappa_min),
-            cache_key=("hbb", tuple(metrics), k, kappa_min),
-            data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
+            cache_key=("hbb-size-trend", tuple(metrics), k, kappa_min),
+            data={"successes": x.astype(np.int64), "trials": n.astype(np.int64), "size_basis": q},
             **run,
         )
         post = idata.posterior
-        theta = sample_hbb_rates(
+        group_means = hbb_group_means(
             post["mu"].transpose("chain", "draw", "metric").values,
+            post["size_effect"].transpose("chain", "draw", "metric", "size_term").values,
+            q,
+        )
+        theta = sample_hbb_rates(
+            group_means,
             post["kappa"].transpose("chain", "draw", "metric").values,
             x,
             n,
@@ -432,6 +440,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
             threshold=data.threshold,
             score_clip=score_clip,
         )
+        idata.posterior["offset"] = (("chain", "draw", "group", "side"), offset)
         idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
         idata.posterior["p_misfit"] = (("chain", "draw", "group", "side"), p_group)
     if estimand == "expected":

@@ -321,8 +321,72 @@ class FairnessPosterior:
         r = self.rates(metric)
         return r.var(dim="group", ddof=1).rename(f"{get_rate(metric).name}_between_group_variance")
 
+    def variance_upper_bound(self, metric: str, ci_prob: float = 0.95) -> float:
+        """One-sided posterior upper bound of the between-group variance.
+
+        The ``ci_prob`` quantile of :meth:`between_group_variance`: the
+        posterior probability that the variance of the K group rates exceeds
+        it is ``1 − ci_prob``. When the true variance may be 0 (equal rates),
+        a two-sided interval of this positive quantity cannot contain 0, but
+        the upper bound says how large the disparity can plausibly be: "the
+        group rates' variance is below U with probability 0.95".
+
+        Parameters
+        ----------
+        metric : str
+        ci_prob : float, default 0.95
+            Posterior probability below the bound, in (0, 1).
+
+        Returns
+        -------
+        float
+
+        References
+        ----------
+        Lum, Zhang & Bower 2022, §5.1 and Table 3 (the equal-performance
+        scenarios, true variance 0).
+        """
+        ci_prob = _check_ci_prob(ci_prob)
+        v = self.between_group_variance(metric).values.ravel()
+        v = v[~np.isnan(v)]
+        return float(np.quantile(v, ci_prob)) if v.size else np.nan
+
+    def prob_variance_below(self, metric: str, delta: float) -> float:
+        """Posterior probability that the between-group variance is below ``delta``.
+
+        ``P(M_var(θ) < δ | data)`` with ``M_var(θ)`` the sample variance
+        (ddof = 1) of the K group rates (:meth:`between_group_variance`): the
+        probability that the groups are *practically equal* for a tolerance δ
+        on the variance (δ = 0.02² = 0.0004 allows rates that typically differ
+        from their mean by about 0.02).
+
+        Parameters
+        ----------
+        metric : str
+        delta : float
+            Positive tolerance on the variance (squared rate units).
+
+        Returns
+        -------
+        float
+        """
+        if isinstance(delta, bool) or not isinstance(delta, int | float) or not delta > 0:
+            raise ValueError(f"The 'delta' parameter must be a positive number. Got {delta!r}.")
+        v = self.between_group_variance(metric).values.ravel()
+        v = v[~np.isnan(v)]
+        return float(np.mean(v < delta)) if v.size else np.nan
+
     def population_variance(self, metric: str):
-        """``hbb`` only: draws of the population variance μ(1 − μ)/(κ + 1), ``(chain, draw)``."""
+        """``hbb`` only: draws of the population between-group variance, ``(chain, draw)``.
+
+        The expected sample variance (ddof = 1) of the rates of K *new* groups
+        with the sizes of the data, drawn from the fitted population
+        (:func:`bayesfair.models.beta_binomial.hbb_population_variance`):
+        ``M_var(μ_k) + mean_k μ_k(1 − μ_k)/(κ + 1)``, where ``μ_k`` is the
+        population mean at group k's size. With equal group sizes it is
+        ``μ(1 − μ)/(κ + 1)``. :meth:`between_group_variance` is the variance
+        of *these* K groups' rates, the estimand of Lum et al. (2022).
+        """
         if "population_variance" not in self.idata.posterior:
             raise ValueError(
                 f"The population variance exists only for model='hbb'; this fit is '{self.model}'."

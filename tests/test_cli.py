@@ -74,7 +74,7 @@ def test_assess_bc_html_also_fits_bb(runner, files, tmp_path):
     page = out.read_text()
     assert "<td>models</td><td>BB, BC</td>" in page
     assert '<img src="data:image/png;base64,' in page
-    assert "Calibration maps of the BC model" in page
+    assert "Reliability per group: the BC calibration map" in page
     assert "Fitting BB, BC" in res.stderr
     assert "Traceback" not in res.stderr
 

@@ -138,8 +138,24 @@ def test_plot_calibration_curves_bands_and_binned_points(comparison, data, ax):
 
 
 def test_plot_calibration_needs_bc(comparison, data):
-    with pytest.raises(ValueError, match="model='bc'"):
+    with pytest.raises(ValueError, match="model='rbc' or 'bc'"):
         plots.plot_calibration(comparison.posteriors["bb"], data)
+
+
+def test_plot_reliability_one_panel_per_group(comparison):
+    post = comparison.posteriors["bc"]
+    check = post.calibration_check(warn=False)
+    axes = plots.plot_reliability(post, check=check)
+    assert len(axes) == len(post.groups)
+    for ax, (_, row) in zip(axes, check.iterrows(), strict=True):
+        assert ax.get_title().startswith(str(row["group"]))
+        assert row["verdict"] in ax.get_title()
+        # one band and the map's mean line, and one annotated point per bin
+        assert len(ax.collections) >= 1
+        counts = [int(t.get_text()) for t in ax.texts]
+        assert sum(counts) == row["n_labeled"]
+    with pytest.raises(ValueError, match="model='rbc' or 'bc'"):
+        plots.plot_reliability(comparison.posteriors["bb"])
 
 
 # --------------------------------------------------------------------------- experiments

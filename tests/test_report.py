@@ -83,6 +83,8 @@ def test_json_round_trips_with_nulls(comparison):
         "diagnostics",
         "notes",
         "plain_words",
+        "disagreements",
+        "calibration_check",
     }
     assert doc["settings"]["reference"] == "Male" and doc["settings"]["epsilon"] == 0.02
     assert len(doc["pairs"]) == len(comparison.pairs)

@@ -1,5 +1,5 @@
 """Simulation-based calibration (Talts, Betancourt, Simpson, Vehtari & Gelman 2018) of
-``bayesfair.fit`` for the ``bc`` and ``hbb`` models.
+``bayesfair.fit`` for the ``bc``, ``rbc`` and ``hbb`` models.
 
 SBC checks the whole path — priors as written in the model builders, the
 sampler, and the post-processing of draws into rates and differences — against
@@ -31,15 +31,20 @@ parameters with the same function and the same data*:
   behind ``fit(..., unlabeled="sampled")``. This Δ is discrete, so ties are
   broken at random.
 * ``delta`` (hbb): θ_1 − θ_0 of the group rates.
+* ``delta_assessed`` (rbc): the finite-population Δ accuracy as ``fit``
+  reports it by default (``estimand="assessed"``), against the simulated
+  realised Δ; ``offset[g, h]`` = J[h] δ_shared[h] + I[g, h] δ[g, h], the
+  discrepancy in force, whose indicators the sampler marginalises and ``fit``
+  draws back (:func:`bayesfair.models.calibration.sample_discrepancy`).
 
 Test level
 ----------
 Ranks of ``L = 99`` draws take 100 values, pooled into ``B = 10`` equal bins
 (10 values each); with ``N_SIMS = 100`` each bin expects 10 ranks and the
 Pearson chi-square statistic has B − 1 = 9 degrees of freedom. Each statistic
-is tested at α = 0.001. With 15 statistics for ``bc`` and 8 for ``hbb`` the
-family-wise false-alarm rate of the file is at most 23 × 0.001 = 2.3 %
-(Bonferroni). The negative control shows the test has power: moving the
+is tested at α = 0.001. With 15 statistics for ``bc``, 12 for ``rbc`` and 10 for
+``hbb`` the family-wise false-alarm rate of the file is at most 37 × 0.001 =
+3.7 % (Bonferroni). The negative control shows the test has power: moving the
 posterior draws of Δ by one posterior standard deviation is rejected.
 
 Both models are fitted through ``bayesfair.fit`` with its defaults except
@@ -60,18 +65,19 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit
 from bayesfair.metrics import rate_from_counts
-from bayesfair.models.calibration import CalibrationPriors
+from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
 from bayesfair.models.unlabeled import (
     DEFAULT_BINS,
     expected_counts,
     reduce_unlabeled,
     sampled_counts,
 )
+from bayesfair.exceptions import CalibrationWarning
 from bayesfair.posterior import SamplingWarning
 
 pytestmark = pytest.mark.slow
@@ -91,6 +97,8 @@ BC_STATS = (
 HBB_STATS = (
     "mu",
     "kappa",
+    "size_effect[log_size]",
+    "size_effect[log_size_squared]",
     "population_variance",
     "theta[g0]",
     "theta[g1]",
@@ -198,7 +206,7 @@ def bc_ranks():
             reference="g0",
         )
         assert data.group_levels == levels
-        res, divergent = fit_quietly(data, "bc", fit_seq)
+        res, divergent = fit_quietly(data, "bc", fit_seq, estimand="expected")
         n_divergent += divergent > 0
         post = res.idata.posterior
 
@@ -264,8 +272,130 @@ def test_bc_divergences_are_rare(bc_ranks):
     assert bc_ranks["n_divergent"] <= 0.05 * N_SIMS
 
 
+# ---------------------------------------------------------------------------- rbc
+RBC_STATS = (
+    "mu_a", "mu_c", "sigma_c", "a[g0]", "c[g1]",
+    "delta_shared[0]", "delta_shared[1]", "delta[g1,1]",
+    "offset[g0,0]", "offset[g1,1]", "delta_assessed", "accuracy[g1]",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def rbc_ranks():
+    s_lab, g_lab, s_unl, g_unl = _bc_problem()
+    priors, disc = CalibrationPriors(), DiscrepancyPrior()
+    levels = ["g0", "g1"]
+    code_lab = (g_lab == "g1").astype(int)
+    code_unl = (g_unl == "g1").astype(int)
+    side_lab = (s_lab >= 0.5).astype(int)
+    side_unl = (s_unl >= 0.5).astype(int)
+    pred_all = np.concatenate([s_lab, s_unl]) >= 0.5
+    code_all = np.concatenate([code_lab, code_unl])
+
+    ranks = {name: [] for name in RBC_STATS}
+    shifted = []
+    n_divergent = 0
+    start = time.perf_counter()
+    for seq in np.random.SeedSequence(2020).spawn(N_SIMS):
+        sim_seq, fit_seq, rank_seq = seq.spawn(3)
+        sim_rng, rank_rng = np.random.default_rng(sim_seq), np.random.default_rng(rank_seq)
+        true = _draw_calibration(sim_rng, priors, 2)
+        # the discrepancy prior of DiscrepancyPrior, written out
+        d_shared = sim_rng.normal(0, disc.slab_sd, size=2)
+        d_group = sim_rng.normal(0, disc.slab_sd, size=(2, 2))
+        j = sim_rng.uniform(size=2) < disc.shared_prior_misfit
+        i = sim_rng.uniform(size=(2, 2)) < disc.prior_misfit
+        offset = j[None, :] * d_shared[None, :] + i * d_group
+
+        def prob(s, code, side, true=true, offset=offset):
+            s = np.clip(s, 0.01, 0.99)
+            eta = true["c"][code] + true["a"][code] * np.log(s) - true["b"][code] * np.log1p(-s)
+            return 1.0 / (1.0 + np.exp(-(eta + offset[code, side])))
+
+        y_lab = sim_rng.binomial(1, prob(s_lab, code_lab, side_lab))
+        y_unl = sim_rng.binomial(1, prob(s_unl, code_unl, side_unl))
+        data = AssessmentData(
+            scores=s_lab,
+            labels=y_lab,
+            groups=g_lab,
+            unlabeled_scores=s_unl,
+            unlabeled_groups=g_unl,
+            reference="g0",
+        )
+        with warnings.catch_warnings():
+            # a simulated misfit is warned about, as it should be
+            warnings.simplefilter("ignore", CalibrationWarning)
+            res, divergent = fit_quietly(data, "rbc", fit_seq)
+        n_divergent += divergent > 0
+        post = res.idata.posterior
+        y_all = np.concatenate([y_lab, y_unl])
+        correct = pred_all == y_all.astype(bool)
+        f_acc = np.bincount(code_all, weights=correct) / np.bincount(code_all)
+        acc = res.rates("accuracy").transpose("chain", "draw", "group").values
+        truths = {
+            "delta_assessed": f_acc[1] - f_acc[0],
+            "accuracy[g1]": f_acc[1],
+            "delta_shared[0]": d_shared[0],
+            "delta_shared[1]": d_shared[1],
+            "delta[g1,1]": d_group[1, 1],
+            "offset[g0,0]": offset[0, 0],
+            "offset[g1,1]": offset[1, 1],
+        }
+        draws = {
+            "delta_assessed": thinned(acc[..., 1] - acc[..., 0]),
+            "accuracy[g1]": thinned(acc[..., 1]),
+            "delta_shared[0]": thinned(post["delta_shared"].values[..., 0]),
+            "delta_shared[1]": thinned(post["delta_shared"].values[..., 1]),
+            "delta[g1,1]": thinned(post["delta"].values[..., 1, 1]),
+            "offset[g0,0]": thinned(post["offset"].values[..., 0, 0]),
+            "offset[g1,1]": thinned(post["offset"].values[..., 1, 1]),
+        }
+        for name in ("mu_a", "mu_c", "sigma_c"):
+            truths[name] = true[name]
+            draws[name] = thinned(post[name].values)
+        truths["a[g0]"], draws["a[g0]"] = true["a"][0], thinned(post["a"].values[..., 0])
+        truths["c[g1]"], draws["c[g1]"] = true["c"][1], thinned(post["c"].values[..., 1])
+        for name in RBC_STATS:
+            ranks[name].append(rank_statistic(truths[name], draws[name], rank_rng))
+        d = draws["delta_assessed"]
+        shifted.append(rank_statistic(truths["delta_assessed"], d + d.std(), rank_rng))
+    return {
+        "ranks": {k: np.array(v) for k, v in ranks.items()},
+        "shifted": np.array(shifted),
+        "n_divergent": n_divergent,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+@pytest.mark.parametrize("name", RBC_STATS)
+def test_rbc_ranks_uniform(rbc_ranks, name):
+    p = chi_square_p(rbc_ranks["ranks"][name])
+    print(
+        f"rbc SBC {name}: chi-square p = {p:.3g} ({rbc_ranks['seconds']:.0f} s, "
+        f"{rbc_ranks['n_divergent']} fits with divergences)"
+    )
+    assert p >= ALPHA, f"SBC ranks of {name} are not uniform (p = {p:.2g} < {ALPHA})"
+
+
+def test_rbc_sbc_detects_a_shifted_posterior(rbc_ranks):
+    """Negative control: draws of the assessed Δ moved by one posterior sd must be rejected."""
+    assert chi_square_p(rbc_ranks["shifted"]) < ALPHA
+
+
+def test_rbc_divergences_are_rare(rbc_ranks):
+    assert rbc_ranks["n_divergent"] <= 0.05 * N_SIMS
+
+
 # ---------------------------------------------------------------------------- hbb
 HBB_SIZES = np.array([3, 6, 12, 24])
+# The size-trend basis of the hbb model, written out independently of
+# bayesfair.models.beta_binomial.size_basis: z = centred log size; columns z and the
+# residual of z² on (1, z).
+_Z = np.log(HBB_SIZES) - np.log(HBB_SIZES).mean()
+_DESIGN = np.column_stack([np.ones_like(_Z), _Z])
+HBB_BASIS = np.column_stack(
+    [_Z, _Z**2 - _DESIGN @ np.linalg.lstsq(_DESIGN, _Z**2, rcond=None)[0]]
+)
 # With fit's default target_accept = 0.9, 15 of these 100 fits had divergences (the
 # collapsed (μ, κ) posterior is sharply curved when κ is near its lower bound 1 and the
 # groups differ a lot); the ranks were uniform all the same. 0.99 removes nearly all.
@@ -284,11 +414,14 @@ def hbb_ranks():
     for seq in np.random.SeedSequence(2019).spawn(N_SIMS):
         sim_seq, fit_seq, rank_seq = seq.spawn(3)
         sim_rng, rank_rng = np.random.default_rng(sim_seq), np.random.default_rng(rank_seq)
-        # Prior of bayesfair.models.beta_binomial: μ ~ Beta(1, 1), κ ~ Pareto(1.5, 1)
-        # (numpy's pareto is the Lomax, so add the scale), θ_k ~ Beta(μκ, (1 − μ)κ).
+        # Prior of bayesfair.models.beta_binomial: μ ~ Beta(1, 1), b ~ Normal(0, 1)
+        # (size trend), κ ~ Pareto(0.5, 1) (numpy's pareto is the Lomax, so add the
+        # scale), θ_k ~ Beta(μ_k κ, (1 − μ_k)κ), logit μ_k = logit μ + b·q_k.
         mu = sim_rng.uniform()
-        kappa = 1.0 + sim_rng.pareto(1.5)
-        theta = sim_rng.beta(mu * kappa, (1 - mu) * kappa, size=k)
+        b = sim_rng.normal(0.0, 1.0, size=2)
+        kappa = 1.0 + sim_rng.pareto(0.5)
+        mu_k = special.expit(special.logit(mu) + HBB_BASIS @ b)
+        theta = sim_rng.beta(mu_k * kappa, (1 - mu_k) * kappa)
         x = sim_rng.binomial(HBB_SIZES, theta)
         # Accuracy counts x_k of n_k: every prediction is positive, x_k labels are 1.
         labels = np.concatenate([np.arange(n) < xk for n, xk in zip(HBB_SIZES, x, strict=True)])
@@ -306,13 +439,19 @@ def hbb_ranks():
         truths = {
             "mu": mu,
             "kappa": kappa,
-            "population_variance": mu * (1 - mu) / (kappa + 1),
+            "size_effect[log_size]": b[0],
+            "size_effect[log_size_squared]": b[1],
+            # expected sample variance of K new groups of these sizes
+            "population_variance": np.var(mu_k, ddof=1) + np.mean(mu_k * (1 - mu_k)) / (kappa + 1),
             "delta": theta[1] - theta[0],
         }
         draws = {
             v: thinned(post[v].sel(metric="accuracy").values)
             for v in ("mu", "kappa", "population_variance")
         }
+        effect = post["size_effect"].sel(metric="accuracy")
+        for term in ("log_size", "log_size_squared"):
+            draws[f"size_effect[{term}]"] = thinned(effect.sel(size_term=term).values)
         draws["delta"] = thinned(theta_draws[..., 1] - theta_draws[..., 0])
         for i, g in enumerate(levels):
             truths[f"theta[{g}]"] = theta[i]

@@ -11,13 +11,14 @@ independently, ``θ_rk ~ Beta(α, β)`` and ``x_rk ~ Binomial(n_rk, θ_rk)`` whe
 depend on the group's size,
 
     θ_rk ~ Beta(μ_rk κ_r, (1 − μ_rk) κ_r),
-    logit μ_rk = logit μ_r + b_r1 z_rk + b_r2 z_rk²,
-    z_rk = log n_rk − mean_j log n_rj,
+    logit μ_rk = logit μ_r + b_r1 q1_rk + b_r2 q2_rk,
 
-with ``μ_r ~ Beta(1, 1)``, ``b_r ~ Normal(0, 1)`` (:data:`SIZE_EFFECT_SD`) and
-``κ_r ~ Pareto(0.5, κ_min)``, ``κ_min = 1``. ``n_rk`` is the rate's denominator
-count in group k (for accuracy, the group size); groups with ``n_rk = 0``
-get ``z_rk = 0``. This pools many small groups toward the population, and
+a quadratic trend in the centred log size ``z_rk = log n_rk − mean_j log n_rj``
+(``q1 = z`` centred, ``q2 = z²`` orthogonalised against 1 and z:
+:func:`size_basis`), with ``μ_r ~ Beta(1, 1)``, ``b_r ~ Normal(0, 1)``
+(:data:`SIZE_EFFECT_SD`) and ``κ_r ~ Pareto(0.5, κ_min)``, ``κ_min = 1``.
+``n_rk`` is the rate's denominator count in group k (for accuracy, the group
+size); groups with ``n_rk = 0`` get ``z_rk = 0``. This pools many small groups toward the population, and
 the population's between-group variance (:func:`hbb_population_variance`)
 is the Bayesian counterpart of Lum et al.'s corrected variance estimator.
 
@@ -29,9 +30,9 @@ scenario (§5.1, Table 2; small groups have low rates) the posterior of the
 between-group variance was then biased by −0.004 (truth 0.055) and its 95%
 interval covered in about 0.73 of replicates, while with equal sizes, or the
 same sizes randomly permuted, the bias was negligible (−0.0004). A linear trend
-in ``z`` over-corrects when the rates are not logit-linear in log size (+0.006
+in ``z`` alone over-corrects when the rates are not logit-linear in log size (+0.006
 on that scenario); the quadratic trend removes the bias (+0.0003). See
-``docs/results/variance_coverage.md``. With equal sizes ``z = 0`` and the model
+``docs/results/variance_coverage.md``. With equal sizes ``q = 0`` and the model
 is the single-population model.
 
 The prior of κ is that of Gelman et al., *Bayesian Data Analysis* (3rd ed.,
@@ -46,7 +47,25 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["build_bb_model", "build_hbb_model", "sample_bb_exact", "sample_hbb_rates"]
+__all__ = [
+    "KAPPA_PARETO_ALPHA",
+    "SIZE_EFFECT_SD",
+    "SIZE_TERMS",
+    "build_bb_model",
+    "build_hbb_model",
+    "hbb_group_means",
+    "hbb_population_variance",
+    "sample_bb_exact",
+    "sample_hbb_rates",
+    "size_basis",
+]
+
+#: Shape α of the Pareto(α, κ_min) prior of κ: BDA3 §5.3's p(μ, κ) ∝ κ^(−3/2).
+KAPPA_PARETO_ALPHA = 0.5
+#: Prior standard deviation of the size-trend coefficients (logit per unit of log size).
+SIZE_EFFECT_SD = 1.0
+#: Names of the size-trend terms, the ``size_term`` coordinate of ``size_effect``.
+SIZE_TERMS = ("log_size", "log_size_squared")  # q1, q2 of size_basis
 
 
 def _check_counts(successes, trials) -> tuple[np.ndarray, np.ndarray]:
@@ -110,15 +129,113 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     return model
 
 
+def size_basis(trials) -> np.ndarray:
+    """The size-trend basis of ``hbb``: centred log size and its orthogonalised square.
+
+    With ``z_k = log n_k − mean_j log n_j`` (the mean over groups with
+    ``n_j > 0``; groups with no trials get ``z_k = 0``, the typical size), the
+    two columns are ``q1 = z − mean(z)`` and ``q2 = z² − c₀ − c₁ z``, the
+    residual of ``z²`` on ``(1, z)`` over the groups: both have mean 0 over the
+    groups and are orthogonal, so the trend coefficients are nearly
+    uncorrelated with each other and with logit μ (fewer NUTS steps), and
+    logit μ is the average of the groups' logit means. Units stay log size
+    (not standardised), so the prior on the coefficients means the same for
+    any data set, and the trend vanishes when all groups have the same size.
+
+    Parameters
+    ----------
+    trials : array_like, shape (n_metrics, n_groups)
+        Denominator counts of each rate per group.
+
+    Returns
+    -------
+    ndarray, shape (n_metrics, n_groups, 2)
+
+    Examples
+    --------
+    >>> q = size_basis([[10, 20, 40]])
+    >>> q[0, :, 0].round(3).tolist(), bool(np.allclose(q[0, :, 1], 0))
+    ([-0.693, 0.0, 0.693], True)
+    """
+    n = np.atleast_2d(np.asarray(trials, dtype=float))
+    positive = n > 0
+    log_n = np.log(np.where(positive, n, 1.0))
+    count = positive.sum(axis=-1, keepdims=True)
+    centre = np.where(positive, log_n, 0.0).sum(axis=-1, keepdims=True) / np.maximum(count, 1)
+    z = np.where(positive, log_n - centre, 0.0)
+    q1 = z - z.mean(axis=-1, keepdims=True)
+    ss = (q1**2).sum(axis=-1, keepdims=True)
+    z2 = z**2 - (z**2).mean(axis=-1, keepdims=True)
+    slope = np.where(ss > 1e-12, (z2 * q1).sum(axis=-1, keepdims=True) / np.maximum(ss, 1e-12), 0)
+    q2 = z2 - slope * q1
+    basis = np.stack([q1, q2], axis=-1)
+    return np.where(np.abs(basis) < 1e-12, 0.0, basis)
+
+
+def hbb_group_means(mu, size_effect, basis) -> np.ndarray:
+    """Population mean of each group's rate, ``expit(logit μ + b₁ q1_k + b₂ q2_k)``.
+
+    Parameters
+    ----------
+    mu : array_like, shape (..., n_metrics)
+        expit of the average over groups of the logit group means.
+    size_effect : array_like, shape (..., n_metrics, 2)
+        Coefficients of the two columns of :func:`size_basis` (:data:`SIZE_TERMS`).
+    basis : array_like, shape (n_metrics, n_groups, 2)
+        :func:`size_basis` of the denominators.
+
+    Returns
+    -------
+    ndarray, shape (..., n_metrics, n_groups)
+    """
+    from scipy.special import expit, logit
+
+    mu = np.asarray(mu, dtype=float)[..., None]
+    b = np.asarray(size_effect, dtype=float)
+    q = np.asarray(basis, dtype=float)
+    return expit(logit(mu) + b[..., 0, None] * q[..., 0] + b[..., 1, None] * q[..., 1])
+
+
+def hbb_population_variance(mu, size_effect, kappa, basis) -> np.ndarray:
+    """Expected between-group variance of new groups of the observed sizes.
+
+    For K new groups with the sizes of the data, ``θ_k ~ Beta(μ_k κ, (1 − μ_k) κ)``
+    independently, the expected sample variance (``ddof = 1``) of the θ_k is
+
+        ``(1/(K − 1)) Σ_k (μ_k − μ̄)² + (1/K) Σ_k μ_k (1 − μ_k)/(κ + 1)``
+
+    (Lum et al. 2022, §4, the identity ``E[M_var(Y)] = M_var(μ) + mean σ_k²``
+    with the group means μ_k and the population variances σ_k² of the θ_k).
+    With equal sizes it is ``μ(1 − μ)/(κ + 1)``, the variance of the Beta
+    population.
+
+    Parameters
+    ----------
+    mu, size_effect, basis
+        As in :func:`hbb_group_means`.
+    kappa : array_like, shape (..., n_metrics)
+
+    Returns
+    -------
+    ndarray, shape (..., n_metrics)
+    """
+    m = hbb_group_means(mu, size_effect, basis)
+    k = m.shape[-1]
+    spread = np.var(m, axis=-1, ddof=1) if k > 1 else np.zeros(m.shape[:-1])
+    return spread + np.mean(m * (1 - m), axis=-1) / (np.asarray(kappa, dtype=float) + 1)
+
+
 def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
     """The hierarchical beta-binomial ``hbb`` model as a ``pm.Model``.
 
-    The group rates are integrated out: ``x_rk ~ BetaBinomial(n_rk, μ_r κ_r,
-    (1 − μ_r) κ_r)``, so NUTS explores only ``(μ, κ)`` and meets no funnel
+    The group rates are integrated out: ``x_rk ~ BetaBinomial(n_rk, μ_rk κ_r,
+    (1 − μ_rk) κ_r)``, so NUTS explores only ``(μ, b, κ)`` and meets no funnel
     between the group rates and their concentration (the centred form gave
     divergences with few groups). Draws of the group rates follow exactly
-    from their conditional posterior ``θ_rk | μ, κ, x ~ Beta(μκ + x, (1 − μ)κ
-    + n − x)`` (:func:`sample_hbb_rates`).
+    from their conditional posterior ``θ_rk | μ, b, κ, x ~ Beta(μ_rk κ + x,
+    (1 − μ_rk)κ + n − x)`` (:func:`sample_hbb_rates`). The population mean
+    ``μ_rk`` follows a quadratic trend in the centred log size (module
+    docstring, :func:`hbb_group_means`).
 
     Parameters
     ----------
@@ -126,34 +243,52 @@ def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
     metrics : list of str
         Rate names, the ``metric`` coordinate.
     kappa_min : float
-        Scale of the Pareto(1.5, κ_min) prior on the concentration κ.
+        Scale (lower bound) of the Pareto(0.5, κ_min) prior on the
+        concentration κ.
 
     Returns
     -------
     pymc.Model
-        Free ``mu (metric)``, ``kappa (metric)``; deterministic
-        ``population_variance (metric)`` = μ(1 − μ)/(κ + 1).
+        Free ``mu (metric)``, ``size_effect (metric, size_term)``, ``kappa
+        (metric)``; deterministic ``population_variance (metric)``
+        (:func:`hbb_population_variance`). Data containers ``successes``,
+        ``trials`` and ``size_basis`` (:func:`size_basis` of ``trials``).
 
     References
     ----------
-    Gelman et al. 2013, *Bayesian Data Analysis*, 3rd ed., §5.3 (rat tumours).
-    Lum, Zhang & Bower 2022, §5 (what the population variance corrects).
+    Gelman et al. 2013, *Bayesian Data Analysis*, 3rd ed., §5.3 (rat tumours;
+    the prior p(α, β) ∝ (α + β)^(−5/2), i.e. p(μ, κ) ∝ κ^(−3/2)).
+    Lum, Zhang & Bower 2022, §4 (the variance identity) and §5 (what the
+    population variance corrects).
     """
     import pymc as pm
 
     x, n = _check_counts(successes, trials)
-    coords = {"metric": list(metrics), "group": np.arange(x.shape[1])}
+    k = x.shape[1]
+    coords = {"metric": list(metrics), "group": np.arange(k), "size_term": list(SIZE_TERMS)}
     with pm.Model(coords=coords) as model:
         mu = pm.Beta("mu", 1.0, 1.0, dims="metric")
-        kappa = pm.Pareto("kappa", alpha=1.5, m=kappa_min, dims="metric")
-        pm.Deterministic("population_variance", mu * (1 - mu) / (kappa + 1), dims="metric")
+        size_effect = pm.Normal("size_effect", 0.0, SIZE_EFFECT_SD, dims=("metric", "size_term"))
+        kappa = pm.Pareto("kappa", alpha=KAPPA_PARETO_ALPHA, m=kappa_min, dims="metric")
+        q = pm.Data("size_basis", size_basis(n), dims=("metric", "group", "size_term"))
+        mu_k = pm.math.invlogit(
+            pm.math.logit(mu)[:, None]
+            + size_effect[:, 0, None] * q[:, :, 0]
+            + size_effect[:, 1, None] * q[:, :, 1]
+        )
+        spread = ((mu_k - mu_k.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / max(k - 1, 1)
+        pm.Deterministic(
+            "population_variance",
+            spread + (mu_k * (1 - mu_k)).mean(axis=1) / (kappa + 1),
+            dims="metric",
+        )
         trials_ = pm.Data("trials", n.astype(np.int64), dims=("metric", "group"))
         successes_ = pm.Data("successes", x.astype(np.int64), dims=("metric", "group"))
         pm.BetaBinomial(
             "x",
             n=trials_,
-            alpha=(mu * kappa)[:, None],
-            beta=((1 - mu) * kappa)[:, None],
+            alpha=mu_k * kappa[:, None],
+            beta=(1 - mu_k) * kappa[:, None],
             observed=successes_,
             dims=("metric", "group"),
         )
@@ -161,11 +296,14 @@ def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
 
 
 def sample_hbb_rates(mu, kappa, successes, trials, *, rng: np.random.Generator) -> np.ndarray:
-    """Draw group rates from ``Beta(μκ + x, (1 − μ)κ + n − x)`` for each posterior draw.
+    """Draw group rates from ``Beta(μ_k κ + x, (1 − μ_k)κ + n − x)`` for each posterior draw.
 
     Parameters
     ----------
-    mu, kappa : array_like, shape (chain, draw, n_metrics)
+    mu : array_like, shape (chain, draw, n_metrics) or (chain, draw, n_metrics, n_groups)
+        Population mean, common to the groups or per group
+        (:func:`hbb_group_means`).
+    kappa : array_like, shape (chain, draw, n_metrics)
     successes, trials : array_like, shape (n_metrics, n_groups)
 
     Returns
@@ -173,6 +311,9 @@ def sample_hbb_rates(mu, kappa, successes, trials, *, rng: np.random.Generator) 
     ndarray, shape (chain, draw, n_metrics, n_groups)
     """
     x, n = _check_counts(successes, trials)
-    mu = np.asarray(mu)[..., None]
-    kappa = np.asarray(kappa)[..., None]
+    kappa = np.asarray(kappa)
+    mu = np.asarray(mu)
+    if mu.ndim == kappa.ndim:
+        mu = mu[..., None]
+    kappa = kappa[..., None]
     return rng.beta(mu * kappa + x, (1 - mu) * kappa + n - x)

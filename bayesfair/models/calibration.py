@@ -85,8 +85,8 @@ class DiscrepancyPrior:
     """
 
     slab_sd: float = 1.5
-    prior_misfit: float = 0.2
-    shared_prior_misfit: float = 0.2
+    prior_misfit: float = 0.1
+    shared_prior_misfit: float = 0.5
 
     def __post_init__(self):
         if not (isinstance(self.slab_sd, int | float) and np.isfinite(self.slab_sd)) or (
