@@ -204,6 +204,7 @@ def run_experiment(
     threshold: float = 0.5,
     progressbar: bool = True,
     fit_kwargs: dict | None = None,
+    method_kwargs: dict | None = None,
 ) -> pd.DataFrame:
     """Estimate Δ on ``n_runs`` random labeled subsets of a bundled test split.
 
@@ -243,7 +244,12 @@ def run_experiment(
         Report progress over runs on stderr. The fits' own progress bars are
         always off.
     fit_kwargs : dict, optional
-        Further keywords for :func:`bayesfair.fit` (e.g. ``{"variant": "llo"}``).
+        Further keywords for :func:`bayesfair.fit` (e.g. ``{"variant": "llo"}``);
+        the calibration models' own options (``estimand``, ``discrepancy``,
+        ``variant``, ...) reach only ``bc`` and ``rbc``.
+    method_kwargs : dict of dict, optional
+        Keywords for one method only, over ``fit_kwargs``, e.g.
+        ``{"bc": {"estimand": "expected"}}``.
 
     Returns
     -------
@@ -353,7 +359,10 @@ def run_experiment(
                         chains=chains,
                         random_seed=seeds[m],
                         progressbar=False,
-                        **(fit_kwargs if m in _CALIBRATION_METHODS else labeled_kwargs),
+                        **{
+                            **(fit_kwargs if m in _CALIBRATION_METHODS else labeled_kwargs),
+                            **(method_kwargs or {}).get(m, {}),
+                        },
                     )
                 caught = [str(w.message) for w in record]
                 d = res.difference(metric, spec.unprivileged_group, spec.privileged_group).values

@@ -1,4 +1,8 @@
-"""Benchmark: the hierarchical beta-calibration fit (``bc``) against the JAGS reference.
+"""Benchmark: the calibration models' fit (``rbc``, the default, or ``bc``) against JAGS.
+
+The JAGS reference implements ``bc`` (Ji et al.'s model); ``rbc`` is ``bc`` plus
+the spike-and-slab discrepancy (docs/concepts.md), so timing it against the
+same reference measures what the robustness costs. ``--model bc`` times ``bc``.
 
 Adult-sex, MLP scores (``data/scores/adult_race_scores.csv.gz``, the file Ji et
 al. used), the rows that ``benchmarks/jags_reference.py`` draws: n_L = 100
@@ -6,7 +10,7 @@ labeled rows, n_U unlabeled rows drawn with replacement from the remaining 9,954
 (seed 0). Measured side by side in one run, because the machine is shared and
 only ratios taken in the same run are comparable:
 
-1. one process: ``bayesfair.fit(data, "bc")``, 4 chains x (1000 tuning + 1000
+1. one process: ``bayesfair.fit(data, MODEL)``, 4 chains x (1000 tuning + 1000
    draws), plus ``summary(["accuracy", "tpr", "fpr"])`` -- the first call
    (compile or load of the log density included) and the second call; the JAGS
    reference, 4 chains x (1500 burn-in + 200 draws), on the same rows; posterior
@@ -46,6 +50,7 @@ FIT = dict(draws=1000, tune=1000, chains=4)
 JAGS = dict(n_chains=4, n_burnin=1500, n_draws=200)
 METRICS = ("accuracy", "tpr", "fpr")
 JAGS_NAMES = {"accuracy": "acc", "tpr": "tpr", "fpr": "fpr"}
+MODEL = "rbc"  # set by --model
 
 
 # --------------------------------------------------------------------------- helpers
@@ -122,7 +127,7 @@ def fit_and_summarise(data, **kwargs):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
-        res = bayesfair.fit(data, "bc", random_seed=kwargs.pop("random_seed", 1),
+        res = bayesfair.fit(data, MODEL, random_seed=kwargs.pop("random_seed", 1),
                             progressbar=False, **{**FIT, **kwargs})  # fmt: skip
         table = res.summary(list(METRICS))
     warned = [str(w.message) for w in caught if issubclass(w.category, SamplingWarning)]
@@ -295,8 +300,10 @@ def section_one_process(args, rows: list) -> dict:
         print(line + f"   {truth[m]:+.4f}")
 
     s = out["second call"]
-    rows.append(("1. bc fit, first call (+ nutpie/arviz import)", out["first call"], jags, None))
-    rows.append(("1. bc fit, second call (same process)", s, jags, 5.0))
+    rows.append(
+        (f"1. {MODEL} fit, first call (+ nutpie/arviz import)", out["first call"], jags, None)
+    )
+    rows.append((f"1. {MODEL} fit, second call (same process)", s, jags, 10.0))
     return out
 
 
@@ -321,7 +328,7 @@ def section_scaling(args, rows: list) -> list:
         f"{'AssessmentData s':>16s} {'fit peak MB':>11s} {'process peak MB':>15s}  load"
     )
     for n in sizes:
-        _, _, r = run_worker(["--worker", "scale", "--n-unlabeled", str(n)])
+        _, _, r = run_worker(["--worker", "scale", "--model", MODEL, "--n-unlabeled", str(n)])
         results.append(r)
         base = results[0]["fit_s"]
         fit_peak = r["fit_peak_rss_mb"]
@@ -364,7 +371,7 @@ def section_fresh(args, rows: list, jags) -> dict:
             ("nuts_sampler='pymc', 2nd (C cache warm)", ["--pymc-sampler"]),
         ]
     for name, extra in variants:
-        wall, cpu, r = run_worker(["--worker", "fresh", *extra])
+        wall, cpu, r = run_worker(["--worker", "fresh", "--model", MODEL, *extra])
         out[name] = {"wall": wall, "cpu": cpu, "load": load(), **r}
         print(
             f"{name:42s} {wall:7.2f} s wall, {cpu:6.2f} s CPU  (import {r['import_s']:.2f}, "
@@ -411,7 +418,7 @@ def section_repeated(args, rows: list) -> dict:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SamplingWarning)
             res = bayesfair.fit(
-                data, "bc", draws=500, tune=500, chains=4, random_seed=seed, progressbar=False
+                data, MODEL, draws=500, tune=500, chains=4, random_seed=seed, progressbar=False
             )
         warned += any(issubclass(w.category, SamplingWarning) for w in caught)
         errors.append(float(res.difference("accuracy").mean()) - truth)
@@ -489,11 +496,14 @@ def main(argv=None) -> int:
         action="store_true",
         help="also time a cold numba cache, the PyMC-compiled nutpie model, nuts_sampler='pymc'",
     )
+    p.add_argument("--model", choices=["rbc", "bc"], default="rbc", help="the model timed")
     p.add_argument("--worker", choices=["fresh", "scale"], help=argparse.SUPPRESS)
     p.add_argument("--n-unlabeled", type=int, default=N_UNLABELED, help=argparse.SUPPRESS)
     p.add_argument("--no-native", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--pymc-sampler", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    global MODEL
+    MODEL = args.model
 
     if args.worker:
         warnings.simplefilter("ignore")
