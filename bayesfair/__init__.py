@@ -5,10 +5,11 @@ unlabeled set (score, group) gets posteriors and intervals for how a
 classifier's rates differ between groups.
 """
 
-from bayesfair import datasets, frequentist, metrics
+from bayesfair import datasets, exceptions, frequentist, metrics
 from bayesfair.compare import Comparison, compare
 from bayesfair.data import AssessmentData
-from bayesfair.fitting import MODELS, fit
+from bayesfair.exceptions import CalibrationWarning
+from bayesfair.fitting import ESTIMANDS, MODELS, fit
 from bayesfair.posterior import FairnessPosterior
 
 __version__ = "0.1.0"
@@ -21,8 +22,11 @@ __all__ = [  # noqa: RUF022 - grouped by topic (STYLE.md)
     "metrics",
     # Bayesian models and their posteriors
     "MODELS",
+    "ESTIMANDS",
     "FairnessPosterior",
     "fit",
+    "CalibrationWarning",
+    "exceptions",
     # frequentist comparator
     "frequentist",
     # reports

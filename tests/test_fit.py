@@ -104,6 +104,17 @@ def test_hbb_population_variance(results):
     assert (pv.values >= 0).all()
     with pytest.raises(ValueError, match="only for model='hbb'"):
         results["bb"].population_variance("tpr")
+    assert res.idata.posterior["size_effect"].dims == ("chain", "draw", "metric", "size_term")
+
+
+@pytest.mark.parametrize("model", ["bb", "hbb", "bc"])
+def test_variance_upper_bound_and_probability(results, model):
+    res = results[model]
+    v = res.between_group_variance("accuracy").values
+    ub = res.variance_upper_bound("accuracy")
+    assert np.isfinite(ub) and ub >= v.mean()
+    assert res.prob_variance_below("accuracy", ub) == pytest.approx(0.95, abs=0.01)
+    assert 0 <= res.prob_variance_below("accuracy", 1e-4) <= 1
 
 
 def test_composites_and_gaps(results):
