@@ -29,10 +29,10 @@ predictive p-values are conservative (concentrated near 0.5 under the model),
 so the false-alarm rate at ``alpha`` is at most ``alpha`` (measured in
 ``tests/test_calibration_check.py``).
 
-For ``rbc`` the check examines the beta-calibration part of the map, without
-the discrepancy term δ: a misfit then says that the discrepancy is carrying
-that group's rates, i.e. that the labeled examples, not the calibration
-family, determine them.
+For ``rbc`` the check examines the group's beta-calibration map: a misfit
+says that the labels contradict it, so that ``rbc`` lets the group's labeled
+examples, not the map, carry the rates of the strata concerned
+(``posterior["p_misfit"]`` says which).
 """
 
 from __future__ import annotations

@@ -257,7 +257,8 @@ def assess(
         models = ("bb", model) if model in ("bc", "rbc") else (model,)
         if model in ("bc", "rbc") and data.n_unlabeled == 0:
             _echo(
-                quiet, f"No --unlabeled file: the {model.upper()} model uses the labeled scores only."
+                quiet,
+                f"No --unlabeled file: the {model.upper()} model uses the labeled scores only.",
             )
         _echo(
             quiet,
@@ -323,7 +324,9 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
         raise _BadInput(_one_line(exc)) from None
 
 
-def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None):
+def _compare(
+    data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None
+):
     from bayesfair.compare import compare
 
     fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}

@@ -262,7 +262,7 @@ def _fit_options(model: str, fit_kwargs) -> dict:
 
 
 def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
-    """A sentence when two of the calibration model's, bb's and Newcombe's intervals are disjoint."""
+    """A sentence when two of the calibration model's, bb's, Newcombe's intervals are disjoint."""
     intervals = []
     if calibrated is not None:
         intervals.append((calibrated, row[f"{calibrated}_lower"], row[f"{calibrated}_upper"]))

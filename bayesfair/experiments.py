@@ -68,7 +68,7 @@ METHODS = {
     "bb": "independent Beta(1, 1)-binomial per group, labeled data only (Ji et al. §2.2)",
     "hbb": "hierarchical beta-binomial, labeled data only",
     "bc": "hierarchical Bayesian beta calibration with the unlabeled scores (Ji et al. §2.4)",
-    "rbc": "beta calibration with a per-group, per-side discrepancy (the robust default)",
+    "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",
 }
 
 # Fixed positions of each run's child seeds: the split and one per model. Adding a

@@ -34,7 +34,7 @@ MODELS = {
     "bb": "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
     "hbb": "hierarchical beta-binomial: group rates share a Beta population",
     "bc": "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
-    "rbc": "beta calibration with a per-group, per-side discrepancy: robust to a wrong map",
+    "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",
 }
 
 
@@ -77,10 +77,10 @@ def fit(
         Labeled (and optionally unlabeled) classifier outputs.
     model : {"rbc", "bc", "bb", "hbb"}
         ``"rbc"`` (default) the robust calibration model: hierarchical beta
-        calibration plus a spike-and-slab discrepancy per group and side of
-        the threshold, so that a group whose scores the beta-calibration
-        family describes badly falls back on its labeled examples
-        (:mod:`bayesfair.models.calibration`, ``docs/concepts.md``);
+        calibration in which each stratum (group × side of the threshold) may
+        instead follow a positive rate of its own, so that a group whose scores
+        the beta-calibration family describes badly falls back on its labeled
+        examples (:class:`~bayesfair.models.calibration.DiscrepancyPrior`);
         ``"bc"`` the hierarchical beta calibration of Ji et al. (trusts the
         calibration family completely); ``"bb"`` independent Beta-binomial on
         the labeled counts; ``"hbb"`` hierarchical beta-binomial on the
@@ -260,8 +260,8 @@ def fit(
             from bayesfair.exceptions import CalibrationWarning
 
             what = (
-                "their rates rest on their labeled examples through the discrepancy term "
-                "(wider intervals)"
+                "where the labels contradict the map, rbc estimates their rates from their "
+                "labeled examples (wider intervals)"
                 if model == "rbc"
                 else "this model's intervals for them may be confidently wrong; the default "
                 "model 'rbc' accounts for a wrong map"
@@ -401,7 +401,11 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
         "y": data.labels.astype(np.int64),
     }
     if disc is not None:
+        from bayesfair.models.calibration import free_log_likelihood, stratum_counts
+
         model_data["side"] = (data.scores >= data.threshold).astype(np.int64)
+        x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
+        model_data["log_free"] = free_log_likelihood(x_st, n_st, disc.rate_prior).reshape(-1)
     idata = sample_model(
         lambda: build_calibration_model(
             data.scores,
@@ -421,32 +425,14 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
     )
     post = idata.posterior
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
-    offset = None
-    if disc is not None:
-        from bayesfair.models.calibration import sample_discrepancy
-
-        offset, p_shared, p_group = sample_discrepancy(
-            data.scores,
-            data.labels,
-            data.group_codes,
-            k,
-            a,
-            b,
-            c,
-            post["delta_shared"].transpose("chain", "draw", "side").values,
-            post["delta"].transpose("chain", "draw", "group", "side").values,
-            disc,
-            rng,
-            threshold=data.threshold,
-            score_clip=score_clip,
-        )
-        idata.posterior["offset"] = (("chain", "draw", "group", "side"), offset)
-        idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
-        idata.posterior["p_misfit"] = (("chain", "draw", "group", "side"), p_group)
     if estimand == "expected":
-        u_counts = expected_counts(summary, a, b, c, offset)
+        u_counts = expected_counts(summary, a, b, c)
     else:
-        u_counts = sampled_counts(summary, a, b, c, rng, offset)
+        u_counts = sampled_counts(summary, a, b, c, rng)
+    if disc is not None:
+        u_counts = _robust_counts(
+            data, summary, u_counts, (a, b, c), disc, estimand, score_clip, rng, idata
+        )
     total = u_counts + labeled_counts
     rates = {}
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -461,6 +447,45 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
                         "intervals and probabilities use the other draws."
                     )
     return idata, rates
+
+
+def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng, idata):
+    """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
+
+    Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
+    which strata (group, side) are *free* and draws their own rate q; there the
+    unlabeled positives are ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
+    The draws of the indicators and the probabilities of a misfit are added to
+    the posterior (``misfit``, ``p_misfit``, ``p_misfit_shared``).
+    """
+    from bayesfair.models.calibration import sample_misfit
+
+    free, rate, p_shared, p_free = sample_misfit(
+        data.scores,
+        data.labels,
+        data.group_codes,
+        data.n_groups,
+        *abc,
+        disc,
+        rng,
+        threshold=data.threshold,
+        score_clip=score_clip,
+    )
+    totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
+    if estimand == "expected":
+        own = totals * rate
+    else:
+        own = rng.binomial(np.broadcast_to(totals.astype(np.int64), rate.shape), rate).astype(float)
+    pos = np.stack([u_counts[..., 3], u_counts[..., 0]], axis=-1)  # fn (ŷ = 0), tp (ŷ = 1)
+    pos = np.where(free, own, pos)
+    out = np.stack(
+        [pos[..., 1], totals[:, 1] - pos[..., 1], totals[:, 0] - pos[..., 0], pos[..., 0]], axis=-1
+    )
+    dims = ("chain", "draw", "group", "side")
+    idata.posterior["misfit"] = (dims, free.astype(np.int8))
+    idata.posterior["p_misfit"] = (dims, p_free)
+    idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
+    return out
 
 
 def _native_calibration(variant, priors, k, disc=None):

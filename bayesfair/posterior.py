@@ -633,8 +633,8 @@ class FairnessPosterior:
         bad = out.loc[out["verdict"] == "misfit", "group"].tolist()
         if warn and bad:
             advice = (
-                "its rates rest on the labeled examples through the discrepancy term; "
-                "label more examples of it to narrow them"
+                "where the labels contradict the map, rbc estimates the rates from the "
+                "labeled examples; label more examples of it to narrow them"
                 if self.model == "rbc"
                 else "its rates from this model may be confidently wrong; use the default "
                 "model ('rbc'), whose intervals account for a wrong map, or 'bb'"

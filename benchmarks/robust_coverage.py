@@ -41,7 +41,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from bayesfair.experiments import run_experiment
@@ -129,8 +128,9 @@ def markdown(tables: dict[int, pd.DataFrame]) -> str:
         lines += [
             f"## Table {table}: Δ {spec['metric']}, n_L = {spec['n_labeled']}",
             "",
-            "| data set | clf | runs | truth | paper BC MAE | Freq cov / MAE | BB cov / width / MAE "
-            "| BC cov / width / MAE | RBC cov / width / MAE | width RBC/BC | checks |",
+            "| data set | clf | runs | truth | paper BC MAE | Freq cov / MAE "
+            "| BB cov / width / MAE | BC cov / width / MAE | RBC cov / width / MAE "
+            "| width RBC/BC | checks |",
             "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         n_ok = 0
@@ -146,7 +146,10 @@ def markdown(tables: dict[int, pd.DataFrame]) -> str:
             mark = lambda ok: "✓" if ok else "✗"  # noqa: E731
             width_ok = "·" if (table == 2 or not r["bc_covers"]) else mark(r["width_ratio"] <= 1.5)
             mae_bc = mark(r["mae_vs_bc_ok"]) if r["bc_covers"] else "·"
-            checks = f"cov {mark(r['cov_ok'])} vsBB {mark(r['mae_vs_bb_ok'])} vsBC {mae_bc} w {width_ok}"
+            checks = (
+                f"cov {mark(r['cov_ok'])} vsBB {mark(r['mae_vs_bb_ok'])} vsBC {mae_bc} "
+                f"w {width_ok}"
+            )
             n_ok += r["cov_ok"] and r["mae_vs_bb_ok"] and r["mae_vs_bc_ok"] and width_ok != "✗"
             lines.append(
                 f"| {PAPER_ROWS.get(pair, pair)} | {clf} | {r['runs']} | {100 * r['truth']:.1f} | "

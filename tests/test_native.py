@@ -18,12 +18,14 @@ from bayesfair.models.calibration import (
     CalibrationPriors,
     DiscrepancyPrior,
     build_calibration_model,
+    free_log_likelihood,
+    stratum_counts,
 )
 
 native = pytest.importorskip("bayesfair.models._calibration_native")
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
-DISCREPANCY = DiscrepancyPrior(1.3, 0.15, 0.4)  # rbc, with values unlike the defaults
+DISCREPANCY = DiscrepancyPrior(0.15, 0.3, (1.5, 2.0))  # rbc, with values unlike the defaults
 
 
 def _data(n=80, k=3, seed=0):
@@ -46,7 +48,13 @@ def pair(request):
     model = build_calibration_model(
         s, y, g, 3, variant=variant, priors=PRIORS, discrepancy=disc, threshold=0.5
     )
-    extra = {} if disc is None else {"side": (s >= 0.5).astype(int)}
+    extra = {}
+    if disc is not None:
+        x_st, n_st = stratum_counts(s, y, g, 3)
+        extra = {
+            "side": (s >= 0.5).astype(int),
+            "log_free": free_log_likelihood(x_st, n_st, disc.rate_prior),
+        }
     nat = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
         log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y, **extra
     )
@@ -117,10 +125,10 @@ def test_initial_points_are_jittered_support_points(pair):
     np.testing.assert_array_equal(nat.initial_point_func(7), nat.initial_point_func(7))
 
 
-def test_rbc_native_model_needs_the_sides():
+def test_rbc_native_model_needs_the_strata():
     nat = native.compile_native_calibration("beta", PRIORS, 2, DISCREPANCY)
     s, y, g = _data(k=2)
-    with pytest.raises(KeyError, match="side"):
+    with pytest.raises(KeyError, match="log_free"):
         nat.with_data(log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y)
 
 

@@ -13,8 +13,12 @@ import pytest
 
 import bayesfair as bf
 from bayesfair.exceptions import CalibrationWarning
-from bayesfair.models.calibration import DiscrepancyPrior, sample_discrepancy
-from bayesfair.models.unlabeled import exact_expected_counts, expected_counts, reduce_unlabeled
+from bayesfair.models.calibration import (
+    DiscrepancyPrior,
+    free_log_likelihood,
+    sample_misfit,
+    stratum_counts,
+)
 from bayesfair.simulate import miscalibrated_scores
 
 FAST = dict(draws=200, tune=200, chains=2, progressbar=False)
@@ -39,7 +43,7 @@ def test_default_model_is_rbc_for_the_assessed_examples(calibrated_fit):
     res = calibrated_fit
     assert res.model == "rbc"
     assert res.estimand == "assessed"
-    assert {"delta", "delta_shared", "p_misfit", "p_misfit_shared"} <= set(res.idata.posterior)
+    assert {"misfit", "p_misfit", "p_misfit_shared"} <= set(res.idata.posterior)
     summary = res.summary()
     assert set(summary["estimand"]) == {bf.fitting.ESTIMANDS["assessed"]}
     p = res.idata.posterior["p_misfit"].values
@@ -95,51 +99,57 @@ def test_unlabeled_alias_maps_to_the_estimand():
 
 
 def test_discrepancy_prior_validation():
-    for bad in ({"slab_sd": 0}, {"prior_misfit": 1.0}, {"shared_prior_misfit": -0.1}):
+    for bad in ({"rate_prior": (0, 1)}, {"prior_misfit": 1.0}, {"shared_prior_misfit": -0.1}):
         with pytest.raises(ValueError, match="must be"):
             DiscrepancyPrior(**bad)
 
 
-# ------------------------------------------------------------------ the unlabeled pass with offsets
-def test_expected_counts_with_offsets_match_the_exact_sum():
-    rng = np.random.default_rng(0)
-    s = rng.uniform(0, 1, 5000)
-    g = rng.integers(0, 2, s.size)
-    summary = reduce_unlabeled(s, g, 2)
-    a, b, c = (rng.uniform(0.5, 1.5, (7, 2)) for _ in range(3))
-    offset = rng.normal(0, 1, (7, 2, 2))
-    got = expected_counts(summary, a, b, c, offset)
-    # the exact sum with the offset folded into c, side by side
-    exact = np.empty_like(got)
-    for side in (0, 1):
-        part = (s >= 0.5) == side
-        e = exact_expected_counts(s[part], g[part], 2, a, b, c + offset[:, :, side])
-        if side == 1:
-            exact[..., [0, 1]] = e[..., [0, 1]]
-        else:
-            exact[..., [2, 3]] = e[..., [2, 3]]
-    np.testing.assert_allclose(got, exact, atol=0.05, rtol=1e-4)
+# ------------------------------------------------------------------ the strata's own rates
+def test_free_log_likelihood_is_the_beta_binomial_marginal():
+    from scipy import integrate
+
+    x, n = 3, 7
+    value, _ = integrate.quad(lambda q: q**x * (1 - q) ** (n - x) * 6 * q * (1 - q), 0, 1)
+    np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, (2.0, 2.0))), value, rtol=1e-9)
+    assert free_log_likelihood(0, 0) == 0.0
 
 
-def test_sample_discrepancy_switches_off_the_slab_without_labels():
-    rng = np.random.default_rng(1)
-    k, draws = 2, 4000
-    a = np.ones((draws, k))
-    c = np.zeros((draws, k))
-    d_s = rng.normal(0, 1.5, (draws, 2))
-    d_g = rng.normal(0, 1.5, (draws, k, 2))
+def test_stratum_counts():
+    x, n = stratum_counts([0.2, 0.7, 0.5, 0.1], [1, 0, 1, 1], [0, 0, 1, 1], 2)
+    np.testing.assert_array_equal(n, [[1, 1], [1, 1]])
+    np.testing.assert_array_equal(x, [[1, 0], [1, 1]])
+
+
+def test_sample_misfit_without_labels_keeps_the_prior():
+    k, draws = 2, 20_000
+    ones, zeros = np.ones((draws, k)), np.zeros((draws, k))
     prior = DiscrepancyPrior()
-    offset, p_s, p_g = sample_discrepancy(
-        [], [], [], k, a, a, c, d_s, d_g, prior, np.random.default_rng(2)
+    free, rate, p_s, p_free = sample_misfit(
+        [], [], [], k, ones, ones, zeros, prior, np.random.default_rng(2)
     )
-    # no labels: the indicators keep their prior probabilities
+    expected = prior.shared_prior_misfit + (1 - prior.shared_prior_misfit) * prior.prior_misfit
     np.testing.assert_allclose(p_s, prior.shared_prior_misfit)
-    np.testing.assert_allclose(p_g, prior.prior_misfit)
-    on = offset != 0
-    # P(offset != 0) = 1 - (1 - π_s)(1 - π_g); 4000 × 4 draws, 5-SE band
-    expected = 1 - (1 - prior.shared_prior_misfit) * (1 - prior.prior_misfit)
-    se = np.sqrt(expected * (1 - expected) / on.size)
-    assert abs(on.mean() - expected) < 5 * se
+    np.testing.assert_allclose(p_free, expected)
+    # 20,000 × 4 indicator draws: the frequency within 5 binomial SEs
+    se = np.sqrt(expected * (1 - expected) / free.size)
+    assert abs(free.mean() - expected) < 5 * se
+    assert free.shape == rate.shape == (draws, k, 2)
+
+
+def test_sample_misfit_follows_contradicting_labels():
+    # group 1's labels contradict a confident map on both sides; group 0's agree
+    s = np.r_[np.full(30, 0.05), np.full(30, 0.95), np.full(30, 0.05), np.full(30, 0.95)]
+    y = np.r_[np.zeros(30), np.ones(30), np.ones(30), np.zeros(30)]
+    g = np.repeat([0, 1], 60)
+    ones, zeros = np.ones((500, 2)), np.zeros((500, 2))
+    _, rate, _, p_free = sample_misfit(
+        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(0)
+    )
+    # group 1 is free; group 0 only as far as "the whole side is off" stays plausible
+    # (a free stratum of 30 zeros is nearly as likely as the map's 5%)
+    assert p_free[:, 1].min() > 0.99 and p_free[:, 0].max() < 0.5
+    # a free stratum's rate is its labeled rate's Beta posterior
+    np.testing.assert_allclose(rate[:, 1, 0].mean(), 31 / 32, atol=0.01)
 
 
 # ------------------------------------------------------------------ the calibration check
@@ -193,7 +203,7 @@ def test_calibration_check_survives_netcdf(calibrated_fit, tmp_path):
     pd.testing.assert_frame_equal(back.calibration_check(), calibrated_fit.calibration_check())
 
 
-# ------------------------------------------------------------------ bad input: a result and a warning
+# ------------------------------------------------------------------ bad input: result and warning
 def _fit_quietly(data, **kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -33,9 +33,10 @@ parameters with the same function and the same data*:
 * ``delta`` (hbb): θ_1 − θ_0 of the group rates.
 * ``delta_assessed`` (rbc): the finite-population Δ accuracy as ``fit``
   reports it by default (``estimand="assessed"``), against the simulated
-  realised Δ; ``offset[g, h]`` = J[h] δ_shared[h] + I[g, h] δ[g, h], the
-  discrepancy in force, whose indicators the sampler marginalises and ``fit``
-  draws back (:func:`bayesfair.models.calibration.sample_discrepancy`).
+  realised Δ; ``free[g, h]``: whether stratum (group, side) follows its own
+  rate instead of the map, an indicator the sampler integrates out and ``fit``
+  draws back (:func:`bayesfair.models.calibration.sample_misfit`); a 0/1
+  statistic, so its ranks are mostly ties, broken at random.
 
 Test level
 ----------
@@ -68,6 +69,7 @@ import pytest
 from scipy import special, stats
 
 from bayesfair.data import AssessmentData
+from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import fit
 from bayesfair.metrics import rate_from_counts
 from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
@@ -77,7 +79,6 @@ from bayesfair.models.unlabeled import (
     reduce_unlabeled,
     sampled_counts,
 )
-from bayesfair.exceptions import CalibrationWarning
 from bayesfair.posterior import SamplingWarning
 
 pytestmark = pytest.mark.slow
@@ -275,8 +276,7 @@ def test_bc_divergences_are_rare(bc_ranks):
 # ---------------------------------------------------------------------------- rbc
 RBC_STATS = (
     "mu_a", "mu_c", "sigma_c", "a[g0]", "c[g1]",
-    "delta_shared[0]", "delta_shared[1]", "delta[g1,1]",
-    "offset[g0,0]", "offset[g1,1]", "delta_assessed", "accuracy[g1]",
+    "free[g0,0]", "free[g1,1]", "delta_assessed", "accuracy[g1]",
 )  # fmt: skip
 
 
@@ -284,7 +284,6 @@ RBC_STATS = (
 def rbc_ranks():
     s_lab, g_lab, s_unl, g_unl = _bc_problem()
     priors, disc = CalibrationPriors(), DiscrepancyPrior()
-    levels = ["g0", "g1"]
     code_lab = (g_lab == "g1").astype(int)
     code_unl = (g_unl == "g1").astype(int)
     side_lab = (s_lab >= 0.5).astype(int)
@@ -300,17 +299,16 @@ def rbc_ranks():
         sim_seq, fit_seq, rank_seq = seq.spawn(3)
         sim_rng, rank_rng = np.random.default_rng(sim_seq), np.random.default_rng(rank_seq)
         true = _draw_calibration(sim_rng, priors, 2)
-        # the discrepancy prior of DiscrepancyPrior, written out
-        d_shared = sim_rng.normal(0, disc.slab_sd, size=2)
-        d_group = sim_rng.normal(0, disc.slab_sd, size=(2, 2))
+        # DiscrepancyPrior written out: a side off for every group with probability
+        # π_s, else each group's stratum with π_g; an off stratum has its own rate.
         j = sim_rng.uniform(size=2) < disc.shared_prior_misfit
         i = sim_rng.uniform(size=(2, 2)) < disc.prior_misfit
-        offset = j[None, :] * d_shared[None, :] + i * d_group
+        free = j[None, :] | i
+        rate = sim_rng.beta(*disc.rate_prior, size=(2, 2))
 
-        def prob(s, code, side, true=true, offset=offset):
-            s = np.clip(s, 0.01, 0.99)
-            eta = true["c"][code] + true["a"][code] * np.log(s) - true["b"][code] * np.log1p(-s)
-            return 1.0 / (1.0 + np.exp(-(eta + offset[code, side])))
+        def prob(s, code, side, true=true, free=free, rate=rate):
+            p = _calibrated(s, *(true[v][code] for v in "abc"))
+            return np.where(free[code, side], rate[code, side], p)
 
         y_lab = sim_rng.binomial(1, prob(s_lab, code_lab, side_lab))
         y_unl = sim_rng.binomial(1, prob(s_unl, code_unl, side_unl))
@@ -332,23 +330,18 @@ def rbc_ranks():
         correct = pred_all == y_all.astype(bool)
         f_acc = np.bincount(code_all, weights=correct) / np.bincount(code_all)
         acc = res.rates("accuracy").transpose("chain", "draw", "group").values
+        misfit = post["misfit"].transpose("chain", "draw", "group", "side").values
         truths = {
             "delta_assessed": f_acc[1] - f_acc[0],
             "accuracy[g1]": f_acc[1],
-            "delta_shared[0]": d_shared[0],
-            "delta_shared[1]": d_shared[1],
-            "delta[g1,1]": d_group[1, 1],
-            "offset[g0,0]": offset[0, 0],
-            "offset[g1,1]": offset[1, 1],
+            "free[g0,0]": float(free[0, 0]),
+            "free[g1,1]": float(free[1, 1]),
         }
         draws = {
             "delta_assessed": thinned(acc[..., 1] - acc[..., 0]),
             "accuracy[g1]": thinned(acc[..., 1]),
-            "delta_shared[0]": thinned(post["delta_shared"].values[..., 0]),
-            "delta_shared[1]": thinned(post["delta_shared"].values[..., 1]),
-            "delta[g1,1]": thinned(post["delta"].values[..., 1, 1]),
-            "offset[g0,0]": thinned(post["offset"].values[..., 0, 0]),
-            "offset[g1,1]": thinned(post["offset"].values[..., 1, 1]),
+            "free[g0,0]": thinned(misfit[..., 0, 0]).astype(float),
+            "free[g1,1]": thinned(misfit[..., 1, 1]).astype(float),
         }
         for name in ("mu_a", "mu_c", "sigma_c"):
             truths[name] = true[name]

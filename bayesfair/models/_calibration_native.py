@@ -38,11 +38,10 @@ __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
-# n_L, n_groups, variant code, the six prior scales, then the discrepancy (rbc):
-# 1.0 when present, the slab's sd, the prior misfit probabilities (group, shared).
-_HEADER = 13
+# n_L, n_groups, variant code, the six prior scales, then the robust model (rbc):
+# 1.0 when present, and the prior misfit probabilities (group, shared).
+_HEADER = 12
 _VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
-_SIDE = ("z_s", "delta_shared")  # the variables with dims ("side",)
 
 _LOGP_SIG = numba.types.int64(
     numba.types.uint64,
@@ -107,86 +106,54 @@ def _loglik_term(y, eta):
 
 
 @numba.njit(cache=True)
-def _discrepancy_loglik(x, grad, data, n, k, d_start, a, b, c, d_a, d_b, d_c):
-    """rbc's labeled log likelihood with the spike-and-slab discrepancies marginalised.
+def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
+    """rbc's labeled log likelihood, the strata's states (map or own rate) integrated out.
 
-    Per side h: logsumexp over J of [log P(J) + Σ_g logsumexp over I of
-    (log P(I) + log L_gh(J δ_shared[h] + I δ[g, h]))]. Adds d logp / d(a, b, c)
-    into ``d_a, d_b, d_c``, writes the gradient of ``z_s`` and ``z_d`` (priors
-    included) into ``grad`` and returns the log likelihood plus the z priors.
+    Per side h: logaddexp(log(1 − π_s) + Σ_g logaddexp(log(1 − π_g) + log L_map[g, h],
+    log π_g + log L_free[g, h]), log π_s + Σ_g log L_free[g, h]), where L_free is the
+    stratum's Beta-binomial marginal likelihood (data, not a parameter). Adds
+    d logp / d(a, b, c) into ``d_a, d_b, d_c``: each example's map residual
+    weighted by the posterior probability that its stratum follows the map.
     """
-    slab_sd = data[10]
-    pg = data[11]
-    ps = data[12]
+    pg = data[10]
+    ps = data[11]
     log_s = data[_HEADER : _HEADER + n]
     log_1ms = data[_HEADER + n : _HEADER + 2 * n]
     group = data[_HEADER + 2 * n : _HEADER + 3 * n]
     y = data[_HEADER + 3 * n : _HEADER + 4 * n]
     side = data[_HEADER + 4 * n : _HEADER + 5 * n]
+    log_free = data[_HEADER + 5 * n : _HEADER + 5 * n + 2 * k]
     m = 2 * k
-    s_start = d_start
-    g_start = d_start + 2
-    ll = np.zeros((4, m))  # log L per stratum for (J, I) = 00, 01, 10, 11
-    logp = 0.0
-    for h in range(2):
-        z = x[s_start + h]
-        logp += -0.5 * z * z - _HALF_LOG_2PI
-        grad[s_start + h] = -z
-    for j in range(m):
-        z = x[g_start + j]
-        logp += -0.5 * z * z - _HALF_LOG_2PI
-        grad[g_start + j] = -z
+    ll_map = np.zeros(m)
     for i in range(n):
         g = int(group[i])
-        h = int(side[i])
-        st = g * 2 + h
         eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-        ds = slab_sd * x[s_start + h]
-        dg = slab_sd * x[g_start + st]
-        ll[0, st] += _loglik_term(y[i], eta)
-        ll[1, st] += _loglik_term(y[i], eta + dg)
-        ll[2, st] += _loglik_term(y[i], eta + ds)
-        ll[3, st] += _loglik_term(y[i], eta + ds + dg)
+        ll_map[g * 2 + int(side[i])] += _loglik_term(y[i], eta)
     lpg, l1pg = math.log(pg), math.log1p(-pg)
     lps, l1ps = math.log(ps), math.log1p(-ps)
-    w = np.zeros((4, m))  # posterior weight of each (J, I) per stratum
+    w_map = np.zeros(m)  # P(stratum follows the map | θ, y)
+    logp = 0.0
     for h in range(2):
-        u0 = l1ps
-        u1 = lps
+        v0 = l1ps
+        v1 = lps
         for g in range(k):
             st = g * 2 + h
-            u0 += _logaddexp(l1pg + ll[0, st], lpg + ll[1, st])
-            u1 += _logaddexp(l1pg + ll[2, st], lpg + ll[3, st])
-        outer = _logaddexp(u0, u1)
+            v0 += _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
+            v1 += log_free[st]
+        outer = _logaddexp(v0, v1)
         logp += outer
-        r_j = math.exp(u1 - outer)
+        p_not_shared = math.exp(v0 - outer)
         for g in range(k):
             st = g * 2 + h
-            in0 = _logaddexp(l1pg + ll[0, st], lpg + ll[1, st])
-            in1 = _logaddexp(l1pg + ll[2, st], lpg + ll[3, st])
-            r_i0 = math.exp(lpg + ll[1, st] - in0)
-            r_i1 = math.exp(lpg + ll[3, st] - in1)
-            w[0, st] = (1.0 - r_j) * (1.0 - r_i0)
-            w[1, st] = (1.0 - r_j) * r_i0
-            w[2, st] = r_j * (1.0 - r_i1)
-            w[3, st] = r_j * r_i1
+            inner = _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
+            w_map[st] = p_not_shared * math.exp(l1pg + ll_map[st] - inner)
     for i in range(n):
         g = int(group[i])
-        h = int(side[i])
-        st = g * 2 + h
         eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-        ds = slab_sd * x[s_start + h]
-        dg = slab_sd * x[g_start + st]
-        r00 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * eta))
-        r01 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * (eta + dg)))
-        r10 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * (eta + ds)))
-        r11 = y[i] - 0.5 * (1.0 + math.tanh(0.5 * (eta + ds + dg)))
-        r = w[0, st] * r00 + w[1, st] * r01 + w[2, st] * r10 + w[3, st] * r11
+        r = w_map[g * 2 + int(side[i])] * (y[i] - 0.5 * (1.0 + math.tanh(0.5 * eta)))
         d_a[g] += r * log_s[i]
         d_b[g] -= r * log_1ms[i]
         d_c[g] += r
-        grad[s_start + h] += slab_sd * (w[2, st] * r10 + w[3, st] * r11)
-        grad[g_start + st] += slab_sd * (w[1, st] * r01 + w[3, st] * r11)
     return logp
 
 
@@ -213,7 +180,6 @@ def calibration_logp_grad(x, grad, data):
     d_c = work[5 * k :]
     b_start = 2 + k
     c_start = 2 + k if variant == 1 else 4 + 2 * k
-    d_start = 2 + k if variant == 2 else c_start + 2 + k
 
     logp = _normal_block(x, 0, k, sd_mu_a, sd_s_a, a)
     for g in range(k):
@@ -241,7 +207,7 @@ def calibration_logp_grad(x, grad, data):
             d_b[g] -= r * log_1ms[i]
             d_c[g] += r
     else:
-        logp += _discrepancy_loglik(x, grad, data, n, k, d_start, a, b, c, d_a, d_b, d_c)
+        logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c)
 
     # chain rule to the unconstrained parameters (d/dh of exp(h) is exp(h))
     for g in range(k):
@@ -262,8 +228,8 @@ def calibration_logp_grad(x, grad, data):
 def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     head = numba.carray(user_data_, (_HEADER,), np.float64)
     n = int(head[0])
-    columns = 5 if head[9] > 0.5 else 4
-    data = numba.carray(user_data_, (_HEADER + columns * n,), np.float64)
+    size = _HEADER + (5 * n + 2 * int(head[1]) if head[9] > 0.5 else 4 * n)
+    data = numba.carray(user_data_, (size,), np.float64)
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (dim,))
     logp = calibration_logp_grad(x, out, data)
@@ -278,16 +244,13 @@ def _logp_cfunc(dim, x_, out_, logp_, user_data_):
 
 @numba.njit(cache=True)
 def calibration_expand(x, out, data):
-    """The trace row of ``x``: ``x`` itself, then sigma_a[, sigma_b][, sigma_c], a, b, c[, delta]."""
+    """The trace row of ``x``: ``x`` itself, then sigma_a[, sigma_b][, sigma_c], a, b, c."""
     k = int(data[1])
     variant = int(data[2])
-    disc = data[9] > 0.5
-    slab_sd = data[10]
     dim = x.size
     out[:dim] = x
     b_start = 2 + k
     c_start = 2 + k if variant == 1 else 4 + 2 * k
-    d_start = 2 + k if variant == 2 else c_start + 2 + k
     pos = dim
     out[pos] = math.exp(x[1])
     pos += 1
@@ -308,10 +271,7 @@ def calibration_expand(x, out, data):
             out[pos + 2 * k + g] = 0.0
         else:
             out[pos + 2 * k + g] = x[c_start] + math.exp(x[c_start + 1]) * x[c_start + 2 + g]
-    if disc:
-        pos += 3 * k
-        for j in range(2 * k + 2):  # delta_shared (2), then delta (k × 2)
-            out[pos + j] = slab_sd * x[d_start + j]
+
 
 
 @numba.cfunc(_EXPAND_SIG, cache=True)
@@ -323,27 +283,27 @@ def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
     return 0
 
 
-def _layout(variant: str, k: int, discrepancy: bool = False):
+def _layout(variant: str, k: int):
     """Names and shapes of the trace variables, in the PyMC model's order."""
     blocks = ["a", "b", "c"] if variant == "beta" else ["a", "c"] if variant == "llo" else ["a"]
     free = []
     for v in blocks:
         free += [(f"mu_{v}", ()), (f"sigma_{v}_log__", ()), (f"z_{v}", (k,))]
     expanded = [(f"sigma_{v}", ()) for v in blocks] + [(v, (k,)) for v in ("a", "b", "c")]
-    if discrepancy:
-        free += [("z_s", (2,)), ("z_d", (k, 2))]
-        expanded += [("delta_shared", (2,)), ("delta", (k, 2))]
     return free, expanded
 
 
-def pack_data(header: np.ndarray, log_s, log_1ms, group_idx, y, side=None) -> np.ndarray:
-    """The ``user_data`` array: header, log s, log(1 − s), group codes, labels[, sides]."""
+def pack_data(
+    header: np.ndarray, log_s, log_1ms, group_idx, y, side=None, log_free=None
+) -> np.ndarray:
+    """The ``user_data``: header, log s, log(1 − s), group codes, labels[, sides, log_free]."""
     log_s = np.asarray(log_s, dtype=np.float64)
     n = log_s.size
+    k = int(header[1])
     disc = header[9] > 0.5
-    if disc != (side is not None):
-        raise ValueError("The labeled sides are needed exactly when the model has a discrepancy.")
-    out = np.empty(_HEADER + (5 if disc else 4) * n)
+    if disc != (side is not None) or disc != (log_free is not None):
+        raise ValueError("The sides and log_free are needed exactly for the robust model.")
+    out = np.empty(_HEADER + (5 * n + 2 * k if disc else 4 * n))
     out[:_HEADER] = header
     out[0] = n
     out[_HEADER : _HEADER + n] = log_s
@@ -351,7 +311,8 @@ def pack_data(header: np.ndarray, log_s, log_1ms, group_idx, y, side=None) -> np
     out[_HEADER + 2 * n : _HEADER + 3 * n] = np.asarray(group_idx, dtype=np.float64)
     out[_HEADER + 3 * n : _HEADER + 4 * n] = np.asarray(y, dtype=np.float64)
     if disc:
-        out[_HEADER + 4 * n :] = np.asarray(side, dtype=np.float64)
+        out[_HEADER + 4 * n : _HEADER + 5 * n] = np.asarray(side, dtype=np.float64)
+        out[_HEADER + 5 * n :] = np.asarray(log_free, dtype=np.float64).reshape(2 * k)
     out.flags.writeable = False
     return out
 
@@ -363,8 +324,9 @@ class NativeCalibrationModel(CompiledPyMCModel):
     header: np.ndarray | None = None
 
     def with_data(self, **updates):
-        """New labeled data: ``log_s``, ``log_1ms``, ``group_idx``, ``y`` (and ``side`` for rbc)."""
-        needed = {"log_s", "log_1ms", "group_idx", "y"} | ({"side"} if self.header[9] else set())
+        """New labeled data: log s, log(1 − s), group codes, labels (rbc: sides, log_free)."""
+        extra = {"side", "log_free"} if self.header[9] else set()
+        needed = {"log_s", "log_1ms", "group_idx", "y"} | extra
         missing = needed - set(updates)
         if missing or len(updates) != len(needed):
             raise KeyError(f"with_data needs {sorted(needed)}; missing {sorted(missing)}.")
@@ -384,7 +346,7 @@ def compile_native_calibration(
     import pandas as pd
 
     k = int(n_groups)
-    free, expanded = _layout(variant, k, discrepancy is not None)
+    free, expanded = _layout(variant, k)
     names = [n for n, _ in free + expanded]
     shapes = [s for _, s in free + expanded]
     slices, pos = [], 0
@@ -404,8 +366,7 @@ def compile_native_calibration(
     for (name, shape), sl in zip(free, slices, strict=False):
         if name.endswith("_log__"):
             support[sl] = math.log(scales[name[len("sigma_")]])
-        size = int(np.prod(shape, dtype=int))
-        unconstrained += [name] if shape == () else [f"{name}_{i}" for i in range(size)]
+        unconstrained += [name] if shape == () else [f"{name}_{i}" for i in range(shape[0])]
 
     def initial_point(seed=None):
         # PyMC's default for nutpie: support point + U(-1, 1) jitter on every free variable.
@@ -423,23 +384,17 @@ def compile_native_calibration(
             priors.sigma_b_sd,
             priors.sigma_c_sd,
             0.0 if discrepancy is None else 1.0,
-            0.0 if discrepancy is None else discrepancy.slab_sd,
             0.0 if discrepancy is None else discrepancy.prior_misfit,
             0.0 if discrepancy is None else discrepancy.shared_prior_misfit,
         ],
         dtype=np.float64,
     )
-    dims = {
-        name: ("group", "side") if len(shape) == 2 else ("side",) if name in _SIDE else ("group",)
-        for name, shape in free + expanded
-        if shape != ()
-    }
+    dims = {name: ("group",) for name, shape in free + expanded if shape != ()}
     return NativeCalibrationModel(
         dims=dims,
         _n_dim=n_dim,
         _coords={
             "group": pd.Index(np.arange(k)),
-            "side": pd.Index(np.arange(2)),
             "unconstrained_parameter": pd.Index(unconstrained),
         },
         _shapes=dict(zip(names, shapes, strict=True)),
@@ -447,7 +402,15 @@ def compile_native_calibration(
         compiled_expand_func=_expand_cfunc,
         initial_point_func=initial_point,
         shared_data={},
-        user_data=pack_data(header, [], [], [], [], None if discrepancy is None else []),
+        user_data=pack_data(
+            header,
+            [],
+            [],
+            [],
+            [],
+            None if discrepancy is None else [],
+            None if discrepancy is None else np.zeros(2 * k),
+        ),
         n_expanded=pos,
         shape_info=(names, slices, [np.array(s, dtype=int) for s in shapes]),
         logp_func=None,

@@ -1,4 +1,4 @@
-"""Hierarchical Bayesian beta calibration (Ji, Smyth & Steyvers 2020, §2.4).
+"""Hierarchical Bayesian beta calibration (Ji, Smyth & Steyvers 2020, §2.4), and rbc.
 
 Each group g has its own calibration map (Kull et al. 2017 beta calibration,
 Ji et al. Eq. 2)
@@ -24,6 +24,17 @@ Scores are clipped to ``[ε, 1 − ε]`` (default ε = 0.01) before taking logs,
 so scores of exactly 0 or 1 give finite log-likelihoods. ε = 0.01 keeps
 ``log s`` within [−4.6, 0]; it is the clipping under which Ji et al.'s
 Table 2 reproduces (``docs/reproduction.md``).
+
+The robust model ``rbc`` (``discrepancy=DiscrepancyPrior()``) keeps this map
+but lets each stratum, a group and a side of the threshold, follow a positive
+rate of its own instead, with a spike-and-slab-like prior on which strata do
+(one group's, or every group's on a side): Bayesian model averaging per
+stratum (Hoeting et al. 1999) between the map and the stratified
+Beta-binomial estimator, the Bayesian counterpart of the stratified estimator
+that prediction-powered inference falls back on (Angelopoulos et al. 2023,
+*Science* 382; Fisch et al. 2024, stratified PPI). The states are integrated
+out, so the sampler sees exactly ``bc``'s parameters; :func:`sample_misfit`
+draws them back per posterior draw.
 """
 
 from __future__ import annotations
@@ -41,6 +52,9 @@ __all__ = [
     "DiscrepancyPrior",
     "build_calibration_model",
     "calibrate",
+    "free_log_likelihood",
+    "sample_misfit",
+    "stratum_counts",
 ]
 
 VARIANTS = ("beta", "llo", "temperature")
@@ -72,33 +86,71 @@ class CalibrationPriors:
 
 @dataclass(frozen=True)
 class DiscrepancyPrior:
-    """Prior of the discrepancy terms of the robust model (``rbc``).
+    """Prior of the robust model (``rbc``): where may the calibration map be wrong?
 
-    For side ``h`` of the threshold (ŷ = 0, ŷ = 1) and group ``g`` the map's
-    linear predictor gets ``J[h] δ_shared[h] + I[g, h] δ[g, h]``: a
-    discrepancy shared by all groups (the calibration family is wrong for the
-    classifier there) and one of the group's own (the group is calibrated
-    unlike the others), each with a spike-and-slab prior:
-    ``δ ~ N(0, slab_sd)``, ``J[h] ~ Bernoulli(shared_prior_misfit)``,
-    ``I[g, h] ~ Bernoulli(prior_misfit)``, the indicators marginalised in the
-    sampler.
+    The rates depend on the unlabeled examples only through the number of
+    positives in each *stratum*, a group ``g`` and a side ``h`` of the
+    threshold (ŷ = 0, ŷ = 1). In each stratum the labels follow either the
+    group's calibration map (``y ~ Bernoulli(f_g(s))``) or, when the map is
+    wrong there, a rate of the stratum's own (``y ~ Bernoulli(q[g, h])``,
+    ``q[g, h] ~ Beta(*rate_prior)``), whatever the score. A side may be wrong
+    for the classifier as a whole (indicator ``J[h] ~ Bernoulli(shared_prior_misfit)``:
+    every group's stratum on that side follows its own rate) or for one group
+    (``I[g, h] ~ Bernoulli(prior_misfit)``). The indicators and rates are
+    integrated out in the sampler (the rate's Beta-binomial marginal likelihood
+    is closed-form) and drawn back for each posterior draw.
+
+    Attributes
+    ----------
+    prior_misfit : float
+        Prior probability that one group's stratum does not follow the map.
+    shared_prior_misfit : float
+        Prior probability that a side does not follow the map in any group.
+    rate_prior : tuple of float
+        ``(α, β)`` of the Beta prior of a misfitting stratum's rate.
     """
 
-    slab_sd: float = 1.5
-    prior_misfit: float = 0.1
-    shared_prior_misfit: float = 0.5
+    prior_misfit: float = 0.05
+    shared_prior_misfit: float = 0.1
+    rate_prior: tuple = (1.0, 1.0)
 
     def __post_init__(self):
-        if not (isinstance(self.slab_sd, int | float) and np.isfinite(self.slab_sd)) or (
-            self.slab_sd <= 0
-        ):
-            raise ValueError(
-                f"The prior scale 'slab_sd' must be a positive finite number. Got {self.slab_sd!r}."
-            )
         for name in ("prior_misfit", "shared_prior_misfit"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 < value < 1):
                 raise ValueError(f"The probability '{name}' must be in (0, 1). Got {value!r}.")
+        rp = self.rate_prior
+        if not (
+            isinstance(rp, tuple)
+            and len(rp) == 2
+            and all(isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in rp)
+        ):
+            raise ValueError(
+                f"The 'rate_prior' must be a pair of positive numbers (α, β). Got {rp!r}."
+            )
+
+
+def stratum_counts(scores, labels, group_codes, n_groups: int, threshold: float = 0.5):
+    """Labeled positives and examples per stratum (group, side), each shape ``(n_groups, 2)``."""
+    side = (np.asarray(scores, dtype=float) >= threshold).astype(np.intp)
+    g = np.asarray(group_codes, dtype=np.intp)
+    cell = g * 2 + side
+    n = np.bincount(cell, minlength=2 * n_groups).reshape(n_groups, 2).astype(float)
+    x = np.bincount(cell, weights=np.asarray(labels, dtype=float), minlength=2 * n_groups)
+    return x.reshape(n_groups, 2), n
+
+
+def free_log_likelihood(x, n, rate_prior=(1.0, 1.0)) -> np.ndarray:
+    """Log marginal likelihood of a stratum's labels under its own Beta-distributed rate.
+
+    ``log B(α + x, β + n − x) − log B(α, β)``: the labels of one stratum as
+    exchangeable Bernoulli draws with rate ``q ~ Beta(α, β)`` (0 for an empty stratum).
+    """
+    from scipy.special import betaln
+
+    alpha, beta = rate_prior
+    x, n = np.asarray(x, dtype=float), np.asarray(n, dtype=float)
+    return betaln(alpha + x, beta + n - x) - betaln(alpha, beta)
 
 
 def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
@@ -149,10 +201,12 @@ def build_calibration_model(
     score_clip : float
         ε of the clipping ``[ε, 1 − ε]``.
     discrepancy : DiscrepancyPrior, optional
-        Adds the robust model's discrepancy ``δ[g, h]`` (group × side of the
-        threshold) to the linear predictor (free ``tau``, ``z_d``;
-        deterministic ``delta``, dims ``(group, side)``); the labeled data get
-        a fifth container, ``side`` (ŷ of each labeled example).
+        The robust model ``rbc``: each stratum (group × side of the threshold)
+        follows the map or a rate of its own, the states integrated out (a
+        ``Potential`` replaces the Bernoulli likelihood; no extra parameters).
+        The labeled data get two more containers: ``side`` (ŷ of each labeled
+        example) and ``log_free`` (each stratum's Beta-binomial log marginal
+        likelihood, :func:`free_log_likelihood`).
     threshold : float
         Decision threshold that defines the side (raw scores, ŷ = 1[s ≥ t]).
 
@@ -205,31 +259,24 @@ def build_calibration_model(
         import pytensor.tensor as pt
 
         side = pm.Data("side", side_values)
-        z_s = pm.Normal("z_s", 0.0, 1.0, dims="side")
-        z_d = pm.Normal("z_d", 0.0, 1.0, dims=("group", "side"))
-        sd = discrepancy.slab_sd
-        delta_shared = pm.Deterministic("delta_shared", sd * z_s, dims="side")
-        delta = pm.Deterministic("delta", sd * z_d, dims=("group", "side"))
+        x_st, n_st = stratum_counts(scores, labels, group_codes, n_groups, threshold)
+        log_free = pm.Data(
+            "log_free", free_log_likelihood(x_st, n_st, discrepancy.rate_prior).reshape(-1)
+        )
+        ll = y * eta - pt.softplus(eta)
         stratum = gidx * 2 + side
-        zeros = pt.zeros(2 * n_groups)
-        loglik = {}
-        for j in (0, 1):
-            for i in (0, 1):
-                eta_ji = eta + j * delta_shared[side] + i * delta[gidx, side]
-                ll = y * eta_ji - pt.softplus(eta_ji)
-                loglik[j, i] = pt.inc_subtensor(zeros[stratum], ll).reshape((n_groups, 2))
+        ll_map = pt.inc_subtensor(pt.zeros(2 * n_groups)[stratum], ll).reshape((n_groups, 2))
+        ll_free = log_free.reshape((n_groups, 2))
         pg, ps = discrepancy.prior_misfit, discrepancy.shared_prior_misfit
-        per_side = [
-            pt.logaddexp(np.log1p(-pg) + loglik[j, 0], np.log(pg) + loglik[j, 1]).sum(axis=0)
-            for j in (0, 1)
-        ]
+        groupwise = pt.logaddexp(np.log1p(-pg) + ll_map, np.log(pg) + ll_free).sum(axis=0)
         pm.Potential(
-            "y_obs", pt.logaddexp(np.log1p(-ps) + per_side[0], np.log(ps) + per_side[1]).sum()
+            "y_obs",
+            pt.logaddexp(np.log1p(-ps) + groupwise, np.log(ps) + ll_free.sum(axis=0)).sum(),
         )
     return model
 
 
-def sample_discrepancy(
+def sample_misfit(
     scores,
     labels,
     group_codes,
@@ -237,35 +284,33 @@ def sample_discrepancy(
     a,
     b,
     c,
-    delta_shared,
-    delta,
     discrepancy: DiscrepancyPrior,
     rng: np.random.Generator,
     *,
     threshold: float = 0.5,
     score_clip: float = 0.01,
 ):
-    """Draw the marginalised indicators given each posterior draw; return the offsets.
+    """Draw which strata do not follow the map, and their rates, for each posterior draw.
 
-    Per side ``h``, given a draw of (a, b, c, δ), the shared indicator ``J[h]``
-    is Bernoulli with its conditional probability under the labeled data, and
-    given ``J[h]`` each group's ``I[g, h]`` likewise (Bayes' rule on the
-    mixture the sampler marginalised).
+    Given a draw of (a, b, c), per side ``h``: the shared indicator ``J[h]`` is
+    Bernoulli with its conditional probability under the labeled data (Bayes'
+    rule on the mixture the sampler integrated out); given ``J[h] = 0`` each
+    group's ``I[g, h]`` likewise. A stratum is *free* when ``J[h]`` or
+    ``I[g, h]``; its rate is drawn from ``Beta(α + x, β + n − x)``.
 
     Parameters
     ----------
     a, b, c : array_like, shape (..., n_groups)
-    delta_shared : array_like, shape (..., 2)
-    delta : array_like, shape (..., n_groups, 2)
 
     Returns
     -------
-    offset : ndarray, shape (..., n_groups, 2)
-        ``J[h] δ_shared[h] + I[g, h] δ[g, h]`` per draw.
+    free : ndarray of bool, shape (..., n_groups, 2)
+    rate : ndarray, shape (..., n_groups, 2)
+        The stratum's own rate (drawn for every stratum; used where ``free``).
     p_shared : ndarray, shape (..., 2)
-        P(J[h] = 1 | θ, δ, y) per draw.
-    p_group : ndarray, shape (..., n_groups, 2)
-        P(I[g, h] = 1 | θ, δ, y) per draw (marginal over ``J``).
+        P(J[h] = 1 | θ, y).
+    p_free : ndarray, shape (..., n_groups, 2)
+        P(stratum free | θ, y).
     """
     s_raw = np.asarray(scores, dtype=float)
     side = (s_raw >= threshold).astype(np.intp)
@@ -277,31 +322,29 @@ def sample_discrepancy(
     lead = a.shape[:-1]
     k = n_groups
     a, b, c = (v.reshape(-1, k) for v in (a, b, c))
-    d_s = np.asarray(delta_shared, dtype=float).reshape(-1, 2)
-    d_g = np.asarray(delta, dtype=float).reshape(-1, k, 2)
     n_draws = a.shape[0]
     onehot = np.zeros((y.size, 2 * k))
     onehot[np.arange(y.size), g * 2 + side] = 1.0
     eta = c[:, g] + a[:, g] * ls - b[:, g] * l1
-    loglik = {}
-    for j in (0, 1):
-        for i in (0, 1):
-            e = eta + j * d_s[:, side] + i * d_g[:, g, side]
-            loglik[j, i] = ((y * e - np.logaddexp(0.0, e)) @ onehot).reshape(n_draws, k, 2)
-    lp, l1p = np.log(discrepancy.prior_misfit), np.log1p(-discrepancy.prior_misfit)
-    lps, l1ps = np.log(discrepancy.shared_prior_misfit), np.log1p(-discrepancy.shared_prior_misfit)
-    inner = {j: np.logaddexp(l1p + loglik[j, 0], lp + loglik[j, 1]) for j in (0, 1)}
-    # P(I = 1 | J = j) per stratum, and P(J = 1) per side
-    p_i = {j: np.exp(lp + loglik[j, 1] - inner[j]) for j in (0, 1)}
-    u0, u1 = l1ps + inner[0].sum(axis=1), lps + inner[1].sum(axis=1)
-    p_j = 1.0 / (1.0 + np.exp(np.clip(u0 - u1, -700, 700)))
-    j_draw = rng.random(p_j.shape) < p_j
-    p_cond = np.where(j_draw[:, None, :], p_i[1], p_i[0])
-    i_draw = rng.random(p_cond.shape) < p_cond
-    offset = j_draw[:, None, :] * d_s[:, None, :] + i_draw * d_g
-    p_group = p_j[:, None, :] * p_i[1] + (1.0 - p_j[:, None, :]) * p_i[0]
+    ll_map = ((y * eta - np.logaddexp(0.0, eta)) @ onehot).reshape(n_draws, k, 2)
+    x_st, n_st = stratum_counts(s_raw, y, g, k, threshold)
+    ll_free = free_log_likelihood(x_st, n_st, discrepancy.rate_prior)[None]
+    pg, ps = discrepancy.prior_misfit, discrepancy.shared_prior_misfit
+    u_map, u_free = np.log1p(-pg) + ll_map, np.log(pg) + ll_free
+    inner = np.logaddexp(u_map, u_free)  # (draws, k, 2)
+    p_i = np.exp(u_free - inner)  # P(I = 1 | J = 0)
+    v0 = np.log1p(-ps) + inner.sum(axis=1)
+    v1 = np.log(ps) + np.broadcast_to(ll_free, inner.shape).sum(axis=1)
+    p_j = 1.0 / (1.0 + np.exp(np.clip(v0 - v1, -700.0, 700.0)))  # (draws, 2)
+    j = rng.random(p_j.shape) < p_j
+    i = rng.random(p_i.shape) < p_i
+    free = j[:, None, :] | i
+    alpha, beta = discrepancy.rate_prior
+    rate = rng.beta(alpha + np.broadcast_to(x_st, free.shape), beta + (n_st - x_st))
+    p_free = p_j[:, None, :] + (1.0 - p_j[:, None, :]) * p_i
     return (
-        offset.reshape(*lead, k, 2),
+        free.reshape(*lead, k, 2),
+        rate.reshape(*lead, k, 2),
         p_j.reshape(*lead, 2),
-        p_group.reshape(*lead, k, 2),
+        p_free.reshape(*lead, k, 2),
     )

@@ -156,12 +156,10 @@ def reduce_unlabeled(
     )
 
 
-def _bin_probabilities(summary: UnlabeledSummary, a, b, c, offset=None) -> np.ndarray:
+def _bin_probabilities(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
     """Calibrated P(y=1) per draw and bin, shape (n_draws, n_bins)."""
     g = summary.group
     eta = c[:, g] + a[:, g] * summary.log_s - b[:, g] * summary.log_1ms
-    if offset is not None:
-        eta += offset[:, g, summary.predicted_positive.astype(np.intp)]
     return 0.5 * (1.0 + np.tanh(0.5 * eta))  # the logistic function, overflow-free
 
 
@@ -180,19 +178,7 @@ def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]
     return a.reshape(-1, k), b.reshape(-1, k), c.reshape(-1, k), lead
 
 
-def _validate_offset(offset, n_draws: int, k: int) -> np.ndarray | None:
-    """Offsets of the linear predictor per draw, group and side, shape (n_draws, k, 2)."""
-    if offset is None:
-        return None
-    offset = np.asarray(offset, dtype=float)
-    if offset.shape[-2:] != (k, 2) or offset.size != n_draws * k * 2:
-        raise ValueError(
-            f"The 'offset' must have shape (..., {k}, 2) matching the draws. Got {offset.shape}."
-        )
-    return offset.reshape(n_draws, k, 2)
-
-
-def expected_counts(summary: UnlabeledSummary, a, b, c, offset=None) -> np.ndarray:
+def expected_counts(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
     """Expected unlabeled confusion counts for each draw of the calibration maps.
 
     Parameters
@@ -201,10 +187,6 @@ def expected_counts(summary: UnlabeledSummary, a, b, c, offset=None) -> np.ndarr
         From :func:`reduce_unlabeled`.
     a, b, c : array_like, shape (..., n_groups)
         Draws of the beta-calibration parameters per group.
-    offset : array_like, shape (..., n_groups, 2), optional
-        Draws of an additive term of the linear predictor per group and side
-        of the threshold (ŷ = 0, ŷ = 1): the discrepancy δ of the robust model
-        (:mod:`bayesfair.models.calibration`). Zero when omitted.
 
     Returns
     -------
@@ -217,7 +199,6 @@ def expected_counts(summary: UnlabeledSummary, a, b, c, offset=None) -> np.ndarr
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
-    offset = _validate_offset(offset, a.shape[0], k)
     pos = np.zeros((a.shape[0], k, 2))
     # Per (group, side) block of bins: the group's draws of a, b, c broadcast against
     # the block's bins (no per-bin gather), computed in place, and the count-weighted
@@ -235,8 +216,6 @@ def expected_counts(summary: UnlabeledSummary, a, b, c, offset=None) -> np.ndarr
                 half_eta = np.multiply.outer(a[sl, g], log_s)
                 half_eta -= np.multiply.outer(b[sl, g], log_1ms)
                 half_eta += c[sl, g, None]
-                if offset is not None:
-                    half_eta += offset[sl, g, y_hat, None]
                 half_eta *= 0.5
                 p = np.tanh(half_eta, out=half_eta)
                 p *= 0.5
@@ -245,9 +224,7 @@ def expected_counts(summary: UnlabeledSummary, a, b, c, offset=None) -> np.ndarr
     return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
 
 
-def sampled_counts(
-    summary: UnlabeledSummary, a, b, c, rng: np.random.Generator, offset=None
-) -> np.ndarray:
+def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:
     """Unlabeled confusion counts *drawn* from the calibrated probabilities.
 
     The finite-population predictive: for each draw, the unknown labels are
@@ -256,15 +233,12 @@ def sampled_counts(
     positives; the difference from the exact Poisson-binomial is of the same
     negligible order as the reduction error of :func:`expected_counts`.
 
-    ``offset`` is as in :func:`expected_counts`.
-
     Returns
     -------
     ndarray, shape (..., n_groups, 4)
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
-    offset = _validate_offset(offset, a.shape[0], k)
     out = np.empty((a.shape[0], k, 4))
     cell = summary.group * 2 + summary.predicted_positive.astype(int)
     onehot = np.zeros((summary.n_bins, 2 * k))
@@ -272,9 +246,7 @@ def sampled_counts(
     n = summary.count.astype(np.int64)
     for start in range(0, a.shape[0], _CHUNK):
         sl = slice(start, start + _CHUNK)
-        p = _bin_probabilities(
-            summary, a[sl], b[sl], c[sl], None if offset is None else offset[sl]
-        )
+        p = _bin_probabilities(summary, a[sl], b[sl], c[sl])
         draws = rng.binomial(n, p).astype(float)
         pos = (draws @ onehot).reshape(-1, k, 2)
         out[sl] = _counts_from_positives(summary, pos)
