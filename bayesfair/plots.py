@@ -366,8 +366,9 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     check bins them (:mod:`bayesfair.checks`: split at the threshold, then by
     score) drawn at their mean score and fraction of positives with a
     binomial 95% Wilson interval and their count, and the check's p-value and
-    verdict in the title. Points far outside the band are what a ``"misfit"``
-    verdict means.
+    verdict in the title (for ``rbc`` also the posterior probability that each
+    side of the threshold is off the map). Points far outside the band are
+    what a ``"misfit"`` verdict means.
 
     Parameters
     ----------
@@ -441,6 +442,9 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
         if row is not None:
             p = "" if pd.isna(row["p_value"]) else f", p = {row['p_value']:.3f}"
             verdict = f"\n{row['verdict']}{p}"
+        if "p_misfit" in post:
+            pm = post["p_misfit"].sel(group=g).mean(("chain", "draw")).values
+            verdict += f"\nP(off map): ŷ=0 {pm[0]:.2f}, ŷ=1 {pm[1]:.2f}"
         ax.set_title(f"{g}{verdict}", fontsize=9)
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.02, 1.02)
