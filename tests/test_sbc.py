@@ -408,11 +408,11 @@ def hbb_ranks():
         sim_seq, fit_seq, rank_seq = seq.spawn(3)
         sim_rng, rank_rng = np.random.default_rng(sim_seq), np.random.default_rng(rank_seq)
         # Prior of bayesfair.models.beta_binomial: μ ~ Beta(1, 1), b ~ Normal(0, 1)
-        # (size trend), κ ~ Pareto(0.5, 1) (numpy's pareto is the Lomax, so add the
-        # scale), θ_k ~ Beta(μ_k κ, (1 − μ_k)κ), logit μ_k = logit μ + b·q_k.
+        # (size trend), κ ~ Pareto(0.5, 1) truncated to [1, 1e8] (inverse CDF),
+        # θ_k ~ Beta(μ_k κ, (1 − μ_k)κ), logit μ_k = logit μ + b·q_k.
         mu = sim_rng.uniform()
         b = sim_rng.normal(0.0, 1.0, size=2)
-        kappa = 1.0 + sim_rng.pareto(0.5)
+        kappa = (1.0 - sim_rng.uniform() * (1.0 - 1e8**-0.5)) ** -2.0
         mu_k = special.expit(special.logit(mu) + HBB_BASIS @ b)
         theta = sim_rng.beta(mu_k * kappa, (1 - mu_k) * kappa)
         x = sim_rng.binomial(HBB_SIZES, theta)

@@ -50,6 +50,7 @@ import pytest
 import bayesfair as bf
 from bayesfair.data import AssessmentData
 from bayesfair.models.beta_binomial import (
+    KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
     build_hbb_model,
     hbb_group_means,
@@ -64,7 +65,8 @@ from bayesfair.simulate import lum_scenario, simulate_counts
 def test_kappa_prior_is_bda3():
     """log p(κ) = −(3/2) log κ + const: BDA3 §5.3's p(α, β) ∝ (α + β)^(−5/2) in (μ, κ).
 
-    The old prior, Pareto(1.5, 1), has slope −5/2 and fails.
+    The old prior, Pareto(1.5, 1), has slope −5/2 and fails. The truncation at
+    KAPPA_MAX keeps the sampler where the beta-binomial density is exact.
     """
     import pymc as pm
 
@@ -74,8 +76,10 @@ def test_kappa_prior_is_bda3():
     logp = np.array([float(pm.logp(model["kappa"], np.array([k])).eval()[0]) for k in kappa])
     slope = np.diff(logp) / np.diff(np.log(kappa))
     np.testing.assert_allclose(slope, -1.5, atol=1e-9)
-    # Pareto(0.5, 1) is proper: log density 0.5 log(0.5 ... ) normalised at κ_min = 1
-    np.testing.assert_allclose(logp[0], np.log(0.5) - 1.5 * np.log(1.5), atol=1e-9)
+    # Pareto(0.5, 1) truncated to [1, KAPPA_MAX]: density 0.5 κ^(−3/2) / (1 − KAPPA_MAX^(−1/2))
+    norm = np.log1p(-(KAPPA_MAX**-0.5))
+    np.testing.assert_allclose(logp[0], np.log(0.5) - 1.5 * np.log(1.5) - norm, atol=1e-9)
+    assert float(pm.logp(model["kappa"], np.array([2 * KAPPA_MAX])).eval()[0]) == -np.inf
     # mu is uniform: p(μ, κ) ∝ κ^(−3/2) has no μ term
     mu = [0.1, 0.5, 0.9]
     lp_mu = [float(pm.logp(model["mu"], np.array([m])).eval()[0]) for m in mu]
@@ -263,7 +267,8 @@ def test_hbb_variance_upper_bound_with_equal_rates(lum_results, name):
     assert np.isfinite(r["ub95"]).all() and np.isfinite(r["p_below"]).all()
     assert (r["ub95"] >= r["mean"]).all()
     print(
-        f"\n{name} (R = {R_EQ}, truth 0; means over replicates)\n"
+        f"\n{name} (R = {R_EQ}, truth 0; means over replicates; "
+        f"{r['n_divergent']} fits with divergences)\n"
         f"  hbb : posterior mean {r['mean'].mean():.5f}  95% upper bound {r['ub95'].mean():.5f} "
         f"(max {r['ub95'].max():.5f})  P(var < {DELTA}) {r['p_below'].mean():.3f} "
         f"(min {r['p_below'].min():.3f})\n"
