@@ -32,7 +32,7 @@ __all__ = ["ESTIMANDS", "MODELS", "fit"]
 #: The models ``fit`` knows, with a one-line description.
 MODELS = {
     "bb": "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
-    "hbb": "hierarchical beta-binomial: group rates share a Beta population",
+    "hbb": "hierarchical beta-binomial: group rates share a Beta population (mean by size)",
     "bc": "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
     "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",
 }
@@ -114,7 +114,8 @@ def fit(
     prior : tuple or CalibrationPriors, optional
         ``bb``: ``(alpha, beta)`` of the Beta prior (default ``(1, 1)``).
         ``bc``: a :class:`~bayesfair.models.calibration.CalibrationPriors`.
-        ``hbb``: the scale κ_min of the Pareto(1.5, κ_min) prior (default 1).
+        ``hbb``: the scale κ_min of the Pareto(0.5, κ_min) prior on κ, truncated at
+        1e8 (BDA3 §5.3; default 1).
     variant : {"beta", "llo", "temperature"}
         ``bc`` only: the calibration family.
     score_clip : float

@@ -43,6 +43,9 @@ DEFAULT_BINS = 1024
 _CHUNK = 256
 # reduce_unlabeled: rows per chunk (temporaries of 8 MB each).
 _ROW_CHUNK = 1 << 20
+# sampled_counts: a group's and side's total of positives is drawn from its normal
+# approximation where its variance is at least this, else bin by bin.
+_NORMAL_MIN_VARIANCE = 25.0
 # expected_counts: draws x bins elements per temporary array (512 kB, cache-sized).
 _CHUNK_ELEMENTS = 1 << 16
 
@@ -233,6 +236,15 @@ def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator)
     positives; the difference from the exact Poisson-binomial is of the same
     negligible order as the reduction error of :func:`expected_counts`.
 
+    Only each group's and side's *total* of positives enters the rates. That
+    total is a sum of independent binomials with mean ``μ = Σ n_b f̄_b`` and
+    variance ``V = Σ n_b f̄_b (1 − f̄_b)``; where ``V ≥ 25`` it is drawn as
+    ``round(μ + √V Z)`` (clipped to ``[0, n]``), whose quantiles are within a
+    count of the exact ones (Berry–Esseen; tested against per-bin draws in
+    ``tests/test_unlabeled.py``), and elsewhere bin by bin. Drawing millions
+    of per-bin binomials cost 1.5 s per fit at 10⁴ unlabeled rows; this costs
+    a few milliseconds.
+
     Returns
     -------
     ndarray, shape (..., n_groups, 4)
@@ -242,14 +254,21 @@ def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator)
     out = np.empty((a.shape[0], k, 4))
     cell = summary.group * 2 + summary.predicted_positive.astype(int)
     onehot = np.zeros((summary.n_bins, 2 * k))
-    onehot[np.arange(summary.n_bins), cell] = 1.0
+    onehot[np.arange(summary.n_bins), cell] = summary.count
+    totals = summary.totals().reshape(-1)  # (2k,), the same cell order
     n = summary.count.astype(np.int64)
     for start in range(0, a.shape[0], _CHUNK):
         sl = slice(start, start + _CHUNK)
         p = _bin_probabilities(summary, a[sl], b[sl], c[sl])
-        draws = rng.binomial(n, p).astype(float)
-        pos = (draws @ onehot).reshape(-1, k, 2)
-        out[sl] = _counts_from_positives(summary, pos)
+        mean = p @ onehot
+        var = (p * (1.0 - p)) @ onehot
+        pos = np.clip(np.rint(mean + np.sqrt(var) * rng.standard_normal(mean.shape)), 0, totals)
+        small = var < _NORMAL_MIN_VARIANCE
+        for st in np.flatnonzero(small.any(axis=0)):
+            rows = np.flatnonzero(small[:, st])
+            bins = np.flatnonzero(cell == st)
+            pos[rows, st] = rng.binomial(n[bins], p[np.ix_(rows, bins)]).sum(axis=1)
+        out[sl] = _counts_from_positives(summary, pos.reshape(-1, k, 2))
     return out.reshape(*lead, k, 4)
 
 
