@@ -65,6 +65,7 @@ SETTINGS = dict(
     chains=4,
     random_seed=2020,
     progressbar=False,
+    method_kwargs={"bc": {"estimand": "expected"}},  # the paper's Eq. 1
 )
 
 
