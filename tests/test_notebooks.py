@@ -11,6 +11,7 @@ NOTEBOOKS = [
     "03_lum_reproduction",
     "04_variance_bayes_vs_frequentist",
     "05_how_many_labels",
+    "06_when_the_calibration_model_is_wrong",
 ]
 
 
