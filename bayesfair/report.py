@@ -246,6 +246,16 @@ def _html_table(frame: pd.DataFrame, cls: str = "") -> str:
     return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _html_list(title: str, items, cls: str) -> list[str]:
+    """A titled bullet list (nothing when there are no items)."""
+    from html import escape
+
+    if not items:
+        return []
+    body = "".join(f"<li>{escape(t, quote=False)}</li>" for t in items)
+    return [f"<h2>{escape(title)}</h2>", f'<ul class="{cls}">{body}</ul>']
+
+
 def _png(fig) -> str:
     import base64
     import io
@@ -363,22 +373,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         f"<h2>Differences Δ = rate(group) − rate(reference), {pct} intervals</h2>",
         _html_table(_pair_table(comp, digits), "pairs"),
     ]
-    sentences = _plain_sentences(comp)
-    if sentences:
-        parts += [
-            "<h2>In plain words</h2>",
-            '<ul class="plain">'
-            + "".join(f"<li>{escape(t, quote=False)}</li>" for t in sentences)
-            + "</ul>",
-        ]
-    disagreements = getattr(comp, "disagreements", [])
-    if disagreements:
-        parts += [
-            "<h2>Where the methods disagree</h2>",
-            '<ul class="warn">'
-            + "".join(f"<li>{escape(t, quote=False)}</li>" for t in disagreements)
-            + "</ul>",
-        ]
+    parts += _html_list("In plain words", _plain_sentences(comp), "plain")
+    parts += _html_list(
+        "Where the methods disagree", getattr(comp, "disagreements", []), "warn"
+    )
     calibration = _calibration_table(comp)
     if calibration is not None:
         parts += [
@@ -405,14 +403,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             "<p>R-hat above 1.01, a bulk ESS below about 400 or any divergence call for "
             "more draws (or a higher target acceptance) before the numbers are trusted.</p>",
         ]
-    notes = _notes(comp)
-    if notes:
-        parts += [
-            "<h2>Notes</h2>",
-            '<ul class="warn">'
-            + "".join(f"<li>{escape(n, quote=False)}</li>" for n in notes)
-            + "</ul>",
-        ]
+    parts += _html_list("Notes", _notes(comp), "warn")
     if figures:
         parts.append("<h2>Figures</h2>")
         for caption, png in _figures(comp, data):
