@@ -148,10 +148,24 @@ def fit(
         For groups without labeled examples.
     SamplingWarning
         When R-hat > 1.01 or there are divergences, with advice.
+    CalibrationWarning
+        ``rbc`` and ``bc``: when the calibration check
+        (:meth:`FairnessPosterior.calibration_check`) finds a group's map
+        contradicted by its labeled examples; the message is also added to
+        ``notes``.
+
+    Notes
+    -----
+    With ``rbc`` each posterior draw also says which strata (group × side of
+    the threshold) do not follow the calibration map (``posterior["misfit"]``)
+    and how probable that is (``p_misfit``, and ``p_misfit_shared`` for a side
+    in every group); see :class:`~bayesfair.models.calibration.DiscrepancyPrior`.
 
     References
     ----------
-    Ji, Smyth & Steyvers 2020, §2 (bb, bc, Eq. 1).
+    Ji, Smyth & Steyvers 2020, §2 (bb, bc, Eq. 1); Hoeting et al. 1999 (Bayesian
+    model averaging, rbc's per-stratum mixture); Angelopoulos et al. 2023 and
+    Fisch et al. 2024 (the stratified estimator rbc falls back on).
     """
     if not isinstance(data, AssessmentData):
         raise TypeError(
