@@ -9,7 +9,11 @@
 #   Beta(1, 1) priors (`bb`): like the uncorrected estimator, it adds the average
 #   posterior variance of the rates, so it is biased upward;
 # * the hierarchical beta-binomial (`hbb`): the posterior of the sample variance of
-#   its partially pooled rates, and of its **population variance** μ(1 − μ)/(κ + 1).
+#   its partially pooled rates, and of its **population variance** (the expected
+#   between-group variance of K new groups of the observed sizes; μ(1 − μ)/(κ + 1)
+#   when the sizes are equal). Its population mean follows a quadratic trend in log
+#   group size, so that groups whose size and rate go together are not all pooled
+#   toward one mean.
 #
 # The truth is M_var(μ), the sample variance of the K true rates: 0 with equal
 # performance, 0.055 with unequal performance. With a truth of 0 (on the boundary)
@@ -97,10 +101,11 @@ summary.round(4)
 # * The hierarchical model's partially pooled rates and its population variance
 #   remove most of that bias; with equal performance (truth 0) they concentrate
 #   near 0 and their upper bounds are far tighter than `bb`'s. With unequal
-#   performance *and* unequal sizes the hierarchical posterior is biased *downward*
-#   and its sample-variance interval under-covers: evenly spaced true rates from
-#   0.1 to 0.9 are not Beta-shaped, and the small groups are pooled too strongly —
-#   a misfit of the population model, which the bootstrap does not assume.
+#   performance *and* unequal sizes (small groups have low rates in Lum et al.'s
+#   design) a single population mean pooled the small groups toward the large ones
+#   and biased the variance downward (coverage 0.755 over 200 replicates); with the
+#   population mean trending in log size the bias is gone (coverage 0.95,
+#   `docs/results/variance_coverage.md`).
 # * The double-corrected bootstrap is close to unbiased and covers near the
 #   nominal level (Lum et al. Table 3), at the price of intervals that may dip below 0.
 #
