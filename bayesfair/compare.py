@@ -143,7 +143,7 @@ def compare(
     Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
     """
     from bayesfair import frequentist as fq
-    from bayesfair.fitting import fit
+    from bayesfair.fitting import fit, model_options
     from bayesfair.posterior import hdi, prob_within
 
     if not isinstance(data, AssessmentData):
@@ -165,7 +165,7 @@ def compare(
                 metrics=metrics,
                 random_seed=model_seq,
                 progressbar=progressbar,
-                **_fit_options(name, fit_kwargs),
+                **model_options(name, fit_kwargs),
             )
 
     calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
@@ -248,17 +248,6 @@ def compare(
         posteriors=posteriors,
         calibration=calibration,
     )
-
-
-#: fit options that only the calibration models take (not passed to bb/hbb).
-_CALIBRATION_OPTIONS = ("estimand", "unlabeled", "discrepancy", "variant", "score_clip", "n_bins")
-
-
-def _fit_options(model: str, fit_kwargs) -> dict:
-    options = dict(fit_kwargs or {})
-    if model in ("bb", "hbb"):
-        options = {k: v for k, v in options.items() if k not in _CALIBRATION_OPTIONS}
-    return options
 
 
 def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:

@@ -29,6 +29,12 @@ Methods
 ``"bc"``
     Hierarchical Bayesian beta calibration with the unlabeled scores (Ji et
     al. §2.3–2.4, Eq. 1–2): the posterior mean of Δ and a posterior interval.
+``"rbc"``
+    The default model of :func:`bayesfair.fit`: ``bc`` in which each group
+    and side of the threshold may follow its own labeled rate instead of the
+    map. Like every calibration model here it reports ``fit``'s default
+    estimand (the assessed gap) unless ``fit_kwargs``/``method_kwargs`` say
+    otherwise.
 
 Intervals of the Bayesian methods are **equal-tailed** by default
 (``interval="eti"``): the ETI is invariant to monotone transformations, its
@@ -300,9 +306,8 @@ def run_experiment(
     >>> df.groupby("method").size().to_dict()
     {'bb': 3, 'freq': 3}
     """
-    from bayesfair.compare import _fit_options
     from bayesfair.datasets import get_score_set, load_scores, split_labeled
-    from bayesfair.fitting import fit
+    from bayesfair.fitting import fit, model_options
 
     metric, n_labeled, n_runs, methods, ci_prob = _check_args(
         metric, n_labeled, n_runs, methods, interval, ci_prob
@@ -321,7 +326,7 @@ def run_experiment(
     )
     fit_kwargs = dict(fit_kwargs or {})
     # options of the calibration models only, not passed to bb/hbb
-    labeled_kwargs = _fit_options("bb", fit_kwargs)
+    labeled_kwargs = model_options("bb", fit_kwargs)
     base = dict(
         dataset=spec.name, classifier=classifier, metric=metric, n_labeled=n_labeled, truth=truth
     )

@@ -269,22 +269,12 @@ def fit(
     )
     result.check_diagnostics(stacklevel=2)
     if model in ("bc", "rbc") and data.n_labeled > 0:
-        check = result.calibration_check(warn=False)
-        bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
-        if bad:
+        from bayesfair.posterior import misfit_message
+
+        msg = misfit_message(model, result.calibration_check(warn=False))
+        if msg:
             from bayesfair.exceptions import CalibrationWarning
 
-            what = (
-                "where the labels contradict the map, rbc estimates their rates from their "
-                "labeled examples (wider intervals)"
-                if model == "rbc"
-                else "this model's intervals for them may be confidently wrong; the default "
-                "model 'rbc' accounts for a wrong map"
-            )
-            msg = (
-                f"The calibration map of group(s) {bad} does not fit their labeled examples "
-                f"(posterior predictive check, res.calibration_check()): {what}."
-            )
             warnings.warn(msg, CalibrationWarning, stacklevel=2)
             result.notes.append(msg)
     return result
@@ -351,6 +341,23 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
         idata.posterior["theta"] = (("chain", "draw", "metric", "group"), theta)
     theta = idata.posterior["theta"].transpose("chain", "draw", "metric", "group").values
     return idata, {m: theta[:, :, i, :] for i, m in enumerate(metrics)}
+
+
+#: fit options that only the calibration models take.
+CALIBRATION_OPTIONS = ("estimand", "unlabeled", "discrepancy", "variant", "score_clip", "n_bins")
+
+
+def model_options(model: str, fit_kwargs) -> dict:
+    """The options of ``fit_kwargs`` that apply to ``model``.
+
+    Harnesses that fit several models with one set of options (``compare``,
+    ``run_experiment``) pass the calibration models' own options
+    (:data:`CALIBRATION_OPTIONS`) to ``bc``/``rbc`` only.
+    """
+    options = dict(fit_kwargs or {})
+    if model in ("bb", "hbb"):
+        options = {k: v for k, v in options.items() if k not in CALIBRATION_OPTIONS}
+    return options
 
 
 #: What each estimand is, in words (summaries and reports print it).

@@ -587,9 +587,7 @@ class FairnessPosterior:
         ValueError
             For ``bb`` and ``hbb``, which have no calibration map.
         """
-        from bayesfair.checks import calibration_ppc
         from bayesfair.exceptions import CalibrationWarning
-        from bayesfair.models.calibration import calibrate
 
         if self.model not in ("bc", "rbc"):
             raise ValueError(
@@ -598,6 +596,21 @@ class FairnessPosterior:
             )
         if not (isinstance(alpha, float | int) and 0 < alpha < 1):
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r}.")
+        key = (float(alpha), min_labels, max_draws, random_seed)
+        cache = self.__dict__.setdefault("_calibration_checks", {})
+        if key not in cache or not isinstance(random_seed, int):
+            cache[key] = self._calibration_check(alpha, min_labels, max_draws, random_seed)
+        out = cache[key].copy()
+        message = misfit_message(self.model, out, alpha)
+        if warn and message:
+            warnings.warn(message, CalibrationWarning, stacklevel=2)
+        return out
+
+    def _calibration_check(self, alpha, min_labels, max_draws, random_seed) -> pd.DataFrame:
+        """The computation behind :meth:`calibration_check` (no warning)."""
+        from bayesfair.checks import calibration_ppc
+        from bayesfair.models.calibration import calibrate
+
         const = self.idata.constant_data
         if "labeled_score" not in const:
             raise ValueError(
@@ -630,23 +643,7 @@ class FairnessPosterior:
         few = table["n_labeled"] < min_labels
         table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))
         table.insert(0, "group", self.groups)
-        out = table[["group", "n_labeled", "statistic", "p_value", "verdict"]]
-        bad = out.loc[out["verdict"] == "misfit", "group"].tolist()
-        if warn and bad:
-            advice = (
-                "where the labels contradict the map, rbc estimates the rates from the "
-                "labeled examples; label more examples of it to narrow them"
-                if self.model == "rbc"
-                else "its rates from this model may be confidently wrong; use the default "
-                "model ('rbc'), whose intervals account for a wrong map, or 'bb'"
-            )
-            warnings.warn(
-                f"The calibration map of group(s) {bad} does not fit their labeled examples "
-                f"(posterior predictive p < {alpha}): {advice}.",
-                CalibrationWarning,
-                stacklevel=2,
-            )
-        return out
+        return table[["group", "n_labeled", "statistic", "p_value", "verdict"]]
 
     def diagnostics(self) -> pd.DataFrame:
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""
@@ -752,6 +749,24 @@ class FairnessPosterior:
             f"reference={self.reference!r}, metrics={self.metrics!r}, "
             f"chains={post.sizes['chain']}, draws={post.sizes['draw']})"
         )
+
+
+def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
+    """The sentence a misfit of the calibration check warns with ("" when none)."""
+    bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
+    if not bad:
+        return ""
+    advice = (
+        "where the labels contradict the map, rbc estimates their rates from their labeled "
+        "examples (wider intervals); label more examples of them to narrow them"
+        if model == "rbc"
+        else "this model's intervals for them may be confidently wrong; use the default "
+        "model 'rbc', whose intervals account for a wrong map, or 'bb'"
+    )
+    return (
+        f"The calibration map of group(s) {bad} does not fit their labeled examples "
+        f"(posterior predictive p < {alpha}, calibration_check()): {advice}."
+    )
 
 
 def _rope_decide(lo: float, hi: float, epsilon: float) -> str:

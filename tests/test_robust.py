@@ -283,10 +283,19 @@ def test_compare_reports_calibration_and_disagreement():
     assert "Calibration check" in text and "What the intervals are for" in text
     # bc trusts a map that cannot invert: its interval misses the labeled-only ones
     row = comp.pairs.iloc[0]
-    disjoint = row["bc_upper"] < row["bb_lower"] or row["bb_upper"] < row["bc_lower"]
-    disjoint |= row["bc_upper"] < row["newcombe_lower"] or row["newcombe_upper"] < row["bc_lower"]
-    assert bool(row["disagreement"]) == bool(disjoint)
-    if disjoint:
-        assert "do not overlap" in row["disagreement"] and "Calibration check" in text
-        assert comp.disagreements == [row["disagreement"]]
-        assert "Where the methods disagree" in text
+    assert row["bc_upper"] < row["bb_lower"] or row["bb_upper"] < row["bc_lower"]
+    assert "do not overlap" in row["disagreement"] and "B misfit" in row["disagreement"]
+    assert comp.disagreements == [row["disagreement"]]
+    assert "Where the methods disagree" in text
+
+
+def test_no_disagreement_sentence_when_intervals_overlap(calibrated_fit):
+    data = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(
+            data, ["accuracy"], posteriors={"rbc": calibrated_fit}, models=("bb",),
+            n_boot=200, random_seed=0,
+        )  # fmt: skip
+    assert comp.pairs["disagreement"].tolist() == [""]
+    assert comp.disagreements == []
