@@ -423,11 +423,20 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
         "y": data.labels.astype(np.int64),
     }
     if disc is not None:
-        from bayesfair.models.calibration import free_log_likelihood, stratum_counts
+        from bayesfair.models.calibration import free_center, free_log_likelihood, stratum_counts
 
+        if disc.center is None:
+            center = free_center(
+                data.scores, data.labels, data.group_codes, k, summary, variant=variant,
+                priors=priors, score_clip=score_clip, threshold=data.threshold,
+            )  # fmt: skip
+        else:
+            center = np.full((k, 2), float(disc.center))
         model_data["side"] = (data.scores >= data.threshold).astype(np.int64)
         x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
-        model_data["log_free"] = free_log_likelihood(x_st, n_st, disc.rate_prior).reshape(-1)
+        model_data["log_free"] = free_log_likelihood(
+            x_st, n_st, center, disc.concentration
+        ).reshape(-1)
     idata = sample_model(
         lambda: build_calibration_model(
             data.scores,
@@ -439,6 +448,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
             score_clip=score_clip,
             discrepancy=disc,
             threshold=data.threshold,
+            center=None if disc is None else center,
         ),
         cache_key=("bc", variant, priors, k, disc),
         native=lambda: _native_calibration(variant, priors, k, disc),
@@ -453,7 +463,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
         u_counts = sampled_counts(summary, a, b, c, rng)
     if disc is not None:
         u_counts = _robust_counts(
-            data, summary, u_counts, (a, b, c), disc, estimand, score_clip, rng, idata
+            data, summary, u_counts, (a, b, c), disc, estimand, score_clip, rng, idata, center
         )
     total = u_counts + labeled_counts
     rates = {}
@@ -471,14 +481,15 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
     return idata, rates
 
 
-def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng, idata):
+def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng, idata, center):
     """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
 
     Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
     which strata (group, side) are *free* and draws their own rate q; there the
     unlabeled positives are ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
     The draws of the indicators and the probabilities of a misfit are added to
-    the posterior (``misfit``, ``p_misfit``, ``p_misfit_shared``).
+    the posterior (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's
+    fixed centre goes to ``constant_data`` (``misfit_center``).
     """
     from bayesfair.models.calibration import sample_misfit
 
@@ -492,6 +503,7 @@ def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng
         rng,
         threshold=data.threshold,
         score_clip=score_clip,
+        center=center,
     )
     totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
     if estimand == "expected":
@@ -507,6 +519,7 @@ def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng
     idata.posterior["misfit"] = (dims, free.astype(np.int8))
     idata.posterior["p_misfit"] = (dims, p_free)
     idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
+    idata.posterior["misfit_center"] = (("group", "side"), center)
     return out
 
 
@@ -534,6 +547,10 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
         coords={"group": labels},
     )
     sizes = data.group_sizes()
+    extra = {}
+    if "misfit_center" in posterior:  # rbc: the fixed centre of a misfitting stratum's rate
+        extra["misfit_center"] = (("group", "side"), posterior["misfit_center"].values)
+        posterior = posterior.drop_vars("misfit_center")
     constant = xr.Dataset(
         {
             "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
@@ -542,6 +559,7 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
             "labeled_score": (("labeled_example",), np.asarray(data.scores, dtype=float)),
             "labeled_label": (("labeled_example",), np.asarray(data.labels, dtype=np.int64)),
             "labeled_group": (("labeled_example",), np.asarray(data.group_codes, dtype=np.int64)),
+            **extra,
         },
         coords={"group": labels},
     )

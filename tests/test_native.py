@@ -25,7 +25,8 @@ from bayesfair.models.calibration import (
 native = pytest.importorskip("bayesfair.models._calibration_native")
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
-DISCREPANCY = DiscrepancyPrior(0.15, 0.3, (1.5, 2.0))  # rbc, with values unlike the defaults
+DISCREPANCY = DiscrepancyPrior(0.15, 0.3, 3.5)  # rbc, with values unlike the defaults
+CENTER = np.array([[0.2, 0.7], [0.35, 0.9], [0.1, 0.5]])  # of a misfitting stratum's rate
 
 
 def _data(n=80, k=3, seed=0):
@@ -46,14 +47,15 @@ def pair(request):
     variant, disc = request.param
     s, y, g = _data()
     model = build_calibration_model(
-        s, y, g, 3, variant=variant, priors=PRIORS, discrepancy=disc, threshold=0.5
-    )
+        s, y, g, 3, variant=variant, priors=PRIORS, discrepancy=disc, threshold=0.5,
+        center=CENTER,
+    )  # fmt: skip
     extra = {}
     if disc is not None:
         x_st, n_st = stratum_counts(s, y, g, 3)
         extra = {
             "side": (s >= 0.5).astype(int),
-            "log_free": free_log_likelihood(x_st, n_st, disc.rate_prior),
+            "log_free": free_log_likelihood(x_st, n_st, CENTER, disc.concentration),
         }
     nat = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
         log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y, **extra

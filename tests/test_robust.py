@@ -8,6 +8,7 @@ Plumbing tests with real (small) NUTS fits; the statistical properties
 import warnings
 
 import numpy as np
+from scipy import stats
 import pandas as pd
 import pytest
 
@@ -99,7 +100,13 @@ def test_unlabeled_alias_maps_to_the_estimand():
 
 
 def test_discrepancy_prior_validation():
-    for bad in ({"rate_prior": (0, 1)}, {"prior_misfit": 1.0}, {"shared_prior_misfit": -0.1}):
+    for bad in (
+        {"concentration": 0},
+        {"concentration": (2.0, 1.0)},
+        {"center": 1.0},
+        {"prior_misfit": 1.0},
+        {"shared_prior_misfit": -0.1},
+    ):
         with pytest.raises(ValueError, match="must be"):
             DiscrepancyPrior(**bad)
 
@@ -109,9 +116,15 @@ def test_free_log_likelihood_is_the_beta_binomial_marginal():
     from scipy import integrate
 
     x, n = 3, 7
+    # Beta(κ m, κ (1 − m)) with κ = 4, m = 1/2 is Beta(2, 2), density 6 q (1 − q)
     value, _ = integrate.quad(lambda q: q**x * (1 - q) ** (n - x) * 6 * q * (1 - q), 0, 1)
-    np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, (2.0, 2.0))), value, rtol=1e-9)
-    assert free_log_likelihood(0, 0) == 0.0
+    np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, 0.5, 4.0)), value, rtol=1e-9)
+    m, kappa = 0.8, 2.0
+    value, _ = integrate.quad(
+        lambda q: q**x * (1 - q) ** (n - x) * stats.beta.pdf(q, kappa * m, kappa * (1 - m)), 0, 1
+    )
+    np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, m, kappa)), value, rtol=1e-7)
+    assert free_log_likelihood(0, 0, 0.3) == 0.0
 
 
 def test_stratum_counts():
@@ -125,7 +138,7 @@ def test_sample_misfit_without_labels_keeps_the_prior():
     ones, zeros = np.ones((draws, k)), np.zeros((draws, k))
     prior = DiscrepancyPrior()
     free, rate, p_s, p_free = sample_misfit(
-        [], [], [], k, ones, ones, zeros, prior, np.random.default_rng(2)
+        [], [], [], k, ones, ones, zeros, prior, np.random.default_rng(2), center=np.full((k, 2), 0.3)
     )
     expected = prior.shared_prior_misfit + (1 - prior.shared_prior_misfit) * prior.prior_misfit
     np.testing.assert_allclose(p_s, prior.shared_prior_misfit)
@@ -134,6 +147,9 @@ def test_sample_misfit_without_labels_keeps_the_prior():
     se = np.sqrt(expected * (1 - expected) / free.size)
     assert abs(free.mean() - expected) < 5 * se
     assert free.shape == rate.shape == (draws, k, 2)
+    # without labels a stratum's own rate is its prior, Beta(κ m, κ (1 − m)): mean m
+    se = np.sqrt(0.3 * 0.7 / (prior.concentration + 1) / rate.size)
+    assert abs(rate.mean() - 0.3) < 5 * se
 
 
 def test_sample_misfit_follows_contradicting_labels():
@@ -143,12 +159,13 @@ def test_sample_misfit_follows_contradicting_labels():
     g = np.repeat([0, 1], 60)
     ones, zeros = np.ones((500, 2)), np.zeros((500, 2))
     _, rate, _, p_free = sample_misfit(
-        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(0)
-    )
+        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(0),
+        center=np.full((2, 2), 0.5),
+    )  # fmt: skip
     # group 1 is free; group 0 only as far as "the whole side is off" stays plausible
     # (a free stratum of 30 zeros is nearly as likely as the map's 5%)
     assert p_free[:, 1].min() > 0.99 and p_free[:, 0].max() < 0.5
-    # a free stratum's rate is its labeled rate's Beta posterior
+    # a free stratum's rate is its labeled rate's Beta posterior, Beta(1 + 30, 1 + 0)
     np.testing.assert_allclose(rate[:, 1, 0].mean(), 31 / 32, atol=0.01)
 
 

@@ -285,7 +285,11 @@ RBC_STATS = (
 @pytest.fixture(scope="module")
 def rbc_ranks():
     s_lab, g_lab, s_unl, g_unl = _bc_problem()
-    priors, disc = CalibrationPriors(), DiscrepancyPrior()
+    # the default probabilities (0.01) would rarely simulate a misfitting stratum;
+    # larger ones exercise the states. The centre is fixed (SBC needs a prior that
+    # does not depend on the labels; the default centre is bc's mode on them).
+    priors = CalibrationPriors()
+    disc = DiscrepancyPrior(prior_misfit=0.15, shared_prior_misfit=0.2, center=0.5)
     code_lab = (g_lab == "g1").astype(int)
     code_unl = (g_unl == "g1").astype(int)
     side_lab = (s_lab >= 0.5).astype(int)
@@ -306,7 +310,8 @@ def rbc_ranks():
         j = sim_rng.uniform(size=2) < disc.shared_prior_misfit
         i = sim_rng.uniform(size=(2, 2)) < disc.prior_misfit
         free = j[None, :] | i
-        rate = sim_rng.beta(*disc.rate_prior, size=(2, 2))
+        kappa, m = disc.concentration, disc.center
+        rate = sim_rng.beta(kappa * m, kappa * (1 - m), size=(2, 2))
 
         def prob(s, code, side, true=true, free=free, rate=rate):
             p = _calibrated(s, *(true[v][code] for v in "abc"))
@@ -325,7 +330,7 @@ def rbc_ranks():
         with warnings.catch_warnings():
             # a simulated misfit is warned about, as it should be
             warnings.simplefilter("ignore", CalibrationWarning)
-            res, divergent = fit_quietly(data, "rbc", fit_seq)
+            res, divergent = fit_quietly(data, "rbc", fit_seq, discrepancy=disc)
         n_divergent += divergent > 0
         post = res.idata.posterior
         y_all = np.concatenate([y_lab, y_unl])

@@ -322,6 +322,7 @@ class NativeCalibrationModel(CompiledPyMCModel):
     """nutpie's compiled-PyMC-model record, filled with the hand-written callbacks."""
 
     header: np.ndarray | None = None
+    support: np.ndarray | None = None  # the initial points' centre, before jitter
 
     def with_data(self, **updates):
         """New labeled data: log s, log(1 − s), group codes, labels (rbc: sides, log_free)."""
@@ -416,4 +417,5 @@ def compile_native_calibration(
         logp_func=None,
         expand_func=None,
         header=header,
+        support=support,
     )
