@@ -324,9 +324,7 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
         raise _BadInput(_one_line(exc)) from None
 
 
-def _compare(
-    data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None
-):
+def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None):
     from bayesfair.compare import compare
 
     fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}

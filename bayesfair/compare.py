@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bayesfair._validation import seed_record, seed_sequence
 from bayesfair.data import AssessmentData
 from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
 
@@ -122,8 +123,10 @@ def compare(
         Already fitted results by model name; they are used instead of fitting.
     n_boot : int
         Bootstrap samples of the frequentist intervals.
-    random_seed : int, optional
-        Spawned into the bootstraps and the fits.
+    random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Spawned into the bootstraps and the fits; recorded in
+        ``settings["random_seed"]`` (entropy and spawn key, see :func:`bayesfair.fit`)
+        and printed in the reports, so that a report can be reproduced from its contents.
     fit_kwargs : dict, optional
         Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``).
     progressbar : bool
@@ -153,7 +156,7 @@ def compare(
     metrics = [get_rate(m).name for m in metrics]
     data.require_groups(2, "a side-by-side comparison of group differences")
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
-    seq = np.random.SeedSequence(random_seed)
+    seq = seed_sequence(random_seed)
     boot_seq, fit_seq = seq.spawn(2)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
@@ -238,6 +241,7 @@ def compare(
         "models": list(posteriors),
         "priors": {name: res.settings.get("prior") for name, res in posteriors.items()},
         "positive_label": data.pos_label,
+        "random_seed": seed_record(seq),
     }
     settings["estimands"] = {name: res.estimand_text for name, res in posteriors.items()}
     return Comparison(

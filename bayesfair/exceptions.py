@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["CalibrationWarning"]
+__all__ = ["CalibrationWarning", "InvalidParameterError"]
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A public function got an argument of the wrong type or value.
+
+    Both a ``ValueError`` and a ``TypeError`` (as scikit-learn's exception of
+    the same name), so code that catches either keeps working.
+    """
 
 
 class CalibrationWarning(UserWarning):

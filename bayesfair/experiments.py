@@ -63,6 +63,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from bayesfair._validation import (
+    check_positive_int,
+    check_probability,
+    seed_record,
+    seed_sequence,
+)
 from bayesfair.data import AssessmentData
 from bayesfair.metrics import get_rate, rate_fraction
 
@@ -145,12 +151,8 @@ def frequency_difference(counts, metric: str, ci_prob: float = 0.95) -> tuple[fl
 # --------------------------------------------------------------------------- validation
 def _check_args(metric, n_labeled, n_runs, methods, interval, ci_prob):
     rate = get_rate(metric)
-    if isinstance(n_runs, bool) or not isinstance(n_runs, int | np.integer) or n_runs < 1:
-        raise ValueError(f"The 'n_runs' parameter must be a positive integer. Got {n_runs!r}.")
-    if isinstance(n_labeled, bool) or not isinstance(n_labeled, int | np.integer) or n_labeled < 1:
-        raise ValueError(
-            f"The 'n_labeled' parameter must be a positive integer. Got {n_labeled!r}."
-        )
+    n_runs = check_positive_int(n_runs, "n_runs")
+    n_labeled = check_positive_int(n_labeled, "n_labeled")
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(dict.fromkeys(methods))
@@ -166,9 +168,7 @@ def _check_args(metric, n_labeled, n_runs, methods, interval, ci_prob):
         raise ValueError("The 'methods' parameter must name at least one method.")
     if interval not in ("eti", "hdi"):
         raise ValueError(f"The 'interval' parameter must be 'eti' or 'hdi'. Got {interval!r}.")
-    if isinstance(ci_prob, bool) or not isinstance(ci_prob, int | float) or not 0 < ci_prob < 1:
-        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r}.")
-    return rate.name, int(n_labeled), int(n_runs), methods, float(ci_prob)
+    return rate.name, n_labeled, n_runs, methods, check_probability(ci_prob)
 
 
 # --------------------------------------------------------------------------- progress
@@ -238,8 +238,9 @@ def run_experiment(
         authors' code did, so that no group is ever without labels.
     draws, tune, chains : int
         Sampler settings of the Bayesian fits (``bb`` draws exactly).
-    random_seed : int or numpy.random.SeedSequence, optional
-        The one source of randomness (see the module docstring).
+    random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The one source of randomness (see the module docstring); its record
+        (:func:`bayesfair.fit`) is in the returned frame's ``attrs["random_seed"]``.
     ci_prob : float, default 0.95
         Probability of every interval.
     interval : {"eti", "hdi"}, default "eti"
@@ -319,11 +320,7 @@ def run_experiment(
     num, den = rate_fraction(truth_counts, metric)
     truth = float(num[0] / den[0] - num[1] / den[1])
 
-    seed_seq = (
-        random_seed
-        if isinstance(random_seed, np.random.SeedSequence)
-        else (np.random.SeedSequence(random_seed))
-    )
+    seed_seq = seed_sequence(random_seed)
     fit_kwargs = dict(fit_kwargs or {})
     # options of the calibration models only, not passed to bb/hbb
     labeled_kwargs = model_options("bb", fit_kwargs)
@@ -392,7 +389,9 @@ def run_experiment(
                 }
             )
         progress.update(run + 1)
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    out.attrs["random_seed"] = seed_record(seed_seq)
+    return out
 
 
 def _assessment(labeled, unlabeled, spec, threshold) -> AssessmentData:

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import xarray as xr
 
+from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.data import AssessmentData
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.calibration import (
@@ -40,12 +41,6 @@ MODELS = {
 
 class NoLabelsWarning(UserWarning):
     """A group has no labeled example; its rates come from the prior or the hierarchy."""
-
-
-def _check_positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"The '{name}' parameter must be an integer >= {minimum}. Got {value!r}.")
-    return int(value)
 
 
 def fit(
@@ -89,9 +84,12 @@ def fit(
         Rates to compute (default: the whole catalogue, ``bayesfair.metrics.RATES``).
     draws, tune, chains : int
         Posterior draws and tuning steps per chain, and the number of chains.
-    random_seed : int or numpy.random.SeedSequence, optional
+    random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
         The one source of randomness (spawned into the sampler's and the
-        predictive's generators).
+        predictive's generators). Recorded in ``settings["random_seed"]`` as
+        the entropy and spawn key of its ``SeedSequence`` (fresh entropy when
+        None), which rebuild it: ``np.random.SeedSequence(int(entropy),
+        spawn_key=spawn_key)`` as ``random_seed`` repeats the fit.
     estimand : {"assessed", "expected"}, optional
         Which gap the posterior describes (calibration models only).
         ``"assessed"``: the rates on the assessed examples, labeled and
@@ -177,9 +175,9 @@ def fit(
         raise ValueError(
             f"Unknown model {model!r}.{suggest(str(model), MODELS)} Models: {', '.join(MODELS)}."
         )
-    draws = _check_positive_int(draws, "draws")
-    chains = _check_positive_int(chains, "chains")
-    tune = _check_positive_int(tune, "tune", minimum=0)
+    draws = check_positive_int(draws, "draws")
+    chains = check_positive_int(chains, "chains")
+    tune = check_positive_int(tune, "tune", minimum=0)
     estimand = _resolve_estimand(estimand, unlabeled, model, data)
     if sampler not in ("auto", "exact", "nuts"):
         raise ValueError(
@@ -193,11 +191,7 @@ def fit(
         list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
     )
 
-    seed_seq = (
-        random_seed
-        if isinstance(random_seed, np.random.SeedSequence)
-        else (np.random.SeedSequence(random_seed))
-    )
+    seed_seq = seed_sequence(random_seed)
     sampler_seq, predictive_seq = seed_seq.spawn(2)
     sampler_seed = int(sampler_seq.generate_state(1)[0])
     rng = np.random.default_rng(predictive_seq)
@@ -232,7 +226,7 @@ def fit(
         "draws": draws,
         "tune": tune,
         "chains": chains,
-        "random_seed": random_seed if isinstance(random_seed, int) else None,
+        "random_seed": seed_record(seed_seq),
         "threshold": data.threshold,
         "estimand": estimand,
     }

@@ -349,9 +349,7 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
             ax.scatter(xs, ys, color=color, edgecolor="k", zorder=3, label=f"{g} labeled (binned)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_title(
-        f"Calibration per group ({posterior.model.upper()} posterior, {ci_prob:.0%} band)"
-    )
+    ax.set_title(f"Calibration per group ({posterior.model.upper()} posterior, {ci_prob:.0%} band)")
     ax.set_xlabel("score s")
     ax.set_ylabel("P(y = 1 | s, group)")
     ax.legend(loc="upper left", fontsize=8)
@@ -434,9 +432,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
                 lo, hi = wilson_interval(k, n)
                 x, p = float(s[inside].mean()), k / n
                 ax.errorbar(x, p, yerr=[[p - lo], [hi - p]], fmt="o", color="k", ms=4, lw=1)
-                ax.annotate(
-                    f"{n}", (x, p), textcoords="offset points", xytext=(4, 4), fontsize=7
-                )
+                ax.annotate(f"{n}", (x, p), textcoords="offset points", xytext=(4, 4), fontsize=7)
         row = by_group.loc[str(g)] if str(g) in by_group.index else None
         verdict = ""
         if row is not None:

@@ -13,6 +13,7 @@ it, *unfair* when the HDI lies entirely outside it, and *undecided* otherwise.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from pathlib import Path
 
@@ -20,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._names import suggest
+from bayesfair._validation import check_probability
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import RATES, composite_value, get_composite, get_rate
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
@@ -180,17 +183,11 @@ def _geyer_ess(mean_acov, mean_var, var_plus, n_chain, n_draw) -> float:
 
 
 def _check_epsilon(epsilon) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon > 0:
-        raise ValueError(
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not epsilon > 0:
+        raise InvalidParameterError(
             f"The 'epsilon' parameter must be a positive number. Got {epsilon!r} instead."
         )
     return float(epsilon)
-
-
-def _check_ci_prob(ci_prob) -> float:
-    if not isinstance(ci_prob, int | float) or not 0 < ci_prob < 1:
-        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r} instead.")
-    return float(ci_prob)
 
 
 # ---------------------------------------------------------------------------
@@ -346,7 +343,7 @@ class FairnessPosterior:
         Lum, Zhang & Bower 2022, §5.1 and Table 3 (the equal-performance
         scenarios, true variance 0).
         """
-        ci_prob = _check_ci_prob(ci_prob)
+        ci_prob = check_probability(ci_prob)
         v = self.between_group_variance(metric).values.ravel()
         v = v[~np.isnan(v)]
         return float(np.quantile(v, ci_prob)) if v.size else np.nan
@@ -439,7 +436,7 @@ class FairnessPosterior:
 
         Returns ``"practically fair"``, ``"unfair"`` or ``"undecided"`` per pair.
         """
-        epsilon, ci_prob = _check_epsilon(epsilon), _check_ci_prob(ci_prob)
+        epsilon, ci_prob = _check_epsilon(epsilon), check_probability(ci_prob)
         pairs = self._pairs_for(group, reference)
         out = [
             _rope_decide(*hdi(self.difference(metric, g, r).values, ci_prob), epsilon)
@@ -451,7 +448,7 @@ class FairnessPosterior:
 
     def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> tuple[float, float]:
         """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of a DataArray of draws."""
-        ci_prob = _check_ci_prob(ci_prob)
+        ci_prob = check_probability(ci_prob)
         if kind not in ("hdi", "eti"):
             raise ValueError(f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}.")
         return (hdi if kind == "hdi" else eti)(np.asarray(values), ci_prob)
@@ -471,7 +468,7 @@ class FairnessPosterior:
         the labeled data do not inform in a group (e.g. no positive labels),
         and the ``estimand`` in words (which gap the intervals are for).
         """
-        epsilon, ci_prob = _check_epsilon(epsilon), _check_ci_prob(ci_prob)
+        epsilon, ci_prob = _check_epsilon(epsilon), check_probability(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
         rows = []
         for m in metrics:

@@ -88,6 +88,18 @@ def _variance_table(comp, digits: int) -> pd.DataFrame:
     return pd.DataFrame(var_rows)
 
 
+def seed_text(record) -> str:
+    """The seed record of a result in words, with what reproduces it."""
+    if not record:
+        return "not recorded"
+    key = record.get("spawn_key", [])
+    entropy = record["entropy"]
+    if isinstance(entropy, list):
+        entropy = "[" + ", ".join(entropy) + "]"
+    spawn = f", spawn_key={tuple(key)}" if key else ""
+    return f"numpy.random.SeedSequence({entropy}{spawn})"
+
+
 def comparison_markdown(comp, digits: int = 3) -> str:
     """Markdown of the pair table and the variance table of a comparison."""
     s = comp.settings
@@ -95,6 +107,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     out = [
         f"Threshold {s['threshold']:g}, reference group {s['reference']!r}, "
         f"positive label {s['positive_label']!r}, ε = {s['epsilon']:g}, {pct} intervals.",
+        f"Random seed: {seed_text(s.get('random_seed'))}.",
         "",
         "Group sizes (labeled / unlabeled):",
         "",
@@ -351,6 +364,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             ("ε (practical equivalence)", f"±{s['epsilon']:g}"),
             ("interval probability", pct),
             ("bootstrap samples", str(s.get("n_boot", ""))),
+            ("random seed", seed_text(s.get("random_seed"))),
             ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
             *((f"prior of {m.upper()}", str(p)) for m, p in s.get("priors", {}).items()),
             *(
@@ -374,9 +388,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         _html_table(_pair_table(comp, digits), "pairs"),
     ]
     parts += _html_list("In plain words", _plain_sentences(comp), "plain")
-    parts += _html_list(
-        "Where the methods disagree", getattr(comp, "disagreements", []), "warn"
-    )
+    parts += _html_list("Where the methods disagree", getattr(comp, "disagreements", []), "warn")
     calibration = _calibration_table(comp)
     if calibration is not None:
         parts += [

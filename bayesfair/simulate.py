@@ -147,7 +147,7 @@ def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) 
     >>> simulate_counts(s.mu, s.n_k, random_seed=0, n_replicates=3).shape
     (3, 4)
     """
-    from bayesfair.frequentist._bootstrap import as_generator
+    from bayesfair._validation import check_random_state
 
     p = np.asarray(mu, dtype=float)
     n = np.asarray(n_k)
@@ -162,7 +162,7 @@ def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) 
     if not np.all((n_float >= 0) & (n_float == np.floor(n_float))):
         raise ValueError("'n_k' must hold non-negative integers.")
     size = p.shape if n_replicates is None else (int(n_replicates), p.size)
-    rng = as_generator(random_seed)
+    rng = check_random_state(random_seed)
     return rng.binomial(n.astype(np.int64), p, size=size).astype(np.int64)
 
 

@@ -110,9 +110,9 @@ def test_run_grid_one_summary_row_per_size():
     ("kwargs", "match"),
     [
         ({"methods": ("bcc",)}, "Did you mean 'bc'"),
-        ({"n_runs": 0}, "'n_runs' parameter must be a positive integer"),
+        ({"n_runs": 0}, "'n_runs' parameter must be an integer >= 1"),
         ({"interval": "hpd"}, "'interval' parameter must be 'eti' or 'hdi'"),
-        ({"ci_prob": 1.5}, "'ci_prob' parameter must be in"),
+        ({"ci_prob": 1.5}, "'ci_prob' parameter must be a number in"),
         ({"metric": "tpr_"}, "Did you mean 'tpr'"),
     ],
 )

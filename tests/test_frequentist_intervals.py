@@ -140,7 +140,7 @@ def test_bootstrap_difference_resamplers_agree():
             (1, 2, 3, 4),
             {"ci_prob": 95},
             ValueError,
-            r"'ci_prob' parameter must be a float in \(0, 1\)",
+            r"'ci_prob' parameter must be a number in \(0, 1\)",
         ),
         ((1, 2, 3, 4), {"resampler": "bootstrap"}, ValueError, r"Unknown resampler"),
     ],

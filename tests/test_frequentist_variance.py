@@ -339,7 +339,7 @@ def test_bad_counts(successes, trials, error, match):
         (
             {"ci_prob": 1.5},
             ValueError,
-            r"'ci_prob' parameter must be a float in \(0, 1\)\. Got 1\.5",
+            r"'ci_prob' parameter must be a number in \(0, 1\)\. Got 1\.5",
         ),
         ({"ci_prob": 0}, ValueError, r"'ci_prob'.*Got 0 instead"),
         ({"ci_prob": "0.9"}, TypeError, r"'ci_prob'.*Got '0\.9'"),

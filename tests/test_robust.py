@@ -8,9 +8,9 @@ Plumbing tests with real (small) NUTS fits; the statistical properties
 import warnings
 
 import numpy as np
-from scipy import stats
 import pandas as pd
 import pytest
+from scipy import stats
 
 import bayesfair as bf
 from bayesfair.exceptions import CalibrationWarning
@@ -138,7 +138,16 @@ def test_sample_misfit_without_labels_keeps_the_prior():
     ones, zeros = np.ones((draws, k)), np.zeros((draws, k))
     prior = DiscrepancyPrior()
     free, rate, p_s, p_free = sample_misfit(
-        [], [], [], k, ones, ones, zeros, prior, np.random.default_rng(2), center=np.full((k, 2), 0.3)
+        [],
+        [],
+        [],
+        k,
+        ones,
+        ones,
+        zeros,
+        prior,
+        np.random.default_rng(2),
+        center=np.full((k, 2), 0.3),
     )
     expected = prior.shared_prior_misfit + (1 - prior.shared_prior_misfit) * prior.prior_misfit
     np.testing.assert_allclose(p_s, prior.shared_prior_misfit)

@@ -393,9 +393,7 @@ HBB_SIZES = np.array([3, 6, 12, 24])
 # residual of z² on (1, z).
 _Z = np.log(HBB_SIZES) - np.log(HBB_SIZES).mean()
 _DESIGN = np.column_stack([np.ones_like(_Z), _Z])
-HBB_BASIS = np.column_stack(
-    [_Z, _Z**2 - _DESIGN @ np.linalg.lstsq(_DESIGN, _Z**2, rcond=None)[0]]
-)
+HBB_BASIS = np.column_stack([_Z, _Z**2 - _DESIGN @ np.linalg.lstsq(_DESIGN, _Z**2, rcond=None)[0]])
 # With fit's default target_accept = 0.9, 15 of these 100 fits had divergences (the
 # collapsed (μ, κ) posterior is sharply curved when κ is near its lower bound 1 and the
 # groups differ a lot); the ranks were uniform all the same. 0.99 removes nearly all.

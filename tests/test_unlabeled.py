@@ -117,8 +117,9 @@ def test_sampled_totals_match_per_bin_binomial_draws(repo_root):
     n_bin = summary.count.astype(int)
     exact = np.stack(
         [
-            rng.binomial(n_bin[cell == st], p[cell == st], size=(n_draws, (cell == st).sum()))
-            .sum(axis=1)
+            rng.binomial(n_bin[cell == st], p[cell == st], size=(n_draws, (cell == st).sum())).sum(
+                axis=1
+            )
             for st in range(4)
         ],
         axis=1,

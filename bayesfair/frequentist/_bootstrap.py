@@ -21,7 +21,6 @@ whether it is in the numerator, so a group is fully described by
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,32 +62,6 @@ class BootstrapEstimate:
 
 
 # ---------------------------------------------------------------------- checks
-def check_ci_prob(ci_prob, argument: str = "ci_prob") -> float:
-    """Return ``ci_prob`` as a float, raising unless it is a number in (0, 1)."""
-    if isinstance(ci_prob, bool) or not isinstance(ci_prob, numbers.Real):
-        raise TypeError(
-            f"The '{argument}' parameter must be a float in (0, 1). Got {ci_prob!r} instead."
-        )
-    value = float(ci_prob)
-    if not 0.0 < value < 1.0:
-        raise ValueError(
-            f"The '{argument}' parameter must be a float in (0, 1). Got {ci_prob!r} instead."
-        )
-    return value
-
-
-def check_n_boot(n_boot) -> int:
-    """Return ``n_boot`` as an int, raising unless it is an integer >= 1."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral):
-        raise TypeError(
-            f"The 'n_boot' parameter must be an integer >= 1. Got {n_boot!r} of type "
-            f"{type(n_boot).__name__} instead."
-        )
-    if n_boot < 1:
-        raise ValueError(f"The 'n_boot' parameter must be an integer >= 1. Got {n_boot!r} instead.")
-    return int(n_boot)
-
-
 def check_resampler(resampler) -> str:
     """Return the canonical resampler name; an unknown name suggests the nearest one."""
     return resolve_name(resampler, RESAMPLERS, what="resampler", argument="resampler")
@@ -162,24 +135,6 @@ def _as_count_array(values, argument: str) -> np.ndarray:
             f"Got {arr[k].item()!r} at position {k}."
         )
     return as_float.astype(np.int64)
-
-
-def as_generator(random_seed) -> np.random.Generator:
-    """Return a Generator from ``None``, a non-negative int, a SeedSequence or a Generator."""
-    if isinstance(random_seed, np.random.Generator):
-        return random_seed
-    if random_seed is None or isinstance(random_seed, np.random.SeedSequence):
-        return np.random.default_rng(random_seed)
-    if isinstance(random_seed, bool) or not isinstance(random_seed, numbers.Integral):
-        raise TypeError(
-            "The 'random_seed' parameter must be None, a non-negative integer, a "
-            f"numpy SeedSequence or a numpy Generator. Got {random_seed!r} instead."
-        )
-    if random_seed < 0:
-        raise ValueError(
-            f"The 'random_seed' parameter must be a non-negative integer. Got {random_seed!r}."
-        )
-    return np.random.default_rng(int(random_seed))
 
 
 # ------------------------------------------------------------------ intervals

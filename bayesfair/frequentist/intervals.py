@@ -17,12 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from bayesfair._validation import check_positive_int, check_probability, check_random_state
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
-    as_generator,
-    check_ci_prob,
     check_counts,
-    check_n_boot,
     check_resampler,
     percentile_interval,
     resample_successes,
@@ -106,7 +104,7 @@ def wilson_interval(successes, trials, ci_prob: float = 0.95) -> tuple[np.ndarra
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.2553, 0.3662)
     """
-    ci_prob = check_ci_prob(ci_prob)
+    ci_prob = check_probability(ci_prob)
     x, n = _check_pair(successes, trials, "successes", "trials")
     z2 = _z(ci_prob) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -151,7 +149,7 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> tuple[np.ndarray
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.0524, 0.3339)
     """
-    ci_prob = check_ci_prob(ci_prob)
+    ci_prob = check_probability(ci_prob)
     x1, n1 = _check_pair(x1, n1, "x1", "n1")
     x2, n2 = _check_pair(x2, n2, "x2", "n2")
     l1, u1 = wilson_interval(x1, n1, ci_prob)
@@ -211,10 +209,10 @@ def bootstrap_difference(
             f"Both groups need at least one trial for a bootstrap difference. Got n1={n[0]}, "
             f"n2={n[1]}."
         )
-    n_boot = check_n_boot(n_boot)
-    ci_prob = check_ci_prob(ci_prob)
+    n_boot = check_positive_int(n_boot, "n_boot")
+    ci_prob = check_probability(ci_prob)
     resampler = check_resampler(resampler)
-    rng = as_generator(random_seed)
+    rng = check_random_state(random_seed)
     boot = resample_successes(x, n, n_boot, rng, resampler) / n
     draws = boot[:, 0] - boot[:, 1]
     return BootstrapEstimate(
@@ -263,7 +261,7 @@ def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
     [1.0, 0.342, 1.0, 2.0, 2.0]
     """
     rate = get_rate(metric)
-    ci_prob = check_ci_prob(ci_prob)
+    ci_prob = check_probability(ci_prob)
     num, den = rate_fraction(data.counts_array(), rate.name)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
@@ -335,11 +333,11 @@ def difference_intervals(
      'bootstrap_lower': 0.0, 'bootstrap_upper': 1.0}
     """
     rate = get_rate(metric)
-    ci_prob = check_ci_prob(ci_prob)
-    n_boot = check_n_boot(n_boot)
+    ci_prob = check_probability(ci_prob)
+    n_boot = check_positive_int(n_boot, "n_boot")
     pairs = data.pairs(reference)
     table = rate_intervals(data, rate.name, ci_prob)
-    children = as_generator(random_seed).spawn(len(pairs))
+    children = check_random_state(random_seed).spawn(len(pairs))
     rows = []
     for (group, ref), rng in zip(pairs, children, strict=True):
         x1, n1 = table.loc[group, ["successes", "trials"]]

@@ -26,13 +26,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from bayesfair._validation import check_positive_int, check_probability, check_random_state
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
-    as_generator,
-    check_ci_prob,
     check_counts,
     check_flag,
-    check_n_boot,
     check_resampler,
     percentile_interval,
     resample_successes,
@@ -441,11 +439,11 @@ def double_corrected_bootstrap(
 def _variance_bootstrap(
     x, n, labels, n_boot, ci_prob, resampler, truncate, random_seed, explain, *, metric
 ) -> VarianceBootstrapResult:
-    n_boot = check_n_boot(n_boot)
-    ci_prob = check_ci_prob(ci_prob)
+    n_boot = check_positive_int(n_boot, "n_boot")
+    ci_prob = check_probability(ci_prob)
     resampler = check_resampler(resampler)
     truncate = check_flag(truncate, "truncate")
-    rng = as_generator(random_seed)
+    rng = check_random_state(random_seed)
     keep = n > 0
     if not keep.all():
         # stacklevel 3: the user's call of the public function

@@ -273,7 +273,6 @@ def calibration_expand(x, out, data):
             out[pos + 2 * k + g] = x[c_start] + math.exp(x[c_start + 1]) * x[c_start + 2 + g]
 
 
-
 @numba.cfunc(_EXPAND_SIG, cache=True)
 def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
     data = numba.carray(user_data_, (_HEADER,), np.float64)

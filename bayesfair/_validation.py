@@ -1,0 +1,135 @@
+"""Checks of public arguments: one home for each (as scikit-learn's ``utils.validation``).
+
+Every check raises :class:`~bayesfair.exceptions.InvalidParameterError`, which
+is both a ``ValueError`` and a ``TypeError`` (as scikit-learn's of the same
+name), so an argument of the wrong type and one of the wrong value are caught
+the same way whichever function took them.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from bayesfair.exceptions import InvalidParameterError
+
+__all__ = [
+    "check_positive_int",
+    "check_probability",
+    "check_random_state",
+    "seed_record",
+    "seed_sequence",
+    "undefined_rate_message",
+]
+
+_SEED_TYPES = "None, a non-negative integer, a numpy SeedSequence or a numpy Generator"
+
+
+def check_probability(value, argument: str = "ci_prob") -> float:
+    """Return ``value`` as a float, raising unless it is a real number in (0, 1).
+
+    Examples
+    --------
+    >>> check_probability(0.9)
+    0.9
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be a number in (0, 1). Got {value!r} instead."
+        )
+    out = float(value)
+    if not 0.0 < out < 1.0:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be a number in (0, 1). Got {value!r} instead."
+        )
+    return out
+
+
+def check_positive_int(value, argument: str, minimum: int = 1) -> int:
+    """Return ``value`` as an int, raising unless it is an integer ``>= minimum``."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be an integer >= {minimum}. Got {value!r} of "
+            f"type {type(value).__name__} instead."
+        )
+    if value < minimum:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be an integer >= {minimum}. Got {value!r} instead."
+        )
+    return int(value)
+
+
+def seed_sequence(random_seed, argument: str = "random_seed") -> np.random.SeedSequence:
+    """A ``SeedSequence`` from any accepted seed, to spawn independent streams from.
+
+    None gives fresh entropy (recorded by :func:`seed_record`, so the result can
+    still be reproduced); an int seeds it; a ``SeedSequence`` is used as it is;
+    a ``Generator`` gives entropy drawn from it (so it advances, as a generator
+    passed to scikit-learn does).
+    """
+    if isinstance(random_seed, np.random.SeedSequence):
+        return random_seed
+    if isinstance(random_seed, np.random.Generator):
+        hi, lo = (int(w) for w in random_seed.integers(0, 2**63, size=2))
+        return np.random.SeedSequence((hi << 64) | lo)
+    if random_seed is None:
+        return np.random.SeedSequence()
+    return np.random.SeedSequence(_check_seed_int(random_seed, argument))
+
+
+def check_random_state(random_seed, argument: str = "random_seed") -> np.random.Generator:
+    """A ``Generator`` from None, a non-negative int, a ``SeedSequence`` or a ``Generator``.
+
+    A ``Generator`` is returned as it is (the caller's stream advances).
+
+    Examples
+    --------
+    >>> int(check_random_state(0).integers(10)) == int(check_random_state(0).integers(10))
+    True
+    """
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed
+    if random_seed is None or isinstance(random_seed, np.random.SeedSequence):
+        return np.random.default_rng(random_seed)
+    return np.random.default_rng(_check_seed_int(random_seed, argument))
+
+
+def seed_record(seq: np.random.SeedSequence) -> dict:
+    """What reproduces a ``SeedSequence``: its entropy (as a string) and spawn key.
+
+    ``np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])``
+    rebuilds it; :func:`bayesfair.fit` and :func:`bayesfair.compare` accept it as
+    ``random_seed``. The entropy is a string because it may exceed 64 bits
+    (netCDF attributes and some JSON readers cannot hold such integers).
+    """
+    entropy = seq.entropy
+    if isinstance(entropy, int | np.integer):
+        entropy = str(int(entropy))
+    else:  # a sequence of integers, as SeedSequence also accepts
+        entropy = [str(int(w)) for w in entropy]
+    return {"entropy": entropy, "spawn_key": [int(k) for k in seq.spawn_key]}
+
+
+def undefined_rate_message(rate, groups, what: str = "its denominator") -> str:
+    """The one message for a rate that is undefined (zero denominator) in some groups.
+
+    ``rate`` is a :class:`~bayesfair.metrics.Rate`; ``groups`` the groups concerned.
+    """
+    names = ", ".join(repr(str(g)) for g in groups)
+    return (
+        f"The {rate.label} ('{rate.name}') is undefined for group(s) {names}: {what} "
+        f"({' + '.join(rate.denominator)}) is zero there."
+    )
+
+
+def _check_seed_int(random_seed, argument: str) -> int:
+    if isinstance(random_seed, bool | np.bool_) or not isinstance(random_seed, numbers.Integral):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be {_SEED_TYPES}. Got {random_seed!r} instead."
+        )
+    if random_seed < 0:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be a non-negative integer. Got {random_seed!r}."
+        )
+    return int(random_seed)

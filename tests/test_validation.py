@@ -1,0 +1,121 @@
+"""One check per kind of argument (``bayesfair._validation``), and seeds that reproduce."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayesfair as bf
+from bayesfair._validation import (
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    seed_record,
+    seed_sequence,
+)
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.experiments import run_experiment
+from bayesfair.posterior import SamplingWarning
+
+FAST = dict(draws=50, tune=50, chains=1, progressbar=False)
+
+
+def _data(seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(0, 1, 60)
+    y = (rng.uniform(0, 1, 60) < s).astype(int)
+    g = np.where(np.arange(60) % 2 == 0, "A", "B")
+    return bf.AssessmentData(s, y, g, reference="A")
+
+
+@pytest.mark.parametrize("bad", [0, 1, 1.5, -0.1, "0.9", None, True, np.nan])
+def test_probability_check_raises_one_error_for_type_and_value(bad):
+    with pytest.raises(InvalidParameterError, match="'ci_prob'"):
+        check_probability(bad)
+    # one exception that is both, so old code catching either still works
+    assert issubclass(InvalidParameterError, ValueError)
+    assert issubclass(InvalidParameterError, TypeError)
+
+
+def test_ci_prob_raises_the_same_type_everywhere():
+    data = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)
+        res = bf.fit(data, "bb", metrics=["accuracy"], random_seed=0, **FAST)
+    calls = [
+        lambda: res.summary(["accuracy"], ci_prob=1.5),
+        lambda: bf.frequentist.newcombe_interval(3, 10, 5, 10, ci_prob=1.5),
+        lambda: run_experiment("ricci-race", "LR", "accuracy", 10, n_runs=1,
+                                  methods=("freq",), ci_prob=1.5),
+    ]  # fmt: skip
+    for call in calls:
+        with pytest.raises(InvalidParameterError, match="'ci_prob'"):
+            call()
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.0, "5", True])
+def test_positive_int_check(bad):
+    with pytest.raises(InvalidParameterError, match="'draws'"):
+        check_positive_int(bad, "draws")
+    assert check_positive_int(np.int64(4), "draws") == 4
+
+
+def test_every_seed_kind_gives_a_generator():
+    seq = np.random.SeedSequence(7)
+    for seed in (None, 7, np.int64(7), seq, np.random.default_rng(7)):
+        assert isinstance(check_random_state(seed), np.random.Generator)
+    assert check_random_state(7).integers(1000) == check_random_state(seq).integers(1000)
+    gen = np.random.default_rng(1)
+    assert check_random_state(gen) is gen
+    for bad in (-1, 1.5, "7", True):
+        with pytest.raises(InvalidParameterError, match="'random_seed'"):
+            check_random_state(bad)
+
+
+def test_seed_record_rebuilds_the_sequence():
+    for seq in (seed_sequence(None), seed_sequence(11), np.random.SeedSequence(3).spawn(2)[1]):
+        rec = seed_record(seq)
+        again = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
+        np.testing.assert_array_equal(again.generate_state(4), seq.generate_state(4))
+
+
+@pytest.mark.parametrize("model", ["bb", "rbc"])
+def test_fit_accepts_a_generator_and_records_a_seed_that_reproduces_it(model):
+    data = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, model, metrics=["accuracy"], random_seed=np.random.default_rng(3),
+                     **FAST)  # fmt: skip
+        rec = res.settings["random_seed"]
+        seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
+        again = bf.fit(data, model, metrics=["accuracy"], random_seed=seed, **FAST)
+    np.testing.assert_array_equal(res.rates("accuracy").values, again.rates("accuracy").values)
+
+
+def test_fit_without_a_seed_records_fresh_entropy_that_reproduces_it():
+    data = _data()
+    res = bf.fit(data, "bb", metrics=["accuracy"], random_seed=None, **FAST)
+    rec = res.settings["random_seed"]
+    seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
+    again = bf.fit(data, "bb", metrics=["accuracy"], random_seed=seed, **FAST)
+    np.testing.assert_array_equal(res.rates("accuracy").values, again.rates("accuracy").values)
+
+
+def test_compare_accepts_a_seed_sequence_and_prints_its_seed(tmp_path):
+    data = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(data, metrics=["accuracy"], models=("bb",), n_boot=200,
+                          random_seed=np.random.SeedSequence(5),
+                          fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
+    assert comp.settings["random_seed"]["entropy"] == "5"
+    from bayesfair.report import comparison_markdown
+
+    assert "SeedSequence(5)" in comparison_markdown(comp)
+
+
+def test_run_experiment_accepts_a_generator_and_records_its_seed():
+    df = run_experiment("ricci-race", "LR", "accuracy", 10, n_runs=2, methods=("freq",),
+                           random_seed=np.random.default_rng(0), progressbar=False)  # fmt: skip
+    assert len(df) == 2
+    assert set(df.attrs["random_seed"]) == {"entropy", "spawn_key"}
