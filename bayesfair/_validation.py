@@ -111,15 +111,24 @@ def seed_record(seq: np.random.SeedSequence) -> dict:
     return {"entropy": entropy, "spawn_key": [int(k) for k in seq.spawn_key]}
 
 
-def undefined_rate_message(rate, groups, what: str = "its denominator") -> str:
+def undefined_rate_message(rate, groups) -> str:
     """The one message for a rate that is undefined (zero denominator) in some groups.
 
-    ``rate`` is a :class:`~bayesfair.metrics.Rate`; ``groups`` the groups concerned.
+    ``rate`` is a :class:`~bayesfair.metrics.Rate` (or its name); ``groups`` the
+    groups concerned. Callers add what they do about it in a second sentence.
+
+    Examples
+    --------
+    >>> print(undefined_rate_message("fpr", ["A"]))  # doctest: +NORMALIZE_WHITESPACE
+    The false positive rate ('fpr') is undefined for group(s) ['A']: its
+    denominator (fp + tn) is 0 there.
     """
-    names = ", ".join(repr(str(g)) for g in groups)
+    from bayesfair.metrics import get_rate
+
+    rate = get_rate(rate) if isinstance(rate, str) else rate
     return (
-        f"The {rate.label} ('{rate.name}') is undefined for group(s) {names}: {what} "
-        f"({' + '.join(rate.denominator)}) is zero there."
+        f"The {rate.label} ('{rate.name}') is undefined for group(s) {list(groups)}: its "
+        f"denominator ({' + '.join(rate.denominator)}) is 0 there."
     )
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import seed_record, seed_sequence
+from bayesfair._validation import seed_record, seed_sequence, undefined_rate_message
 from bayesfair.data import AssessmentData
 from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
 
@@ -294,12 +294,10 @@ def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
 
 
 def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:
-    rate = get_rate(metric)
-    return [
-        f"{rate.name} undefined in '{g}' (no labeled {'+'.join(rate.denominator)})"
-        for g in groups
-        if rates.loc[g, "trials"] == 0
-    ]
+    empty = [g for g in groups if rates.loc[g, "trials"] == 0]
+    if not empty:
+        return []
+    return [f"{undefined_rate_message(metric, empty)} (among the labeled examples)"]
 
 
 def _variance_row(fq, data, metric, n_boot, ci_prob, seed) -> dict:

@@ -170,10 +170,10 @@ def warn_undefined(values, groups, metric: str, stacklevel: int = 2) -> None:
     values = np.asarray(values)
     bad = [g for g, v in zip(groups, values, strict=True) if np.isnan(v)]
     if bad:
-        rate = get_rate(metric)
+        from bayesfair._validation import undefined_rate_message
+
         warnings.warn(
-            f"The {rate.label} ('{rate.name}') is undefined for group(s) {bad}: its "
-            f"denominator ({' + '.join(rate.denominator)}) is 0 there. It is reported as NaN.",
+            f"{undefined_rate_message(metric, bad)} It is reported as NaN.",
             UndefinedRateWarning,
             stacklevel=stacklevel + 1,
         )

@@ -119,3 +119,22 @@ def test_run_experiment_accepts_a_generator_and_records_its_seed():
                            random_seed=np.random.default_rng(0), progressbar=False)  # fmt: skip
     assert len(df) == 2
     assert set(df.attrs["random_seed"]) == {"entropy", "spawn_key"}
+
+
+def test_one_message_for_an_undefined_rate():
+    # the message of every module that meets a zero denominator starts the same way
+    import warnings as w
+
+    from bayesfair._validation import undefined_rate_message
+    from bayesfair.metrics import warn_undefined
+
+    expected = undefined_rate_message("fpr", ["B"])
+    with w.catch_warnings(record=True) as caught:
+        w.simplefilter("always")
+        warn_undefined([0.1, np.nan], ["A", "B"], "fpr")
+    assert str(caught[0].message).startswith(expected)
+    # all positives in B: no negative, FPR undefined there
+    data = bf.AssessmentData([0.2, 0.7, 0.6, 0.9], [0, 1, 1, 1], ["A", "A", "B", "B"],
+                             reference="A")  # fmt: skip
+    with pytest.raises(ValueError, match=r"false positive rate \('fpr'\) is undefined"):
+        bf.frequentist.bernstein_interval(data, "fpr", group="B")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayesfair._validation import undefined_rate_message
 from bayesfair.metrics import get_rate, rate_fraction
 
 __all__ = [
@@ -288,10 +289,7 @@ def bernstein_interval(
     i, j = data.group_levels.index(group), data.group_levels.index(ref)
     if den[i] == 0 or den[j] == 0:
         empty = [g for g, k in ((group, i), (ref, j)) if den[k] == 0]
-        raise ValueError(
-            f"The {rate.label} ('{rate.name}') is undefined for group(s) {empty}: its "
-            f"denominator ({' + '.join(rate.denominator)}) is 0 there."
-        )
+        raise ValueError(undefined_rate_message(rate, empty))
     n = int(den[i] + den[j])
     gamma_a, gamma_b = den[i] / n, den[j] / n
     if variance is None:

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesfair._validation import undefined_rate_message
 from bayesfair.frequentist.variance import between_group_variance
 from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
 
@@ -191,9 +192,7 @@ def meta_metrics(data, metric: str, alpha: float = 2.0) -> pd.Series:
     if not keep.all():
         dropped = [g for g, k in zip(data.group_levels, keep, strict=True) if not k]
         warnings.warn(
-            f"The {rate.label} ('{rate.name}') is undefined for group(s) {dropped}: its "
-            f"denominator ({' + '.join(rate.denominator)}) is 0 there. They are left out of "
-            "the meta-metrics.",
+            f"{undefined_rate_message(rate, dropped)} They are left out of the meta-metrics.",
             UndefinedRateWarning,
             stacklevel=2,
         )

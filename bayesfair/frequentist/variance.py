@@ -26,7 +26,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_positive_int, check_probability, check_random_state
+from bayesfair._validation import (
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    undefined_rate_message,
+)
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
     check_counts,
@@ -417,9 +422,8 @@ def double_corrected_bootstrap(
 
     def explain(dropped, remaining):
         return (
-            f"The {rate.label} ('{rate.name}') is undefined for group(s) {dropped}: its "
-            f"denominator ({' + '.join(rate.denominator)}) is 0 there. They are dropped and "
-            f"the between-group variance uses the other {remaining} group(s)."
+            f"{undefined_rate_message(rate, dropped)} They are dropped and the between-group "
+            f"variance uses the other {remaining} group(s)."
         )
 
     return _variance_bootstrap(
