@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._names import suggest
+from bayesfair.exceptions import UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
 
 __all__ = ["AssessmentData", "UnlabeledGroupWarning"]
@@ -28,10 +29,6 @@ logger = logging.getLogger("bayesfair")
 
 #: Separator of attribute values in the label of an intersectional group.
 INTERSECTION_SEP = " & "
-
-
-class UnlabeledGroupWarning(UserWarning):
-    """A group occurs in the unlabeled data but has no labeled example."""
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:

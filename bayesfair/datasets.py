@@ -45,6 +45,7 @@ import pandas as pd
 
 from bayesfair._names import resolve_name, suggest
 from bayesfair.data import AssessmentData
+from bayesfair.exceptions import ChecksumError
 
 __all__ = [
     "RAW_DATASETS",
@@ -67,10 +68,6 @@ __all__ = [
 logger = logging.getLogger("bayesfair")
 
 CHECKSUM_FILE = "SHA256SUMS"
-
-
-class ChecksumError(OSError):
-    """A bundled data file is missing from, or does not match, ``SHA256SUMS``."""
 
 
 # ---------------------------------------------------------------------- locating and checking

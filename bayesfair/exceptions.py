@@ -1,8 +1,20 @@
-"""Warnings and exceptions of bayesfair."""
+"""Warnings and exceptions of bayesfair, in one module.
+
+The modules that raise them re-export them under their old names
+(``bayesfair.posterior.SamplingWarning`` is this module's class).
+"""
 
 from __future__ import annotations
 
-__all__ = ["CalibrationWarning", "InvalidParameterError"]
+__all__ = [
+    "CalibrationWarning",
+    "ChecksumError",
+    "InvalidParameterError",
+    "NoLabelsWarning",
+    "SamplingWarning",
+    "UndefinedRateWarning",
+    "UnlabeledGroupWarning",
+]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -21,3 +33,23 @@ class CalibrationWarning(UserWarning):
     predictive check of a group's map fails: the model's rates for that group
     lean on a calibration the labels contradict.
     """
+
+
+class ChecksumError(OSError):
+    """A bundled data file is missing from, or does not match, ``SHA256SUMS``."""
+
+
+class SamplingWarning(UserWarning):
+    """The sampler's diagnostics failed (R-hat, divergences)."""
+
+
+class UndefinedRateWarning(UserWarning):
+    """A rate has a zero denominator in some group and is reported as NaN."""
+
+
+class NoLabelsWarning(UserWarning):
+    """A group has no labeled example; its rates come from the prior or the hierarchy."""
+
+
+class UnlabeledGroupWarning(UserWarning):
+    """A group occurs in the unlabeled data but has no labeled example."""

@@ -13,6 +13,7 @@ import xarray as xr
 
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.data import AssessmentData
+from bayesfair.exceptions import NoLabelsWarning
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.calibration import (
     VARIANTS,
@@ -37,10 +38,6 @@ MODELS = {
     "bc": "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
     "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",
 }
-
-
-class NoLabelsWarning(UserWarning):
-    """A group has no labeled example; its rates come from the prior or the hierarchy."""
 
 
 def fit(

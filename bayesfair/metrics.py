@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 
 from bayesfair._names import resolve_name
+from bayesfair.exceptions import UndefinedRateWarning
 
 __all__ = [
     "COMPOSITES",
@@ -177,10 +178,6 @@ def warn_undefined(values, groups, metric: str, stacklevel: int = 2) -> None:
             UndefinedRateWarning,
             stacklevel=stacklevel + 1,
         )
-
-
-class UndefinedRateWarning(UserWarning):
-    """A rate has a zero denominator in some group and is reported as NaN."""
 
 
 # ---------------------------------------------------------------------------

@@ -22,7 +22,10 @@ import pandas as pd
 
 from bayesfair._names import suggest
 from bayesfair._validation import check_probability
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair.exceptions import (
+    InvalidParameterError,
+    SamplingWarning,
+)
 from bayesfair.metrics import RATES, composite_value, get_composite, get_rate
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
@@ -781,5 +784,3 @@ def _jsonable(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
-class SamplingWarning(UserWarning):
-    """The sampler's diagnostics failed (R-hat, divergences)."""

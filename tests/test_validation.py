@@ -138,3 +138,24 @@ def test_one_message_for_an_undefined_rate():
                              reference="A")  # fmt: skip
     with pytest.raises(ValueError, match=r"false positive rate \('fpr'\) is undefined"):
         bf.frequentist.bernstein_interval(data, "fpr", group="B")
+
+
+def test_warnings_and_exceptions_live_in_one_module():
+    import inspect
+
+    from bayesfair import data, datasets, exceptions, fitting, metrics, posterior
+
+    classes = {
+        name: obj
+        for name, obj in vars(exceptions).items()
+        if inspect.isclass(obj) and issubclass(obj, Warning | Exception)
+    }
+    assert set(exceptions.__all__) == set(classes)
+    for name, cls in classes.items():
+        assert cls.__module__ == "bayesfair.exceptions", name
+    # the old names are the same classes
+    assert posterior.SamplingWarning is exceptions.SamplingWarning
+    assert metrics.UndefinedRateWarning is exceptions.UndefinedRateWarning
+    assert fitting.NoLabelsWarning is exceptions.NoLabelsWarning
+    assert data.UnlabeledGroupWarning is exceptions.UnlabeledGroupWarning
+    assert datasets.ChecksumError is exceptions.ChecksumError
