@@ -12,9 +12,9 @@ from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import ESTIMANDS, MODELS, fit
 from bayesfair.posterior import FairnessPosterior
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
-__all__ = [  # noqa: RUF022 - grouped by topic (STYLE.md)
+__all__ = [  # noqa: RUF022 - grouped by topic
     # data
     "AssessmentData",
     "datasets",

@@ -68,7 +68,16 @@ def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, 
         )
     except (ValueError, TypeError) as exc:
         raise _BadInput(str(exc)) from None
+    except Exception as exc:  # not the user's input: exit 1, still one line
+        _internal_error(exc)
     click.echo(comp.to_markdown())
+
+
+def _internal_error(exc: Exception):
+    """Report an unexpected error in one line on stderr and exit with status 1."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    click.echo(f"bayesfair: internal error: {type(exc).__name__}: {first}", err=True)
+    raise click.exceptions.Exit(1) from None
 
 
 _READERS = {".csv": "csv", ".tsv": "tsv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -199,7 +208,7 @@ def _write_atomic(path: str, text: str) -> None:
 )
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
-@click.option("--tune", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--tune", default=1000, show_default=True, type=click.IntRange(min=0))
 @click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option("--quiet", is_flag=True, help="No progress output (warnings are still shown).")
 def assess(
@@ -276,9 +285,7 @@ def assess(
     except click.ClickException:
         raise
     except Exception as exc:  # not the user's input: exit 1, still one line
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        click.echo(f"bayesfair: internal error: {type(exc).__name__}: {first}", err=True)
-        raise click.exceptions.Exit(1) from None
+        _internal_error(exc)
     if out is None:
         click.echo(text)
     else:

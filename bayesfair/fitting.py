@@ -1,6 +1,6 @@
 """``bayesfair.fit``: from :class:`AssessmentData` to a :class:`FairnessPosterior`.
 
-The one flow (DESIGN): labeled counts (and, for ``bc``, unlabeled scores) ->
+The one flow: labeled counts (and, for ``bc``/``rbc``, unlabeled scores) ->
 model -> per-draw, per-group confusion counts or rates -> the result object.
 """
 

@@ -517,7 +517,7 @@ class FairnessPosterior:
     def rate_note(self, metric: str, groups) -> str:
         """Say which of ``groups`` have no labeled denominator for ``metric`` ("" if none)."""
         obs = self.idata.observed_data
-        rate = RATES[metric]
+        rate = get_rate(metric)
         notes = []
         for g in groups:
             den = sum(int(obs[c].sel(group=g)) for c in rate.denominator)

@@ -401,7 +401,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         ]
     parts += [
         "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
-        _html_table(_variance_table(comp, digits + 1), "variance"),
+        _html_table(_variance_table(comp, digits), "variance"),
     ]
     if comp.posteriors:
         diag = _diagnostics(comp)

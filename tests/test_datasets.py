@@ -35,8 +35,9 @@ from bayesfair.datasets import (
 
 REPO = Path(__file__).resolve().parents[1]
 
-# name -> (test rows, privileged group, unprivileged group, number of raw values)
-SCORE_SETS = {
+# Facts read off the score files themselves (data/README.md), not from the registry:
+# name -> (test rows, privileged group, unprivileged group, number of raw values).
+EXPECTED_SCORE_SETS = {
     "adult-race": (10_054, "White", "Non-white", 5),
     "adult-sex": (10_054, "Male", "Female", 2),
     "german-age": (334, "adult", "youth", 2),
@@ -135,10 +136,16 @@ def test_file_not_in_the_checksum_list_is_refused(data_copy):
 # ---------------------------------------------------------------------- score sets
 
 
-@pytest.mark.parametrize("name", list(SCORE_SETS))
+def test_every_registered_score_set_has_expected_facts():
+    # parametrising over the registry (below) tests a new entry; this makes it need facts
+    assert {spec.name for spec in datasets.SCORE_SETS.values()} == set(EXPECTED_SCORE_SETS)
+
+
+@pytest.mark.parametrize("name", [spec.name for spec in datasets.SCORE_SETS.values()])
 def test_score_set_shape_and_coding(name):
-    n_rows, privileged, unprivileged, n_raw = SCORE_SETS[name]
+    n_rows, privileged, unprivileged, n_raw = EXPECTED_SCORE_SETS[name]
     spec = get_score_set(name)
+    assert (spec.privileged_group, spec.unprivileged_group) == (privileged, unprivileged)
     frame = load_scores(name)
 
     assert frame.shape == (n_rows, 4 + len(spec.other_sensitive))

@@ -91,10 +91,22 @@ def test_summary_and_probabilities(results):
 
 
 def test_rope_decision_rule(results):
+    # HDI + ROPE (Kruschke 2018): practically fair when the 95% HDI of Δ lies inside
+    # (−ε, ε), unfair when it lies outside [−ε, ε], else undecided. The decision must
+    # change exactly where ε crosses the HDI's bounds.
+    from bayesfair.posterior import hdi
+
     res = results["bb"]
-    # a huge epsilon makes every pair practically fair; a tiny one cannot call it fair
-    assert res.rope_decision("accuracy", epsilon=5).iloc[0] == "practically fair"
-    assert res.rope_decision("accuracy", epsilon=1e-9).iloc[0] in {"unfair", "undecided"}
+    d = res.difference("accuracy").values
+    lo, hi = hdi(d, 0.95)
+    outer, inner = max(abs(lo), abs(hi)), min(abs(lo), abs(hi))
+    assert res.rope_decision("accuracy", epsilon=outer * 1.01).iloc[0] == "practically fair"
+    if outer * 0.99 > inner:  # ε between the bounds' distances from 0: the ROPE cuts the HDI
+        assert res.rope_decision("accuracy", epsilon=outer * 0.99).iloc[0] == "undecided"
+    if not lo < 0 < hi:  # an HDI on one side of 0: a small ε makes the pair unfair
+        assert res.rope_decision("accuracy", epsilon=inner * 0.99).iloc[0] == "unfair"
+    else:  # an HDI across 0 can never be called unfair
+        assert res.rope_decision("accuracy", epsilon=inner * 0.99).iloc[0] == "undecided"
 
 
 def test_hbb_population_variance(results):

@@ -76,12 +76,18 @@ def test_unknown_metric_suggests_nearest():
         get_rate(3)
 
 
-def test_fair_ranges_are_data():
+def test_fair_ranges_hold_their_ideal_and_follow_the_kind():
+    # Majumder et al. §4 (AIF360): a difference is fair within ±0.1 of 0, a ratio
+    # within [0.8, 1.2] around 1. Derived from each composite's kind and ideal, so a
+    # composite registered with the wrong ideal for its kind fails here.
     for comp in COMPOSITES.values():
-        if comp.ideal == 0:
-            assert comp.fair_range == (-0.1, 0.1)
-        else:
-            assert comp.ideal == 1 and comp.fair_range == (0.8, 1.2)
+        lo, hi = comp.fair_range
+        assert lo < comp.ideal < hi, comp.name
+        if comp.kind == "ratio":
+            assert comp.ideal == 1.0 and (lo, hi) == (0.8, 1.2), comp.name
+        else:  # differences and the averaged odds differences
+            assert comp.ideal == 0.0 and (lo, hi) == (-0.1, 0.1), comp.name
+            assert hi - comp.ideal == comp.ideal - lo
 
 
 def test_composites():

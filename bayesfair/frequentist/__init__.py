@@ -44,7 +44,7 @@ from bayesfair.frequentist.variance import (
     double_corrected_variance,
 )
 
-__all__ = [  # noqa: RUF022 - grouped by topic (STYLE.md), sorted within groups
+__all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     # per-group rates and pairwise differences
     "bootstrap_difference",
     "difference_intervals",

@@ -1,8 +1,8 @@
 """Unlabeled scores at any scale: a one-time reduction to sufficient statistics.
 
 For a posterior draw of a group's calibration map ``f_g`` the unlabeled
-examples contribute *expected* confusion counts (DESIGN, "The one flow";
-Ji et al. 2020, Eq. 1, generalised from accuracy to every rate):
+examples contribute *expected* confusion counts (Ji et al. 2020, Eq. 1,
+generalised from accuracy to every rate):
 
     E[TP] = Σ_{ŷ=1} f_g(s),  E[FP] = Σ_{ŷ=1} (1 − f_g(s)),
     E[FN] = Σ_{ŷ=0} f_g(s),  E[TN] = Σ_{ŷ=0} (1 − f_g(s)).
