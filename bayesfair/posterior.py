@@ -26,7 +26,7 @@ from bayesfair.exceptions import (
     InvalidParameterError,
     SamplingWarning,
 )
-from bayesfair.metrics import RATES, composite_value, get_composite, get_rate
+from bayesfair.metrics import composite_value, get_composite, get_rate
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 

@@ -6,7 +6,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pytest
 from click.testing import CliRunner
 
 import bayesfair as bf
