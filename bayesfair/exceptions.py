@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "CalibrationWarning",
     "ChecksumError",
+    "IgnoredOptionWarning",
     "InvalidParameterError",
     "NoLabelsWarning",
     "SamplingWarning",
@@ -53,3 +54,7 @@ class NoLabelsWarning(UserWarning):
 
 class UnlabeledGroupWarning(UserWarning):
     """A group occurs in the unlabeled data but has no labeled example."""
+
+
+class IgnoredOptionWarning(UserWarning):
+    """An option was given to a function or model that does not use it."""

@@ -11,10 +11,12 @@ import warnings
 import numpy as np
 import xarray as xr
 
+from bayesfair._names import resolve_name
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.data import AssessmentData
-from bayesfair.exceptions import NoLabelsWarning
+from bayesfair.exceptions import IgnoredOptionWarning, InvalidParameterError, NoLabelsWarning
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
+from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
 from bayesfair.models.calibration import (
     VARIANTS,
     CalibrationPriors,
@@ -40,6 +42,57 @@ MODELS = {
 }
 
 
+_PRIOR_TYPES = {
+    "bb": BetaPrior,
+    "hbb": KappaPrior,
+    "bc": CalibrationPriors,
+    "rbc": CalibrationPriors,
+}
+
+
+def _resolve_prior(model: str, prior):
+    """The model's typed prior: its default, the given one, or an older form converted."""
+    kind = _PRIOR_TYPES[model]
+    if prior is None:
+        return kind()
+    if isinstance(prior, kind):
+        return prior
+    old = (model == "bb" and isinstance(prior, tuple | list) and len(prior) == 2) or (
+        model == "hbb" and isinstance(prior, int | float) and not isinstance(prior, bool)
+    )
+    if old:
+        new = BetaPrior(*map(float, prior)) if model == "bb" else KappaPrior(float(prior))
+        warnings.warn(
+            f"A {type(prior).__name__} as the prior of model={model!r} is deprecated; pass "
+            f"{new!r} instead.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return new
+    raise InvalidParameterError(
+        f"The 'prior' of model={model!r} must be a {kind.__name__}. Got {prior!r}."
+    )
+
+
+def _warn_ignored(model: str, **options) -> None:
+    """Warn about options given (not None) to a model that does not use them."""
+    uses = {
+        "variant": ("bc", "rbc"),
+        "score_clip": ("bc", "rbc"),
+        "n_bins": ("bc", "rbc"),
+        "discrepancy": ("rbc",),
+    }
+    ignored = [k for k, v in options.items() if v is not None and model not in uses[k]]
+    if ignored:
+        users = " / ".join(sorted({m for k in ignored for m in uses[k]}))
+        warnings.warn(
+            f"model={model!r} ignores {', '.join(map(repr, ignored))}: "
+            f"{'they apply' if len(ignored) > 1 else 'it applies'} to {users} only.",
+            IgnoredOptionWarning,
+            stacklevel=3,
+        )
+
+
 def fit(
     data: AssessmentData,
     model: str = "rbc",
@@ -52,12 +105,12 @@ def fit(
     estimand: str | None = None,
     unlabeled: str | None = None,
     prior=None,
-    variant: str = "beta",
-    score_clip: float = 0.01,
+    variant: str | None = None,
+    score_clip: float | None = None,
     sampler: str = "auto",
     nuts_sampler: str = "nutpie",
     target_accept: float | None = None,
-    n_bins: int = DEFAULT_BINS,
+    n_bins: int | None = None,
     progressbar: bool = True,
     discrepancy: DiscrepancyPrior | None = None,
 ) -> FairnessPosterior:
@@ -106,15 +159,17 @@ def fit(
         their posterior is always for the expected rates.
     unlabeled : {"sampled", "expected"}, optional
         The older name of ``estimand`` (``"sampled"`` is ``"assessed"``).
-    prior : tuple or CalibrationPriors, optional
-        ``bb``: ``(alpha, beta)`` of the Beta prior (default ``(1, 1)``).
-        ``bc``: a :class:`~bayesfair.models.calibration.CalibrationPriors`.
-        ``hbb``: the scale κ_min of the Pareto(0.5, κ_min) prior on κ, truncated at
-        1e8 (BDA3 §5.3; default 1).
-    variant : {"beta", "llo", "temperature"}
-        ``bc`` only: the calibration family.
-    score_clip : float
-        ``bc`` only: ε of the clipping of scores to ``[ε, 1 − ε]``.
+    prior : BetaPrior, KappaPrior or CalibrationPriors, optional
+        One typed form per model: ``bb`` a
+        :class:`~bayesfair.models.beta_binomial.BetaPrior` (default uniform);
+        ``hbb`` a :class:`~bayesfair.models.beta_binomial.KappaPrior`; ``bc``
+        and ``rbc`` a :class:`~bayesfair.models.calibration.CalibrationPriors`.
+        The older forms (a pair ``(alpha, beta)`` for ``bb``, a number for
+        ``hbb``) still work with a ``DeprecationWarning``.
+    variant : {"beta", "llo", "temperature"}, default "beta"
+        ``bc``/``rbc`` only: the calibration family.
+    score_clip : float, default 0.01
+        ``bc``/``rbc`` only: ε of the clipping of scores to ``[ε, 1 − ε]``.
     sampler : {"auto", "exact", "nuts"}
         ``bb`` has an exact conjugate sampler, the default (``"auto"``);
         ``"nuts"`` samples the same PyMC model with NUTS. Other models use NUTS.
@@ -127,9 +182,12 @@ def fit(
         different groups: 15 of 100 simulated data sets) and for ``bc`` with
         many labels per group (n_L = 200: most fits), which 0.99 removes for
         about 35% more sampling time.
-    n_bins : int
-        ``bc`` only: histogram bins per group and side of the threshold for the
-        unlabeled reduction (:mod:`bayesfair.models.unlabeled`).
+    n_bins : int, default 1024
+        ``bc``/``rbc`` only: histogram bins per group and side of the threshold
+        for the unlabeled reduction (:mod:`bayesfair.models.unlabeled`). The
+        calibration-only options (``variant``, ``score_clip``, ``n_bins``,
+        ``discrepancy``) given to a model that ignores them raise an
+        :class:`~bayesfair.exceptions.IgnoredOptionWarning`.
     progressbar : bool
         Show the sampler's progress bar (PyMC's name for the option).
 
@@ -166,12 +224,12 @@ def fit(
         raise TypeError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
         )
-    if model not in MODELS:
-        from bayesfair._names import suggest
-
-        raise ValueError(
-            f"Unknown model {model!r}.{suggest(str(model), MODELS)} Models: {', '.join(MODELS)}."
-        )
+    model = resolve_name(model, MODELS, what="model", argument="model")
+    _warn_ignored(model, variant=variant, score_clip=score_clip, n_bins=n_bins,
+                  discrepancy=discrepancy)  # fmt: skip
+    variant = "beta" if variant is None else variant
+    score_clip = 0.01 if score_clip is None else score_clip
+    n_bins = DEFAULT_BINS if n_bins is None else n_bins
     draws = check_positive_int(draws, "draws")
     chains = check_positive_int(chains, "chains")
     tune = check_positive_int(tune, "tune", minimum=0)
@@ -230,9 +288,7 @@ def fit(
     if model in ("bc", "rbc"):
         if variant not in VARIANTS:
             raise ValueError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
-        priors = prior if prior is not None else CalibrationPriors()
-        if not isinstance(priors, CalibrationPriors):
-            raise TypeError("For model='bc', 'prior' must be a CalibrationPriors instance.")
+        priors = _resolve_prior(model, prior)
         disc = (discrepancy or DiscrepancyPrior()) if model == "rbc" else None
         idata, rate_draws = _fit_bc(
             data, metrics, priors, variant, score_clip, estimand, n_bins, rng, run, notes, disc
@@ -247,10 +303,11 @@ def fit(
         if disc is not None:
             settings["discrepancy"] = repr(disc)
     else:
+        prior = _resolve_prior(model, prior)
         idata, rate_draws = _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run)
         settings.update(
             sampler="exact" if (model == "bb" and sampler in ("auto", "exact")) else "nuts",
-            prior=repr(prior if prior is not None else ((1.0, 1.0) if model == "bb" else 1.0)),
+            prior=repr(prior),
         )
 
     idata = _attach(idata, data, metrics, rate_draws)
@@ -288,7 +345,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
 
     k = data.n_groups
     if model == "bb":
-        alpha, beta = (1.0, 1.0) if prior is None else prior
+        alpha, beta = prior.alpha, prior.beta
         if sampler in ("auto", "exact"):
             theta = sample_bb_exact(
                 x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
@@ -308,7 +365,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
     else:
         from bayesfair.models.beta_binomial import hbb_group_means, size_basis
 
-        kappa_min = 1.0 if prior is None else float(prior)
+        kappa_min = prior.kappa_min
         q = size_basis(n)
         idata = sample_model(
             lambda: build_hbb_model(x, n, metrics=metrics, kappa_min=kappa_min),

@@ -7,6 +7,7 @@ from scipy import stats
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit
 from bayesfair.metrics import rate_fraction
+from bayesfair.models.beta_binomial import BetaPrior
 
 # Counts chosen to cover a rate near 0, one near 1, a moderate one and an empty group.
 SCORES = np.array([0.9] * 9 + [0.1] * 1 + [0.8] * 2 + [0.3] * 8 + [0.6] * 3 + [0.4] * 27)
@@ -92,8 +93,9 @@ def test_exact_sampler_is_reproducible(data):
 
 def test_prior_is_configurable(data):
     res = fit(
-        data, model="bb", prior=(50.0, 50.0), draws=2000, chains=2, random_seed=0, progressbar=False
-    )
+        data, model="bb", prior=BetaPrior(50.0, 50.0), draws=2000, chains=2, random_seed=0,
+        progressbar=False,
+    )  # fmt: skip
     # a strong Beta(50, 50) prior pulls the accuracy of group "a" (18/20) toward 0.5
     x, n = rate_fraction(data.counts_array(), "accuracy")
     expected = (50 + x[0]) / (100 + n[0])

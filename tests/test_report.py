@@ -34,7 +34,7 @@ def test_html_tables_settings_and_sizes(html, comparison):
     assert "<td>threshold</td><td>0.5" in html
     assert "±0.02" in html
     assert "<td>prior of BC</td><td>CalibrationPriors(mu_a_sd=0.4" in html
-    assert "<td>prior of BB</td><td>(1.0, 1.0)</td>" in html
+    assert "<td>prior of BB</td><td>BetaPrior(alpha=1.0, beta=1.0)</td>" in html
 
 
 def test_html_diagnostics_per_model(html, comparison):

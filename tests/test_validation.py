@@ -159,3 +159,45 @@ def test_warnings_and_exceptions_live_in_one_module():
     assert fitting.NoLabelsWarning is exceptions.NoLabelsWarning
     assert data.UnlabeledGroupWarning is exceptions.UnlabeledGroupWarning
     assert datasets.ChecksumError is exceptions.ChecksumError
+
+
+# ------------------------------------------------------------------ model options
+def test_options_a_model_ignores_are_warned_about():
+    from bayesfair.exceptions import IgnoredOptionWarning
+
+    data = _data()
+    with pytest.warns(IgnoredOptionWarning, match=r"'bb' ignores 'score_clip', 'n_bins'"):
+        bf.fit(data, "bb", metrics=["accuracy"], score_clip=0.05, n_bins=64, **FAST)
+    with pytest.warns(IgnoredOptionWarning, match=r"'bc' ignores 'discrepancy'"):
+        disc = bf.models.calibration.DiscrepancyPrior()
+        bf.fit(data, "bc", metrics=["accuracy"], discrepancy=disc, **FAST)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IgnoredOptionWarning)
+        bf.fit(data, "bb", metrics=["accuracy"], **FAST)  # nothing given, nothing warned
+
+
+def test_model_names_resolve_like_metric_names():
+    data = _data()
+    res = bf.fit(data, " BB ", metrics=["accuracy"], **FAST)
+    assert res.model == "bb"
+    with pytest.raises(ValueError, match="Did you mean 'hbb'"):
+        bf.fit(data, "hbbb", metrics=["accuracy"], **FAST)
+
+
+def test_each_model_has_one_typed_prior():
+    from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
+    from bayesfair.models.calibration import CalibrationPriors
+
+    data = _data()
+    res = bf.fit(data, "bb", metrics=["accuracy"], prior=BetaPrior(2.0, 3.0), **FAST)
+    assert res.settings["prior"] == repr(BetaPrior(2.0, 3.0))
+    with pytest.warns(DeprecationWarning, match="BetaPrior"):
+        old = bf.fit(data, "bb", metrics=["accuracy"], prior=(2.0, 3.0), **FAST)
+    assert old.settings["prior"] == res.settings["prior"]
+    for model, wrong in (("bb", KappaPrior()), ("hbb", BetaPrior()), ("bc", BetaPrior())):
+        with pytest.raises(InvalidParameterError, match="must be a"):
+            bf.fit(data, model, metrics=["accuracy"], prior=wrong, **FAST)
+    assert bf.fit(data, "bb", metrics=["accuracy"], **FAST).settings["prior"] == repr(BetaPrior())
+    assert CalibrationPriors()  # bc/rbc's typed prior, unchanged
+    with pytest.raises(ValueError, match="positive"):
+        BetaPrior(0.0, 1.0)

@@ -57,6 +57,8 @@ log Γ term).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 __all__ = [
@@ -64,6 +66,8 @@ __all__ = [
     "KAPPA_PARETO_ALPHA",
     "SIZE_EFFECT_SD",
     "SIZE_TERMS",
+    "BetaPrior",
+    "KappaPrior",
     "build_bb_model",
     "build_hbb_model",
     "hbb_group_means",
@@ -124,6 +128,37 @@ def sample_bb_exact(
     """
     x, n = _check_counts(successes, trials)
     return rng.beta(alpha + x, beta + n - x, size=(chains, draws, *x.shape))
+
+
+@dataclass(frozen=True)
+class BetaPrior:
+    """Prior of ``bb``: every group's rate ``θ_g ~ Beta(alpha, beta)`` (default uniform)."""
+
+    alpha: float = 1.0
+    beta: float = 1.0
+
+    def __post_init__(self):
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not (isinstance(value, int | float) and value > 0):
+                raise ValueError(f"The prior's '{name}' must be a positive number. Got {value!r}.")
+
+
+@dataclass(frozen=True)
+class KappaPrior:
+    """Prior of ``hbb``'s concentration: ``κ ~ Pareto(0.5, kappa_min)`` truncated at 1e8.
+
+    BDA3 §5.3's ``p(μ, κ) ∝ κ^(−3/2)`` above ``kappa_min``.
+    """
+
+    kappa_min: float = 1.0
+
+    def __post_init__(self):
+        k = self.kappa_min
+        if isinstance(k, bool) or not (isinstance(k, int | float) and 0 < k < KAPPA_MAX):
+            raise ValueError(
+                f"The prior's 'kappa_min' must be a positive number below {KAPPA_MAX:g}. Got {k!r}."
+            )
 
 
 def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: float = 1.0):
