@@ -706,10 +706,12 @@ class FairnessPosterior:
 
     # ------------------------------------------------------------ persistence
     def to_netcdf(self, path) -> Path:
-        """Save to netCDF; :meth:`from_netcdf` restores everything."""
+        """Save to netCDF; :meth:`from_netcdf` restores everything. This object is not changed."""
         import json
 
-        self.idata.attrs["bayesfair"] = json.dumps(
+        import arviz as az
+
+        meta = json.dumps(
             {
                 "model": self.model,
                 "reference": _jsonable(self.reference),
@@ -720,7 +722,13 @@ class FairnessPosterior:
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            self.idata.to_netcdf(str(path))
+            # a new InferenceData over the same datasets: this object is left as it was
+            saved = az.InferenceData(
+                attrs={**self.idata.attrs, "bayesfair": meta},
+                warn_on_custom_groups=False,
+                **{g: getattr(self.idata, g) for g in self.idata.groups()},
+            )
+            saved.to_netcdf(str(path))
         return Path(path)
 
     @classmethod

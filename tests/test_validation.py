@@ -201,3 +201,13 @@ def test_each_model_has_one_typed_prior():
     assert CalibrationPriors()  # bc/rbc's typed prior, unchanged
     with pytest.raises(ValueError, match="positive"):
         BetaPrior(0.0, 1.0)
+
+
+def test_to_netcdf_leaves_the_result_unchanged(tmp_path):
+    res = bf.fit(_data(), "bb", metrics=["accuracy"], random_seed=0, **FAST)
+    before = dict(res.idata.attrs)
+    path = res.to_netcdf(tmp_path / "res.nc")
+    assert dict(res.idata.attrs) == before and "bayesfair" not in res.idata.attrs
+    again = bf.FairnessPosterior.from_netcdf(path)
+    np.testing.assert_array_equal(again.rates("accuracy").values, res.rates("accuracy").values)
+    assert again.settings["random_seed"] == res.settings["random_seed"]
