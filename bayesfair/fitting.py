@@ -74,6 +74,42 @@ def _resolve_prior(model: str, prior):
     )
 
 
+def _resolve_backend(model, sampler, backend, cores, nuts_sampler):
+    """``backend`` and ``cores`` checked; the deprecated ``nuts_sampler`` mapped onto them."""
+    from bayesfair.sampling import check_backend
+
+    if nuts_sampler is not None:
+        if nuts_sampler not in ("nutpie", "pymc"):
+            raise InvalidParameterError(
+                f"The 'nuts_sampler' parameter must be 'nutpie' or 'pymc'. Got {nuts_sampler!r}."
+            )
+        mapped = "pymc" if nuts_sampler == "pymc" else "auto"
+        warnings.warn(
+            f"'nuts_sampler' is deprecated; use backend={mapped!r}.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if backend is not None and check_backend(backend) != mapped:
+            raise InvalidParameterError(
+                f"nuts_sampler={nuts_sampler!r} and backend={backend!r} disagree; "
+                "give backend only."
+            )
+        backend = mapped
+    exact = model == "bb" and sampler in ("auto", "exact")
+    if exact and (backend is not None or cores is not None):
+        given = [k for k, v in (("backend", backend), ("cores", cores)) if v is not None]
+        warnings.warn(
+            f"model='bb' draws from its exact posterior (sampler={sampler!r}) and ignores "
+            f"{', '.join(map(repr, given))}; pass sampler='nuts' to sample it with NUTS.",
+            IgnoredOptionWarning,
+            stacklevel=3,
+        )
+    backend = check_backend("auto" if backend is None else backend)
+    if cores is not None:
+        cores = check_positive_int(cores, "cores")
+    return backend, cores
+
+
 def _warn_ignored(model: str, **options) -> None:
     """Warn about options given (not None) to a model that does not use them."""
     uses = {
@@ -108,11 +144,13 @@ def fit(
     variant: str | None = None,
     score_clip: float | None = None,
     sampler: str = "auto",
-    nuts_sampler: str = "nutpie",
+    nuts_sampler: str | None = None,
     target_accept: float | None = None,
     n_bins: int | None = None,
     progressbar: bool = True,
     discrepancy: DiscrepancyPrior | None = None,
+    backend: str | None = None,
+    cores: int | None = None,
 ) -> FairnessPosterior:
     """Fit a fairness model and return posterior draws of every group's rates.
 
@@ -173,8 +211,9 @@ def fit(
     sampler : {"auto", "exact", "nuts"}
         ``bb`` has an exact conjugate sampler, the default (``"auto"``);
         ``"nuts"`` samples the same PyMC model with NUTS. Other models use NUTS.
-    nuts_sampler : {"nutpie", "pymc"}
-        NUTS implementation.
+    nuts_sampler : {"nutpie", "pymc"}, optional
+        Deprecated alias of ``backend`` (``"pymc"`` is ``backend="pymc"``,
+        ``"nutpie"`` is ``backend="auto"``).
     target_accept : float, optional
         NUTS target acceptance rate. Default 0.99 for ``hbb`` and ``bc`` and
         0.9 for ``bb`` with NUTS. Simulation-based calibration and the Ji et al.
@@ -190,6 +229,16 @@ def fit(
         :class:`~bayesfair.exceptions.IgnoredOptionWarning`.
     progressbar : bool
         Show the sampler's progress bar (PyMC's name for the option).
+    discrepancy : DiscrepancyPrior, optional
+        ``rbc`` only: where the calibration map may be wrong, and the prior of
+        a misfitting stratum's rate.
+    backend : {"auto", "native", "nutpie", "pymc"}, optional
+        How NUTS runs (:mod:`bayesfair.sampling`): ``"auto"`` (default) the
+        hand-written log density where the model has one (``bc``, ``rbc``),
+        else the PyMC model compiled for nutpie; ``"nutpie"`` always the
+        compiled PyMC model; ``"pymc"`` ``pm.sample``. Recorded in ``settings``.
+    cores : int, optional
+        Chains run in parallel; default ``min(chains, os.cpu_count())``.
 
     Returns
     -------
@@ -227,6 +276,7 @@ def fit(
     model = resolve_name(model, MODELS, what="model", argument="model")
     _warn_ignored(model, variant=variant, score_clip=score_clip, n_bins=n_bins,
                   discrepancy=discrepancy)  # fmt: skip
+    backend, cores = _resolve_backend(model, sampler, backend, cores, nuts_sampler)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
     n_bins = DEFAULT_BINS if n_bins is None else n_bins
@@ -274,7 +324,8 @@ def fit(
         seed=sampler_seed,
         progressbar=progressbar,
         target_accept=target_accept,
-        nuts_sampler=nuts_sampler,
+        backend=backend,
+        cores=cores,
     )
     settings = {
         "model": model,
@@ -284,6 +335,7 @@ def fit(
         "random_seed": seed_record(seed_seq),
         "threshold": data.threshold,
         "estimand": estimand,
+        "backend": backend,
     }
     if model in ("bc", "rbc"):
         if variant not in VARIANTS:

@@ -2,7 +2,7 @@
 
 Model builders (:mod:`bayesfair.models`) only describe models; this module
 samples them. The default NUTS sampler is nutpie (Rust NUTS over a
-numba-compiled PyMC log-density); ``nuts_sampler="pymc"`` uses ``pm.sample``.
+numba-compiled log density); ``backend="pymc"`` uses ``pm.sample``.
 
 Compiling a model costs seconds, sampling a small one well under a second.
 Models keep their data in ``pm.Data`` containers, so a compiled model is
@@ -16,34 +16,108 @@ A model may also come with a *native* compiler (``native=``): a hand-written
 log density for nutpie that needs no PyMC compile at all. The beta-calibration
 model has one (:mod:`bayesfair.models._calibration_native`, numba C callbacks
 cached on disk, so a new process loads them in well under a second and each
-gradient is several times cheaper). Set :data:`USE_NATIVE` to False to sample
-the compiled PyMC model instead (the reference the native one is tested against).
+gradient is several times cheaper).
+
+Backends (``backend=`` of :func:`bayesfair.fit` and :func:`sample_model`):
+
+* ``"auto"`` (default): the native density when the model has one and the
+  installed nutpie is a tested version (:data:`TESTED_NUTPIE`), else the PyMC
+  model compiled for nutpie;
+* ``"native"``: the native density (it falls back, with a warning, where it is
+  unavailable);
+* ``"nutpie"``: the PyMC model compiled for nutpie (the reference the native
+  density is tested against);
+* ``"pymc"``: ``pm.sample``.
+
+The native density and the fast trace conversion use nutpie's private API;
+both run only on the nutpie versions in :data:`TESTED_NUTPIE` and fall back to
+nutpie's public functions on any other version or any failure. A failed native
+compile is remembered for the process, not retried on every fit.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-__all__ = ["USE_NATIVE", "clear_cache", "sample_model"]
+__all__ = ["BACKENDS", "TESTED_NUTPIE", "ModelCache", "clear_cache", "sample_model"]
 
-_COMPILED: dict[Hashable, object] = {}
+#: The sampling backends (module docstring).
+BACKENDS = ("auto", "native", "nutpie", "pymc")
 
-#: Use a model's native (hand-written) nutpie log density when it has one.
-USE_NATIVE = True
+#: nutpie versions (major.minor) whose private API the fast paths use.
+TESTED_NUTPIE = ("0.16",)
+
+_FAILED = object()  # a cache entry: this native compile failed in this process
+
+
+class ModelCache:
+    """Compiled models by structure key, least recently used first out.
+
+    Parameters
+    ----------
+    maxsize : int
+        Models kept; a compiled PyMC model holds tens of MB, a native one little.
+    """
+
+    def __init__(self, maxsize: int = 32):
+        if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
+            raise ValueError(f"The 'maxsize' parameter must be an integer >= 1. Got {maxsize!r}.")
+        self.maxsize = maxsize
+        self._items: OrderedDict[Hashable, object] = OrderedDict()
+
+    def get(self, key: Hashable):
+        if key is None or key not in self._items:
+            return None
+        self._items.move_to_end(key)
+        return self._items[key]
+
+    def put(self, key: Hashable, value) -> None:
+        if key is None:
+            return
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.maxsize:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def keys(self) -> list:
+        return list(self._items)
+
+    def __iter__(self):
+        return iter(list(self._items))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+#: The process's compiled models.
+CACHE = ModelCache()
 
 
 def clear_cache() -> None:
-    """Forget compiled models (the next fit compiles again)."""
-    _COMPILED.clear()
+    """Forget compiled models and remembered failures (the next fit compiles again)."""
+    CACHE.clear()
 
 
-def _nutpie_available() -> bool:
+def nutpie_version_tested() -> bool:
+    """Whether the installed nutpie is one whose private API the fast paths were tested on."""
     try:
-        import nutpie  # noqa: F401
+        import nutpie
     except ImportError:  # pragma: no cover - nutpie is a dependency
         return False
-    return True
+    return ".".join(nutpie.__version__.split(".")[:2]) in TESTED_NUTPIE
+
+
+def check_backend(backend) -> str:
+    """The canonical backend name; an unknown one lists the valid ones."""
+    from bayesfair._names import resolve_name
+
+    return resolve_name(backend, dict.fromkeys(BACKENDS), what="backend", argument="backend")
 
 
 def sample_model(
@@ -57,7 +131,8 @@ def sample_model(
     seed: int,
     progressbar: bool,
     target_accept: float,
-    nuts_sampler: str = "nutpie",
+    backend: str = "auto",
+    cores: int | None = None,
     native: Callable[[], object] | None = None,
 ):
     """Sample a model with NUTS and return an ``arviz.InferenceData``.
@@ -72,57 +147,82 @@ def sample_model(
         Values of the model's ``pm.Data`` containers for this fit.
     draws, tune, chains, seed, progressbar, target_accept
         As in ``pm.sample``.
-    nuts_sampler : {"nutpie", "pymc"}
+    backend : {"auto", "native", "nutpie", "pymc"}
+        Module docstring.
+    cores : int, optional
+        Chains run in parallel; default ``min(chains, os.cpu_count())``.
     native : callable, optional
-        nutpie only: returns a ready nutpie model of the same density as
-        ``build()`` (with a ``with_data`` method), used instead of compiling
-        ``build()`` when :data:`USE_NATIVE` is true. Any exception falls back to
-        the compiled PyMC model.
+        Returns a ready nutpie model of the same density as ``build()`` (with a
+        ``with_data`` method). Any exception falls back to the compiled PyMC model.
     """
-    if nuts_sampler == "nutpie" and _nutpie_available():
-        import nutpie
+    backend = check_backend(backend)
+    if cores is None:
+        cores = min(chains, os.cpu_count() or 1)
+    if backend == "pymc":
+        return _sample_pymc(build, data, draws, tune, chains, cores, seed, progressbar,
+                            target_accept)  # fmt: skip
+    import nutpie
 
-        use_native = native is not None and USE_NATIVE
-        key = None if cache_key is None else (cache_key, "native" if use_native else "pymc")
-        compiled = _COMPILED.get(key) if key is not None else None
-        if compiled is None and use_native:
+    tested = nutpie_version_tested()
+    use_native = native is not None and (
+        backend == "native" or (backend == "auto" and tested)
+    )
+    compiled = None
+    if use_native:
+        key = None if cache_key is None else (cache_key, "native")
+        compiled = CACHE.get(key)
+        if compiled is _FAILED:
+            compiled = None
+        elif compiled is None:
             try:
                 compiled = native()
-            except Exception as err:  # pragma: no cover - depends on the nutpie version
+                CACHE.put(key, compiled)
+            except Exception as err:
+                CACHE.put(key, _FAILED)
                 warnings.warn(
                     f"The native log density is unavailable ({err!r}); compiling the PyMC "
-                    "model instead.",
+                    "model instead (remembered for this process).",
                     RuntimeWarning,
                     stacklevel=3,
                 )
-                key = None if cache_key is None else (cache_key, "pymc")
-                compiled = _COMPILED.get(key) if key is not None else None
+    if compiled is None:
+        key = None if cache_key is None else (cache_key, "pymc")
+        compiled = CACHE.get(key)
         if compiled is None:
             with warnings.catch_warnings():
                 # numba explains that the generated wrapper cannot be cached on disk.
                 warnings.simplefilter("ignore")
                 compiled = nutpie.compile_pymc_model(build())
-        if key is not None:
-            _COMPILED[key] = compiled
-        compiled = compiled.with_data(**data) if data else compiled
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            raw = nutpie.sample(
-                compiled,
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=min(chains, 2),
-                seed=seed,
-                target_accept=target_accept,
-                progress_bar=progressbar,
-                return_raw_trace=True,
-            )
-        return _nutpie_to_idata(raw, compiled)
-    if nuts_sampler not in ("nutpie", "pymc"):
-        raise ValueError(
-            f"The 'nuts_sampler' parameter must be 'nutpie' or 'pymc'. Got {nuts_sampler!r}."
-        )
+            CACHE.put(key, compiled)
+    compiled = compiled.with_data(**data) if data else compiled
+    options = dict(draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
+                   target_accept=target_accept, progress_bar=progressbar)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        if tested:
+            raw = nutpie.sample(compiled, return_raw_trace=True, **options)
+            try:
+                return _nutpie_to_idata(raw, compiled)
+            except Exception as err:  # pragma: no cover - a nutpie change
+                warnings.warn(
+                    f"nutpie's raw trace could not be read ({err!r}); sampling again through "
+                    "nutpie's public interface.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        idata = nutpie.sample(compiled, **options)
+    return _public_idata(idata)
+
+
+def _public_idata(idata):
+    """nutpie's own InferenceData, without the warm-up groups (as the fast path returns)."""
+    import arviz as az
+
+    groups = {g: getattr(idata, g) for g in ("posterior", "sample_stats") if g in idata.groups()}
+    return az.InferenceData(**groups)
+
+
+def _sample_pymc(build, data, draws, tune, chains, cores, seed, progressbar, target_accept):
     import pymc as pm
 
     model = build()
@@ -133,6 +233,7 @@ def sample_model(
             draws=draws,
             tune=tune,
             chains=chains,
+            cores=cores,
             random_seed=seed,
             progressbar=progressbar,
             target_accept=target_accept,

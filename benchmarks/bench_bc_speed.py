@@ -23,7 +23,8 @@ only ratios taken in the same run are comparable:
    total time and the number of compiled models.
 
 ``--alternatives`` also times the other ways to sample the model that were
-considered (the PyMC model compiled by nutpie, and ``nuts_sampler="pymc"``).
+considered (the PyMC model compiled by nutpie, ``backend="nutpie"``, and
+``backend="pymc"``).
 
 Run: ``python benchmarks/bench_bc_speed.py`` (about 3 minutes plus the 10^7
 data construction), ``--quick`` (n_U up to 10^5, 10 repeated fits),
@@ -177,16 +178,17 @@ def worker_fresh(args) -> dict:
     """A fresh process: import, load the rows, one fit + summary. Timed by the parent."""
     t0 = time.perf_counter()
     import bayesfair  # noqa: F401
-    from bayesfair import sampling
 
     t_import = time.perf_counter() - t0
-    if args.no_native:
-        sampling.USE_NATIVE = False
     t1 = time.perf_counter()
     _, labeled, unlabeled = adult_rows(N_UNLABELED)
     data = assessment(labeled, unlabeled)
     t_data = time.perf_counter() - t1
-    kwargs = {"nuts_sampler": "pymc"} if args.pymc_sampler else {}
+    kwargs = {}
+    if args.no_native:
+        kwargs = {"backend": "nutpie"}
+    if args.pymc_sampler:
+        kwargs = {"backend": "pymc"}
     wall, cpu, (res, table, _) = timed(lambda: fit_and_summarise(data, **kwargs))
     return {
         "import_s": t_import,
@@ -253,15 +255,13 @@ def section_one_process(args, rows: list) -> dict:
             f"max R-hat {d['max_rhat']:.4f}, divergences {d['divergences']}, "
             f"min bulk ESS {d['min_ess_bulk']:.0f}" + (f"  WARNED: {warned}" if warned else "")
         )
-    print(f"compiled models in this process: {len(sampling._COMPILED)}")
+    print(f"compiled models in this process: {len(sampling.CACHE)}")
 
     if args.alternatives:
-        sampling.USE_NATIVE = False
         for name in ("PyMC-compiled nutpie, first", "PyMC-compiled nutpie, second"):
-            wall, cpu, (res, _, _) = timed(lambda: fit_and_summarise(data))
+            wall, cpu, (res, _, _) = timed(lambda: fit_and_summarise(data, backend="nutpie"))
             out[name] = {"wall": wall, "cpu": cpu, "load": load(), **describe_fit(res)}
             print(f"{name:34s} {wall:7.2f} s wall, {cpu:6.2f} s CPU  [{load()}]")
-        sampling.USE_NATIVE = True
 
     truth = _truth(df)
     jags = None
@@ -367,8 +367,8 @@ def section_fresh(args, rows: list, jags) -> dict:
         variants += [
             ("same, cold numba cache (1st run on a machine)", ["--cold-numba-cache"]),
             ("PyMC model compiled by nutpie", ["--no-native"]),
-            ("nuts_sampler='pymc', 1st (C cache fill)", ["--pymc-sampler"]),
-            ("nuts_sampler='pymc', 2nd (C cache warm)", ["--pymc-sampler"]),
+            ("backend='pymc', 1st (C cache fill)", ["--pymc-sampler"]),
+            ("backend='pymc', 2nd (C cache warm)", ["--pymc-sampler"]),
         ]
     for name, extra in variants:
         wall, cpu, r = run_worker(["--worker", "fresh", "--model", MODEL, *extra])
@@ -403,7 +403,7 @@ def section_repeated(args, rows: list) -> dict:
     frame = load_scores("adult-sex", "MLP")
     correct = (frame["score"] >= 0.5).astype(int) == frame["label"]
     truth = correct[frame["group"] == "Female"].mean() - correct[frame["group"] == "Male"].mean()
-    keys_before = set(sampling._COMPILED)
+    keys_before = set(sampling.CACHE.keys())
     times, errors, warned = [], [], 0
     t_all = time.perf_counter()
     c_all = time.process_time()
@@ -425,7 +425,7 @@ def section_repeated(args, rows: list) -> dict:
         times.append(time.perf_counter() - t0)
     total = time.perf_counter() - t_all
     cpu = time.process_time() - c_all
-    new_keys = set(sampling._COMPILED) - keys_before
+    new_keys = set(sampling.CACHE.keys()) - keys_before
     t = np.array(times)
     print(
         f"total {total:.1f} s wall, {cpu:.1f} s CPU  [{load()}]; per fit: first "
@@ -433,7 +433,7 @@ def section_repeated(args, rows: list) -> dict:
         f"{t[-10:].mean():.2f} s"
     )
     print(
-        f"compiled models: {len(sampling._COMPILED)} in the cache, {len(new_keys)} added by "
+        f"compiled models: {len(sampling.CACHE)} in the cache, {len(new_keys)} added by "
         f"these {n_fits} fits; fits with a SamplingWarning: {warned}"
     )
     print(
@@ -494,7 +494,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--alternatives",
         action="store_true",
-        help="also time a cold numba cache, the PyMC-compiled nutpie model, nuts_sampler='pymc'",
+        help="also time a cold numba cache, the PyMC-compiled nutpie model, backend='pymc'",
     )
     p.add_argument("--model", choices=["rbc", "bc"], default="rbc", help="the model timed")
     p.add_argument("--worker", choices=["fresh", "scale"], help=argparse.SUPPRESS)
