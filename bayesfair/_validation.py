@@ -15,6 +15,7 @@ import numpy as np
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
+    "check_group",
     "check_positive_int",
     "check_probability",
     "check_random_state",
@@ -58,6 +59,31 @@ def check_positive_int(value, argument: str, minimum: int = 1) -> int:
             f"The '{argument}' parameter must be an integer >= {minimum}. Got {value!r} instead."
         )
     return int(value)
+
+
+def check_group(label, levels, argument: str = "group"):
+    """The stored group label equal to ``label``, also matching by string (``1`` and ``"1"``).
+
+    Raises with the nearest group name suggested when there is none.
+
+    Examples
+    --------
+    >>> check_group("1", [0, 1])
+    1
+    """
+    from bayesfair._names import suggest
+
+    for g in levels:
+        if g == label and type(g) is not bool:
+            return g
+    for g in levels:
+        if str(g) == str(label):
+            return g
+    names = [str(g) for g in levels]
+    raise InvalidParameterError(
+        f"Unknown group {label!r} for the '{argument}' parameter.{suggest(str(label), names)} "
+        f"Groups: {', '.join(names)}."
+    )
 
 
 def seed_sequence(random_seed, argument: str = "random_seed") -> np.random.SeedSequence:

@@ -130,7 +130,22 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
 
 
 def _plain(v: Any) -> Any:
+    """A NumPy scalar as the Python scalar it holds (anything else unchanged)."""
     return v.item() if isinstance(v, np.generic) else v
+
+
+def count_confusion(predictions, labels, group_codes, n_groups: int) -> np.ndarray:
+    """Confusion counts per group, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn.
+
+    ``predictions`` and ``labels`` are 0/1 (ŷ = 1[score ≥ threshold], Ji et al.
+    §2.1); ``group_codes`` in ``range(n_groups)``. The one counting of
+    :meth:`AssessmentData.counts_array` and of the experiment harness.
+    """
+    pred = np.asarray(predictions).astype(bool)
+    y = np.asarray(labels).astype(bool)
+    cell = np.select([pred & y, pred & ~y, ~pred & ~y], [0, 1, 2], default=3)
+    flat = np.bincount(np.asarray(group_codes, dtype=np.intp) * 4 + cell, minlength=4 * n_groups)
+    return flat.reshape(n_groups, 4)
 
 
 def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]:
@@ -433,17 +448,9 @@ class AssessmentData:
 
     def resolve_group(self, label, argument: str = "group"):
         """Return the stored group label equal to ``label`` (also matching by string)."""
-        for g in self.group_levels:
-            if g == label and type(g) is not bool:
-                return g
-        for g in self.group_levels:
-            if str(g) == str(label):
-                return g
-        names = [str(g) for g in self.group_levels]
-        raise ValueError(
-            f"Unknown group {label!r} for the '{argument}' parameter.{suggest(str(label), names)} "
-            f"Groups: {', '.join(names)}."
-        )
+        from bayesfair._validation import check_group
+
+        return check_group(label, self.group_levels, argument)
 
     def require_groups(self, k: int = 2, what: str = "a group difference") -> None:
         """Raise unless there are at least ``k`` groups (e.g. before a difference)."""
@@ -462,11 +469,7 @@ class AssessmentData:
     # ------------------------------------------------------------------ counts
     def counts_array(self) -> np.ndarray:
         """Labeled confusion counts, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn."""
-        pred = self.predictions.astype(bool)
-        y = self.labels.astype(bool)
-        cell = np.select([pred & y, pred & ~y, ~pred & ~y], [0, 1, 2], default=3)
-        flat = np.bincount(self.group_codes * 4 + cell, minlength=4 * self.n_groups)
-        return flat.reshape(self.n_groups, 4)
+        return count_confusion(self.predictions, self.labels, self.group_codes, self.n_groups)
 
     def confusion_counts(self) -> pd.DataFrame:
         """Labeled confusion counts per group (columns ``tp, fp, tn, fn``)."""

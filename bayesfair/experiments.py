@@ -69,7 +69,7 @@ from bayesfair._validation import (
     seed_record,
     seed_sequence,
 )
-from bayesfair.data import AssessmentData
+from bayesfair.data import AssessmentData, count_confusion
 from bayesfair.metrics import get_rate, rate_fraction
 
 __all__ = ["METHODS", "mae_table", "run_experiment", "run_grid"]
@@ -113,15 +113,11 @@ COLUMNS = (
 
 # --------------------------------------------------------------------------- NumPy layer
 def group_counts(scores, labels, group_codes, n_groups: int, threshold: float) -> np.ndarray:
-    """Confusion counts per group, shape ``(n_groups, 4)`` (tp, fp, tn, fn).
+    """Confusion counts per group at ``threshold``, shape ``(n_groups, 4)`` (tp, fp, tn, fn).
 
-    ŷ = 1[score ≥ threshold] (Ji et al. §2.1).
+    :func:`bayesfair.data.count_confusion` of ŷ = 1[score ≥ threshold].
     """
-    pred = np.asarray(scores) >= threshold
-    y = np.asarray(labels).astype(bool)
-    cell = np.select([pred & y, pred & ~y, ~pred & ~y], [0, 1, 2], default=3)
-    flat = np.bincount(np.asarray(group_codes) * 4 + cell, minlength=4 * n_groups)
-    return flat.reshape(n_groups, 4)
+    return count_confusion(np.asarray(scores) >= threshold, labels, group_codes, n_groups)
 
 
 def frequency_difference(counts, metric: str, ci_prob: float = 0.95) -> tuple[float, float, float]:

@@ -13,7 +13,7 @@ import xarray as xr
 
 from bayesfair._names import resolve_name
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
-from bayesfair.data import AssessmentData
+from bayesfair.data import AssessmentData, _plain
 from bayesfair.exceptions import IgnoredOptionWarning, InvalidParameterError, NoLabelsWarning
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
@@ -669,10 +669,6 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "rates" is a custom group, on purpose
         return az.InferenceData(**groups, **{RATES_GROUP: rates})
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _coord_labels(levels: list) -> np.ndarray:

@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesfair._names import suggest
-from bayesfair._validation import check_probability
+from bayesfair._validation import check_group, check_probability
 from bayesfair.exceptions import (
     InvalidParameterError,
     SamplingWarning,
@@ -234,17 +233,7 @@ class FairnessPosterior:
         return list(self.idata[RATES_GROUP].data_vars)
 
     def _group(self, label, argument="group"):
-        for g in self.groups:
-            if g == label and type(g) is not bool:
-                return g
-        for g in self.groups:
-            if str(g) == str(label):
-                return g
-        names = [str(g) for g in self.groups]
-        raise ValueError(
-            f"Unknown group {label!r} for the '{argument}' parameter.{suggest(str(label), names)} "
-            f"Groups: {', '.join(names)}."
-        )
+        return check_group(label, self.groups, argument)
 
     def pair(self, group=None, reference=None) -> tuple:
         """Resolve a ``(group, reference)`` pair of labels as the other methods do.

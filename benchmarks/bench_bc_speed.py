@@ -267,7 +267,7 @@ def section_one_process(args, rows: list) -> dict:
     jags = None
     if not args.skip_jags:
         sys.path.insert(0, str(HERE))
-        from jags_reference import jags_available, run_jags_bc, split_rhat
+        from jags_reference import jags_available, rhat, run_jags_bc
 
         if jags_available():
             c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -276,12 +276,12 @@ def section_one_process(args, rows: list) -> dict:
             wall = time.perf_counter() - t0
             c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
-            rhat = max(float(np.max(split_rhat(r[p]))) for p in ("a", "b", "c"))
-            jags = {"wall": wall, "cpu": cpu, "load": load(), "r": r, "max_rhat": rhat}
+            max_rhat = max(float(np.max(rhat(r[p]))) for p in ("a", "b", "c"))
+            jags = {"wall": wall, "cpu": cpu, "load": load(), "r": r, "max_rhat": max_rhat}
             print(
                 f"JAGS 4 x (1500 + 200)  {wall:7.2f} s wall (jags process "
                 f"{r['wall_time_s']:.2f} s), {cpu:6.2f} s CPU  [{load()}]  peak RSS "
-                f"{r['peak_rss_mb']:.0f} MB, max split R-hat of a, b, c {rhat:.3f}"
+                f"{r['peak_rss_mb']:.0f} MB, max R-hat of a, b, c {max_rhat:.3f}"
             )
         else:
             print("JAGS not installed: skipped (apt-get install -y jags)")

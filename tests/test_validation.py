@@ -211,3 +211,28 @@ def test_to_netcdf_leaves_the_result_unchanged(tmp_path):
     again = bf.FairnessPosterior.from_netcdf(path)
     np.testing.assert_array_equal(again.rates("accuracy").values, res.rates("accuracy").values)
     assert again.settings["random_seed"] == res.settings["random_seed"]
+
+
+def test_group_names_resolve_in_one_place():
+    # AssessmentData and FairnessPosterior resolve group labels with the same check
+    from bayesfair._validation import check_group
+
+    data = bf.AssessmentData([0.2, 0.7, 0.6, 0.9], [0, 1, 1, 0], [1, 1, 2, 2], reference=1)
+    assert data.resolve_group("2") == 2 == check_group("2", [1, 2])
+    res = bf.fit(data, "bb", metrics=["accuracy"], **FAST)
+    assert res.pair("2", "1") == (2, 1)
+    for call in (lambda: data.resolve_group("3"), lambda: res.pair("3", "1")):
+        with pytest.raises(InvalidParameterError, match="Unknown group '3'"):
+            call()
+
+
+def test_counting_is_done_once():
+    from bayesfair.data import count_confusion
+    from bayesfair.experiments import group_counts
+
+    rng = np.random.default_rng(2)
+    s, y, g = rng.uniform(size=50), rng.integers(0, 2, 50), rng.integers(0, 3, 50)
+    data = bf.AssessmentData(s, y, g)
+    np.testing.assert_array_equal(group_counts(s, y, data.group_codes, 3, 0.5), data.counts_array())
+    np.testing.assert_array_equal(count_confusion(s >= 0.5, y, data.group_codes, 3),
+                                  data.counts_array())  # fmt: skip
