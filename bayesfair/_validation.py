@@ -27,22 +27,26 @@ __all__ = [
 _SEED_TYPES = "None, a non-negative integer, a numpy SeedSequence or a numpy Generator"
 
 
-def check_probability(value, argument: str = "ci_prob") -> float:
+def check_probability(value, argument: str = "ci_prob", *, allow_zero: bool = False) -> float:
     """Return ``value`` as a float, raising unless it is a real number in (0, 1).
+
+    ``allow_zero`` admits 0 (``[0, 1)``), for a confidence level of a bound
+    that is defined there (Ethayarajh's ρ).
 
     Examples
     --------
     >>> check_probability(0.9)
     0.9
     """
+    rule = "[0, 1)" if allow_zero else "(0, 1)"
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(
-            f"The '{argument}' parameter must be a number in (0, 1). Got {value!r} instead."
+            f"The '{argument}' parameter must be a number in {rule}. Got {value!r} instead."
         )
     out = float(value)
-    if not 0.0 < out < 1.0:
+    if not (0.0 <= out < 1.0 if allow_zero else 0.0 < out < 1.0):
         raise InvalidParameterError(
-            f"The '{argument}' parameter must be a number in (0, 1). Got {value!r} instead."
+            f"The '{argument}' parameter must be a number in {rule}. Got {value!r} instead."
         )
     return out
 

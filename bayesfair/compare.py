@@ -67,6 +67,14 @@ class Comparison:
             return []
         return [d for d in self.pairs["disagreement"] if d]
 
+    def to_frame(self) -> pd.DataFrame:
+        """The pair table (one row per metric and group pair), a copy.
+
+        As ``to_frame()`` of the Bernstein and the variance results: the
+        result as one tidy table, intervals as ``*_lower``/``*_upper`` columns.
+        """
+        return self.pairs.copy()
+
     def to_markdown(self, digits: int = 3) -> str:
         """The tables as Markdown text."""
         from bayesfair.report import comparison_markdown
@@ -205,7 +213,7 @@ def compare(
                 "bootstrap_upper": row["bootstrap_upper"],
             }
             try:
-                b = fq.bernstein_interval(data, metric, group=g, reference=r, confidence=ci_prob)
+                b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
                 out["bernstein_lower"], out["bernstein_upper"] = b.interval
             except ValueError:  # undefined rate in one of the groups
                 out["bernstein_lower"] = out["bernstein_upper"] = np.nan

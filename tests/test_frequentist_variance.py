@@ -228,7 +228,8 @@ def test_row_resampler_edge_groups():
 def test_result_fields_and_immutability():
     res = double_corrected_bootstrap_counts([3, 8, 9], [10, 10, 12], n_boot=20, random_seed=1)
     assert res.n_boot == 20 and res.ci_prob == 0.95 and res.resampler == "binomial"
-    assert res.random_seed == 1 and res.truncate is False and res.metric is None
+    assert res.random_seed == {"entropy": "1", "spawn_key": []}  # the seed's record
+    assert res.truncate is False and res.metric is None
     assert res.groups == (0, 1, 2)
     np.testing.assert_array_equal(res.group_sizes, [10, 10, 12])
     np.testing.assert_allclose(res.group_rates, [0.3, 0.8, 0.75])

@@ -236,3 +236,47 @@ def test_counting_is_done_once():
     np.testing.assert_array_equal(group_counts(s, y, data.group_codes, 3, 0.5), data.counts_array())
     np.testing.assert_array_equal(count_confusion(s >= 0.5, y, data.group_codes, 3),
                                   data.counts_array())  # fmt: skip
+
+
+# ------------------------------------------------------------------ result shapes
+def test_ci_prob_is_the_one_name_and_confidence_an_alias():
+    from bayesfair.frequentist import bernstein_half_width, bernstein_interval
+
+    assert bernstein_half_width(3160, ci_prob=0.9) == bernstein_half_width(3160, confidence=0.9)
+    assert bernstein_half_width(3160, 0.9) == bernstein_half_width(3160, ci_prob=0.9)
+    with pytest.raises(InvalidParameterError, match="not both"):
+        bernstein_half_width(3160, ci_prob=0.9, confidence=0.9)
+    data = _data()
+    res = bernstein_interval(data, "accuracy", confidence=0.9)
+    assert res.ci_prob == res.confidence == 0.9
+
+
+def test_results_have_a_common_to_frame_with_lower_and_upper():
+    from bayesfair.frequentist import bernstein_interval, double_corrected_bootstrap
+
+    data = _data()
+    b = bernstein_interval(data, "accuracy").to_frame()
+    v = double_corrected_bootstrap(data, "accuracy", n_boot=200, random_seed=0).to_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(data, ["accuracy"], models=("bb",), n_boot=100, random_seed=0,
+                          fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
+    c = comp.to_frame()
+    assert len(b) == 1 and {"estimate", "lower", "upper", "ci_prob"} <= set(b.columns)
+    assert list(v["estimator"]) == ["uncorrected", "corrected", "double_corrected"]
+    assert (v["lower"] <= v["estimate"]).all() or v["estimate"].isna().any()
+    assert {"newcombe_lower", "newcombe_upper", "bb_lower", "bb_upper"} <= set(c.columns)
+    c.loc[:, "metric"] = "changed"  # a copy: the comparison keeps its table
+    assert (comp.pairs["metric"] == "accuracy").all()
+
+
+def test_the_variance_bootstrap_records_a_seed_that_reproduces_it():
+    from bayesfair.frequentist import double_corrected_bootstrap
+
+    data = _data()
+    res = double_corrected_bootstrap(data, "accuracy", n_boot=200,
+                                     random_seed=np.random.default_rng(4))  # fmt: skip
+    rec = res.random_seed
+    seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
+    again = double_corrected_bootstrap(data, "accuracy", n_boot=200, random_seed=seed)
+    np.testing.assert_array_equal(res.double_corrected.draws, again.double_corrected.draws)

@@ -17,12 +17,12 @@ on which a disparity of size ``d`` is a claim at confidence ``ρ``.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import undefined_rate_message
+from bayesfair._validation import check_probability, undefined_rate_message
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction
 
 __all__ = [
@@ -45,15 +45,21 @@ def _positive(value, argument: str, rule: str = "a positive number") -> np.ndarr
     return arr
 
 
-def _check_common(confidence, cost_range, min_group_fraction, variance):
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise TypeError(
-            f"The 'confidence' parameter must be a float in [0, 1). Got {confidence!r} instead."
-        )
-    if not 0.0 <= confidence < 1.0:
-        raise ValueError(
-            f"The 'confidence' parameter must be a float in [0, 1). Got {confidence!r} instead."
-        )
+def _ci_prob(ci_prob, confidence) -> tuple[float, str]:
+    """``ci_prob``, or its alias ``confidence``: the value and the name it was given under."""
+    if confidence is not None:
+        if ci_prob is not None:
+            raise InvalidParameterError(
+                "Give 'ci_prob' or its alias 'confidence', not both. "
+                f"Got ci_prob={ci_prob!r}, confidence={confidence!r}."
+            )
+        return confidence, "confidence"
+    return (0.95 if ci_prob is None else ci_prob), "ci_prob"
+
+
+def _check_common(ci_prob, confidence, cost_range, min_group_fraction, variance):
+    value, name = _ci_prob(ci_prob, confidence)
+    rho = check_probability(value, name, allow_zero=True)
     cost = _positive(cost_range, "cost_range")
     gamma = _positive(min_group_fraction, "min_group_fraction", "a number in (0, 0.5]")
     if (gamma > 0.5).any():
@@ -62,7 +68,7 @@ def _check_common(confidence, cost_range, min_group_fraction, variance):
             f"two group frequencies). Got {min_group_fraction!r} instead."
         )
     var = _positive(variance, "variance")
-    return float(confidence), cost, gamma, var
+    return rho, cost, gamma, var
 
 
 def _half_width(n, log_term, cost, gamma, var):
@@ -79,10 +85,12 @@ def _scalar_or_array(result: np.ndarray, *inputs):
 
 def bernstein_half_width(
     n,
-    confidence: float = 0.95,
+    ci_prob: float | None = None,
     cost_range=1.0,
     min_group_fraction=0.5,
     variance=4.0,
+    *,
+    confidence: float | None = None,
 ):
     """Half-width ``t`` of the Bernstein interval for a group disparity.
 
@@ -90,8 +98,9 @@ def bernstein_half_width(
     ----------
     n : int or array_like
         Number of examples (positive); arrays broadcast with the other arguments.
-    confidence : float, default 0.95
-        Confidence level ``ρ`` in [0, 1).
+    ci_prob : float, default 0.95
+        Confidence level ``ρ`` in [0, 1) (the package's name for an interval's
+        probability; ``confidence=`` is an alias).
     cost_range : float or array_like, default 1
         Maximum cost ``C`` of one example (1 for the 0-1 loss).
     min_group_fraction : float or array_like, default 0.5
@@ -118,7 +127,9 @@ def bernstein_half_width(
     >>> bernstein_half_width([11902, 11903]).round(7)
     array([0.0500017, 0.0499995])
     """
-    rho, cost, gamma, var = _check_common(confidence, cost_range, min_group_fraction, variance)
+    rho, cost, gamma, var = _check_common(
+        ci_prob, confidence, cost_range, min_group_fraction, variance
+    )
     n_arr = _positive(n, "n")
     t = _half_width(n_arr, -math.log((1.0 - rho) / 2.0), cost, gamma, var)
     return _scalar_or_array(np.asarray(t), n, cost_range, min_group_fraction, variance)
@@ -126,10 +137,12 @@ def bernstein_half_width(
 
 def bernstein_required_n(
     disparity,
-    confidence: float = 0.95,
+    ci_prob: float | None = None,
     cost_range=1.0,
     min_group_fraction=0.5,
     variance=4.0,
+    *,
+    confidence: float | None = None,
 ):
     """Smallest ``n`` with ``bernstein_half_width(n) <= disparity``.
 
@@ -143,7 +156,7 @@ def bernstein_required_n(
     disparity : float or array_like
         The disparity ``d > 0`` to be claimed (an observed ``|δ̂|`` for "is
         ``0`` outside ``[δ̂ - t, δ̂ + t]``?").
-    confidence, cost_range, min_group_fraction, variance
+    ci_prob, confidence, cost_range, min_group_fraction, variance
         As in :func:`bernstein_half_width`.
 
     Returns
@@ -162,7 +175,9 @@ def bernstein_required_n(
     >>> bernstein_required_n([0.1, 0.05]).tolist()
     [3001, 11903]
     """
-    rho, cost, gamma, var = _check_common(confidence, cost_range, min_group_fraction, variance)
+    rho, cost, gamma, var = _check_common(
+        ci_prob, confidence, cost_range, min_group_fraction, variance
+    )
     d = _positive(disparity, "disparity")
     log_term = -math.log((1.0 - rho) / 2.0)
     b = 2.0 * cost * log_term / (3.0 * gamma)
@@ -201,7 +216,8 @@ class BernsteinInterval:
         ``γ``: the smaller group's share of those ``n`` examples.
     variance : float
         ``σ²`` used.
-    confidence : float
+    ci_prob : float
+        ``ρ`` (also readable as ``confidence``).
     metric : str
     group, reference
         The two group labels.
@@ -213,10 +229,23 @@ class BernsteinInterval:
     n: int
     min_group_fraction: float
     variance: float
-    confidence: float
+    ci_prob: float
     metric: str
     group: object
     reference: object
+
+    @property
+    def confidence(self) -> float:
+        """Alias of :attr:`ci_prob`."""
+        return self.ci_prob
+
+    def to_frame(self):
+        """One row: the fields, with the interval as ``lower`` and ``upper``."""
+        import pandas as pd
+
+        row = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "interval"}
+        row["lower"], row["upper"] = self.interval
+        return pd.DataFrame([row])
 
 
 def bernstein_interval(
@@ -224,8 +253,10 @@ def bernstein_interval(
     metric: str = "error_rate",
     group=None,
     reference=None,
-    confidence: float = 0.95,
+    ci_prob: float | None = None,
     variance: float | None = None,
+    *,
+    confidence: float | None = None,
 ) -> BernsteinInterval:
     """Bernstein interval ``[δ̂ - t, δ̂ + t]`` for a rate's difference between two groups.
 
@@ -250,7 +281,8 @@ def bernstein_interval(
         reference when there are exactly two groups.
     reference : optional
         The group B; default ``data.reference``.
-    confidence : float, default 0.95
+    ci_prob : float, default 0.95
+        ``ρ``; ``confidence=`` is an alias.
     variance : float, optional
 
     Returns
@@ -271,6 +303,8 @@ def bernstein_interval(
     >>> res.estimate, res.n, res.variance, round(res.half_width, 3)
     (0.4, 200, 4.0, 0.397)
     """
+    value, name = _ci_prob(ci_prob, confidence)
+    rho = check_probability(value, name, allow_zero=True)
     rate = get_rate(metric)
     num, den = rate_fraction(data.counts_array(), rate.name)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
@@ -297,7 +331,7 @@ def bernstein_interval(
     estimate = float(num[i] / den[i] - num[j] / den[j])
     t = bernstein_half_width(
         n,
-        confidence=confidence,
+        ci_prob=rho,
         cost_range=1.0,
         min_group_fraction=float(min(gamma_a, gamma_b)),
         variance=variance,
@@ -309,7 +343,7 @@ def bernstein_interval(
         n=n,
         min_group_fraction=float(min(gamma_a, gamma_b)),
         variance=float(variance),
-        confidence=float(confidence),
+        ci_prob=rho,
         metric=rate.name,
         group=group,
         reference=ref,

@@ -29,7 +29,8 @@ import pandas as pd
 from bayesfair._validation import (
     check_positive_int,
     check_probability,
-    check_random_state,
+    seed_record,
+    seed_sequence,
     undefined_rate_message,
 )
 from bayesfair.frequentist._bootstrap import (
@@ -228,8 +229,9 @@ class VarianceBootstrapResult:
     truncate : bool
         Whether the corrected and double-corrected estimates and draws were
         truncated at 0.
-    random_seed : int, SeedSequence, Generator or None
-        As passed.
+    random_seed : dict
+        The seed's record (:func:`bayesfair.fit`): entropy and spawn key of the
+        ``SeedSequence`` the bootstrap drew from, which reproduce it.
     group_sizes : numpy.ndarray of int, shape (K,)
         Denominators ``n_k`` of the groups used.
     group_rates : numpy.ndarray, shape (K,)
@@ -255,6 +257,18 @@ class VarianceBootstrapResult:
     groups: tuple = field(repr=False)
     dropped_groups: tuple = ()
     metric: str | None = None
+
+    def to_frame(self):
+        """One row per estimator: ``estimate``, ``lower``, ``upper``, with the settings."""
+        import pandas as pd
+
+        rows = []
+        for name in ("uncorrected", "corrected", "double_corrected"):
+            est = getattr(self, name)
+            rows.append({"estimator": name, "estimate": est.estimate, "lower": est.interval[0],
+                         "upper": est.interval[1], "metric": self.metric, "n_boot": self.n_boot,
+                         "ci_prob": self.ci_prob, "resampler": self.resampler})  # fmt: skip
+        return pd.DataFrame(rows)
 
     def summary(self) -> pd.DataFrame:
         """The three estimators as a table: estimate, lower, upper."""
@@ -447,7 +461,8 @@ def _variance_bootstrap(
     ci_prob = check_probability(ci_prob)
     resampler = check_resampler(resampler)
     truncate = check_flag(truncate, "truncate")
-    rng = check_random_state(random_seed)
+    seq = seed_sequence(random_seed)
+    rng = np.random.default_rng(seq)
     keep = n > 0
     if not keep.all():
         # stacklevel 3: the user's call of the public function
@@ -487,7 +502,7 @@ def _variance_bootstrap(
         ci_prob=ci_prob,
         resampler=resampler,
         truncate=truncate,
-        random_seed=random_seed,
+        random_seed=seed_record(seq),
         group_sizes=_readonly(n.copy()),
         group_rates=_readonly(y),
         groups=used,
