@@ -190,14 +190,19 @@ def verify_checksums() -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------- the registries
 
+
+def _registry() -> dict:
+    """The bundled data sets and their coding, from ``bayesfair/registry.json``."""
+    import json
+    from importlib.resources import files
+
+    return json.loads(files("bayesfair").joinpath("registry.json").read_text(encoding="utf-8"))
+
+
+_REGISTRY = _registry()
+
 #: Short classifier names and the score-column suffix of Ji et al.'s files.
-CLASSIFIERS: dict[str, str] = {
-    "mlp": "MultiLayerPerceptron",
-    "lr": "LR",
-    "nb": "GaussianNB",
-    "dt": "DecisionTree",
-    "rf": "RandomForest",
-}
+CLASSIFIERS: dict[str, str] = dict(_REGISTRY["classifiers"])
 # Canonical keys: "mlp", ..., and "feldman_mlp", ... for the classifiers that
 # Ji et al. trained on data repaired with Feldman et al.'s disparate-impact remover.
 _CLASSIFIER_COLUMNS = {
@@ -277,135 +282,19 @@ class ScoreSet:
     note: str = ""
 
 
-_GERMAN_NOTE = (
-    "The scores are P(credit = bad) while credit = 1 means good (the classifiers were "
-    "trained on the raw 1 = good / 2 = bad coding), so accuracies are low; Ji et al. "
-    "used the file as it is."
-)
-_ADULT = dict(
-    dataset="adult",
-    n_rows=10_054,
-    label="income-per-year",
-    positive_label=1,
-    label_meaning="income > 50K",
-)
-_GERMAN = dict(
-    dataset="german",
-    n_rows=334,
-    label="credit",
-    positive_label=1,
-    label_meaning="good credit",
-    note=_GERMAN_NOTE,
-)
-_COMPAS = dict(
-    dataset="compas",
-    n_rows=2_056,
-    label="two_year_recid",
-    positive_label=1,
-    label_meaning="re-offended within two years",
-)
+def _tuples(row: dict, keys) -> dict:
+    return {k: (tuple(v) if k in keys else v) for k, v in row.items()}
+
 
 _SCORE_SET_LIST = [
-    ScoreSet(
-        name="adult-race",
-        file="scores/adult_race_scores.csv.gz",
-        paper_file="scores/adult_race_scores.csv.gz",
-        attribute="race",
-        privileged_values=("White",),
-        privileged_group="White",
-        unprivileged_group="Non-white",
-        other_sensitive=("sex", "race-sex"),
-        **_ADULT,
-    ),
-    ScoreSet(
-        name="adult-sex",
-        file="scores/adult_sex_scores.csv.gz",
-        paper_file="scores/adult_race_scores.csv.gz",
-        attribute="sex",
-        privileged_values=("Male",),
-        privileged_group="Male",
-        unprivileged_group="Female",
-        other_sensitive=("race", "race-sex"),
-        note=(
-            "The DT, RF, MLP and Feldman-* columns of adult_sex_scores come from other fits "
-            "than those of adult_race_scores (NB and LR are identical); Ji et al.'s Adult "
-            "rows, race and sex alike, used adult_race_scores."
-        ),
-        **_ADULT,
-    ),
-    ScoreSet(
-        name="german-age",
-        file="scores/german_age_scores.csv.gz",
-        paper_file="scores/german_age_scores.csv.gz",
-        attribute="age",
-        privileged_values=("adult",),
-        privileged_group="adult",
-        unprivileged_group="youth",
-        other_sensitive=("sex", "sex-age"),
-        **_GERMAN,
-    ),
-    ScoreSet(
-        name="german-sex",
-        file="scores/german_sex_scores.csv.gz",
-        paper_file="scores/german_sex_scores.csv.gz",
-        attribute="sex",
-        privileged_values=("male",),
-        privileged_group="male",
-        unprivileged_group="female",
-        other_sensitive=("age", "sex-age"),
-        **_GERMAN,
-    ),
-    ScoreSet(
-        name="compas-race",
-        file="scores/propublica-recidivism_race_scores.csv.gz",
-        paper_file="scores/propublica-recidivism_race_scores.csv.gz",
-        attribute="race",
-        privileged_values=("Caucasian",),
-        privileged_group="Caucasian",
-        unprivileged_group="Non-Caucasian",
-        other_sensitive=("sex", "sex-race"),
-        **_COMPAS,
-    ),
-    ScoreSet(
-        name="compas-sex",
-        file="scores/propublica-recidivism_sex_scores.csv.gz",
-        paper_file="scores/propublica-recidivism_sex_scores.csv.gz",
-        attribute="sex",
-        privileged_values=("Male",),
-        privileged_group="Male",
-        unprivileged_group="Female",
-        other_sensitive=("race", "sex-race"),
-        **_COMPAS,
-    ),
-    ScoreSet(
-        name="ricci-race",
-        file="scores/ricci_Race_scores.csv.gz",
-        paper_file="scores/ricci_Race_scores.csv.gz",
-        dataset="ricci",
-        n_rows=40,
-        label="Class",
-        positive_label=1,
-        label_meaning="passed the exam (Combine >= 70)",
-        attribute="Race",
-        privileged_values=("W",),
-        privileged_group="White",
-        unprivileged_group="Non-white",
-        other_sensitive=(),
-    ),
+    ScoreSet(**_tuples(row, ("privileged_values", "other_sensitive")))
+    for row in _REGISTRY["score_sets"]
 ]
 
 #: The score sets of Ji et al. (2020), keyed as :func:`resolve_name` normalises
 #: names (``"adult_race"``); the public name is the ``name`` attribute.
 SCORE_SETS: dict[str, ScoreSet] = {s.name.replace("-", "_"): s for s in _SCORE_SET_LIST}
-_SCORE_SET_ALIASES = {
-    "propublica_recidivism_race": "compas_race",
-    "propublica_recidivism_sex": "compas_sex",
-    "compas_r_race": "compas_race",
-    "compas_r_sex": "compas_sex",
-    "adult_gender": "adult_sex",
-    "german_gender": "german_sex",
-    "compas_gender": "compas_sex",
-}
+_SCORE_SET_ALIASES = dict(_REGISTRY["score_set_aliases"])
 
 
 def get_score_set(name: str) -> ScoreSet:
@@ -594,106 +483,32 @@ class RawDataset:
     reader: Callable[[], pd.DataFrame] = field(repr=False, compare=False)
 
 
+def _reader(spec: str) -> Callable[[], pd.DataFrame]:
+    """The loader a registry entry names: ``"adult"``, ``"compas:<file>"``, ..."""
+    kind, _, arg = spec.partition(":")
+    readers = {
+        "adult": lambda: _read_adult(),
+        "german": lambda: _read_german(),
+        "compas": lambda: _read_compas(arg),
+        "ricci": lambda: _read_ricci(),
+        "uci_adult": lambda: load_uci_adult("all"),
+    }
+    return readers[kind]
+
+
 _RAW_LIST = [
     RawDataset(
-        name="adult",
-        files=("raw/adult.csv.gz",),
-        n_rows=32_561,
-        label="income-per-year",
-        positive_label=">50K",
-        label_meaning="income > 50K",
-        sensitive=("race", "sex"),
-        privileged=("White", "Male"),
-        description=(
-            "UCI Adult training file as preprocessed for Friedler et al. (2019); '?' read as "
-            "missing. Ji et al.'s Adult test split is a third of its 30,162 complete rows."
+        **_tuples(
+            {k: v for k, v in row.items() if k != "reader"}, ("files", "sensitive", "privileged")
         ),
-        reader=_read_adult,
-    ),
-    RawDataset(
-        name="german",
-        files=("raw/german.csv.gz",),
-        n_rows=1_000,
-        label="credit",
-        positive_label=1,
-        label_meaning="good credit (2 = bad)",
-        sensitive=("sex", "age_group"),
-        privileged=("male", "adult"),
-        description=(
-            "UCI Statlog German credit; added columns sex (from personal_status: A91, A93, "
-            "A94 male) and age_group (adult if age >= 25, else youth), as Friedler et al."
-        ),
-        reader=_read_german,
-    ),
-    RawDataset(
-        name="compas",
-        files=("raw/propublica-recidivism.csv.gz",),
-        n_rows=7_214,
-        label="two_year_recid",
-        positive_label=1,
-        label_meaning="re-offended within two years",
-        sensitive=("race", "sex"),
-        privileged=("Caucasian", "Male"),
-        description=(
-            "ProPublica compas-scores-two-years (COMPAS-R), unfiltered; repeated columns dropped."
-        ),
-        reader=lambda: _read_compas("raw/propublica-recidivism.csv.gz"),
-    ),
-    RawDataset(
-        name="compas-violent",
-        files=("raw/propublica-violent-recidivism.csv.gz",),
-        n_rows=4_743,
-        label="two_year_recid",
-        positive_label=1,
-        label_meaning="violent re-offence within two years",
-        sensitive=("race", "sex"),
-        privileged=("Caucasian", "Male"),
-        description=(
-            "ProPublica compas-scores-two-years-violent (COMPAS-VR), unfiltered; repeated "
-            "columns dropped."
-        ),
-        reader=lambda: _read_compas("raw/propublica-violent-recidivism.csv.gz"),
-    ),
-    RawDataset(
-        name="ricci",
-        files=("raw/ricci.csv.gz",),
-        n_rows=118,
-        label="Class",
-        positive_label=1,
-        label_meaning="passed (Combine >= 70)",
-        sensitive=("Race",),
-        privileged=("W",),
-        description=(
-            "Ricci v. DeStefano promotion exam; added Class = 1[Combine >= 70] as Friedler et al."
-        ),
-        reader=_read_ricci,
-    ),
-    RawDataset(
-        name="uci-adult",
-        files=("raw/uci-adult.data.gz", "raw/uci-adult.test.gz"),
-        n_rows=48_842,
-        label="income",
-        positive_label=1,
-        label_meaning="income > 50K",
-        sensitive=("race", "sex", "age_group"),
-        privileged=("White", "Male", None),
-        description=(
-            "Full UCI Adult (train then test) as in Lum et al. (2022, §6), cleaned; see "
-            "load_uci_adult."
-        ),
-        reader=lambda: load_uci_adult("all"),
-    ),
+        reader=_reader(row["reader"]),
+    )
+    for row in _REGISTRY["raw_datasets"]
 ]
 
 #: The raw datasets, keyed as :func:`resolve_name` normalises names.
 RAW_DATASETS: dict[str, RawDataset] = {r.name.replace("-", "_"): r for r in _RAW_LIST}
-_RAW_ALIASES = {
-    "propublica_recidivism": "compas",
-    "compas_r": "compas",
-    "propublica_violent_recidivism": "compas_violent",
-    "compas_vr": "compas_violent",
-    "german_credit": "german",
-}
+_RAW_ALIASES = dict(_REGISTRY["raw_aliases"])
 
 
 def load_raw(name: str) -> pd.DataFrame:

@@ -513,9 +513,26 @@ def test_wheel_carries_the_data(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         assert "bayesfair/_data/scores/adult_race_scores.csv.gz" in names
+        assert "bayesfair/registry.json" in names
         sums = archive.read("bayesfair/_data/SHA256SUMS").decode()
         for line in sums.splitlines():
             digest, name = line.split()
             content = archive.read(f"bayesfair/_data/{name}")
             assert hashlib.sha256(content).hexdigest() == digest, name
     assert len(sums.splitlines()) == 15
+
+
+def test_the_registry_is_data_read_from_the_package():
+    import json
+    from importlib.resources import files
+
+    registry = json.loads(files("bayesfair").joinpath("registry.json").read_text("utf-8"))
+    assert [row["name"] for row in registry["score_sets"]] == [
+        s.name for s in datasets.SCORE_SETS.values()
+    ]
+    assert [row["name"] for row in registry["raw_datasets"]] == [
+        r.name for r in datasets.RAW_DATASETS.values()
+    ]
+    # the module keeps the loaders, not the tables
+    source = Path(datasets.__file__).read_text()
+    assert "income > 50K" not in source and "propublica-violent-recidivism.csv.gz" not in source
