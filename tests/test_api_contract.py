@@ -1,0 +1,50 @@
+"""The public calls that outside checks make, exactly as written in the design's contract."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+import bayesfair as bf
+
+
+def test_the_public_calls_work_as_written():
+    rng = np.random.default_rng(0)
+    n = 120
+    s = rng.uniform(0, 1, n)
+    labeled_df = pd.DataFrame({"score": s, "y": (rng.uniform(size=n) < s).astype(int),
+                               "race": rng.choice(["A", "B"], n)})  # fmt: skip
+    unlabeled_df = pd.DataFrame({"score": rng.uniform(0, 1, 600),
+                                 "race": rng.choice(["A", "B"], 600)})  # fmt: skip
+    data = bf.AssessmentData.from_frames(labeled_df, unlabeled_df, score="score", label="y",
+                                         group="race", threshold=0.5)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, model="bc", draws=200, chains=2, random_seed=0, progressbar=False)
+        default = bf.fit(data, draws=200, chains=2, random_seed=0, progressbar=False)
+    assert default.model == "rbc"
+    assert {"posterior", "sample_stats", "observed_data"} <= set(res.idata.groups())
+    assert res.rates("tpr").dims == ("chain", "draw", "group")
+    assert res.difference("accuracy", group="B", reference="A").dims == ("chain", "draw")
+    assert len(res.prob_practically_fair("accuracy", epsilon=0.02)) == 1
+    assert res.between_group_variance("tpr").dims == ("chain", "draw")
+    assert len(res.summary(metrics=["accuracy", "tpr", "fpr"], epsilon=0.02)) == 3
+    check = default.calibration_check(warn=False)
+    assert list(check.columns) == ["group", "n_labeled", "statistic", "p_value", "verdict"]
+
+    fq = bf.frequentist.double_corrected_bootstrap(data, metric="tpr", n_boot=200, random_seed=0)
+    lo, hi = fq.uncorrected.interval
+    assert lo <= hi and isinstance(fq.corrected.estimate, float)
+    fq2 = bf.frequentist.double_corrected_bootstrap_counts([3, 5, 9], [10, 12, 20], n_boot=200,
+                                                           random_seed=0)  # fmt: skip
+    assert len(fq2.double_corrected.interval) == 2
+    t = bf.frequentist.bernstein_half_width(3160, confidence=0.95, cost_range=1.0,
+                                            min_group_fraction=0.5, variance=4.0)  # fmt: skip
+    assert round(t, 4) == 0.0974
+    assert bf.frequentist.bernstein_required_n(0.05, confidence=0.95, cost_range=1.0,
+                                               min_group_fraction=0.5, variance=4.0) == 11903
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = bf.compare(data, metrics=["accuracy"], epsilon=0.02, random_seed=0,
+                           fit_kwargs=dict(draws=100, tune=100, chains=1))  # fmt: skip
+    assert len(table.pairs) == 1
