@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesfair._validation import check_positive_int, check_probability
 from bayesfair.metrics import get_rate
 
 __all__ = [
@@ -323,10 +324,8 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
-        raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins!r}.")
-    if not 0 < ci_prob < 1:
-        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r}.")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    ci_prob = check_probability(ci_prob)
     clip = float(posterior.settings.get("score_clip", 0.01))
     grid = np.linspace(0.0, 1.0, 101)
     post = posterior.idata.posterior
@@ -392,8 +391,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
-    if not 0 < ci_prob < 1:
-        raise ValueError(f"The 'ci_prob' parameter must be in (0, 1). Got {ci_prob!r}.")
+    ci_prob = check_probability(ci_prob)
     if check is None:
         check = posterior.calibration_check(warn=False)
     groups = posterior.groups

@@ -99,11 +99,9 @@ def lum_scenario(name: str, K: int = 100, n: int = 5000) -> LumScenario:
     """
     canonical = resolve_name(name, LUM_SCENARIOS, what="scenario", argument="name")
     equal_size, equal_perf = LUM_SCENARIOS[canonical]
-    for argument, value, low in (("K", K, 2), ("n", n, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-            raise ValueError(
-                f"The '{argument}' parameter must be an integer >= {low}. Got {value!r} instead."
-            )
+    from bayesfair._validation import check_positive_int
+
+    K, n = check_positive_int(K, "K", minimum=2), check_positive_int(n, "n")
     step = np.arange(K) / (K - 1)  # (k - 1)/(K - 1)
     n_k = np.full(K, round(n / K)) if equal_size else np.rint(10 + 80 * step)
     mu = np.full(K, 0.8) if equal_perf else 0.1 + 0.8 * step
