@@ -492,6 +492,13 @@ def _resolve_estimand(estimand, unlabeled, model, data) -> str:
                 "examples: its posterior is for estimand='expected'. Use a calibration model "
                 "('rbc' or 'bc') for the gap on the assessed examples."
             )
+        if unlabeled is not None:
+            warnings.warn(
+                f"model={model!r} ignores 'unlabeled' (the unlabeled scores enter the "
+                "calibration models only); its posterior is for estimand='expected'.",
+                IgnoredOptionWarning,
+                stacklevel=3,
+            )
         return "expected"
     if estimand is None:
         return "assessed" if data.n_unlabeled > 0 else "expected"

@@ -171,6 +171,8 @@ def test_options_a_model_ignores_are_warned_about():
     with pytest.warns(IgnoredOptionWarning, match=r"'bc' ignores 'discrepancy'"):
         disc = bf.models.calibration.DiscrepancyPrior()
         bf.fit(data, "bc", metrics=["accuracy"], discrepancy=disc, **FAST)
+    with pytest.warns(IgnoredOptionWarning, match=r"'hbb' ignores 'unlabeled'"):
+        bf.fit(data, "hbb", metrics=["accuracy"], unlabeled="expected", **FAST)
     with warnings.catch_warnings():
         warnings.simplefilter("error", IgnoredOptionWarning)
         bf.fit(data, "bb", metrics=["accuracy"], **FAST)  # nothing given, nothing warned
