@@ -33,6 +33,7 @@ from bayesfair.frequentist.meta import (
     mean_abs_deviation,
     meta_metrics,
 )
+from bayesfair.frequentist.ppi import PPIResult, ppi_difference, ppi_mean_interval
 from bayesfair.frequentist.variance import (
     VarianceBootstrapResult,
     VarianceDraws,
@@ -70,6 +71,10 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "max_min_ratio",
     "mean_abs_deviation",
     "meta_metrics",
+    # prediction-powered intervals (PPI++, stratified, cross-fitted)
+    "PPIResult",
+    "ppi_difference",
+    "ppi_mean_interval",
     # Bernstein bounds (Ethayarajh 2020)
     "BernsteinInterval",
     "bernstein_half_width",

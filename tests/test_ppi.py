@@ -1,0 +1,139 @@
+"""Prediction-powered intervals (PPI++): the reference implementation, and bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayesfair as bf
+from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
+from bayesfair.frequentist import ppi_difference, ppi_mean_interval
+
+ppi_py = pytest.importorskip("ppi_py")
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0, None])
+def test_a_mean_matches_ppi_py(lam):
+    # the accuracy of one group as a plain mean: correctness against its prediction
+    rng = np.random.default_rng(3)
+    n, big_n = 150, 4000
+    p, p_u = rng.beta(2, 2, n), rng.beta(2, 2, big_n)
+    y = (rng.uniform(size=n) < p).astype(float)
+    f, f_u = (
+        np.clip(p + rng.normal(0, 0.1, n), 0, 1),
+        np.clip(p_u + rng.normal(0, 0.1, big_n), 0, 1),
+    )
+    est, (lo, hi), used = ppi_mean_interval(y, f, f_u, lam=lam, ci_prob=0.9)
+    ref_lo, ref_hi = ppi_py.ppi_mean_ci(y, f, f_u, alpha=0.1, lam=lam)
+    np.testing.assert_allclose([lo, hi], [float(ref_lo[0]), float(ref_hi[0])], rtol=0, atol=1e-8)
+    ref_est = ppi_py.ppi_mean_pointestimate(y, f, f_u, lam=lam)
+    np.testing.assert_allclose(est, float(np.ravel(ref_est)[0]), atol=1e-8)
+    if lam is not None:
+        assert used == lam
+    else:
+        assert 0.0 <= used <= 1.0
+
+
+def _data(seed=0, n=300, big_n=3000, miscalibrated="B"):
+    rng = np.random.default_rng(seed)
+    g, g_u = rng.choice(["A", "B"], n), rng.choice(["A", "B"], big_n)
+    p, p_u = rng.beta(2, 2, n), rng.beta(2, 2, big_n)
+    y = (rng.uniform(size=n) < p).astype(int)
+    s = np.where(g == miscalibrated, p**2, p)
+    s_u = np.where(g_u == miscalibrated, p_u**2, p_u)
+    return bf.AssessmentData(s, y, g, unlabeled_scores=s_u, unlabeled_groups=g_u, reference="A")
+
+
+def test_difference_result_shape_and_classical_interval():
+    data = _data()
+    res = ppi_difference(data, "tpr", group="B", reference="A", ci_prob=0.95, random_seed=0)
+    assert res.metric == "tpr" and (res.group, res.reference) == ("B", "A")
+    lo, hi = res.interval
+    assert lo < res.estimate < hi
+    c_lo, c_hi = res.classical_interval
+    assert c_lo < c_hi and res.n_labeled == 300
+    # effective n is n_L times the variance ratio: the interval widths tell it
+    ratio = ((c_hi - c_lo) / (hi - lo)) ** 2
+    assert res.effective_n == pytest.approx(300 * ratio, rel=1e-9)
+    assert all(0.0 <= v <= 1.0 for v in res.lam.values())
+    frame = res.to_frame()
+    assert {"estimate", "lower", "upper", "classical_lower", "effective_n"} <= set(frame.columns)
+    # one result per group when no group is named; deterministic for a seed
+    (only,) = ppi_difference(data, "tpr", random_seed=0)
+    assert only.interval == res.interval
+
+
+def test_with_lambda_zero_the_estimate_is_the_stratified_labeled_one():
+    # with raw, uninformative scores (all 0.5) the tuned λ is 0 and PPI++ is the
+    # classical stratified estimate
+    data = _data()
+    flat = bf.AssessmentData(
+        np.full(300, 0.5),
+        data.labels,
+        data.groups,
+        unlabeled_scores=np.full(3000, 0.5),
+        unlabeled_groups=data.unlabeled_groups,
+        reference="A",
+    )
+    res = ppi_difference(flat, "accuracy", predictions="scores", random_seed=0)[0]
+    assert res.interval == pytest.approx(res.classical_interval)
+    assert set(res.lam.values()) == {0.0}
+
+
+def test_no_labeled_positive_in_a_group_gives_nan_and_names_it():
+    data = _data()
+    labels = data.labels.copy()
+    labels[data.groups == "B"] = 0
+    no_pos = bf.AssessmentData(
+        data.scores,
+        labels,
+        data.groups,
+        unlabeled_scores=data.unlabeled_scores,
+        unlabeled_groups=data.unlabeled_groups,
+        reference="A",
+    )
+    with pytest.warns(UndefinedRateWarning, match=r"\['B'\]"):
+        res = ppi_difference(no_pos, "tpr", random_seed=0)[0]
+    assert np.isnan(res.estimate) and np.isnan(res.interval[0])
+
+
+def test_a_group_with_one_label_and_identical_scores_do_not_crash():
+    rng = np.random.default_rng(1)
+    s = rng.uniform(size=41)
+    y = (rng.uniform(size=41) < s).astype(int)
+    g = np.array(["A"] * 40 + ["B"])
+    data = bf.AssessmentData(
+        s,
+        y,
+        g,
+        unlabeled_scores=rng.uniform(size=500),
+        unlabeled_groups=rng.choice(["A", "B"], 500),
+        reference="A",
+    )
+    with pytest.warns(UndefinedRateWarning, match="'B', side"):
+        res = ppi_difference(data, "accuracy", random_seed=0)[0]
+    assert np.isfinite(res.interval).all() and res.interval[1] - res.interval[0] > 0.5
+    same = bf.AssessmentData(
+        np.full(41, 0.7),
+        y,
+        g,
+        unlabeled_scores=np.full(500, 0.7),
+        unlabeled_groups=rng.choice(["A", "B"], 500),
+        reference="A",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedRateWarning)
+        res = ppi_difference(same, "accuracy", random_seed=0)[0]
+    assert np.isfinite(res.estimate)
+
+
+def test_bad_arguments():
+    data = _data()
+    with pytest.raises(InvalidParameterError, match="'predictions'"):
+        ppi_difference(data, predictions="oracle")
+    with pytest.raises(InvalidParameterError, match="'ci_prob'"):
+        ppi_difference(data, ci_prob=1.2)
+    with pytest.raises(InvalidParameterError, match="need unlabeled"):
+        ppi_difference(bf.AssessmentData(data.scores, data.labels, data.groups), "accuracy")
+    with pytest.raises(InvalidParameterError, match="'lam'"):
+        ppi_mean_interval([0, 1, 1], [0.2, 0.8, 0.6], [0.5], lam=1.5)
