@@ -165,7 +165,7 @@ def compare(
     data.require_groups(2, "a side-by-side comparison of group differences")
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     seq = seed_sequence(random_seed)
-    boot_seq, fit_seq = seq.spawn(2)
+    boot_seq, fit_seq, ppi_seq = seq.spawn(3)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
     for name, model_seq in zip(models, fit_seq.spawn(len(models)), strict=True):
@@ -212,6 +212,7 @@ def compare(
                 "bootstrap_lower": row["bootstrap_lower"],
                 "bootstrap_upper": row["bootstrap_upper"],
             }
+            out.update(_ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq))
             try:
                 b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
                 out["bernstein_lower"], out["bernstein_upper"] = b.interval
@@ -299,6 +300,23 @@ def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
         f"Δ {row['metric']} ({row['group']} − {row['reference']}): {n1} [{l1:.3f}, {h1:.3f}] "
         f"and {n2} [{l2:.3f}, {h2:.3f}] do not overlap: {what}.{check}"
     )
+
+
+def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> dict:
+    """PPI++ estimate, interval and effective n of one pair (NaN without unlabeled data)."""
+    cols = dict.fromkeys(["ppi_estimate", "ppi_lower", "ppi_upper", "ppi_effective_n"], np.nan)
+    if data.n_unlabeled == 0:
+        return cols
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedRateWarning)  # stated in the 'note' column
+        # the same folds for every pair and rate: one cross-fitted predictor per group
+        res = fq.ppi_difference(
+            data, metric, group=g, reference=r, ci_prob=ci_prob, random_seed=seq
+        )
+    cols["ppi_estimate"] = res.estimate
+    cols["ppi_lower"], cols["ppi_upper"] = res.interval
+    cols["ppi_effective_n"] = res.effective_n
+    return cols
 
 
 def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:

@@ -55,6 +55,9 @@ def _pair_table(comp, digits: int) -> pd.DataFrame:
             "bootstrap": _interval(r, "bootstrap", digits),
             "Bernstein": _interval(r, "bernstein", digits),
         }
+        if "ppi_lower" in r and not math.isnan(r["ppi_lower"]):
+            row["PPI++"] = _interval(r, "ppi", digits)
+            row["PPI++ n_eff"] = f"{r['ppi_effective_n']:.0f}"
         for m in models:
             row[f"{m.upper()} mean"] = _fmt(r[f"{m}_mean"], digits)
             row[f"{m.upper()} HDI"] = _interval(r, m, digits)

@@ -137,3 +137,44 @@ def test_bad_arguments():
         ppi_difference(bf.AssessmentData(data.scores, data.labels, data.groups), "accuracy")
     with pytest.raises(InvalidParameterError, match="'lam'"):
         ppi_mean_interval([0, 1, 1], [0.2, 0.8, 0.6], [0.5], lam=1.5)
+
+
+def test_compare_and_the_report_show_the_ppi_column():
+    from bayesfair.report import comparison_markdown
+
+    data = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(
+            data,
+            ["accuracy"],
+            models=("bb",),
+            n_boot=100,
+            random_seed=0,
+            fit_kwargs=dict(draws=50, tune=50, chains=1),
+        )
+    row = comp.pairs.iloc[0]
+    direct = ppi_difference(
+        data,
+        "accuracy",
+        group="B",
+        reference="A",
+        random_seed=np.random.SeedSequence(0).spawn(3)[2],
+    )
+    assert (row["ppi_lower"], row["ppi_upper"]) == pytest.approx(direct.interval)
+    assert row["ppi_effective_n"] == pytest.approx(direct.effective_n)
+    assert "PPI++" in comparison_markdown(comp) and "n_eff" in comparison_markdown(comp)
+    # without unlabeled data there is no PPI++ interval, and no column in the report
+    labeled = bf.AssessmentData(data.scores, data.labels, data.groups, reference="A")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bare = bf.compare(
+            labeled,
+            ["accuracy"],
+            models=("bb",),
+            n_boot=100,
+            random_seed=0,
+            fit_kwargs=dict(draws=50, tune=50, chains=1),
+        )
+    assert np.isnan(bare.pairs.iloc[0]["ppi_lower"])
+    assert "PPI++" not in comparison_markdown(bare)
