@@ -24,6 +24,7 @@ import pandas as pd
 
 from bayesfair._validation import seed_record, seed_sequence, undefined_rate_message
 from bayesfair.data import AssessmentData
+from bayesfair.exceptions import SparseStratumWarning
 from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
 
 __all__ = ["Comparison", "compare"]
@@ -212,7 +213,8 @@ def compare(
                 "bootstrap_lower": row["bootstrap_lower"],
                 "bootstrap_upper": row["bootstrap_upper"],
             }
-            out.update(_ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq))
+            ppi_cols, ppi_notes = _ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq)
+            out.update(ppi_cols)
             try:
                 b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
                 out["bernstein_lower"], out["bernstein_upper"] = b.interval
@@ -224,7 +226,7 @@ def compare(
                 out[f"{name}_mean"] = float(np.nanmean(d))
                 out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
                 out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
-            notes = _undefined_note(rates, metric, (g, r))
+            notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
             notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
             out["note"] = "; ".join(dict.fromkeys(notes))
             out["disagreement"] = _disagreement(out, calibrated, calibration)
@@ -302,21 +304,27 @@ def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
     )
 
 
-def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> dict:
-    """PPI++ estimate, interval and effective n of one pair (NaN without unlabeled data)."""
+def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]:
+    """PPI++ estimate, interval and effective n of one pair (NaN without unlabeled data).
+
+    Also returns what PPI++ warned about a sparse stratum, for the pair's note
+    (an undefined rate is stated there already).
+    """
     cols = dict.fromkeys(["ppi_estimate", "ppi_lower", "ppi_upper", "ppi_effective_n"], np.nan)
     if data.n_unlabeled == 0:
-        return cols
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedRateWarning)  # stated in the 'note' column
+        return cols, []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("ignore", UndefinedRateWarning)
+        warnings.simplefilter("always", SparseStratumWarning)
         # the same folds for every pair and rate: one cross-fitted predictor per group
         res = fq.ppi_difference(
             data, metric, group=g, reference=r, ci_prob=ci_prob, random_seed=seq
         )
+    notes = [f"PPI++: {w.message}" for w in caught if w.category is SparseStratumWarning]
     cols["ppi_estimate"] = res.estimate
     cols["ppi_lower"], cols["ppi_upper"] = res.interval
     cols["ppi_effective_n"] = res.effective_n
-    return cols
+    return cols, notes
 
 
 def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:

@@ -13,6 +13,7 @@ __all__ = [
     "InvalidParameterError",
     "NoLabelsWarning",
     "SamplingWarning",
+    "SparseStratumWarning",
     "UndefinedRateWarning",
     "UnlabeledGroupWarning",
 ]
@@ -58,3 +59,11 @@ class UnlabeledGroupWarning(UserWarning):
 
 class IgnoredOptionWarning(UserWarning):
     """An option was given to a function or model that does not use it."""
+
+
+class SparseStratumWarning(UserWarning):
+    """A stratum (group × side of the threshold) has too few labels for its estimator.
+
+    Raised by :func:`bayesfair.frequentist.ppi_difference`, which then falls back
+    on the largest variance of a rate there.
+    """

@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 import bayesfair as bf
-from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
+from bayesfair.exceptions import (
+    InvalidParameterError,
+    SparseStratumWarning,
+    UndefinedRateWarning,
+)
 from bayesfair.frequentist import ppi_difference, ppi_mean_interval
 
 ppi_py = pytest.importorskip("ppi_py")
@@ -97,7 +101,8 @@ def test_no_labeled_positive_in_a_group_gives_nan_and_names_it():
     assert np.isnan(res.estimate) and np.isnan(res.interval[0])
 
 
-def test_a_group_with_one_label_and_identical_scores_do_not_crash():
+def _one_label_in_b():
+    """40 labels in A, one in B; returns the data and the generator for more draws."""
     rng = np.random.default_rng(1)
     s = rng.uniform(size=41)
     y = (rng.uniform(size=41) < s).astype(int)
@@ -110,7 +115,13 @@ def test_a_group_with_one_label_and_identical_scores_do_not_crash():
         unlabeled_groups=rng.choice(["A", "B"], 500),
         reference="A",
     )
-    with pytest.warns(UndefinedRateWarning, match="'B', side"):
+    return data, rng
+
+
+def test_a_group_with_one_label_and_identical_scores_do_not_crash():
+    data, rng = _one_label_in_b()
+    y, g = data.labels, data.groups
+    with pytest.warns(SparseStratumWarning, match="'B', side"):
         res = ppi_difference(data, "accuracy", random_seed=0)[0]
     assert np.isfinite(res.interval).all() and res.interval[1] - res.interval[0] > 0.5
     same = bf.AssessmentData(
@@ -122,7 +133,7 @@ def test_a_group_with_one_label_and_identical_scores_do_not_crash():
         reference="A",
     )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedRateWarning)
+        warnings.simplefilter("ignore", SparseStratumWarning)
         res = ppi_difference(same, "accuracy", random_seed=0)[0]
     assert np.isfinite(res.estimate)
 
@@ -139,13 +150,10 @@ def test_bad_arguments():
         ppi_mean_interval([0, 1, 1], [0.2, 0.8, 0.6], [0.5], lam=1.5)
 
 
-def test_compare_and_the_report_show_the_ppi_column():
-    from bayesfair.report import comparison_markdown
-
-    data = _data()
+def _compare(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(
+        return bf.compare(
             data,
             ["accuracy"],
             models=("bb",),
@@ -153,6 +161,13 @@ def test_compare_and_the_report_show_the_ppi_column():
             random_seed=0,
             fit_kwargs=dict(draws=50, tune=50, chains=1),
         )
+
+
+def test_compare_and_the_report_show_the_ppi_column():
+    from bayesfair.report import comparison_markdown
+
+    data = _data()
+    comp = _compare(data)
     row = comp.pairs.iloc[0]
     direct = ppi_difference(
         data,
@@ -166,15 +181,12 @@ def test_compare_and_the_report_show_the_ppi_column():
     assert "PPI++" in comparison_markdown(comp) and "n_eff" in comparison_markdown(comp)
     # without unlabeled data there is no PPI++ interval, and no column in the report
     labeled = bf.AssessmentData(data.scores, data.labels, data.groups, reference="A")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        bare = bf.compare(
-            labeled,
-            ["accuracy"],
-            models=("bb",),
-            n_boot=100,
-            random_seed=0,
-            fit_kwargs=dict(draws=50, tune=50, chains=1),
-        )
+    bare = _compare(labeled)
     assert np.isnan(bare.pairs.iloc[0]["ppi_lower"])
     assert "PPI++" not in comparison_markdown(bare)
+
+
+def test_compare_states_a_sparse_stratum_in_the_pair_note():
+    data, _ = _one_label_in_b()
+    note = _compare(data).pairs.iloc[0]["note"]
+    assert "PPI++: Group 'B', side" in note

@@ -48,10 +48,14 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy.special import ndtri
 
 from bayesfair._validation import check_probability, check_random_state, undefined_rate_message
-from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
+from bayesfair.exceptions import (
+    InvalidParameterError,
+    SparseStratumWarning,
+    UndefinedRateWarning,
+)
 from bayesfair.metrics import get_rate
 
 __all__ = ["PPIResult", "ppi_difference", "ppi_mean_interval"]
@@ -112,7 +116,7 @@ def ppi_mean_interval(y, yhat, yhat_unlabeled, *, lam=None, ci_prob: float = 0.9
         if not 0.0 <= lam <= 1.0:
             raise InvalidParameterError(f"The 'lam' parameter must be in [0, 1]. Got {lam!r}.")
     est, var, lam = _ppi_mean(y, f, f_u, lam)
-    z = stats.norm.ppf(0.5 + ci_prob / 2.0)
+    z = ndtri(0.5 + ci_prob / 2.0)
     half = z * np.sqrt(var)
     return est, (float(est - half), float(est + half)), lam
 
@@ -181,8 +185,7 @@ def _crossfit(scores, labels, scores_u, k_folds: int, rng):
     from sklearn.linear_model import LogisticRegression
 
     n = labels.size
-    f = np.full(n, labels.mean() if n else 0.5)
-    f_u = np.zeros(scores_u.size)
+    f, f_u = np.empty(n), np.zeros(scores_u.size)
     if n < 2 * k_folds or labels.min() == labels.max():
         # too few labels, or one class: the group's labeled rate as the prediction
         rate = (labels.sum() + 1.0) / (n + 2.0)
@@ -261,7 +264,7 @@ def ppi_difference(
                 f"The 'group' and 'reference' parameters are the same group {ref!r}."
             )
     per_group = {g: _group_rate(data, g, rate, rng, predictions, k_folds) for g in {*groups, ref}}
-    z = stats.norm.ppf(0.5 + ci_prob / 2.0)
+    z = ndtri(0.5 + ci_prob / 2.0)
     results = []
     for g in groups:
         a, b = per_group[g], per_group[ref]
@@ -314,7 +317,7 @@ def _group_rate(data, g, rate, rng, predictions, k_folds):
             warnings.warn(
                 f"Group {g!r}, side ŷ = {h}: {yl.size} labeled example(s); its positive rate "
                 "uses λ = 0 and the largest variance of a rate (1/4).",
-                UndefinedRateWarning,
+                SparseStratumWarning,
                 stacklevel=4,
             )
             q[h] = q0[h] = (yl.sum() + 0.5) / (yl.size + 1.0)

@@ -116,7 +116,7 @@ class DiscrepancyPrior:
     per stratum (n_L = 10) the labels cannot tell the states apart, the
     states keep their prior odds, and a stratum drawn off the map follows its
     two labels; at the earlier defaults (0.05 per group, 0.1 per side) the
-    mean absolute error of the gap was 1.5–2.8 times ``bc``'s on the Adult
+    mean absolute error of the gap was 1.2–2.8 times ``bc``'s on the Adult
     and COMPAS score sets, where ``bc`` is right. A misfit the labels can
     show (n_L = 200: an inverted classifier, a group the hierarchy cannot fit)
     has a likelihood ratio of many orders of magnitude and overcomes prior
