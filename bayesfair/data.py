@@ -528,6 +528,34 @@ class AssessmentData:
             columns=["n", "n_predicted_positive", "mean_score", "min", "median", "max"],
         )
 
+    def unlabeled_reduction(self, score_clip: float = 0.01, n_bins: int | None = None):
+        """The unlabeled scores reduced to per-group, per-side histograms (cached).
+
+        The sufficient statistics that the calibration models and the
+        prediction-powered intervals use in place of the ``n_U`` scores
+        (:func:`bayesfair.models.unlabeled.reduce_unlabeled`). Computed once
+        per ``(score_clip, n_bins)`` and kept: the data's arrays are read-only,
+        so the reduction cannot go stale.
+
+        Returns
+        -------
+        UnlabeledSummary
+        """
+        from bayesfair.models.unlabeled import DEFAULT_BINS, reduce_unlabeled
+
+        key = (float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
+        cache = self.__dict__.setdefault("_reductions", {})
+        if key not in cache:
+            cache[key] = reduce_unlabeled(
+                self.unlabeled_scores,
+                self.unlabeled_group_codes,
+                self.n_groups,
+                threshold=self.threshold,
+                score_clip=key[0],
+                n_bins=key[1],
+            )
+        return cache[key]
+
     def __repr__(self) -> str:
         return (
             f"AssessmentData(n_labeled={self.n_labeled}, n_unlabeled={self.n_unlabeled}, "

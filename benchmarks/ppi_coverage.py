@@ -9,8 +9,8 @@ replicate: ``n_L`` labeled examples (groups at random) and 20,000 unlabeled;
 against the truth, the rates of the population (computed once from 4 × 10⁶
 draws, Monte Carlo error below 5e-4).
 
-Run: ``python benchmarks/ppi_coverage.py`` (1,000 replicates per n_L, about
-4 minutes); ``--reps 200`` for a quick look. Writes ``docs/results/ppi_coverage.md``.
+Run: ``python benchmarks/ppi_coverage.py`` (2,000 replicates per n_L, about
+two minutes); ``--reps 200`` for a quick look. Writes ``docs/results/ppi_coverage.md``.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--reps", type=int, default=1000)
+    p.add_argument("--reps", type=int, default=2000)
     p.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 500, 1000])
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "ppi_coverage.md")
     args = p.parse_args(argv)

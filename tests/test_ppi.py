@@ -190,3 +190,44 @@ def test_compare_states_a_sparse_stratum_in_the_pair_note():
     data, _ = _one_label_in_b()
     note = _compare(data).pairs.iloc[0]["note"]
     assert "PPI++: Group 'B', side" in note
+
+
+def test_the_newton_calibration_fit_is_scikit_learns():
+    from sklearn.linear_model import LogisticRegression
+
+    from bayesfair.frequentist.ppi import _features, _logistic
+
+    rng = np.random.default_rng(5)
+    s = rng.beta(2, 3, 80)
+    y = (rng.uniform(size=80) < s**1.5).astype(float)
+    x = _features(s, 0.01)
+    ours = _logistic(x, y)
+    ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(x, y)
+    np.testing.assert_allclose(ours, [ref.intercept_[0], *ref.coef_[0]], atol=1e-6)
+
+
+def test_own_predictions_and_predictions_outside_the_unit_interval():
+    data = _data(seed=4)
+    # the raw scores passed as one's own predictions equal predictions="scores"
+    # up to the histogram's bin-mean approximation (documented bound 1e-4)
+    own = (
+        np.clip(data.scores, 0.01, 0.99),
+        np.clip(data.unlabeled_scores, 0.01, 0.99),
+    )
+    a = ppi_difference(data, "fpr", group="B", reference="A", predictions=own)
+    b = ppi_difference(data, "fpr", group="B", reference="A", predictions="scores")
+    np.testing.assert_allclose(a.interval, b.interval, atol=1e-4)
+    bad = (own[0] * 2.0, own[1])
+    with pytest.raises(InvalidParameterError, match=r"labeled predictions must be probabilities"):
+        ppi_difference(data, "fpr", predictions=bad)
+    with pytest.raises(InvalidParameterError, match=r"unlabeled predictions have 3 values"):
+        ppi_difference(data, "fpr", predictions=(own[0], [0.1, 0.2, 0.3]))
+    with pytest.raises(InvalidParameterError, match=r"'k_folds'"):
+        ppi_difference(data, "fpr", k_folds=1)
+
+
+def test_the_unlabeled_reduction_is_computed_once():
+    data = _data(seed=6)
+    first = data.unlabeled_reduction(0.01)
+    ppi_difference(data, "accuracy", random_seed=0)
+    assert data.unlabeled_reduction(0.01) is first

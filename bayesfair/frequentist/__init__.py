@@ -33,7 +33,13 @@ from bayesfair.frequentist.meta import (
     mean_abs_deviation,
     meta_metrics,
 )
-from bayesfair.frequentist.ppi import PPIResult, ppi_difference, ppi_mean_interval
+from bayesfair.frequentist.ppi import (
+    PPIResult,
+    PPIVarianceResult,
+    ppi_between_group_variance,
+    ppi_difference,
+    ppi_mean_interval,
+)
 from bayesfair.frequentist.variance import (
     VarianceBootstrapResult,
     VarianceDraws,
@@ -73,6 +79,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "meta_metrics",
     # prediction-powered intervals (PPI++, stratified, cross-fitted)
     "PPIResult",
+    "PPIVarianceResult",
+    "ppi_between_group_variance",
     "ppi_difference",
     "ppi_mean_interval",
     # Bernstein bounds (Ethayarajh 2020)
