@@ -51,6 +51,9 @@ def test_assess_json_bb(runner, files, tmp_path):
     assert doc["settings"]["reference"] == "Male"  # most labeled examples
     assert [p["metric"] for p in doc["pairs"]] == ["accuracy", "tpr", "fpr"]
     assert "newcombe_lower" in doc["pairs"][0]  # frequentist columns always there
+    # with unlabeled data, the PPI++ interval and its effective n too
+    assert doc["pairs"][0]["ppi_lower"] < doc["pairs"][0]["ppi_upper"]
+    assert doc["pairs"][0]["ppi_effective_n"] > 0
     assert "reference group 'Male'" in res.stderr
     assert "Wrote json report" in res.stderr
     assert res.stdout == ""
@@ -64,6 +67,7 @@ def test_assess_markdown_to_stdout_quiet(runner, files):
     assert res.stderr == ""
     assert "| accuracy | Male − Female |" in res.stdout
     assert "ε = 0.05" in res.stdout
+    assert "PPI++" not in res.stdout  # no unlabeled file: no prediction-powered column
 
 
 def test_assess_bc_html_also_fits_bb(runner, files, tmp_path):
@@ -249,3 +253,10 @@ def test_subprocess_success_and_malformed(files, tmp_path):
     ]
     assert "Traceback" not in proc.stderr
     assert not out2.exists()
+
+
+def test_assess_markdown_with_unlabeled_shows_ppi(runner, files):
+    res = _run(runner, files["lab"], "--unlabeled", files["unl"], *COLS, "--model", "bb",
+               "--metrics", "tpr", "--quiet", *SMALL)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "PPI++" in res.stdout and "PPI++ n_eff" in res.stdout
