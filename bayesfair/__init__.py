@@ -11,12 +11,15 @@ from bayesfair.data import AssessmentData
 from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import ESTIMANDS, MODELS, fit
 from bayesfair.posterior import FairnessPosterior
+from bayesfair.sources import UnlabeledScores, summarize_unlabeled
 
 __version__ = "0.2.0.dev0"
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     # data
     "AssessmentData",
+    "UnlabeledScores",
+    "summarize_unlabeled",
     "datasets",
     # rates and composites
     "metrics",

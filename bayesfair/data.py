@@ -262,6 +262,7 @@ class AssessmentData:
         threshold: float = 0.5,
         pos_label=None,
         reference=None,
+        unlabeled=None,
     ):
         self.threshold = self._check_threshold(threshold)
         self.scores = _readonly(_as_scores(scores, "scores"))
@@ -278,7 +279,11 @@ class AssessmentData:
             given = "unlabeled_scores" if unlabeled_groups is None else "unlabeled_groups"
             missing = "unlabeled_groups" if unlabeled_groups is None else "unlabeled_scores"
             raise ValueError(f"'{given}' was given without '{missing}': pass both or neither.")
-        if unlabeled_scores is None:
+        self._summary = None
+        if unlabeled is not None:
+            u_labels = self._accept_summary(unlabeled, unlabeled_scores)
+            u_scores = np.empty(0, dtype=float)
+        elif unlabeled_scores is None:
             u_scores = np.empty(0, dtype=float)
             u_labels = pd.Series([], dtype=object)
         else:
@@ -294,11 +299,13 @@ class AssessmentData:
                     f"The unlabeled data has sensitive attributes {u_attributes}, "
                     f"the labeled data {self.attributes}: they must be the same."
                 )
-        self.unlabeled_scores = _readonly(u_scores)
+        self._u_scores = _readonly(u_scores)
 
         self.group_levels: list = _ordered_levels(group_labels, u_labels)
         self.group_codes = _readonly(_encode(group_labels, self.group_levels))
-        self.unlabeled_group_codes = _readonly(_encode(u_labels, self.group_levels))
+        self._u_codes = _readonly(
+            np.empty(0, dtype=np.intp) if self._summary else _encode(u_labels, self.group_levels)
+        )
         n_per_group = np.bincount(self.group_codes, minlength=self.n_groups)
         only_unlabeled = [g for g, n in zip(self.group_levels, n_per_group, strict=True) if n == 0]
         if only_unlabeled:
@@ -427,9 +434,73 @@ class AssessmentData:
     def n_labeled(self) -> int:
         return len(self.scores)
 
+    def _accept_summary(self, summary, unlabeled_scores) -> pd.Series:
+        """Validate ``unlabeled=`` and return its group labels (for the levels)."""
+        from bayesfair.sources import UnlabeledScores
+
+        if unlabeled_scores is not None:
+            raise ValueError(
+                "Pass the unlabeled examples either as 'unlabeled' (a summary) or as "
+                "'unlabeled_scores'/'unlabeled_groups', not both."
+            )
+        if not isinstance(summary, UnlabeledScores):
+            raise TypeError(
+                "The 'unlabeled' parameter must be the summary of bayesfair.summarize_unlabeled "
+                f"(UnlabeledScores). Got {type(summary).__name__}; for a file, query or "
+                "frame, call bayesfair.summarize_unlabeled(source, ...) or use "
+                "AssessmentData.from_frames(labeled, source, ...)."
+            )
+        if summary.threshold != self.threshold:
+            raise ValueError(
+                f"The unlabeled summary was built with threshold {summary.threshold}, the data "
+                f"use {self.threshold}: the sides of the threshold would not match. Summarise "
+                "again with the data's threshold."
+            )
+        if summary.attributes and self.attributes and list(summary.attributes) != self.attributes:
+            raise ValueError(
+                f"The unlabeled summary has sensitive attributes {list(summary.attributes)}, "
+                f"the labeled data {self.attributes}: they must be the same."
+            )
+        self._summary = summary
+        return pd.Series(summary.group_levels, dtype=object)
+
+    @property
+    def unlabeled_scores(self) -> np.ndarray:
+        """Scores of the unlabeled examples (not available when given as a summary)."""
+        self._require_rows("unlabeled_scores")
+        return self._u_scores
+
+    @property
+    def unlabeled_group_codes(self) -> np.ndarray:
+        """Group code of each unlabeled example (not available when given as a summary)."""
+        self._require_rows("unlabeled_group_codes")
+        return self._u_codes
+
+    @property
+    def unlabeled_is_summary(self) -> bool:
+        """Whether the unlabeled examples are held as a summary, not as rows."""
+        return self._summary is not None
+
+    def _require_rows(self, what: str) -> None:
+        if self._summary is not None:
+            raise ValueError(
+                f"'{what}' is not available: this data set holds its {self._summary.n_total} "
+                "unlabeled examples as a summary (bayesfair.summarize_unlabeled), which keeps "
+                "per-group histograms, not rows."
+            )
+
+    def _unlabeled_counts(self) -> np.ndarray:
+        """Unlabeled examples per group, shape ``(n_groups,)``."""
+        if self._summary is None:
+            return np.bincount(self._u_codes, minlength=self.n_groups)
+        out = np.zeros(self.n_groups, dtype=np.int64)
+        for g, c in zip(self._summary.group.tolist(), self._summary.count, strict=True):
+            out[self.group_levels.index(g)] += c
+        return out
+
     @property
     def n_unlabeled(self) -> int:
-        return len(self.unlabeled_scores)
+        return self._summary.n_total if self._summary is not None else len(self._u_scores)
 
     @property
     def groups(self) -> np.ndarray:
@@ -494,7 +565,7 @@ class AssessmentData:
         return pd.DataFrame(
             {
                 "n_labeled": np.bincount(self.group_codes, minlength=self.n_groups),
-                "n_unlabeled": np.bincount(self.unlabeled_group_codes, minlength=self.n_groups),
+                "n_unlabeled": self._unlabeled_counts(),
             },
             index=pd.Index(self.group_levels, name="group", dtype=object),
         )
@@ -504,8 +575,11 @@ class AssessmentData:
 
         Columns: ``n``, ``n_predicted_positive``, ``mean_score``, ``min``,
         ``median``, ``max``. Rows of groups without unlabeled data hold ``n = 0``
-        and NaN elsewhere.
+        and NaN elsewhere. For unlabeled data given as a summary, ``min``,
+        ``median`` and ``max`` are NaN (a histogram does not keep them).
         """
+        if self._summary is not None:
+            return self._summary_table()
         rows = []
         for k in range(self.n_groups):
             s = self.unlabeled_scores[self.unlabeled_group_codes == k]
@@ -528,6 +602,21 @@ class AssessmentData:
             columns=["n", "n_predicted_positive", "mean_score", "min", "median", "max"],
         )
 
+    def _summary_table(self) -> pd.DataFrame:
+        sm = self._summary
+        codes = np.array([self.group_levels.index(g) for g in sm.group.tolist()], dtype=np.intp)
+        n = np.bincount(codes, weights=sm.count, minlength=self.n_groups)
+        pos = np.bincount(codes, weights=sm.count * sm.side, minlength=self.n_groups)
+        total = np.bincount(codes, weights=sm.sum_score, minlength=self.n_groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n > 0, total / n, np.nan)
+        nan = np.full(self.n_groups, np.nan)
+        return pd.DataFrame(
+            {"n": n.astype(np.int64), "n_predicted_positive": pos.astype(np.int64),
+             "mean_score": mean, "min": nan, "median": nan, "max": nan},
+            index=pd.Index(self.group_levels, name="group", dtype=object),
+        )  # fmt: skip
+
     def unlabeled_reduction(self, score_clip: float = 0.01, n_bins: int | None = None):
         """The unlabeled scores reduced to per-group, per-side histograms (cached).
 
@@ -545,6 +634,17 @@ class AssessmentData:
 
         key = (float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
         cache = self.__dict__.setdefault("_reductions", {})
+        if key not in cache and self._summary is not None:
+            from bayesfair.models.unlabeled import from_scores_summary
+
+            held = (self._summary.score_clip, self._summary.n_bins)
+            if key != held:
+                raise ValueError(
+                    f"The unlabeled summary was built with score_clip={held[0]} and "
+                    f"n_bins={held[1]}; this needs score_clip={key[0]} and n_bins={key[1]}. "
+                    "Summarise again with those settings (a histogram cannot be re-binned)."
+                )
+            cache[key] = from_scores_summary(self._summary, self.group_levels)
         if key not in cache:
             cache[key] = reduce_unlabeled(
                 self.unlabeled_scores,

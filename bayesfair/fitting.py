@@ -514,14 +514,14 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
             "No unlabeled data: the calibration model's rates are model-based estimates over "
             "the labeled scores (each example's calibrated probability in place of its label)."
         )
-        population = (data.scores, data.group_codes)
         labeled_counts = np.zeros((k, 4))
+        summary = reduce_unlabeled(
+            data.scores, data.group_codes, k, threshold=data.threshold, score_clip=score_clip,
+            n_bins=n_bins,
+        )  # fmt: skip
     else:
-        population = (data.unlabeled_scores, data.unlabeled_group_codes)
         labeled_counts = data.counts_array().astype(float)
-    summary = reduce_unlabeled(
-        *population, k, threshold=data.threshold, score_clip=score_clip, n_bins=n_bins
-    )
+        summary = data.unlabeled_reduction(score_clip, n_bins)
     s = np.clip(data.scores, score_clip, 1 - score_clip)
     model_data = {
         "log_s": np.log(s),

@@ -11,7 +11,8 @@ Summing ``f_g`` over all ``n_U`` scores for each of thousands of draws would
 cost O(draws × n_U). Instead, each group's scores are reduced **once** to a
 fine histogram on each side of the threshold, binned uniformly in logit(s).
 Within a bin we keep the count and the *means* of ``log s`` and
-``log(1 − s)``. Because the beta-calibration linear predictor
+``log(1 − s)`` (the bin arithmetic is :func:`bayesfair.sources.bin_sums`, the
+same in every engine). Because the beta-calibration linear predictor
 ``η = c + a log s − b log(1 − s)`` is linear in those two features, the bin's
 mean predictor is exact; the only approximation is ``Σ σ(η_j) ≈ n_b σ(η̄_b)``,
 whose error per example is at most ``max|σ''| / 2 · Var_b(η) ≈ 0.048 Var_b(η)``.
@@ -125,28 +126,30 @@ def reduce_unlabeled(
     -------
     UnlabeledSummary
     """
+    from bayesfair.sources import bin_sums
+
     s = np.asarray(scores, dtype=float)
     codes = np.asarray(group_codes, dtype=np.intp)
     if n_bins < 1:
         raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins}.")
-    lo, hi = np.log(score_clip / (1 - score_clip)), np.log((1 - score_clip) / score_clip)
     size = n_groups * 2 * n_bins
     count = np.zeros(size)
     sum_ls = np.zeros(size)
     sum_l1 = np.zeros(size)
     # In chunks of rows, so that the temporaries stay O(chunk), not O(n_U).
     for start in range(0, s.size, _ROW_CHUNK):
-        part = s[start : start + _ROW_CHUNK]
-        side = (part >= threshold).astype(np.intp)
-        sc = clip_scores(part, score_clip)
-        log_s = np.log(sc)
-        log_1ms = np.log1p(-sc)
-        u = log_s - log_1ms
-        b = np.clip(((u - lo) / (hi - lo) * n_bins).astype(np.intp), 0, n_bins - 1)
-        cell = (codes[start : start + _ROW_CHUNK] * 2 + side) * n_bins + b
-        count += np.bincount(cell, minlength=size)
-        sum_ls += np.bincount(cell, weights=log_s, minlength=size)
-        sum_l1 += np.bincount(cell, weights=log_1ms, minlength=size)
+        part = bin_sums(
+            s[start : start + _ROW_CHUNK], codes[start : start + _ROW_CHUNK], n_groups,
+            threshold, score_clip, n_bins,
+        )  # fmt: skip
+        cell = (part["code"] * 2 + part["side"]) * n_bins + part["bin"]
+        count[cell] += part["count"]
+        sum_ls[cell] += part["sum_log_s"]
+        sum_l1[cell] += part["sum_log_1ms"]
+    return _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, int(s.size))
+
+
+def _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, n_total) -> UnlabeledSummary:
     keep = np.flatnonzero(count)
     return UnlabeledSummary(
         n_groups=n_groups,
@@ -155,8 +158,25 @@ def reduce_unlabeled(
         count=count[keep],
         log_s=sum_ls[keep] / count[keep],
         log_1ms=sum_l1[keep] / count[keep],
-        n_total=int(s.size),
+        n_total=n_total,
     )
+
+
+def from_scores_summary(summary, group_levels) -> UnlabeledSummary:
+    """The models' summary from an :class:`~bayesfair.sources.UnlabeledScores`.
+
+    ``group_levels`` are the data's groups (codes are positions in it); every
+    group of ``summary`` must be among them.
+    """
+    n_groups, n_bins = len(group_levels), summary.n_bins
+    position = {g: i for i, g in enumerate(group_levels)}
+    codes = np.array([position[g] for g in summary.group.tolist()], dtype=np.intp)
+    cell = (codes * 2 + summary.side) * n_bins + summary.bin
+    size = n_groups * 2 * n_bins
+    count = np.bincount(cell, weights=summary.count, minlength=size)
+    sum_ls = np.bincount(cell, weights=summary.sum_log_s, minlength=size)
+    sum_l1 = np.bincount(cell, weights=summary.sum_log_1ms, minlength=size)
+    return _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, summary.n_total)
 
 
 def _bin_probabilities(summary: UnlabeledSummary, a, b, c) -> np.ndarray:

@@ -1,0 +1,418 @@
+"""Unlabeled scores from any source, reduced to an additive summary inside an engine.
+
+The models and the prediction-powered intervals need the unlabeled scores only
+through per-group, per-side-of-threshold histograms in logit(s) (see
+:mod:`bayesfair.models.unlabeled`): each bin's count and the sums of
+``log s``, ``log(1 − s)`` and ``s`` over its (clipped) scores. Those are sums,
+so they can be computed where the data live, one partition at a time, and
+partial summaries merge by addition (``a + b``).
+
+Engines:
+
+* ``"numpy"`` — arrays or a pandas frame in memory;
+* ``"duckdb"`` — a Parquet or CSV path or glob (local, or any URL DuckDB's
+  ``httpfs`` reads), a DuckDB relation, or a SQL query: DuckDB streams the
+  files with bounded memory on all cores, and returns only the aggregates.
+
+``engine="auto"`` picks DuckDB for paths, relations and SQL, NumPy for arrays
+and frames.
+
+**Why DuckDB is a core dependency.** Reading a production log that does not
+fit in memory is the ordinary case of an audit, not an extra: a user who
+points ``bayesfair assess`` at ``logs/*.parquet`` should not meet an
+``ImportError``. DuckDB is one wheel with no dependencies of its own, on every
+platform the package supports.
+
+Bin arithmetic is the same in every engine: ``ŷ = 1[s ≥ threshold]`` on the raw
+score, ``c = clip(s, ε, 1 − ε)``, ``u = ln c − ln(1 − c)``, bin
+``⌊(u − lo)/(hi − lo) · n_bins⌋`` clipped to ``[0, n_bins − 1]`` with
+``lo = ln(ε/(1 − ε)) = −hi``.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayesfair.exceptions import InvalidParameterError
+
+__all__ = ["ENGINES", "UnlabeledScores", "summarize_unlabeled"]
+
+ENGINES = ("auto", "numpy", "duckdb")
+_SEP = " & "  # as bayesfair.data.INTERSECTION_SEP
+
+
+@dataclass(frozen=True)
+class UnlabeledScores:
+    """Additive summary of unlabeled scores: one row per non-empty (group, side, bin).
+
+    Build it with :func:`summarize_unlabeled`; pass it to
+    :class:`~bayesfair.AssessmentData` as ``unlabeled=``. Two summaries with
+    the same settings merge with ``+``.
+
+    Attributes
+    ----------
+    group : numpy.ndarray of object
+        Group label of each row (for several attributes, ``"v1 & v2"``).
+    side : numpy.ndarray of bool
+        ŷ = 1 (score at or above the threshold).
+    bin : numpy.ndarray of int
+    count : numpy.ndarray of int
+    sum_log_s, sum_log_1ms, sum_score : numpy.ndarray of float
+        Sums of ``ln c``, ``ln(1 − c)`` (clipped score ``c``) and of the raw score.
+    threshold, score_clip : float
+    n_bins : int
+    attributes : tuple of str or None
+        The group columns the labels were built from.
+    """
+
+    group: np.ndarray
+    side: np.ndarray
+    bin: np.ndarray
+    count: np.ndarray
+    sum_log_s: np.ndarray
+    sum_log_1ms: np.ndarray
+    sum_score: np.ndarray
+    threshold: float
+    score_clip: float
+    n_bins: int
+    attributes: tuple | None = field(default=None)
+
+    @property
+    def n_total(self) -> int:
+        """Number of unlabeled examples summarised."""
+        return int(self.count.sum())
+
+    @property
+    def group_levels(self) -> list:
+        """The distinct group labels."""
+        return list(dict.fromkeys(self.group.tolist()))
+
+    def __add__(self, other: UnlabeledScores) -> UnlabeledScores:
+        if not isinstance(other, UnlabeledScores):
+            return NotImplemented
+        mine = (self.threshold, self.score_clip, self.n_bins, self.attributes)
+        theirs = (other.threshold, other.score_clip, other.n_bins, other.attributes)
+        if mine != theirs:
+            raise InvalidParameterError(
+                "Only summaries with the same threshold, score_clip, n_bins and group "
+                f"columns can be added. Got {mine} and {theirs}."
+            )
+        return _aggregate(
+            {k: np.concatenate([getattr(self, k), getattr(other, k)]) for k in _COLUMNS},
+            self.threshold, self.score_clip, self.n_bins, self.attributes,
+        )  # fmt: skip
+
+    def to_frame(self):
+        """The rows as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame({k: getattr(self, k) for k in _COLUMNS})
+
+    def __repr__(self) -> str:
+        return (
+            f"UnlabeledScores(n_total={self.n_total}, groups={self.group_levels!r}, "
+            f"threshold={self.threshold}, rows={self.count.size})"
+        )
+
+
+_COLUMNS = ("group", "side", "bin", "count", "sum_log_s", "sum_log_1ms", "sum_score")
+
+
+def _aggregate(cols, threshold, score_clip, n_bins, attributes) -> UnlabeledScores:
+    """Sum rows with the same (group, side, bin); sort by group label, side, bin."""
+    import pandas as pd
+
+    frame = pd.DataFrame(cols)
+    if len(frame):
+        frame = frame.groupby(["group", "side", "bin"], sort=True, as_index=False).sum()
+    return UnlabeledScores(
+        group=np.asarray([_plain(g) for g in frame["group"]], dtype=object),
+        side=frame["side"].to_numpy(bool),
+        bin=frame["bin"].to_numpy(np.int64),
+        count=frame["count"].to_numpy(np.int64),
+        sum_log_s=frame["sum_log_s"].to_numpy(float),
+        sum_log_1ms=frame["sum_log_1ms"].to_numpy(float),
+        sum_score=frame["sum_score"].to_numpy(float),
+        threshold=float(threshold),
+        score_clip=float(score_clip),
+        n_bins=int(n_bins),
+        attributes=attributes,
+    )
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _edges(score_clip: float) -> tuple[float, float]:
+    lo = float(np.log(score_clip) - np.log(1.0 - score_clip))
+    return lo, -lo
+
+
+def summarize_unlabeled(
+    source,
+    score: str = "score",
+    group="group",
+    threshold: float = 0.5,
+    engine: str = "auto",
+    *,
+    score_clip: float = 0.01,
+    n_bins: int | None = None,
+) -> UnlabeledScores:
+    """Reduce unlabeled scores to their additive summary without loading them.
+
+    Parameters
+    ----------
+    source
+        A Parquet or CSV path or glob (``"logs/*.parquet"``), a list of them, a
+        DuckDB relation, a SQL query (``"SELECT ... FROM ..."``), a pandas
+        DataFrame, or a pair ``(scores, groups)`` of arrays.
+    score : str
+        The score column (ignored for arrays).
+    group : str or list of str
+        The group column(s); several define intersectional groups labelled
+        ``"v1 & v2"``, as :class:`~bayesfair.AssessmentData` does.
+    threshold : float
+        ŷ = 1 when ``score >= threshold``.
+    engine : {"auto", "numpy", "duckdb"}
+    score_clip : float
+        ε of the clipping ``[ε, 1 − ε]`` before the logs (the models' default).
+    n_bins : int, optional
+        Bins per group and side (default 1,024).
+
+    Returns
+    -------
+    UnlabeledScores
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown engine, a glob that matches nothing, a missing column,
+        or a score that is NaN or outside [0, 1] (naming the file where the
+        engine can).
+    """
+    from bayesfair.data import AssessmentData
+    from bayesfair.models.unlabeled import DEFAULT_BINS
+
+    threshold = AssessmentData._check_threshold(threshold)
+    n_bins = DEFAULT_BINS if n_bins is None else int(n_bins)
+    if n_bins < 1:
+        raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
+    if not 0.0 < score_clip < 0.5:
+        raise InvalidParameterError(
+            f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip}."
+        )
+    if engine not in ENGINES:
+        raise InvalidParameterError(
+            f"The 'engine' parameter must be one of {ENGINES}. Got {engine!r}."
+        )
+    columns = [group] if isinstance(group, str) else list(group)
+    if engine == "auto":
+        engine = "numpy" if _in_memory(source) else "duckdb"
+    settings = (threshold, score_clip, n_bins)
+    if engine == "numpy":
+        return _numpy_engine(source, score, columns, *settings)
+    return _duckdb_engine(source, score, columns, *settings)
+
+
+def _in_memory(source) -> bool:
+    import pandas as pd
+
+    return isinstance(source, pd.DataFrame | tuple | np.ndarray)
+
+
+# --------------------------------------------------------------------------- numpy
+def bin_sums(s, codes, n_groups: int, threshold, score_clip, n_bins) -> dict:
+    """Per non-empty (group code, side, bin): count and sums, from arrays in memory."""
+    lo, hi = _edges(score_clip)
+    side = s >= threshold
+    c = np.clip(s, score_clip, 1.0 - score_clip)
+    log_s, log_1ms = np.log(c), np.log(1.0 - c)
+    b = np.clip(np.floor((log_s - log_1ms - lo) / (hi - lo) * n_bins), 0, n_bins - 1)
+    cell = (np.asarray(codes, dtype=np.intp) * 2 + side) * n_bins + b.astype(np.intp)
+    size = max(n_groups, 1) * 2 * n_bins
+    count = np.bincount(cell, minlength=size)
+    keep = np.flatnonzero(count)
+    return {
+        "code": keep // (2 * n_bins),
+        "side": (keep // n_bins) % 2 == 1,
+        "bin": keep % n_bins,
+        "count": count[keep],
+        "sum_log_s": np.bincount(cell, weights=log_s, minlength=size)[keep],
+        "sum_log_1ms": np.bincount(cell, weights=log_1ms, minlength=size)[keep],
+        "sum_score": np.bincount(cell, weights=s, minlength=size)[keep],
+    }
+
+
+def _numpy_engine(source, score, columns, threshold, score_clip, n_bins):
+    import pandas as pd
+
+    from bayesfair.data import _as_groups, _as_scores
+
+    if isinstance(source, tuple):
+        scores, groups = source
+        attributes = None
+    elif isinstance(source, pd.DataFrame):
+        missing = [c for c in [score, *columns] if c not in source.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"The frame has no column(s) {missing}; it has {list(source.columns)}."
+            )
+        scores, groups = source[score], source[columns]
+        attributes = tuple(columns) if len(columns) > 1 else None
+    else:
+        raise InvalidParameterError(
+            "The numpy engine takes a pandas DataFrame or a pair (scores, groups) of arrays. "
+            f"Got {type(source).__name__}."
+        )
+    s = _as_scores(scores, "unlabeled scores")
+    labels, _ = _as_groups(groups, "unlabeled groups")
+    if len(labels) != s.size:
+        raise InvalidParameterError(
+            f"The unlabeled scores ({s.size}) and groups ({len(labels)}) differ in length."
+        )
+    codes, levels = pd.factorize(labels, sort=False)
+    cols = bin_sums(s, codes, len(levels), threshold, score_clip, n_bins)
+    cols["group"] = np.asarray([_plain(v) for v in levels], dtype=object)[cols.pop("code")]
+    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
+
+
+# --------------------------------------------------------------------------- duckdb
+def _duckdb_engine(source, score, columns, threshold, score_clip, n_bins):
+    import duckdb
+
+    con = duckdb.connect()
+    relation, where = _duckdb_relation(con, source)
+    have = [c.lower() for c in relation.columns]
+    missing = [c for c in [score, *columns] if c.lower() not in have]
+    if missing:
+        raise InvalidParameterError(
+            f"{where} has no column(s) {missing}; it has {relation.columns}."
+        )
+    q = _quote
+    lo, hi = _edges(score_clip)
+    s = f"CAST({q(score)} AS DOUBLE)"
+    if len(columns) == 1:
+        label = q(columns[0])
+    else:
+        label = (
+            "concat_ws("
+            + f"'{_SEP}', "
+            + ", ".join(f"CAST({q(c)} AS VARCHAR)" for c in columns)
+            + ")"
+        )
+    nulls = " OR ".join(f"{q(c)} IS NULL" for c in columns)
+
+    def run(sql, frame=False):  # on the relation's own connection (a user's may not be ours)
+        try:
+            result = relation.query("_bf_source", sql)
+            return result.df() if frame else result.fetchall()
+        except duckdb.Error as exc:
+            raise InvalidParameterError(
+                f"{where} could not be summarised by DuckDB: {exc}"
+            ) from None
+
+    bad = run(
+        f"SELECT count(*) FILTER (WHERE {s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1), "
+        f"count(*) FILTER (WHERE {nulls}) FROM _bf_source"
+    )[0]
+    if bad[0] or bad[1]:
+        _raise_bad_rows(run, s, nulls, where, bad, score, columns)
+    sql = f"""
+        WITH clipped AS (
+            SELECT {label} AS g, {s} AS s,
+                   least(greatest({s}, {score_clip!r}), {1.0 - score_clip!r}) AS c
+            FROM _bf_source
+        ), feats AS (
+            SELECT g, s, s >= {threshold!r} AS side, ln(c) AS ls, ln(1.0 - c) AS l1
+            FROM clipped
+        )
+        SELECT g AS "group", side,
+               least(greatest(CAST(floor((ls - l1 - ({lo!r})) / ({hi - lo!r}) * {n_bins})
+                     AS BIGINT), 0), {n_bins - 1}) AS bin,
+               count(*) AS count, fsum(ls) AS sum_log_s, fsum(l1) AS sum_log_1ms,
+               fsum(s) AS sum_score
+        FROM feats GROUP BY ALL
+    """
+    frame = run(sql, frame=True)
+    con.close()
+    attributes = tuple(columns) if len(columns) > 1 else None
+    return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, threshold, score_clip,
+                      n_bins, attributes)  # fmt: skip
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _duckdb_relation(con, source):
+    """A DuckDB relation for the source, and how to name it in an error."""
+    import duckdb
+
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        return source, "The relation"
+    paths = [source] if isinstance(source, str | os.PathLike) else source
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    if isinstance(source, str) and source.lstrip().lower().startswith(
+        ("select ", "with ", "from ")
+    ):
+        try:
+            return con.sql(source), "The query"
+        except duckdb.Error as exc:
+            raise InvalidParameterError(f"The query failed in DuckDB: {exc}") from None
+    if not isinstance(paths, list | tuple) or not paths:
+        raise InvalidParameterError(
+            "The source must be a path or glob, a list of them, a DuckDB relation, a SQL "
+            f"query, a pandas DataFrame or a pair (scores, groups). Got {type(source).__name__}."
+        )
+    files = []
+    for p in map(os.fspath, paths):
+        if "://" in p:  # remote: let DuckDB resolve it
+            files.append(p)
+            continue
+        matched = (
+            sorted(_glob.glob(p)) if _glob.has_magic(p) else ([p] if os.path.exists(p) else [])
+        )
+        if not matched:
+            raise InvalidParameterError(f"No file matches {p!r}.")
+        files.extend(matched)
+    kinds = {os.path.splitext(f.removesuffix(".gz"))[1].lower() for f in files}
+    try:
+        if kinds <= {".parquet", ".pq"}:
+            rel = con.read_parquet(files, filename=True)
+        elif kinds <= {".csv", ".tsv", ".txt"}:
+            rel = con.read_csv(files, filename=True)
+        else:
+            raise InvalidParameterError(
+                f"Unlabeled files must be Parquet or CSV (by extension). Got {sorted(kinds)}."
+            )
+    except duckdb.Error as exc:
+        raise InvalidParameterError(f"DuckDB could not read {files[:3]}...: {exc}") from None
+    where = f"The file {files[0]!r}" if len(files) == 1 else f"The files {files[0]!r}, ..."
+    return rel, where
+
+
+def _raise_bad_rows(run, s, nulls, where, bad, score, columns):
+    """Name the first offending row and, for files, the file it came from."""
+    cond = f"{s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1" if bad[0] else nulls
+    try:
+        row = run(f"SELECT filename, {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
+        origin = f"in file {row[0]!r}"
+        value = row[1]
+    except InvalidParameterError:
+        row = run(f"SELECT {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
+        origin, value = f"in {where[4:].lower()}", row[0]
+    if bad[0]:
+        raise InvalidParameterError(
+            f"Column {score!r} must hold scores in [0, 1] without missing values: "
+            f"{bad[0]} row(s) do not, the first {origin} (value {value!r})."
+        )
+    raise InvalidParameterError(
+        f"Group column(s) {columns} must not contain missing values: {bad[1]} row(s) do, "
+        f"the first {origin}."
+    )

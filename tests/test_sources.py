@@ -1,0 +1,152 @@
+"""Unlabeled scores from files and engines: exactness, merging, AssessmentData on a summary."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesfair as bf
+from bayesfair.exceptions import InvalidParameterError
+
+
+def _frame(n=20_000, seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(size=n)
+    s[:40], s[40:80], s[80:120] = 0.0, 1.0, 0.5  # the edges and the threshold exactly
+    return pd.DataFrame(
+        {"score": s, "race": rng.choice(["w", "b", "h"], n), "sex": rng.choice([0, 1], n)}
+    )
+
+
+def _write(frame, directory, parts, kind="parquet"):
+    for k, rows in enumerate(np.array_split(np.arange(len(frame)), parts)):
+        path = directory / f"part-{k:03d}.{kind}"
+        if kind == "parquet":
+            frame.iloc[rows].to_parquet(path)
+        else:
+            frame.iloc[rows].to_csv(path, index=False)
+    return str(directory / f"*.{kind}")
+
+
+def _assert_same(a, b):
+    fa, fb = a.to_frame(), b.to_frame()
+    pd.testing.assert_frame_equal(
+        fa[["group", "side", "bin", "count"]], fb[["group", "side", "bin", "count"]]
+    )
+    for col in ("sum_log_s", "sum_log_1ms", "sum_score"):
+        np.testing.assert_allclose(fa[col], fb[col], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("parts", [1, 7, 64])
+@pytest.mark.parametrize("group", ["race", ["race", "sex"]])
+def test_duckdb_equals_the_in_memory_summary(tmp_path, parts, group):
+    frame = _frame()
+    cols = [group] if isinstance(group, str) else group
+    ref = bf.summarize_unlabeled(frame, group=group)
+    got = bf.summarize_unlabeled(_write(frame, tmp_path, parts), group=group)
+    _assert_same(ref, got)
+    assert got.n_total == len(frame) and got.attributes == (tuple(cols) if len(cols) > 1 else None)
+    # the group labels are those AssessmentData builds from the same columns
+    data = bf.AssessmentData(frame.score[:500], np.arange(500) % 2, frame[cols][:500])
+    assert sorted(map(str, got.group_levels)) == sorted(map(str, data.group_levels))
+
+
+def test_csv_and_sql_sources(tmp_path):
+    import duckdb
+
+    frame = _frame(5_000, seed=1)
+    ref = bf.summarize_unlabeled(frame, group="race")
+    _assert_same(ref, bf.summarize_unlabeled(_write(frame, tmp_path, 3, "csv"), group="race"))
+    path = _write(frame, tmp_path, 2)
+    _assert_same(ref, bf.summarize_unlabeled(f"SELECT * FROM read_parquet('{path}')", group="race"))
+    _assert_same(ref, bf.summarize_unlabeled(duckdb.sql("SELECT * FROM frame"), group="race"))
+
+
+def test_partial_summaries_add_up():
+    frame = _frame(9_000, seed=2)
+    chunks = np.array_split(np.arange(len(frame)), 5)
+    parts = [bf.summarize_unlabeled(frame.iloc[c], group="race") for c in chunks]
+    _assert_same(bf.summarize_unlabeled(frame, group="race"), sum(parts[1:], parts[0]))
+    other = bf.summarize_unlabeled(frame, group="race", threshold=0.3)
+    with pytest.raises(InvalidParameterError, match="same threshold"):
+        parts[0] + other
+
+
+def _labeled(seed=3, n=120):
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2, 2, n)
+    return pd.DataFrame(
+        {
+            "score": p,
+            "label": (rng.uniform(size=n) < p).astype(int),
+            "race": rng.choice(["w", "b"], n),
+        }
+    )
+
+
+def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
+    lab, unl = _labeled(), _frame(30_000, seed=4)
+    unl = unl[unl.race != "h"]
+    arrays = bf.AssessmentData(lab.score, lab.label, lab.race, unl.score, unl.race, reference="w")
+    summary = bf.AssessmentData(
+        lab.score, lab.label, lab.race, reference="w",
+        unlabeled=bf.summarize_unlabeled(_write(unl, tmp_path, 4), group="race"),
+    )  # fmt: skip
+    assert summary.n_unlabeled == arrays.n_unlabeled and summary.unlabeled_is_summary
+    pd.testing.assert_frame_equal(summary.group_sizes(), arrays.group_sizes())
+    table = summary.unlabeled_summary()
+    pd.testing.assert_series_equal(table["n"], arrays.unlabeled_summary()["n"])
+    np.testing.assert_allclose(table["mean_score"], arrays.unlabeled_summary()["mean_score"])
+    with pytest.raises(ValueError, match="holds its .* unlabeled examples as a summary"):
+        _ = summary.unlabeled_scores
+    # the in-memory summary gives the arrays' posterior exactly; DuckDB's to its sums' 1e-14
+    exact = bf.AssessmentData(
+        lab.score, lab.label, lab.race, reference="w",
+        unlabeled=bf.summarize_unlabeled(unl, group="race"),
+    )  # fmt: skip
+    kw = dict(draws=100, tune=100, chains=1, random_seed=5, progressbar=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a, b = bf.fit(arrays, **kw), bf.fit(exact, **kw)
+    for group in a.idata.groups():
+        for name, values in a.idata[group].data_vars.items():
+            np.testing.assert_array_equal(values.values, b.idata[group][name].values)
+    np.testing.assert_array_equal(np.asarray(a.difference("tpr")), np.asarray(b.difference("tpr")))
+    ppi_a = bf.frequentist.ppi_difference(arrays, "tpr", random_seed=0)[0]
+    ppi_b = bf.frequentist.ppi_difference(summary, "tpr", random_seed=0)[0]
+    np.testing.assert_allclose(ppi_a.interval, ppi_b.interval, rtol=1e-10)
+
+
+def test_bad_sources(tmp_path):
+    frame = _frame(3_000, seed=6)
+    with pytest.raises(InvalidParameterError, match="No file matches"):
+        bf.summarize_unlabeled(str(tmp_path / "nothing-*.parquet"))
+    path = _write(frame, tmp_path, 3)
+    with pytest.raises(InvalidParameterError, match=r"no column\(s\) \['grp'\]"):
+        bf.summarize_unlabeled(path, group="grp")
+    bad = frame.copy()
+    bad.loc[2500, "score"] = np.nan  # in the third file
+    sub = tmp_path / "bad"
+    sub.mkdir()
+    glob = _write(bad, sub, 3)
+    with pytest.raises(InvalidParameterError, match=r"part-002\.parquet"):
+        bf.summarize_unlabeled(glob, group="race")
+    bad.loc[2500, "score"] = 1.5
+    _write(bad, sub, 3)
+    with pytest.raises(InvalidParameterError, match=r"\[0, 1\].*part-002\.parquet.*1\.5"):
+        bf.summarize_unlabeled(glob, group="race")
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    frame.iloc[:100].to_parquet(mixed / "a.parquet")
+    frame.iloc[100:200].rename(columns={"score": "s"}).to_parquet(mixed / "b.parquet")
+    with pytest.raises(InvalidParameterError, match="a.parquet|b.parquet"):
+        bf.summarize_unlabeled(str(mixed / "*.parquet"), group="race")
+    with pytest.raises(InvalidParameterError, match="'engine'"):
+        bf.summarize_unlabeled(frame, engine="polars")
+    lab = _labeled()
+    summary = bf.summarize_unlabeled(frame, group="race", threshold=0.4)
+    with pytest.raises(ValueError, match="threshold 0.4"):
+        bf.AssessmentData(lab.score, lab.label, lab.race, unlabeled=summary)
+    with pytest.raises(TypeError, match="summarize_unlabeled"):
+        bf.AssessmentData(lab.score, lab.label, lab.race, unlabeled=frame)
