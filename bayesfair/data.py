@@ -353,8 +353,11 @@ class AssessmentData:
         ----------
         labeled : pandas.DataFrame
             One row per labeled example.
-        unlabeled : pandas.DataFrame, optional
-            One row per unlabeled example; needs the ``score`` and ``group`` columns.
+        unlabeled : pandas.DataFrame, source or UnlabeledScores, optional
+            One row per unlabeled example; needs the ``score`` and ``group``
+            columns. Or any source :func:`bayesfair.summarize_unlabeled` reads
+            (a Parquet/CSV path or glob, a DuckDB relation, a SQL query), which
+            is summarised in DuckDB without loading it, or such a summary.
         score, label : str
             Column names of the score and of the true label.
         group : str or list of str
@@ -370,13 +373,18 @@ class AssessmentData:
         if not group_cols:
             raise ValueError("The 'group' parameter must name at least one column.")
         cls._check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
-        u_scores = u_groups = None
-        if unlabeled is not None:
-            if not isinstance(unlabeled, pd.DataFrame):
-                raise TypeError(
-                    "The 'unlabeled' parameter must be a pandas DataFrame or None. "
-                    f"Got {type(unlabeled).__name__}."
+        u_scores = u_groups = summary = None
+        if unlabeled is not None and not isinstance(unlabeled, pd.DataFrame):
+            from bayesfair.sources import UnlabeledScores, summarize_unlabeled
+
+            summary = (
+                unlabeled
+                if isinstance(unlabeled, UnlabeledScores)
+                else summarize_unlabeled(
+                    unlabeled, score=score, group=group_cols, threshold=threshold
                 )
+            )
+        elif unlabeled is not None:
             cls._check_columns(unlabeled, "unlabeled", score=[score], group=group_cols)
             u_scores = unlabeled[score].to_numpy(copy=True)
             u_groups = unlabeled[group_cols].copy()
@@ -389,6 +397,7 @@ class AssessmentData:
             threshold=threshold,
             pos_label=pos_label,
             reference=reference,
+            unlabeled=summary,
         )
 
     @staticmethod

@@ -150,3 +150,13 @@ def test_bad_sources(tmp_path):
         bf.AssessmentData(lab.score, lab.label, lab.race, unlabeled=summary)
     with pytest.raises(TypeError, match="summarize_unlabeled"):
         bf.AssessmentData(lab.score, lab.label, lab.race, unlabeled=frame)
+
+
+def test_from_frames_reads_a_glob(tmp_path):
+    lab, unl = _labeled(seed=8), _frame(6_000, seed=9)
+    unl = unl[unl.race != "h"]
+    path = _write(unl, tmp_path, 3)
+    data = bf.AssessmentData.from_frames(lab, path, score="score", label="label", group="race")
+    direct = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="race")
+    assert data.unlabeled_is_summary and data.n_unlabeled == direct.n_unlabeled
+    pd.testing.assert_frame_equal(data.group_sizes(), direct.group_sizes())
