@@ -173,7 +173,26 @@ def _write_atomic(path: str, text: str) -> None:
 
 @main.command()
 @click.argument("labeled", metavar="LABELED")
-@click.option("--unlabeled", metavar="FILE", help="Unlabeled scores (score and group columns).")
+@click.option(
+    "--unlabeled",
+    metavar="FILE|GLOB",
+    help="Unlabeled scores (score and group columns): a CSV or Parquet file or a glob "
+    "('logs/*.parquet'), summarised by --engine without loading the rows.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "dask", "spark", "memory"]),
+    default="duckdb",
+    show_default=True,
+    help="What reads --unlabeled: DuckDB (streaming, all cores), a Dask or Spark cluster "
+    "(see --scheduler), or pandas in memory.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Dask scheduler (tcp://host:8786) or Spark master URL for --engine dask/spark.",
+)
 @click.option("--score", required=True, metavar="COL", help="Column of the classifier scores.")
 @click.option("--label", required=True, metavar="COL", help="Column of the true labels.")
 @click.option(
@@ -214,6 +233,8 @@ def _write_atomic(path: str, text: str) -> None:
 def assess(
     labeled,
     unlabeled,
+    engine,
+    scheduler,
     score,
     label,
     group,
@@ -249,7 +270,11 @@ def assess(
         if not group_cols:
             raise _BadInput("The '--group' option must name at least one column.")
         lab = _read_table(labeled, "labeled")
-        unl = _read_table(unlabeled, "unlabeled") if unlabeled is not None else None
+        unl = (
+            _unlabeled_source(unlabeled, engine, scheduler, score, group_cols, threshold, quiet)
+            if unlabeled is not None
+            else None
+        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             data = _assessment_data(
@@ -294,6 +319,32 @@ def assess(
         except OSError as exc:
             raise _BadInput(f"Cannot write the report to '{out}': {exc.strerror or exc}.") from None
         _echo(quiet, f"Wrote {fmt} report to {out}.")
+
+
+def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet):
+    """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
+    import time
+
+    if engine == "memory":
+        return _read_table(path, "unlabeled")
+    if scheduler is not None and engine == "duckdb":
+        raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
+    from bayesfair.sources import summarize_unlabeled
+
+    start = time.perf_counter()
+    try:
+        summary = summarize_unlabeled(
+            path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
+            threshold=threshold, engine=engine, scheduler=scheduler, progress=not quiet,
+        )  # fmt: skip
+    except (ValueError, TypeError, ImportError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+    _echo(
+        quiet,
+        f"Summarised {summary.n_total:,} unlabeled rows with {engine} in "
+        f"{time.perf_counter() - start:.1f} s.",
+    )
+    return summary
 
 
 def _metric_list(metrics: str) -> list[str]:

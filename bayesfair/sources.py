@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,9 @@ from bayesfair.exceptions import InvalidParameterError
 
 __all__ = ["ENGINES", "UnlabeledScores", "summarize_unlabeled"]
 
-ENGINES = ("auto", "numpy", "duckdb")
+ENGINES = ("auto", "numpy", "duckdb", "dask", "spark")
+#: The extra that installs each optional engine.
+EXTRAS = {"dask": "dask", "spark": "spark"}
 _SEP = " & "  # as bayesfair.data.INTERSECTION_SEP
 
 
@@ -162,6 +165,8 @@ def summarize_unlabeled(
     *,
     score_clip: float = 0.01,
     n_bins: int | None = None,
+    scheduler=None,
+    progress: bool = False,
 ) -> UnlabeledScores:
     """Reduce unlabeled scores to their additive summary without loading them.
 
@@ -178,7 +183,18 @@ def summarize_unlabeled(
         ``"v1 & v2"``, as :class:`~bayesfair.AssessmentData` does.
     threshold : float
         ŷ = 1 when ``score >= threshold``.
-    engine : {"auto", "numpy", "duckdb"}
+    engine : {"auto", "numpy", "duckdb", "dask", "spark"}
+        ``"auto"``: a Dask DataFrame goes to Dask, a Spark DataFrame to Spark,
+        paths, relations and SQL to DuckDB, frames and arrays to NumPy. With
+        ``"dask"`` or ``"spark"`` a path or glob is read by that engine.
+    scheduler : str or object, optional
+        Dask: a ``distributed.Client`` or a scheduler address
+        (``"tcp://host:8786"``); default the current client or Dask's local
+        scheduler. Spark: a master URL (``"spark://host:7077"``,
+        ``"local[4]"``); default the active session or ``local[*]``.
+    progress : bool
+        Show the engine's progress on the terminal (DuckDB's progress bar, a
+        Dask progress bar) for long passes.
     score_clip : float
         ε of the clipping ``[ε, 1 − ε]`` before the logs (the models' default).
     n_bins : int, optional
@@ -212,11 +228,295 @@ def summarize_unlabeled(
         )
     columns = [group] if isinstance(group, str) else list(group)
     if engine == "auto":
-        engine = "numpy" if _in_memory(source) else "duckdb"
+        engine = _auto_engine(source)
     settings = (threshold, score_clip, n_bins)
     if engine == "numpy":
         return _numpy_engine(source, score, columns, *settings)
-    return _duckdb_engine(source, score, columns, *settings)
+    if engine == "dask":
+        return _dask_engine(source, score, columns, *settings, scheduler, progress)
+    if engine == "spark":
+        return _spark_engine(source, score, columns, *settings, scheduler)
+    return _duckdb_engine(source, score, columns, *settings, progress)
+
+
+def _auto_engine(source) -> str:
+    kind = f"{type(source).__module__}.{type(source).__name__}"
+    if kind.startswith("dask"):
+        return "dask"
+    if kind.startswith("pyspark"):
+        return "spark"
+    return "numpy" if _in_memory(source) else "duckdb"
+
+
+def _require(engine: str):
+    """Import an optional engine, or say which extra installs it."""
+    import importlib
+
+    modules = {"dask": ("dask.dataframe", "distributed"), "spark": ("pyspark",)}[engine]
+    try:
+        return [importlib.import_module(m) for m in modules]
+    except ImportError as exc:
+        raise ImportError(
+            f"The {engine} engine needs {exc.name!r}, which is not installed: "
+            f"pip install 'bayesfair[{EXTRAS[engine]}]'."
+        ) from None
+
+
+def _file_sums(path, score, group_cols, threshold, score_clip, n_bins):
+    """One file's aggregates, read in batches of rows (bounded memory)."""
+    import pandas as pd
+
+    columns = list(group_cols)  # not named 'columns': dask.from_map passes its own
+    keep = [score, *columns]
+    if _kind([path]) == "parquet":
+        import pyarrow.parquet as pq
+
+        handle = pq.ParquetFile(path)
+        have = handle.schema_arrow.names
+        batches = (b.to_pandas() for b in handle.iter_batches(batch_size=1 << 20, columns=keep))
+    else:
+        have = list(pd.read_csv(path, nrows=0).columns)
+        batches = pd.read_csv(path, usecols=keep, chunksize=1 << 20)
+    missing = [c for c in keep if c not in have]
+    if missing:
+        raise InvalidParameterError(f"The file {path!r} has no column(s) {missing}; it has {have}.")
+    parts = [
+        _partition_sums(b, score, columns, threshold, score_clip, n_bins, origin=path)
+        for b in batches
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else _empty_sums()
+
+
+def _empty_sums():
+    import pandas as pd
+
+    return pd.DataFrame(
+        {"group": pd.Series([], dtype=object), "side": pd.Series([], dtype=bool),
+         "bin": pd.Series([], dtype=np.int64), "count": pd.Series([], dtype=np.int64),
+         "sum_log_s": pd.Series([], dtype=float), "sum_log_1ms": pd.Series([], dtype=float),
+         "sum_score": pd.Series([], dtype=float)}
+    )  # fmt: skip
+
+
+def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, path=None, origin=None):
+    """One partition's aggregates as a pandas frame (the NumPy arithmetic).
+
+    ``path`` names a column holding each row's file, ``origin`` the file of
+    every row: an error then names the file.
+    """
+    import pandas as pd
+
+    from bayesfair.data import _as_groups
+
+    s = frame[score].to_numpy(dtype=float, na_value=np.nan)
+    bad = ~((s >= 0.0) & (s <= 1.0))
+    missing = frame[columns].isna().to_numpy().any(axis=1)
+    if bad.any() or missing.any():
+        first = int(np.flatnonzero(bad | missing)[0])
+        if path is not None and path in frame.columns:
+            origin = frame[path].iloc[first]
+        origin = f" in file {origin!r}" if origin is not None else ""
+        if bad.any():
+            raise InvalidParameterError(
+                f"Column {score!r} must hold scores in [0, 1] without missing values: "
+                f"{int(bad.sum())} row(s) of a partition do not, the first{origin} "
+                f"(value {s[np.flatnonzero(bad)[0]]!r})."
+            )
+        raise InvalidParameterError(
+            f"Group column(s) {columns} must not contain missing values: {int(missing.sum())} "
+            f"row(s) of a partition do, the first{origin}."
+        )
+    out = _empty_sums()
+    if len(frame):
+        labels, _ = _as_groups(frame[columns].reset_index(drop=True), "unlabeled groups")
+        codes, levels = pd.factorize(labels, sort=False)
+        cols = bin_sums(s, codes, len(levels), threshold, score_clip, n_bins)
+        cols["group"] = np.asarray(levels, dtype=object)[cols.pop("code")]
+        out = pd.DataFrame({k: cols[k] for k in _COLUMNS})
+    out["group"] = out["group"].astype(object)
+    out["side"] = out["side"].astype(bool)
+    out["bin"] = out["bin"].astype(np.int64)
+    out["count"] = out["count"].astype(np.int64)
+    return out
+
+
+# --------------------------------------------------------------------------- dask
+def _dask_engine(source, score, columns, threshold, score_clip, n_bins, scheduler, progress):
+    dd, distributed = _require("dask")
+    client = _dask_client(distributed, scheduler)
+    settings = (threshold, score_clip, n_bins)
+    if isinstance(source, str | os.PathLike | list | tuple):
+        files = _expand(source)
+        _kind(files)
+        # one task per file, reading it in batches of rows: memory stays bounded
+        parts = dd.from_map(
+            _file_sums, files, args=(score, columns, *settings), meta=_empty_sums(),
+            enforce_metadata=False,
+        )  # fmt: skip
+        return _collect(parts, client, columns, settings, progress)
+    if not isinstance(source, dd.DataFrame):
+        raise InvalidParameterError(
+            "The dask engine takes a Dask DataFrame or a path or glob. "
+            f"Got {type(source).__name__}."
+        )
+    ddf = source
+    missing = [c for c in [score, *columns] if c not in ddf.columns]
+    if missing:
+        raise InvalidParameterError(
+            f"The Dask DataFrame has no column(s) {missing}; it has {list(ddf.columns)}."
+        )
+    parts = ddf[[score, *columns]].map_partitions(
+        _partition_sums, score, columns, *settings, meta=_empty_sums()
+    )
+    return _collect(parts, client, columns, settings, progress)
+
+
+def _collect(parts, client, columns, settings, progress=False):
+    """Compute the partitions' aggregates (on the client if any) and sum them."""
+    if client is not None:
+        future = client.compute(parts)
+        if progress:
+            from distributed import progress as show
+
+            show(future)
+        frame = future.result()
+    else:
+        frame = parts.compute()
+    attributes = tuple(columns) if len(columns) > 1 else None
+    return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, *settings, attributes)
+
+
+def _dask_client(distributed, scheduler):
+    """The client to compute on: given, at an address, the current one, or None."""
+    if scheduler is None:
+        try:
+            return distributed.get_client()
+        except ValueError:
+            return None
+    if isinstance(scheduler, distributed.Client):
+        return scheduler
+    try:
+        return distributed.Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise InvalidParameterError(
+            f"Could not reach the Dask scheduler at {scheduler!r}: {exc}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- spark
+def _spark_engine(source, score, columns, threshold, score_clip, n_bins, scheduler):
+    _require("spark")
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import functions as F
+
+    path = None
+    if isinstance(source, DataFrame):
+        sdf = source
+    elif isinstance(source, str | os.PathLike | list | tuple):
+        files = _expand(source)
+        builder = SparkSession.builder.appName("bayesfair")
+        if scheduler is not None:
+            builder = builder.master(str(scheduler))
+        elif SparkSession.getActiveSession() is None:
+            builder = builder.master("local[*]")
+        try:
+            spark = builder.getOrCreate()
+        except Exception as exc:
+            raise InvalidParameterError(
+                f"Could not start a Spark session at {scheduler!r}: {exc}"
+            ) from None
+        reader = (
+            spark.read.parquet
+            if _kind(files) == "parquet"
+            else (lambda *f: spark.read.csv(list(f), header=True, inferSchema=True))
+        )
+        path = "_bf_path"
+        sdf = reader(*files).withColumn(path, F.input_file_name())
+    else:
+        raise InvalidParameterError(
+            "The spark engine takes a Spark DataFrame or a path or glob. "
+            f"Got {type(source).__name__}."
+        )
+    missing = [c for c in [score, *columns] if c not in sdf.columns]
+    if missing:
+        raise InvalidParameterError(
+            f"The Spark DataFrame has no column(s) {missing}; it has {sdf.columns}."
+        )
+    keep = [score, *columns] + ([path] if path else [])
+    schema = (
+        "group string, side boolean, bin long, count long, sum_log_s double, "
+        "sum_log_1ms double, sum_score double"
+    )
+
+    def partitions(frames):
+        import pandas as pd
+
+        parts = [_partition_sums(f, score, columns, threshold, score_clip, n_bins, path)
+                 for f in frames]  # fmt: skip
+        if parts:
+            out = pd.concat(parts, ignore_index=True)
+            out["group"] = out["group"].astype(str)
+            yield out
+
+    try:
+        with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
+            warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
+            warnings.filterwarnings("ignore", "The copy keyword is deprecated")
+            frame = sdf.select(*keep).mapInPandas(partitions, schema).toPandas()
+    except Exception as exc:  # Spark wraps the worker's error: keep the message
+        raise InvalidParameterError(_spark_message(exc)) from exc
+    groups = _spark_group_values(sdf, columns)
+    frame["group"] = [groups.get(g, g) for g in frame["group"]]
+    attributes = tuple(columns) if len(columns) > 1 else None
+    return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, threshold, score_clip,
+                      n_bins, attributes)  # fmt: skip
+
+
+def _spark_group_values(sdf, columns) -> dict:
+    """Spark's schema holds the group as a string: map back to integer values."""
+    if len(columns) != 1:
+        return {}
+    dtype = dict(sdf.dtypes)[columns[0]]
+    if dtype in ("int", "bigint", "smallint", "tinyint"):
+        rows = sdf.select(columns[0]).distinct().collect()
+        return {str(r[0]): int(r[0]) for r in rows}
+    return {}
+
+
+def _spark_message(exc) -> str:
+    text = str(exc)
+    marker = "InvalidParameterError: "
+    if marker in text:
+        return text.split(marker, 1)[1].split("\n", 1)[0].strip()
+    return f"Spark could not summarise the source: {text.splitlines()[0] if text else exc!r}"
+
+
+def _expand(source) -> list[str]:
+    """Paths and globs to a sorted list of files (remote URLs kept as they are)."""
+    paths = [source] if isinstance(source, str | os.PathLike) else list(source)
+    files = []
+    for p in map(os.fspath, paths):
+        if "://" in p:
+            files.append(p)
+            continue
+        matched = (
+            sorted(_glob.glob(p)) if _glob.has_magic(p) else ([p] if os.path.exists(p) else [])
+        )
+        if not matched:
+            raise InvalidParameterError(f"No file matches {p!r}.")
+        files.extend(matched)
+    return files
+
+
+def _kind(files) -> str:
+    kinds = {os.path.splitext(f.removesuffix(".gz"))[1].lower() for f in files}
+    if kinds <= {".parquet", ".pq"}:
+        return "parquet"
+    if kinds <= {".csv", ".tsv", ".txt"}:
+        return "csv"
+    raise InvalidParameterError(
+        f"Unlabeled files must be Parquet or CSV (by extension). Got {sorted(kinds)}."
+    )
 
 
 def _in_memory(source) -> bool:
@@ -282,10 +582,12 @@ def _numpy_engine(source, score, columns, threshold, score_clip, n_bins):
 
 
 # --------------------------------------------------------------------------- duckdb
-def _duckdb_engine(source, score, columns, threshold, score_clip, n_bins):
+def _duckdb_engine(source, score, columns, threshold, score_clip, n_bins, progress=False):
     import duckdb
 
     con = duckdb.connect()
+    if progress:  # DuckDB draws its own bar on the terminal for queries over ~2 s
+        con.execute("SET enable_progress_bar = true")
     relation, where = _duckdb_relation(con, source)
     have = [c.lower() for c in relation.columns]
     missing = [c for c in [score, *columns] if c.lower() not in have]
@@ -356,8 +658,6 @@ def _duckdb_relation(con, source):
     if isinstance(source, duckdb.DuckDBPyRelation):
         return source, "The relation"
     paths = [source] if isinstance(source, str | os.PathLike) else source
-    if isinstance(paths, str | os.PathLike):
-        paths = [paths]
     if isinstance(source, str) and source.lstrip().lower().startswith(
         ("select ", "with ", "from ")
     ):
@@ -370,27 +670,13 @@ def _duckdb_relation(con, source):
             "The source must be a path or glob, a list of them, a DuckDB relation, a SQL "
             f"query, a pandas DataFrame or a pair (scores, groups). Got {type(source).__name__}."
         )
-    files = []
-    for p in map(os.fspath, paths):
-        if "://" in p:  # remote: let DuckDB resolve it
-            files.append(p)
-            continue
-        matched = (
-            sorted(_glob.glob(p)) if _glob.has_magic(p) else ([p] if os.path.exists(p) else [])
-        )
-        if not matched:
-            raise InvalidParameterError(f"No file matches {p!r}.")
-        files.extend(matched)
-    kinds = {os.path.splitext(f.removesuffix(".gz"))[1].lower() for f in files}
+    files = _expand(paths)
+    kinds = _kind(files)
     try:
-        if kinds <= {".parquet", ".pq"}:
+        if kinds == "parquet":
             rel = con.read_parquet(files, filename=True)
-        elif kinds <= {".csv", ".tsv", ".txt"}:
-            rel = con.read_csv(files, filename=True)
         else:
-            raise InvalidParameterError(
-                f"Unlabeled files must be Parquet or CSV (by extension). Got {sorted(kinds)}."
-            )
+            rel = con.read_csv(files, filename=True)
     except duckdb.Error as exc:
         raise InvalidParameterError(f"DuckDB could not read {files[:3]}...: {exc}") from None
     where = f"The file {files[0]!r}" if len(files) == 1 else f"The files {files[0]!r}, ..."

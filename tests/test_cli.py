@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -161,7 +162,7 @@ def test_assess_malformed_labeled_file(runner, tmp_path, case):
         (["--pos-label", "yes"], "The 'pos_label' parameter must be one of the values"),
         (["--out", "report.pdf"], "use .html, .md or .json"),
         (["--out", "no/such/dir/report.html"], "does not exist"),
-        (["--unlabeled", "missing.csv"], "The unlabeled file 'missing.csv' does not exist"),
+        (["--unlabeled", "missing.csv"], "No file matches 'missing.csv'"),
     ],
 )
 def test_assess_bad_arguments(runner, files, tmp_path, monkeypatch, args, message):
@@ -187,7 +188,7 @@ def test_assess_unlabeled_missing_group_column(runner, files, tmp_path):
     out = tmp_path / "r.json"
     res = _run(runner, files["lab"], "--unlabeled", unl, *COLS, "--out", out, *SMALL)
     assert res.exit_code == 2
-    assert "Column 'group' (the 'group' parameter) is not in the unlabeled data" in res.stderr
+    assert "u.csv' has no column(s) ['group']" in res.stderr
     assert not out.exists()
 
 
@@ -197,7 +198,8 @@ def test_assess_parquet_without_pyarrow(runner, files, tmp_path, monkeypatch):
 
     monkeypatch.setattr(pd, "read_parquet", no_pyarrow)
     out = tmp_path / "r.json"
-    res = _run(runner, files["lab"], "--unlabeled", files["unl_pq"], *COLS, "--out", out)
+    res = _run(runner, files["lab"], "--unlabeled", files["unl_pq"], "--engine", "memory",
+               *COLS, "--out", out)  # fmt: skip
     assert res.exit_code == 2
     assert "needs pyarrow, which is not installed" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
@@ -260,3 +262,50 @@ def test_assess_markdown_with_unlabeled_shows_ppi(runner, files):
                "--metrics", "tpr", "--quiet", *SMALL)  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "PPI++" in res.stdout and "PPI++ n_eff" in res.stdout
+
+
+def test_assess_streams_a_glob_through_duckdb(runner, files, tmp_path):
+    frame = pd.read_csv(files["unl"])
+    for k, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        frame.iloc[rows].to_parquet(tmp_path / f"log-{k}.parquet")
+    out = tmp_path / "report.json"
+    res = _run(runner, files["lab"], "--unlabeled", tmp_path / "log-*.parquet", *COLS,
+               "--model", "bb", "--metrics", "tpr", "--out", out, *SMALL)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert f"Summarised {len(frame):,} unlabeled rows with duckdb" in res.stderr
+    direct = _run(runner, files["lab"], "--unlabeled", files["unl"], "--engine", "memory",
+                  *COLS, "--model", "bb", "--metrics", "tpr", "--out", tmp_path / "d.json",
+                  *SMALL)  # fmt: skip
+    assert direct.exit_code == 0
+    a = json.loads(out.read_text())["pairs"][0]
+    b = json.loads((tmp_path / "d.json").read_text())["pairs"][0]
+    assert a["ppi_lower"] == pytest.approx(b["ppi_lower"], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--unlabeled", "nothing-*.parquet"], "No file matches 'nothing-*.parquet'"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "needs --engine dask or spark"),
+        (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+         "Could not reach the Dask scheduler at 'tcp://127.0.0.1:1'"),
+    ],
+)  # fmt: skip
+def test_assess_bad_unlabeled_sources(runner, files, tmp_path, args, message):
+    if "--unlabeled" not in args:
+        args = ["--unlabeled", str(files["unl_pq"]), *args]
+    out = tmp_path / "r.json"
+    res = _run(runner, files["lab"], *args, *COLS, "--out", out, *SMALL)
+    assert res.exit_code == 2, res.output
+    assert message in res.stderr
+    assert not out.exists()
+
+
+def test_assess_names_the_file_with_a_bad_score(runner, files, tmp_path):
+    frame = pd.read_csv(files["unl"])
+    frame.loc[len(frame) - 5, "score"] = 1.5
+    for k, rows in enumerate(np.array_split(np.arange(len(frame)), 2)):
+        frame.iloc[rows].to_parquet(tmp_path / f"log-{k}.parquet")
+    res = _run(runner, files["lab"], "--unlabeled", tmp_path / "log-*.parquet", *COLS, *SMALL)
+    assert res.exit_code == 2
+    assert "log-1.parquet" in res.stderr and "1.5" in res.stderr

@@ -1,0 +1,121 @@
+"""The Dask and Spark engines: the same summary as in memory, on a real cluster and in local mode.
+
+Dask runs on a ``distributed.LocalCluster`` with two worker processes; Spark in
+local mode (``local[2]``). Both are slow to start (seconds), so each gets one
+module-scoped fixture; the Spark tests are marked slow (local mode starts a JVM).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_sources import _assert_same, _frame, _write
+
+import bayesfair as bf
+from bayesfair.exceptions import InvalidParameterError
+
+# PySpark 4 calls pandas 3 with a deprecated keyword when it converts frames
+pytestmark = pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.mark.parametrize("parts", [1, 7, 64])
+@pytest.mark.parametrize("group", ["race", ["race", "sex"]])
+def test_dask_equals_the_in_memory_summary(client, parts, group):
+    frame = _frame()
+    ref = bf.summarize_unlabeled(frame, group=group)
+    got = bf.summarize_unlabeled(dd.from_pandas(frame, npartitions=parts), group=group)
+    _assert_same(ref, got)
+    assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_dask_reads_files_and_names_a_bad_one(client, tmp_path):
+    frame = _frame(6_000, seed=3)
+    path = _write(frame, tmp_path, 7)
+    _assert_same(
+        bf.summarize_unlabeled(frame, group="race"),
+        bf.summarize_unlabeled(path, group="race", engine="dask", scheduler=client),
+    )
+    bad = frame.copy()
+    bad.loc[2000, "score"] = -0.5  # the third of seven files
+    sub = tmp_path / "bad"
+    sub.mkdir()
+    glob = _write(bad, sub, 7)
+    with pytest.raises(InvalidParameterError, match=r"part-002\.parquet.*-0\.5"):
+        bf.summarize_unlabeled(glob, group="race", engine="dask")
+
+
+def test_unreachable_dask_scheduler():
+    with pytest.raises(InvalidParameterError, match="tcp://127.0.0.1:1"):
+        bf.summarize_unlabeled(
+            str(__file__), engine="dask", scheduler="tcp://127.0.0.1:1"
+        )
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pyspark = pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]").appName("bayesfair-tests")
+        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )  # fmt: skip
+    yield session
+    session.stop()
+    del pyspark
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("parts", [1, 7, 64])
+@pytest.mark.parametrize("group", ["race", "sex", ["race", "sex"]])
+def test_spark_equals_the_in_memory_summary(spark, parts, group):
+    frame = _frame(8_000, seed=5)
+    ref = bf.summarize_unlabeled(frame, group=group)
+    got = bf.summarize_unlabeled(spark.createDataFrame(frame).repartition(parts), group=group)
+    _assert_same(ref, got)
+
+
+@pytest.mark.slow
+def test_spark_reads_files_and_names_a_bad_one(spark, tmp_path):
+    frame = _frame(6_000, seed=6)
+    path = _write(frame, tmp_path, 4)
+    _assert_same(
+        bf.summarize_unlabeled(frame, group="race"),
+        bf.summarize_unlabeled(path, group="race", engine="spark"),
+    )
+    bad = frame.copy()
+    bad.loc[3100, "score"] = np.nan  # the third of four files
+    sub = tmp_path / "bad"
+    sub.mkdir()
+    glob = _write(bad, sub, 4)
+    with pytest.raises(InvalidParameterError, match=r"part-002\.parquet"):
+        bf.summarize_unlabeled(glob, group="race", engine="spark")
+    with pytest.raises(InvalidParameterError, match=r"no column\(s\) \['grp'\]"):
+        bf.summarize_unlabeled(path, group="grp", engine="spark")
+
+
+def test_a_missing_extra_names_it(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name.startswith("pyspark"):
+            raise ImportError("No module named 'pyspark'", name="pyspark")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    monkeypatch.delitem(__import__("sys").modules, "pyspark", raising=False)
+    with pytest.raises(ImportError, match=r"bayesfair\[spark\]"):
+        bf.summarize_unlabeled(pd.DataFrame({"score": [0.5], "group": ["a"]}), engine="spark")
