@@ -54,6 +54,7 @@ common random numbers that make error curves smooth).
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -207,6 +208,7 @@ def run_experiment(
     progressbar: bool = True,
     fit_kwargs: dict | None = None,
     method_kwargs: dict | None = None,
+    client=None,
 ) -> pd.DataFrame:
     """Estimate Δ on ``n_runs`` random labeled subsets of a bundled test split.
 
@@ -253,6 +255,11 @@ def run_experiment(
     method_kwargs : dict of dict, optional
         Keywords for one method only, over ``fit_kwargs``, e.g.
         ``{"bc": {"estimand": "expected"}}``.
+    client : distributed.Client, optional
+        Spread the runs over a Dask cluster's workers (one task per run). The
+        rows are the same as the serial run's for the same ``random_seed``
+        (only the ``seconds`` column differs): every run draws from its own
+        spawned seed. Each worker process keeps its compiled models.
 
     Returns
     -------
@@ -303,91 +310,162 @@ def run_experiment(
     >>> df.groupby("method").size().to_dict()
     {'bb': 3, 'freq': 3}
     """
-    from bayesfair.datasets import get_score_set, load_scores, split_labeled
-    from bayesfair.fitting import fit, model_options
+    tasks, seed_seq = _experiment_tasks(
+        name, classifier, metric, n_labeled, n_runs, methods, method, draws=draws, tune=tune,
+        chains=chains, random_seed=random_seed, ci_prob=ci_prob, interval=interval,
+        threshold=threshold, fit_kwargs=fit_kwargs, method_kwargs=method_kwargs,
+    )  # fmt: skip
+    if client is not None:
+        rows = _on_cluster(client, tasks, progressbar)
+    else:
+        job = tasks[0][0]
+        label = f"{job['name']} {classifier} Δ{job['metric']} n_L={job['n_labeled']}"
+        progress = _Progress(len(tasks), label, progressbar)
+        rows = []
+        for done, task in enumerate(tasks, start=1):
+            rows += _one_run(*task)
+            progress.update(done)
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    out.attrs["random_seed"] = seed_record(seed_seq)
+    return out
+
+
+def _experiment_tasks(
+    name, classifier="MLP", metric="accuracy", n_labeled=10, n_runs=100,
+    methods=("freq", "bb", "bc"), method="ji2020", *, draws=500, tune=500, chains=4,
+    random_seed=0, ci_prob=0.95, interval="eti", threshold=0.5, fit_kwargs=None,
+    method_kwargs=None,
+):  # fmt: skip
+    """Validate the arguments; one ``(job, run, seed)`` task per run, and the root seed."""
+    from bayesfair.fitting import model_options
 
     metric, n_labeled, n_runs, methods, ci_prob = _check_args(
         metric, n_labeled, n_runs, methods, interval, ci_prob
     )
+    seed_seq = seed_sequence(random_seed)
+    fit_kwargs = dict(fit_kwargs or {})
+    job = {
+        "name": name, "classifier": classifier, "metric": metric, "n_labeled": n_labeled,
+        "methods": tuple(methods), "method": method, "draws": draws, "tune": tune,
+        "chains": chains, "ci_prob": ci_prob, "interval": interval, "threshold": threshold,
+        "fit_kwargs": fit_kwargs, "labeled_kwargs": model_options("bb", fit_kwargs),
+        "method_kwargs": method_kwargs or {},
+    }  # fmt: skip
+    return [(job, r, s) for r, s in enumerate(seed_seq.spawn(n_runs))], seed_seq
+
+
+@functools.lru_cache(maxsize=32)
+def _split_and_truth(name, classifier, metric, threshold):
+    """The score set, its split and the true Δ (cached: each worker loads a split once)."""
+    from bayesfair.datasets import get_score_set, load_scores
+
     spec = get_score_set(name)
     frame = load_scores(name, classifier)
     codes = (frame["group"] == spec.privileged_group).to_numpy().astype(np.intp)
     truth_counts = group_counts(frame["score"], frame["label"], codes, 2, threshold)
     num, den = rate_fraction(truth_counts, metric)
-    truth = float(num[0] / den[0] - num[1] / den[1])
+    return spec, frame, float(num[0] / den[0] - num[1] / den[1])
 
-    seed_seq = seed_sequence(random_seed)
-    fit_kwargs = dict(fit_kwargs or {})
-    # options of the calibration models only, not passed to bb/hbb
-    labeled_kwargs = model_options("bb", fit_kwargs)
+
+def _one_run(job: dict, run: int, run_seq) -> list[dict]:
+    """One labeled set and every method on it: the rows of run ``run``.
+
+    Everything random comes from ``run_seq``, so the rows are the same in any
+    process and in any order (the serial loop and a Dask cluster agree).
+    """
+    from bayesfair.datasets import split_labeled
+    from bayesfair.fitting import fit
+
+    metric, threshold, ci_prob = job["metric"], job["threshold"], job["ci_prob"]
+    spec, frame, truth = _split_and_truth(job["name"], job["classifier"], metric, threshold)
     base = dict(
-        dataset=spec.name, classifier=classifier, metric=metric, n_labeled=n_labeled, truth=truth
+        dataset=spec.name, classifier=job["classifier"], metric=metric,
+        n_labeled=job["n_labeled"], truth=truth,
+    )  # fmt: skip
+    seeds = dict(zip(_SEED_SLOTS, run_seq.spawn(len(_SEED_SLOTS)), strict=True))
+    labeled, unlabeled = split_labeled(
+        frame, job["n_labeled"], np.random.default_rng(seeds["split"]), method=job["method"]
     )
-    progress = _Progress(n_runs, f"{spec.name} {classifier} Δ{metric} n_L={n_labeled}", progressbar)
+    lab_codes = (labeled["group"] == spec.privileged_group).to_numpy().astype(np.intp)
+    counts = group_counts(labeled["score"], labeled["label"], lab_codes, 2, threshold)
+    sizes = dict(
+        n_labeled_group=int(np.sum(lab_codes == 0)),
+        n_labeled_reference=int(np.sum(lab_codes == 1)),
+    )
+    data = None
     rows = []
-    for run, run_seq in enumerate(seed_seq.spawn(n_runs)):
-        seeds = dict(zip(_SEED_SLOTS, run_seq.spawn(len(_SEED_SLOTS)), strict=True))
-        labeled, unlabeled = split_labeled(
-            frame, n_labeled, np.random.default_rng(seeds["split"]), method=method
+    for m in job["methods"]:
+        start = time.perf_counter()
+        caught: list[str] = []
+        if m == "freq":
+            est, lo, hi = frequency_difference(counts, metric, ci_prob)
+            med = est
+        else:
+            if data is None:
+                data = _assessment(labeled, unlabeled, spec, threshold)
+            with warnings.catch_warnings(record=True) as record:
+                warnings.simplefilter("always")
+                res = fit(
+                    data,
+                    m,
+                    metrics=[metric],
+                    draws=job["draws"],
+                    tune=job["tune"],
+                    chains=job["chains"],
+                    random_seed=seeds[m],
+                    progressbar=False,
+                    **{
+                        **(job["fit_kwargs"] if m in _CALIBRATION_METHODS
+                           else job["labeled_kwargs"]),
+                        **job["method_kwargs"].get(m, {}),
+                    },
+                )  # fmt: skip
+            caught = [str(w.message) for w in record]
+            d = res.difference(metric, spec.unprivileged_group, spec.privileged_group).values
+            est = float(np.nanmean(d))
+            med = float(np.nanmedian(d))
+            lo, hi = res.interval(d, ci_prob, kind=job["interval"])
+        rows.append(
+            {
+                **base,
+                "run": run,
+                "method": m,
+                "estimate": est,
+                "abs_error": abs(est - truth),
+                "lower": lo,
+                "upper": hi,
+                "covered": float(lo <= truth <= hi) if not math.isnan(lo) else np.nan,
+                "width": hi - lo,
+                **sizes,
+                "seconds": time.perf_counter() - start,
+                "warnings": " | ".join(dict.fromkeys(caught)),
+                "median": med,
+            }
         )
-        lab_codes = (labeled["group"] == spec.privileged_group).to_numpy().astype(np.intp)
-        counts = group_counts(labeled["score"], labeled["label"], lab_codes, 2, threshold)
-        sizes = dict(
-            n_labeled_group=int(np.sum(lab_codes == 0)),
-            n_labeled_reference=int(np.sum(lab_codes == 1)),
-        )
-        data = None
-        for m in methods:
-            start = time.perf_counter()
-            caught: list[str] = []
-            if m == "freq":
-                est, lo, hi = frequency_difference(counts, metric, ci_prob)
-                med = est
-            else:
-                if data is None:
-                    data = _assessment(labeled, unlabeled, spec, threshold)
-                with warnings.catch_warnings(record=True) as record:
-                    warnings.simplefilter("always")
-                    res = fit(
-                        data,
-                        m,
-                        metrics=[metric],
-                        draws=draws,
-                        tune=tune,
-                        chains=chains,
-                        random_seed=seeds[m],
-                        progressbar=False,
-                        **{
-                            **(fit_kwargs if m in _CALIBRATION_METHODS else labeled_kwargs),
-                            **(method_kwargs or {}).get(m, {}),
-                        },
-                    )
-                caught = [str(w.message) for w in record]
-                d = res.difference(metric, spec.unprivileged_group, spec.privileged_group).values
-                est = float(np.nanmean(d))
-                med = float(np.nanmedian(d))
-                lo, hi = res.interval(d, ci_prob, kind=interval)
-            rows.append(
-                {
-                    **base,
-                    "run": run,
-                    "method": m,
-                    "estimate": est,
-                    "abs_error": abs(est - truth),
-                    "lower": lo,
-                    "upper": hi,
-                    "covered": float(lo <= truth <= hi) if not math.isnan(lo) else np.nan,
-                    "width": hi - lo,
-                    **sizes,
-                    "seconds": time.perf_counter() - start,
-                    "warnings": " | ".join(dict.fromkeys(caught)),
-                    "median": med,
-                }
-            )
-        progress.update(run + 1)
-    out = pd.DataFrame(rows, columns=list(COLUMNS))
-    out.attrs["random_seed"] = seed_record(seed_seq)
-    return out
+    return rows
+
+
+def _on_cluster(client, tasks, progressbar: bool) -> list[dict]:
+    """Run ``_one_run`` for each ``(job, run, seed)`` on a Dask client, rows in task order.
+
+    Each worker process keeps its compiled models (the sampler's cache is per
+    process) and its loaded splits across the tasks it runs.
+    """
+    try:
+        from distributed import as_completed
+    except ImportError:
+        raise ImportError(
+            "Running experiments on a Dask cluster needs 'distributed': "
+            "pip install 'bayesfair[dask]'."
+        ) from None
+    futures = [client.submit(_one_run, *task, pure=False) for task in tasks]
+    index = {f.key: i for i, f in enumerate(futures)}
+    results: list = [None] * len(futures)
+    progress = _Progress(len(futures), "runs on the cluster", progressbar)
+    for done, future in enumerate(as_completed(futures), start=1):
+        results[index[future.key]] = future.result()
+        progress.update(done)
+    return [row for rows in results for row in rows]
 
 
 def _assessment(labeled, unlabeled, spec, threshold) -> AssessmentData:
@@ -434,8 +512,17 @@ def run_grid(
     ----------
     Ji, Smyth & Steyvers 2020, §4 and Fig. 4.
     """
-    frames = [run_experiment(name, classifier, metric, int(n), **kwargs) for n in n_labeled]
-    return pd.concat(frames, ignore_index=True)
+    client = kwargs.pop("client", None)
+    if client is None:
+        frames = [run_experiment(name, classifier, metric, int(n), **kwargs) for n in n_labeled]
+        return pd.concat(frames, ignore_index=True)
+    # every run of every size in one submission, so that the workers stay busy to the end
+    progressbar = kwargs.pop("progressbar", True)
+    tasks = []
+    for n in n_labeled:
+        tasks += _experiment_tasks(name, classifier, metric, int(n), **kwargs)[0]
+    rows = _on_cluster(client, tasks, progressbar)
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def mae_table(df: pd.DataFrame) -> pd.DataFrame:

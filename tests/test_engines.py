@@ -119,3 +119,18 @@ def test_a_missing_extra_names_it(monkeypatch):
     monkeypatch.delitem(__import__("sys").modules, "pyspark", raising=False)
     with pytest.raises(ImportError, match=r"bayesfair\[spark\]"):
         bf.summarize_unlabeled(pd.DataFrame({"score": [0.5], "group": ["a"]}), engine="spark")
+
+
+def test_run_grid_on_the_cluster_equals_the_serial_run(client):
+    from bayesfair.experiments import run_grid
+
+    kw = dict(
+        methods=("freq", "bb", "rbc"), n_runs=3, draws=60, tune=60, chains=1, random_seed=11,
+        progressbar=False,
+    )  # fmt: skip
+    serial = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), **kw)
+    spread = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), client=client, **kw)
+    # workers ran the tasks: both processes took part
+    assert len(client.scheduler_info()["workers"]) == 2
+    cols = [c for c in serial.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(serial[cols], spread[cols])
