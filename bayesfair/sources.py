@@ -442,29 +442,51 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
         raise InvalidParameterError(
             f"The Spark DataFrame has no column(s) {missing}; it has {sdf.columns}."
         )
-    keep = [score, *columns] + ([path] if path else [])
-    schema = (
-        "group string, side boolean, bin long, count long, sum_log_s double, "
-        "sum_log_1ms double, sum_score double"
-    )
-
-    def partitions(frames):
-        import pandas as pd
-
-        parts = [_partition_sums(f, score, columns, threshold, score_clip, n_bins, path)
-                 for f in frames]  # fmt: skip
-        if parts:
-            out = pd.concat(parts, ignore_index=True)
-            out["group"] = out["group"].astype(str)
-            yield out
-
+    # Spark's own aggregation, in one pass: the same bin arithmetic as bin_sums.
+    s = F.col(score).cast("double")
+    if len(columns) == 1:
+        label = F.col(columns[0]).cast("string")
+    else:
+        label = F.concat_ws(_SEP, *(F.col(c).cast("string") for c in columns))
+    bad = (s.isNull() | F.isnan(s) | (s < 0) | (s > 1)).cast("long")
+    missing_group = F.lit(0).cast("long")
+    for col in columns:
+        missing_group = F.greatest(missing_group, F.col(col).isNull().cast("long"))
+    c = F.least(F.greatest(s, F.lit(score_clip)), F.lit(1.0 - score_clip))
+    lo, hi = _edges(score_clip)
+    rows = sdf.select(
+        label.alias("group"), s.alias("s"), (s >= threshold).alias("side"),
+        F.log(c).alias("ls"), F.log(1.0 - c).alias("l1"), bad.alias("bad"),
+        missing_group.alias("nogroup"),
+    )  # fmt: skip
+    binned = F.floor((F.col("ls") - F.col("l1") - lo) / (hi - lo) * n_bins).cast("long")
+    rows = rows.withColumn("bin", F.least(F.greatest(binned, F.lit(0)), F.lit(n_bins - 1)))
+    aggregated = rows.groupBy("group", "side", "bin").agg(
+        F.count(F.lit(1)).alias("count"), F.sum("ls").alias("sum_log_s"),
+        F.sum("l1").alias("sum_log_1ms"), F.sum("s").alias("sum_score"),
+        F.sum("bad").alias("bad"), F.sum("nogroup").alias("nogroup"),
+    )  # fmt: skip
     try:
         with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
             warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
             warnings.filterwarnings("ignore", "The copy keyword is deprecated")
-            frame = sdf.select(*keep).mapInPandas(partitions, schema).toPandas()
-    except Exception as exc:  # Spark wraps the worker's error: keep the message
+            frame = aggregated.toPandas()
+    except Exception as exc:  # Spark wraps its errors: keep the first line
         raise InvalidParameterError(_spark_message(exc)) from exc
+    n_bad, n_nogroup = int(frame["bad"].sum()), int(frame["nogroup"].sum())
+    if n_bad or n_nogroup:
+        cond = (bad == 1) if n_bad else (missing_group == 1)
+        first = sdf.filter(cond).limit(1).collect()[0]
+        origin = f" in file {first[path]!r}" if path else ""
+        if n_bad:
+            raise InvalidParameterError(
+                f"Column {score!r} must hold scores in [0, 1] without missing values: "
+                f"{n_bad} row(s) do not, the first{origin} (value {first[score]!r})."
+            )
+        raise InvalidParameterError(
+            f"Group column(s) {columns} must not contain missing values: {n_nogroup} row(s) "
+            f"do, the first{origin}."
+        )
     groups = _spark_group_values(sdf, columns)
     frame["group"] = [groups.get(g, g) for g in frame["group"]]
     attributes = tuple(columns) if len(columns) > 1 else None
