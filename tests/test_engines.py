@@ -22,9 +22,12 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -56,9 +59,7 @@ def test_dask_reads_files_and_names_a_bad_one(client, tmp_path):
 
 def test_unreachable_dask_scheduler():
     with pytest.raises(InvalidParameterError, match="tcp://127.0.0.1:1"):
-        bf.summarize_unlabeled(
-            str(__file__), engine="dask", scheduler="tcp://127.0.0.1:1"
-        )
+        bf.summarize_unlabeled(str(__file__), engine="dask", scheduler="tcp://127.0.0.1:1")
 
 
 @pytest.fixture(scope="module")
