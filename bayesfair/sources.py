@@ -14,8 +14,8 @@ Engines:
   ``httpfs`` reads), a DuckDB relation, or a SQL query: DuckDB streams the
   files with bounded memory on all cores, and returns only the aggregates.
 
-``engine="auto"`` picks DuckDB for paths, relations and SQL, NumPy for arrays
-and frames.
+``engine="auto"`` picks DuckDB for paths, relations, SQL and polars frames,
+NumPy for pandas frames and arrays, Dask and Spark for their own DataFrames.
 
 **Why DuckDB is a core dependency.** Reading a production log that does not
 fit in memory is the ordinary case of an audit, not an extra: a user who
@@ -173,9 +173,11 @@ def summarize_unlabeled(
     Parameters
     ----------
     source
-        A Parquet or CSV path or glob (``"logs/*.parquet"``), a list of them, a
-        DuckDB relation, a SQL query (``"SELECT ... FROM ..."``), a pandas
-        DataFrame, or a pair ``(scores, groups)`` of arrays.
+        A Parquet or CSV path or glob (``"logs/*.parquet"``; a URL such as
+        ``s3://…`` is passed to the engine, which must be set up to read it, e.g.
+        DuckDB's ``httpfs``), a list of them, a DuckDB relation, a SQL query
+        (``"SELECT ... FROM ..."``), a pandas or polars DataFrame, a Dask or
+        Spark DataFrame, or a pair ``(scores, groups)`` of arrays.
     score : str
         The score column (ignored for arrays).
     group : str or list of str
@@ -679,6 +681,9 @@ def _duckdb_relation(con, source):
 
     if isinstance(source, duckdb.DuckDBPyRelation):
         return source, "The relation"
+    if type(source).__module__.startswith("polars"):  # a polars DataFrame or LazyFrame
+        frame = source.collect() if hasattr(source, "collect") else source
+        return con.from_arrow(frame.to_arrow()), "The polars frame"
     paths = [source] if isinstance(source, str | os.PathLike) else source
     if isinstance(source, str) and source.lstrip().lower().startswith(
         ("select ", "with ", "from ")

@@ -49,11 +49,11 @@ def test_dask_reads_files_and_names_a_bad_one(client, tmp_path):
         bf.summarize_unlabeled(path, group="race", engine="dask", scheduler=client),
     )
     bad = frame.copy()
-    bad.loc[2000, "score"] = -0.5  # the third of seven files
+    bad.loc[1450, "score"] = -0.5  # files of 1,000 rows: row group 3 (of 200 rows) of file 2
     sub = tmp_path / "bad"
     sub.mkdir()
-    glob = _write(bad, sub, 7)
-    with pytest.raises(InvalidParameterError, match=r"part-002\.parquet.*-0\.5"):
+    glob = _write(bad.iloc[:6000], sub, 6, row_group_size=200)
+    with pytest.raises(InvalidParameterError, match=r"part-001\.parquet.*-0\.5"):
         bf.summarize_unlabeled(glob, group="race", engine="dask")
 
 
