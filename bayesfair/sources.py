@@ -397,6 +397,7 @@ def _dask_client(distributed, scheduler):
             return None
     if isinstance(scheduler, distributed.Client):
         return scheduler
+    _check_reachable(str(scheduler), "Dask scheduler")
     try:
         return distributed.Client(scheduler, timeout="10s")
     except (OSError, TimeoutError) as exc:
@@ -418,6 +419,7 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
         files = _expand(source)
         builder = SparkSession.builder.appName("bayesfair")
         if scheduler is not None:
+            _check_reachable(str(scheduler), "Spark master")
             builder = builder.master(str(scheduler))
         elif SparkSession.getActiveSession() is None:
             builder = builder.master("local[*]")
@@ -433,7 +435,12 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
             else (lambda *f: spark.read.csv(list(f), header=True, inferSchema=True))
         )
         path = "_bf_path"
-        sdf = reader(*files).withColumn(path, F.input_file_name())
+        try:
+            sdf = reader(*files).withColumn(path, F.input_file_name())
+        except Exception as exc:
+            raise InvalidParameterError(
+                f"Spark could not read {files[:3]}: {_spark_message(exc)}"
+            ) from None
     else:
         raise InvalidParameterError(
             "The spark engine takes a Spark DataFrame or a path or glob. "
@@ -494,6 +501,26 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
     attributes = tuple(columns) if len(columns) > 1 else None
     return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, threshold, score_clip,
                       n_bins, attributes)  # fmt: skip
+
+
+def _check_reachable(address: str, what: str, timeout: float = 5.0) -> None:
+    """Fail fast, naming the address, when ``scheme://host:port`` does not accept connections.
+
+    Spark retries an unreachable master for about a minute and then reports a
+    stopped context; a plain TCP connect says the same in seconds. Addresses
+    without a host and port (``local[*]``, ``yarn``) are not checked.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    if not parts.hostname or not parts.port:
+        return
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InvalidParameterError(f"Could not reach the {what} at {address!r}: {exc}") from None
 
 
 def _spark_group_values(sdf, columns) -> dict:
