@@ -41,10 +41,42 @@ def test_the_public_calls_work_as_written():
     t = bf.frequentist.bernstein_half_width(3160, confidence=0.95, cost_range=1.0,
                                             min_group_fraction=0.5, variance=4.0)  # fmt: skip
     assert round(t, 4) == 0.0974
-    assert bf.frequentist.bernstein_required_n(0.05, confidence=0.95, cost_range=1.0,
-                                               min_group_fraction=0.5, variance=4.0) == 11903
+    assert (
+        bf.frequentist.bernstein_required_n(
+            0.05, confidence=0.95, cost_range=1.0, min_group_fraction=0.5, variance=4.0
+        )
+        == 11903
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = bf.compare(data, metrics=["accuracy"], epsilon=0.02, random_seed=0,
                            fit_kwargs=dict(draws=100, tune=100, chains=1))  # fmt: skip
     assert len(table.pairs) == 1
+
+
+def test_the_second_stage_calls_work_as_written(tmp_path):
+    rng = np.random.default_rng(1)
+    n, big_n = 150, 5000
+    s = rng.uniform(0, 1, n)
+    y = (rng.uniform(size=n) < s).astype(int)
+    g = rng.choice(["A", "B"], n)
+    log = pd.DataFrame({"score": rng.uniform(0, 1, big_n), "group": rng.choice(["A", "B"], big_n)})
+    log.to_parquet(tmp_path / "log.parquet")
+
+    summary = bf.summarize_unlabeled(str(tmp_path / "*.parquet"), score="score", group="group",
+                                     threshold=0.5, engine="auto")  # fmt: skip
+    assert summary.n_total == big_n
+    data = bf.AssessmentData(scores=s, labels=y, groups=g, unlabeled=summary)
+    labeled_df = pd.DataFrame({"score": s, "y": y, "group": g})
+    same = bf.AssessmentData.from_frames(labeled_df, str(tmp_path / "log.parquet"),
+                                         score="score", label="y", group="group")  # fmt: skip
+    assert same.n_unlabeled == data.n_unlabeled == big_n
+
+    res = bf.frequentist.ppi_difference(data, metric="accuracy", group=None, reference=None,
+                                        ci_prob=0.95, random_seed=0)  # fmt: skip
+    assert len(res) == 1
+    one = res[0]
+    assert one.interval[0] <= one.estimate <= one.interval[1]
+    assert len(one.classical_interval) == 2 and one.effective_n > 0
+    var = bf.frequentist.ppi_between_group_variance(data, "tpr", random_seed=0)
+    assert var.interval[0] <= var.interval[1]
