@@ -167,6 +167,7 @@ def summarize_unlabeled(
     n_bins: int | None = None,
     scheduler=None,
     progress: bool = False,
+    text_groups: bool = False,
 ) -> UnlabeledScores:
     """Reduce unlabeled scores to their additive summary without loading them.
 
@@ -197,6 +198,10 @@ def summarize_unlabeled(
     progress : bool
         Show the engine's progress on the terminal (DuckDB's progress bar, a
         Dask progress bar) for long passes.
+    text_groups : bool
+        Read the group columns as text, as written in a CSV file (so ``"01"``
+        and ``"1"`` stay two groups; booleans become ``"True"``/``"False"``,
+        numbers their text). The command line does this on both of its files.
     score_clip : float
         ε of the clipping ``[ε, 1 − ε]`` before the logs (the models' default).
     n_bins : int, optional
@@ -233,12 +238,26 @@ def summarize_unlabeled(
         engine = _auto_engine(source)
     settings = (threshold, score_clip, n_bins)
     if engine == "numpy":
+        if text_groups and not isinstance(source, tuple):
+            source = source.assign(**{c: _as_text(source[c]) for c in columns if c in source})
+        elif text_groups:
+            source = (source[0], _as_text(source[1]))
         return _numpy_engine(source, score, columns, *settings)
     if engine == "dask":
-        return _dask_engine(source, score, columns, *settings, scheduler, progress)
+        return _dask_engine(source, score, columns, *settings, scheduler, progress, text_groups)
     if engine == "spark":
-        return _spark_engine(source, score, columns, *settings, scheduler)
-    return _duckdb_engine(source, score, columns, *settings, progress)
+        return _spark_engine(source, score, columns, *settings, scheduler, text_groups)
+    return _duckdb_engine(source, score, columns, *settings, progress, text_groups)
+
+
+def _as_text(values):
+    """Group values as text: booleans ``"True"``/``"False"``, everything else ``str``."""
+    import pandas as pd
+
+    if isinstance(values, pd.DataFrame):
+        return values.apply(_as_text)
+    series = pd.Series(values) if not isinstance(values, pd.Series) else values
+    return series.astype(object).map(lambda v: v if isinstance(v, str) or pd.isna(v) else str(v))
 
 
 def _auto_engine(source) -> str:
@@ -264,7 +283,7 @@ def _require(engine: str):
         ) from None
 
 
-def _file_sums(path, score, group_cols, threshold, score_clip, n_bins):
+def _file_sums(path, score, group_cols, threshold, score_clip, n_bins, text=False):
     """One file's aggregates, read in batches of rows (bounded memory)."""
     import pandas as pd
 
@@ -278,10 +297,13 @@ def _file_sums(path, score, group_cols, threshold, score_clip, n_bins):
         batches = (b.to_pandas() for b in handle.iter_batches(batch_size=1 << 20, columns=keep))
     else:
         have = list(pd.read_csv(path, nrows=0).columns)
-        batches = pd.read_csv(path, usecols=keep, chunksize=1 << 20)
+        dtype = dict.fromkeys(columns, str) if text else None
+        batches = pd.read_csv(path, usecols=keep, chunksize=1 << 20, dtype=dtype)
     missing = [c for c in keep if c not in have]
     if missing:
         raise InvalidParameterError(f"The file {path!r} has no column(s) {missing}; it has {have}.")
+    if text:
+        batches = (b.assign(**{c: _as_text(b[c]) for c in columns}) for b in batches)
     parts = [
         _partition_sums(b, score, columns, threshold, score_clip, n_bins, origin=path)
         for b in batches
@@ -343,7 +365,9 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, path=N
 
 
 # --------------------------------------------------------------------------- dask
-def _dask_engine(source, score, columns, threshold, score_clip, n_bins, scheduler, progress):
+def _dask_engine(
+    source, score, columns, threshold, score_clip, n_bins, scheduler, progress, text=False
+):
     dd, distributed = _require("dask")
     client = _dask_client(distributed, scheduler)
     settings = (threshold, score_clip, n_bins)
@@ -352,7 +376,7 @@ def _dask_engine(source, score, columns, threshold, score_clip, n_bins, schedule
         _kind(files)
         # one task per file, reading it in batches of rows: memory stays bounded
         parts = dd.from_map(
-            _file_sums, files, args=(score, columns, *settings), meta=_empty_sums(),
+            _file_sums, files, args=(score, columns, *settings, text), meta=_empty_sums(),
             enforce_metadata=False,
         )  # fmt: skip
         return _collect(parts, client, columns, settings, progress)
@@ -367,9 +391,13 @@ def _dask_engine(source, score, columns, threshold, score_clip, n_bins, schedule
         raise InvalidParameterError(
             f"The Dask DataFrame has no column(s) {missing}; it has {list(ddf.columns)}."
         )
-    parts = ddf[[score, *columns]].map_partitions(
-        _partition_sums, score, columns, *settings, meta=_empty_sums()
-    )
+    ddf = ddf[[score, *columns]]
+    if text:
+        ddf = ddf.map_partitions(
+            lambda f: f.assign(**{c: _as_text(f[c]) for c in columns}),
+            meta={score: float, **dict.fromkeys(columns, object)},
+        )
+    parts = ddf.map_partitions(_partition_sums, score, columns, *settings, meta=_empty_sums())
     return _collect(parts, client, columns, settings, progress)
 
 
@@ -407,7 +435,7 @@ def _dask_client(distributed, scheduler):
 
 
 # --------------------------------------------------------------------------- spark
-def _spark_engine(source, score, columns, threshold, score_clip, n_bins, scheduler):
+def _spark_engine(source, score, columns, threshold, score_clip, n_bins, scheduler, text=False):
     _require("spark")
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import functions as F
@@ -453,10 +481,17 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
         )
     # Spark's own aggregation, in one pass: the same bin arithmetic as bin_sums.
     s = F.col(score).cast("double")
+    types = dict(sdf.dtypes)
+
+    def as_text(c):  # booleans as Python writes them, so that the labels match
+        if types.get(c) == "boolean":
+            return F.when(F.col(c), "True").when(~F.col(c), "False")
+        return F.col(c).cast("string")
+
     if len(columns) == 1:
-        label = F.col(columns[0]).cast("string")
+        label = as_text(columns[0])
     else:
-        label = F.concat_ws(_SEP, *(F.col(c).cast("string") for c in columns))
+        label = F.concat_ws(_SEP, *(as_text(c) for c in columns))
     bad = (s.isNull() | F.isnan(s) | (s < 0) | (s > 1)).cast("long")
     missing_group = F.lit(0).cast("long")
     for col in columns:
@@ -496,7 +531,7 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
             f"Group column(s) {columns} must not contain missing values: {n_nogroup} row(s) "
             f"do, the first{origin}."
         )
-    groups = _spark_group_values(sdf, columns)
+    groups = {} if text else _spark_group_values(sdf, columns)
     frame["group"] = [groups.get(g, g) for g in frame["group"]]
     attributes = tuple(columns) if len(columns) > 1 else None
     return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, threshold, score_clip,
@@ -633,13 +668,15 @@ def _numpy_engine(source, score, columns, threshold, score_clip, n_bins):
 
 
 # --------------------------------------------------------------------------- duckdb
-def _duckdb_engine(source, score, columns, threshold, score_clip, n_bins, progress=False):
+def _duckdb_engine(
+    source, score, columns, threshold, score_clip, n_bins, progress=False, text=False
+):
     import duckdb
 
     con = duckdb.connect()
     if progress:  # DuckDB draws its own bar on the terminal for queries over ~2 s
         con.execute("SET enable_progress_bar = true")
-    relation, where = _duckdb_relation(con, source)
+    relation, where = _duckdb_relation(con, source, columns if text else ())
     have = [c.lower() for c in relation.columns]
     missing = [c for c in [score, *columns] if c.lower() not in have]
     if missing:
@@ -649,15 +686,17 @@ def _duckdb_engine(source, score, columns, threshold, score_clip, n_bins, progre
     q = _quote
     lo, hi = _edges(score_clip)
     s = f"CAST({q(score)} AS DOUBLE)"
+    types = dict(zip(relation.columns, map(str, relation.types), strict=True))
+
+    def as_text(c):  # booleans as Python writes them, so that the labels match
+        if types.get(c) == "BOOLEAN":
+            return f"CASE WHEN {q(c)} THEN 'True' WHEN NOT {q(c)} THEN 'False' END"
+        return f"CAST({q(c)} AS VARCHAR)"
+
     if len(columns) == 1:
-        label = q(columns[0])
+        label = as_text(columns[0]) if text else q(columns[0])
     else:
-        label = (
-            "concat_ws("
-            + f"'{_SEP}', "
-            + ", ".join(f"CAST({q(c)} AS VARCHAR)" for c in columns)
-            + ")"
-        )
+        label = "concat_ws(" + f"'{_SEP}', " + ", ".join(as_text(c) for c in columns) + ")"
     nulls = " OR ".join(f"{q(c)} IS NULL" for c in columns)
 
     def run(sql, frame=False):  # on the relation's own connection (a user's may not be ours)
@@ -702,7 +741,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _duckdb_relation(con, source):
+def _duckdb_relation(con, source, text_columns=()):
     """A DuckDB relation for the source, and how to name it in an error."""
     import duckdb
 
@@ -730,7 +769,8 @@ def _duckdb_relation(con, source):
         if kinds == "parquet":
             rel = con.read_parquet(files, filename=True)
         else:
-            rel = con.read_csv(files, filename=True)
+            kw = {"dtype": dict.fromkeys(text_columns, "VARCHAR")} if text_columns else {}
+            rel = con.read_csv(files, filename=True, **kw)
     except duckdb.Error as exc:
         raise InvalidParameterError(f"DuckDB could not read {files[:3]}...: {exc}") from None
     where = f"The file {files[0]!r}" if len(files) == 1 else f"The files {files[0]!r}, ..."

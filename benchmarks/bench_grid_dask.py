@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     t_serial = time.perf_counter() - start
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,
     ):

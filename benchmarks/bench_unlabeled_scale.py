@@ -54,7 +54,7 @@ if engine == "pandas":
 elif engine == "dask":
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         start = time.perf_counter()
         summary = bf.summarize_unlabeled(glob, engine="dask", scheduler=client)
 elif engine == "spark":

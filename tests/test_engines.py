@@ -8,7 +8,7 @@ module-scoped fixture; the Spark tests are marked slow (local mode starts a JVM)
 import numpy as np
 import pandas as pd
 import pytest
-from test_sources import _assert_same, _frame, _write
+from test_sources import _assert_same, _coded_frame, _frame, _write
 
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
@@ -24,7 +24,7 @@ distributed = pytest.importorskip("distributed")
 def client():
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as c,
     ):
@@ -135,3 +135,26 @@ def test_run_grid_on_the_cluster_equals_the_serial_run(client):
     assert len(client.scheduler_info()["workers"]) == 2
     cols = [c for c in serial.columns if c != "seconds"]
     pd.testing.assert_frame_equal(serial[cols], spread[cols])
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_dask_text_groups(client, tmp_path, kind):
+    frame = _coded_frame()
+    path = _write(frame, tmp_path, 3, kind)
+    for col in ("code", "level", "flag"):
+        ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
+        _assert_same(ref, bf.summarize_unlabeled(path, group=col, engine="dask", text_groups=True))
+    ddf = dd.from_pandas(frame, npartitions=4)
+    ref = bf.summarize_unlabeled(frame.astype({"flag": str}), group="flag")
+    _assert_same(ref, bf.summarize_unlabeled(ddf, group="flag", text_groups=True))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_spark_text_groups(spark, tmp_path, kind):
+    frame = _coded_frame()
+    path = _write(frame, tmp_path, 3, kind)
+    for col in ("code", "level", "flag"):
+        ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
+        got = bf.summarize_unlabeled(path, group=col, engine="spark", text_groups=True)
+        _assert_same(ref, got)

@@ -181,3 +181,27 @@ def test_polars_frames_and_settings_that_do_not_match_the_summary():
     )  # fmt: skip
     with pytest.raises(ValueError, match="score_clip=0.01 and n_bins=1024; this needs score_clip"):
         bf.fit(data, "bc", score_clip=0.02, draws=10, tune=10, chains=1)
+
+
+def _coded_frame(n=3_000, seed=12):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "score": rng.uniform(size=n),
+            "code": rng.choice(["1", "01", "2"], n),
+            "level": rng.choice([1.0, 2.5], n),
+            "flag": rng.choice([True, False], n),
+        }
+    )
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_text_groups_keep_what_the_file_says(tmp_path, kind):
+    frame = _coded_frame()
+    path = _write(frame, tmp_path, 2, kind)
+    for col, expected in (("code", {"1", "01", "2"}), ("level", {"1.0", "2.5"}),
+                          ("flag", {"True", "False"})):  # fmt: skip
+        got = bf.summarize_unlabeled(path, group=col, text_groups=True)
+        assert set(got.group_levels) == expected, (col, got.group_levels)
+        ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
+        _assert_same(ref, got)
