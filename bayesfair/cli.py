@@ -84,18 +84,56 @@ _READERS = {".csv": "csv", ".tsv": "tsv", ".txt": "csv", ".parquet": "parquet", 
 _FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 
 
-def _read_table(path: str, which: str):
-    """Read a CSV/TSV/Parquet file into a DataFrame; any failure is a :class:`_BadInput`."""
+_COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
+def _format_of(path) -> str | None:
+    """``csv``, ``tsv`` or ``parquet`` from the suffix, looking through a compression suffix."""
+    from pathlib import Path
+
+    name = Path(path).name.lower()
+    for ext in _COMPRESSION:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    return _READERS.get(Path(name).suffix)
+
+
+def _sniff_separator(path, kind: str) -> str:
+    """The separator of a delimited file, from its first lines (``,`` ``;`` tab ``|``)."""
+    import csv
+
+    import pandas as pd
+
+    try:
+        with pd.io.common.get_handle(path, "r", encoding="utf-8-sig", compression="infer") as h:
+            sample = h.handle.read(64 * 1024)
+    except Exception:  # unreadable: the reader below gives the message
+        return "\t" if kind == "tsv" else ","
+    try:
+        return csv.Sniffer().sniff(sample.split("\n", 1)[0] + "\n", delimiters=",;\t|").delimiter
+    except csv.Error:
+        return "\t" if kind == "tsv" else ","
+
+
+def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
+    """Read a CSV/TSV/Parquet file into a DataFrame; any failure is a :class:`_BadInput`.
+
+    CSV may be compressed (``.gz``, ``.bz2``, ``.xz``, ``.zip``, ``.zst``), start
+    with a byte-order mark, end lines with CRLF, and be separated by ``,``,
+    ``;``, tab or ``|`` (sniffed from the header unless ``sep`` is given).
+    ``text_columns`` are read as text, as written (``"01"`` stays ``"01"``).
+    """
     from pathlib import Path
 
     import pandas as pd
 
     p = Path(path)
-    kind = _READERS.get(p.suffix.lower())
+    kind = _format_of(p)
     if kind is None:
         raise _BadInput(
             f"Cannot tell the format of the {which} file '{path}' from its suffix "
-            f"'{p.suffix}': use .csv, .tsv or .parquet."
+            f"'{p.suffix}': use .csv, .tsv or .parquet (optionally compressed, e.g. .csv.gz)."
         )
     if not p.exists():
         raise _BadInput(f"The {which} file '{path}' does not exist.")
@@ -112,8 +150,15 @@ def _read_table(path: str, which: str):
                     f"Reading the Parquet file '{path}' needs pyarrow, which is not installed: "
                     "install it (pip install pyarrow) or convert the file to CSV."
                 ) from None
+            for c in text_columns:
+                if c in frame.columns:
+                    frame[c] = _text_values(frame[c])
         else:
-            frame = pd.read_csv(p, sep="\t" if kind == "tsv" else ",")
+            sep = sep or _sniff_separator(p, kind)
+            frame = pd.read_csv(
+                p, sep=sep, encoding="utf-8-sig", dtype=dict.fromkeys(text_columns, str)
+            )
+            frame.attrs["sep"] = sep
     except _BadInput:
         raise
     except pd.errors.EmptyDataError:
@@ -129,7 +174,106 @@ def _read_table(path: str, which: str):
         raise _BadInput(f"Cannot parse the {which} file '{path}' as {kind}: {first}") from None
     if len(frame) == 0:
         raise _BadInput(f"The {which} file '{path}' has a header but no rows.")
+    frame.attrs["path"], frame.attrs["kind"] = str(path), kind
     return frame
+
+
+def _text_values(series):
+    from bayesfair.sources import _as_text
+
+    return _as_text(series)
+
+
+def _where(frame, position: int) -> str:
+    """``line N of FILE`` (CSV, header is line 1) or ``row N of FILE`` (Parquet), 1-based."""
+    path = frame.attrs.get("path", "the file")
+    if frame.attrs.get("kind") == "parquet":
+        return f"row {position + 1} of '{path}'"
+    return f"line {position + 2} of '{path}'"
+
+
+def _check_columns(frame, which, **flags) -> None:
+    """Every named column is in the file; else name the flag and hint at the separator."""
+    for flag, cols in flags.items():
+        for col in cols:
+            if col in frame.columns:
+                continue
+            names = list(map(str, frame.columns))
+            msg = (
+                f"The {which} file '{frame.attrs.get('path')}' has no column {col!r} "
+                f"(--{flag.replace('_', '-')} {col}); its columns are {names}."
+            )
+            if len(frame.columns) == 1:
+                header = str(frame.columns[0])
+                found = next((s for s in (";", "\t", "|", ",") if s in header), None)
+                if found:
+                    shown = "tab" if found == "\t" else repr(found)
+                    msg += f" The header looks separated by {shown}: pass --sep {shown}."
+            raise _BadInput(msg)
+
+
+def _check_values(frame, score, label, group_cols, pos_label) -> None:
+    """Scores, labels and groups, with the flag and the line in the message."""
+    import numpy as np
+    import pandas as pd
+
+    s = pd.to_numeric(frame[score], errors="coerce")
+    bad = s.isna() | (s < 0) | (s > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        value = frame[score].iloc[i]
+        shown = repr(value) if isinstance(value, str) else str(value)
+        raise _BadInput(
+            f"--score {score}: {_where(frame, i)} holds {shown}, not a score "
+            f"in [0, 1] ({int(bad.sum())} such row(s))."
+        )
+    for col in group_cols:
+        missing = frame[col].isna()
+        if missing.any():
+            i = int(np.flatnonzero(missing.to_numpy())[0])
+            raise _BadInput(
+                f"--group {col}: {_where(frame, i)} has no group value "
+                f"({int(missing.sum())} such row(s))."
+            )
+    if label is not None:
+        missing = frame[label].isna()
+        if missing.any():
+            i = int(np.flatnonzero(missing.to_numpy())[0])
+            raise _BadInput(f"--label {label}: {_where(frame, i)} has no label.")
+        values = pd.unique(frame[label])
+        if pos_label is None and len(values) > 2:
+            shown = ", ".join(map(str, values[:5].tolist())) + (", ..." if len(values) > 5 else "")
+            raise _BadInput(
+                f"--label {label}: the labels take {len(values)} values ({shown}); a binary "
+                "label is needed."
+            )
+
+
+def _pos_label(frame, label: str, text: str | None):
+    """``--pos-label`` as the label column's own type: ``1`` matches ``1.0`` in a numeric column."""
+    import pandas as pd
+
+    if text is None:
+        return None
+    column = frame[label]
+    if pd.api.types.is_bool_dtype(column):
+        if text.strip().lower() in ("true", "1"):
+            return True
+        if text.strip().lower() in ("false", "0"):
+            return False
+    elif pd.api.types.is_numeric_dtype(column):
+        try:
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            matches = [v for v in pd.unique(column) if float(v) == value]
+            if matches:
+                return matches[0]
+    values = ", ".join(map(repr, pd.unique(column)[:5].tolist()))
+    if text in set(map(str, pd.unique(column))):
+        return text
+    raise _BadInput(f"--pos-label {text}: not a value of --label {label} (values: {values}).")
 
 
 def _output_format(out: str | None) -> str:
@@ -188,6 +332,12 @@ def _write_atomic(path: str, text: str) -> None:
     "(see --scheduler), or pandas in memory.",
 )
 @click.option(
+    "--sep",
+    default=None,
+    metavar="SEP",
+    help="Separator of CSV files (default: sniffed from the header among , ; tab |).",
+)
+@click.option(
     "--scheduler",
     default=None,
     metavar="ADDRESS",
@@ -234,6 +384,7 @@ def assess(
     labeled,
     unlabeled,
     engine,
+    sep,
     scheduler,
     score,
     label,
@@ -269,12 +420,20 @@ def assess(
         group_cols = [c.strip() for c in group.split(",") if c.strip()]
         if not group_cols:
             raise _BadInput("The '--group' option must name at least one column.")
-        lab = _read_table(labeled, "labeled")
+        sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep)
+        _check_writable(out)
+        lab = _read_table(labeled, "labeled", sep, text_columns=group_cols)
+        _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
+        _check_values(lab, score, label, group_cols, pos_label)
+        pos_label = _pos_label(lab, label, pos_label)
         unl = (
-            _unlabeled_source(unlabeled, engine, scheduler, score, group_cols, threshold, quiet)
+            _unlabeled_source(
+                unlabeled, engine, scheduler, score, group_cols, threshold, quiet, sep
+            )
             if unlabeled is not None
             else None
         )
+        _surprises(lab, score, label, model, unlabeled, chains)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             data = _assessment_data(
@@ -321,12 +480,15 @@ def assess(
         _echo(quiet, f"Wrote {fmt} report to {out}.")
 
 
-def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet):
+def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet, sep=None):
     """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
     import time
 
     if engine == "memory":
-        return _read_table(path, "unlabeled")
+        frame = _read_table(path, "unlabeled", sep, text_columns=group_cols)
+        _check_columns(frame, "unlabeled", score=[score], group=group_cols)
+        _check_values(frame, score, None, group_cols, None)
+        return frame
     if scheduler is not None and engine == "duckdb":
         raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
     from bayesfair.sources import summarize_unlabeled
@@ -336,6 +498,7 @@ def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, qui
         summary = summarize_unlabeled(
             path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
             threshold=threshold, engine=engine, scheduler=scheduler, progress=not quiet,
+            text_groups=True,
         )  # fmt: skip
     except (ValueError, TypeError, ImportError) as exc:
         raise _BadInput(_one_line(exc)) from None
@@ -345,6 +508,50 @@ def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, qui
         f"{time.perf_counter() - start:.1f} s.",
     )
     return summary
+
+
+def _check_writable(out) -> None:
+    """Refuse an --out that cannot be written, before any fitting."""
+    import os
+    from pathlib import Path
+
+    if out is None:
+        return
+    target = Path(out)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise _BadInput(
+            f"Cannot write the report to '{out}': the directory '{folder}' does not exist."
+        )
+    if (target.exists() and not os.access(target, os.W_OK)) or not os.access(folder, os.W_OK):
+        raise _BadInput(f"Cannot write the report to '{out}': permission denied.")
+
+
+def _surprises(lab, score, label, model, unlabeled, chains) -> None:
+    """One-line warnings for what would otherwise surprise silently."""
+    import pandas as pd
+
+    notes = []
+    if model in ("bb", "hbb") and unlabeled is not None:
+        notes.append(
+            f"--model {model} uses the labeled examples only; the --unlabeled rows enter the "
+            "PPI++ column alone (use --model rbc to use them in the Bayesian model)."
+        )
+    if chains == 1:
+        notes.append("--chains 1: convergence cannot be checked (no R-hat); use 2 or more.")
+    if pd.unique(lab[label]).size == 1:
+        notes.append(
+            f"--label {label}: every labeled example has the label {lab[label].iloc[0]!r}; "
+            "rates that need the other class are undefined."
+        )
+    s = pd.to_numeric(lab[score])
+    if ((s == 0) | (s == 1)).all():
+        notes.append(
+            f"--score {score}: every score is 0 or 1; these look like hard predictions, not "
+            "scores, and the calibration model has nothing to calibrate."
+        )
+    for note in notes:
+        click.echo(f"bayesfair: warning: {note}", err=True)
 
 
 def _metric_list(metrics: str) -> list[str]:

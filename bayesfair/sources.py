@@ -769,8 +769,10 @@ def _duckdb_relation(con, source, text_columns=()):
         if kinds == "parquet":
             rel = con.read_parquet(files, filename=True)
         else:
-            kw = {"dtype": dict.fromkeys(text_columns, "VARCHAR")} if text_columns else {}
-            rel = con.read_csv(files, filename=True, **kw)
+            rel = con.read_csv(files, filename=True)
+            present = [c for c in text_columns if c in rel.columns]
+            if present:  # read again with the group columns as text
+                rel = con.read_csv(files, filename=True, dtype=dict.fromkeys(present, "VARCHAR"))
     except duckdb.Error as exc:
         raise InvalidParameterError(f"DuckDB could not read {files[:3]}...: {exc}") from None
     where = f"The file {files[0]!r}" if len(files) == 1 else f"The files {files[0]!r}, ..."

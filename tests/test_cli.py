@@ -105,24 +105,24 @@ BAD_FILES = {
     "missing column": (
         "lab.csv",
         "score,label,sex\n0.2,0,a\n0.8,1,b\n",
-        "Column 'group' (the 'group' parameter) is not in the labeled data",
+        "has no column 'group' (--group group); its columns are ['score', 'label', 'sex']",
     ),
     "non-numeric score": (
         "lab.csv",
         "score,label,group\n0.2,0,a\nhigh,1,b\n",
-        "must hold numeric scores in [0, 1]. Got the non-numeric value 'high'",
+        "--score score: line 3 of",
     ),
     "empty file": ("lab.csv", "", "is empty"),
     "header only": ("lab.csv", "score,label,group\n", "has a header but no rows"),
     "three labels": (
         "lab.csv",
         "score,label,group\n0.2,0,a\n0.8,1,b\n0.5,2,a\n",
-        "must be binary (two distinct values). Got 3 distinct values",
+        "--label label: the labels take 3 values",
     ),
     "score out of range": (
         "lab.csv",
         "score,label,group\n0.2,0,a\n1.8,1,b\n",
-        "must lie in [0, 1]",
+        "holds 1.8, not a score in [0, 1]",
     ),
     "unknown suffix": ("lab.xlsx", "whatever", "use .csv, .tsv or .parquet"),
     "not utf-8": ("lab.csv", None, "is not UTF-8 text"),
@@ -159,7 +159,7 @@ def test_assess_malformed_labeled_file(runner, tmp_path, case):
         (["--metrics", "tpr_"], "Did you mean 'tpr'?"),
         (["--reference", "Femal"], "Unknown group 'Femal' for the 'reference' parameter"),
         (["--threshold", "1.5"], "The 'threshold' parameter must be a float in (0, 1)"),
-        (["--pos-label", "yes"], "The 'pos_label' parameter must be one of the values"),
+        (["--pos-label", "yes"], "--pos-label yes: not a value of --label label"),
         (["--out", "report.pdf"], "use .html, .md or .json"),
         (["--out", "no/such/dir/report.html"], "does not exist"),
         (["--unlabeled", "missing.csv"], "No file matches 'missing.csv'"),
@@ -250,8 +250,8 @@ def test_subprocess_success_and_malformed(files, tmp_path):
     proc = _python_m(bad, *COLS, "--out", out2, cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "bayesfair: error: The 'labels' parameter must be binary (two distinct values). "
-        "Got 3 distinct values: 0, 1, 2."
+        "bayesfair: error: --label label: the labels take 3 values (0, 1, 2); a binary label "
+        "is needed."
     ]
     assert "Traceback" not in proc.stderr
     assert not out2.exists()

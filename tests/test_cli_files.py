@@ -1,0 +1,147 @@
+"""The command line on the files users have: group values, compression, separators, labels."""
+
+import gzip
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from bayesfair.cli import main
+
+SMALL = ["--draws", "100", "--tune", "100", "--chains", "2", "--seed", "1", "--model", "bb"]
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def _frame(groups, n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(size=n)
+    return pd.DataFrame(
+        {"score": s, "label": (rng.uniform(size=n) < s).astype(int),
+         "g": rng.choice(np.asarray(groups, dtype=object), n)}
+    )  # fmt: skip
+
+
+def _assess(runner, path, *args):
+    return runner.invoke(
+        main,
+        ["assess", str(path), "--score", "score", "--label", "label", "--group", "g",
+         "--metrics", "accuracy", "--quiet", *SMALL, *map(str, args)],
+        catch_exceptions=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [([1.0, 2.5], ("1.0", "2.5")), ([True, False], ("False", "True"))],
+)
+def test_float_and_boolean_group_values(runner, tmp_path, groups, expected):
+    path = tmp_path / "lab.csv"
+    _frame(groups).to_csv(path, index=False)
+    res = _assess(runner, path, "--reference", expected[0])
+    assert res.exit_code == 0, res.output
+    assert f"{expected[1]} − {expected[0]}" in res.stdout
+
+
+def test_codes_that_differ_only_in_a_leading_zero_stay_two_groups(runner, tmp_path):
+    path = tmp_path / "lab.csv"
+    _frame(["1", "01"]).to_csv(path, index=False)
+    res = _assess(runner, path, "--reference", "1")
+    assert res.exit_code == 0, res.output
+    assert "01 − 1" in res.stdout
+
+
+@pytest.mark.parametrize("sep", [";", "\t", "|"])
+def test_separators_are_sniffed(runner, tmp_path, sep):
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False, sep=sep)
+    res = _assess(runner, path)
+    assert res.exit_code == 0, res.output
+
+
+def test_compressed_bom_and_windows_line_endings(runner, tmp_path):
+    text = _frame(["a", "b"]).to_csv(index=False, lineterminator="\r\n")
+    path = tmp_path / "lab.csv.gz"
+    with gzip.open(path, "wb") as fh:
+        fh.write("\ufeff".encode() + text.encode())
+    res = _assess(runner, path)
+    assert res.exit_code == 0, res.output
+
+
+def test_float_labels_with_an_integer_pos_label(runner, tmp_path):
+    frame = _frame(["a", "b"])
+    frame["label"] = frame["label"].astype(float)
+    path = tmp_path / "lab.csv"
+    frame.to_csv(path, index=False)
+    res = _assess(runner, path, "--pos-label", "1")
+    assert res.exit_code == 0, res.output
+
+
+def test_a_wrong_separator_is_named(runner, tmp_path):
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False, sep=";")
+    res = _assess(runner, path, "--sep", ",")
+    assert res.exit_code == 2
+    assert "looks separated by ';': pass --sep ';'" in res.stderr
+
+
+def test_messages_name_the_flag_and_the_line(runner, tmp_path):
+    frame = _frame(["a", "b"])
+    frame.loc[4, "score"] = 1.7
+    path = tmp_path / "lab.csv"
+    frame.to_csv(path, index=False)
+    res = _assess(runner, path)
+    assert res.exit_code == 2
+    assert "--score score: line 6 of" in res.stderr and "holds 1.7" in res.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_out_in_a_read_only_directory_fails_before_fitting(runner, tmp_path):
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    res = _assess(runner, path, "--out", locked / "r.html")
+    assert res.exit_code == 2 and "permission denied" in res.stderr
+    assert "Fitting" not in res.stderr
+
+
+def test_out_is_checked_before_fitting(runner, tmp_path, monkeypatch):
+    # as root, a read-only directory is writable: check the order with a missing one,
+    # and that a denied write is refused before the fit (os.access mocked)
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    import importlib
+
+    compare_module = importlib.import_module("bayesfair.compare")
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted before checking --out")
+
+    monkeypatch.setattr(compare_module, "compare", no_fit)
+    res = _assess(runner, path, "--out", tmp_path / "no" / "such" / "r.html")
+    assert res.exit_code == 2 and "does not exist" in res.stderr
+    monkeypatch.setattr(os, "access", lambda *a, **k: False)
+    res = _assess(runner, path, "--out", tmp_path / "r.html")
+    assert res.exit_code == 2 and "permission denied" in res.stderr
+
+
+def test_surprises_become_warnings(runner, tmp_path):
+    path, unl = tmp_path / "lab.csv", tmp_path / "unl.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    _frame(["a", "b"], n=300, seed=1)[["score", "g"]].to_csv(unl, index=False)
+    res = _assess(runner, path, "--unlabeled", unl, "--chains", "1")
+    assert res.exit_code == 0, res.output
+    assert "--model bb uses the labeled examples only" in res.stderr
+    assert "--chains 1: convergence cannot be checked" in res.stderr
+    hard = _frame(["a", "b"])
+    hard["score"] = (hard["score"] > 0.5).astype(float)
+    hard.to_csv(path, index=False)
+    res = _assess(runner, path)
+    assert "look like hard predictions" in res.stderr
