@@ -43,31 +43,43 @@ def main() -> None:
 @click.option("--quiet", is_flag=True, help="No progress output.")
 def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, quiet):
     """Assess a bundled classifier: n_L labels at random, the rest unlabeled, BB vs RBC."""
+    import warnings
+
     from bayesfair.compare import compare
     from bayesfair.datasets import get_score_set, load_assessment
 
     try:
         spec = get_score_set(dataset)
-        data = load_assessment(dataset, classifier, n_labeled=n_labeled, random_seed=seed)
-        metric_list = [m.strip() for m in metrics.split(",") if m.strip()]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = load_assessment(dataset, classifier, n_labeled=n_labeled, random_seed=seed)
+        _show_warnings(caught)
+        metric_list = _metric_list(metrics)
     except (ValueError, TypeError) as exc:
-        raise _BadInput(str(exc)) from None
+        raise _BadInput(_one_line(exc)) from None
     _echo(
         quiet,
         f"Dataset {spec.name} ({classifier} scores): {data.n_labeled} labeled, "
         f"{data.n_unlabeled} unlabeled examples; reference group {data.reference!r}.",
     )
     try:
-        comp = compare(
-            data,
-            metric_list,
-            epsilon=epsilon,
-            random_seed=seed,
-            fit_kwargs={"draws": draws, "chains": chains},
-            progressbar=not quiet,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            comp = compare(
+                data,
+                metric_list,
+                epsilon=epsilon,
+                random_seed=seed,
+                fit_kwargs={"draws": draws, "chains": chains},
+                progressbar=not quiet,
+            )
+        _show_warnings(caught)
+        for sentence in comp.disagreements:
+            click.echo(f"bayesfair: warning: {sentence}", err=True)
+    except click.ClickException:
+        raise
     except (ValueError, TypeError) as exc:
-        raise _BadInput(str(exc)) from None
+        raise _BadInput(_one_line(exc)) from None
     except Exception as exc:  # not the user's input: exit 1, still one line
         _internal_error(exc)
     click.echo(comp.to_markdown())
@@ -619,8 +631,24 @@ def _render(comp, fmt: str, data) -> str:
     return comp.to_markdown()
 
 
+def _own(w) -> bool:
+    """A warning bayesfair raised (its category, or a call site in the package)."""
+    import os
+
+    import bayesfair
+
+    package = os.path.dirname(bayesfair.__file__)
+    return type(w.message).__module__.startswith("bayesfair") or str(w.filename).startswith(package)
+
+
 def _show_warnings(caught) -> None:
-    for w in dict.fromkeys(_one_line(w.message) for w in caught):
+    """Print bayesfair's warnings as one line each; other libraries' notices are dropped.
+
+    ArviZ's refactor announcement, PyMC and nutpie chatter, pandas deprecations
+    are about those libraries, not about the user's data: the command line does
+    not pass them on (the Python API leaves warnings to the caller's filters).
+    """
+    for w in dict.fromkeys(_one_line(w.message) for w in caught if _own(w)):
         click.echo(f"bayesfair: warning: {w}", err=True)
 
 

@@ -145,3 +145,38 @@ def test_surprises_become_warnings(runner, tmp_path):
     hard.to_csv(path, index=False)
     res = _assess(runner, path)
     assert "look like hard predictions" in res.stderr
+
+
+def test_clean_runs_print_nothing_on_stderr(tmp_path):
+    """`demo` and `assess` with --quiet on bundled data: stdout has the report, stderr nothing."""
+    import subprocess
+    import sys
+
+    from bayesfair.datasets import load_scores
+
+    frame = load_scores("adult-sex", "MLP")
+    frame[["score", "label", "group"]].iloc[:200].to_csv(tmp_path / "lab.csv", index=False)
+    frame[["score", "group"]].iloc[200:].to_csv(tmp_path / "unl.csv", index=False)
+    for args in (
+        ["demo", "--quiet"],
+        ["assess", "lab.csv", "--unlabeled", "unl.csv", "--score", "score", "--label", "label",
+         "--group", "group", "--quiet"],
+    ):  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "bayesfair.cli", *args], cwd=tmp_path, capture_output=True,
+            text=True, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == "", proc.stderr
+        assert "| accuracy |" in proc.stdout
+
+
+def test_demo_prints_its_warnings_like_assess(runner):
+    res = runner.invoke(
+        main, ["demo", "--quiet", "--draws", "60", "--chains", "2"], catch_exceptions=False
+    )
+    assert res.exit_code == 0
+    lines = res.stderr.strip().splitlines()
+    assert lines, "60 draws should warn about convergence"
+    assert all(line.startswith("bayesfair: warning: ") for line in lines), lines
+    assert ".py:" not in res.stderr
