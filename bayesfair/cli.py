@@ -654,16 +654,31 @@ def _show_warnings(caught) -> None:
 
 @main.command()
 def datasets():
-    """List the bundled data sets."""
-    import pandas as pd
+    """List the bundled data sets: score sets (for demo) and raw data sets."""
+    import re
+    import textwrap
 
     from bayesfair.datasets import list_datasets
 
     table = list_datasets()
-    with pd.option_context(
-        "display.max_columns", None, "display.width", 200, "display.max_colwidth", 40
-    ):
-        click.echo(table.to_string())
+    width = 80 - (15 + 7 + 2 + 22 + 1)
+
+    def line(name, rows, groups, text):
+        groups = textwrap.shorten(str(groups), 22, placeholder="...")
+        text = textwrap.shorten(str(text), width, placeholder="...")
+        return f"{name:<15}{rows:>7}  {groups:<22} {text}"
+
+    out = ["Score sets (classifier scores; demo --dataset NAME):", line("name", "rows",
+           "groups", "what the label means")]  # fmt: skip
+    for name, row in table[table["kind"] == "scores"].iterrows():
+        label = re.split(r";\s*", str(row["description"]), maxsplit=1)[-1].split(". ")[0]
+        groups = f"{row['privileged_group']} / {row['unprivileged_group']}"
+        out.append(line(name, int(row["n_rows"]), groups, label.rstrip(".")))
+    out += ["", "Raw data sets (bayesfair.datasets.load_raw):", line("name", "rows",
+            "sensitive columns", "source")]  # fmt: skip
+    for name, row in table[table["kind"] != "scores"].iterrows():
+        out.append(line(name, int(row["n_rows"]), row["group"], row["description"]))
+    click.echo("\n".join(out))
 
 
 if __name__ == "__main__":  # pragma: no cover

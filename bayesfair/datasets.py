@@ -307,11 +307,24 @@ def get_score_set(name: str) -> ScoreSet:
     >>> get_score_set("adult-rase")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown dataset 'adult-rase'. Did you mean 'adult_race'? Known datasets: ...
+    ValueError: Unknown score set 'adult-rase'. Did you mean 'adult-race'? The score sets: ...
     """
-    key = resolve_name(
-        name, SCORE_SETS, aliases=_SCORE_SET_ALIASES, what="dataset", argument="name"
-    )
+    try:
+        key = resolve_name(
+            name, SCORE_SETS, aliases=_SCORE_SET_ALIASES, what="dataset", argument="name"
+        )
+    except ValueError:
+        names = [s.name for s in _SCORE_SET_LIST]
+        known = ", ".join(names)
+        if name.strip().lower().replace("_", "-") in {r.name for r in _RAW_LIST}:
+            raise ValueError(
+                f"'{name}' is a raw data set (load_raw), without classifier scores; this needs "
+                f"a score set: {known}."
+            ) from None
+        raise ValueError(
+            f"Unknown score set '{name}'.{suggest(name.strip().lower(), names)} The score "
+            f"sets: {known}."
+        ) from None
     return SCORE_SETS[key]
 
 

@@ -180,3 +180,21 @@ def test_demo_prints_its_warnings_like_assess(runner):
     assert lines, "60 draws should warn about convergence"
     assert all(line.startswith("bayesfair: warning: ") for line in lines), lines
     assert ".py:" not in res.stderr
+
+
+def test_datasets_fits_80_columns_and_names_what_demo_takes(runner):
+    from bayesfair.datasets import get_score_set
+
+    res = runner.invoke(main, ["datasets"], catch_exceptions=False)
+    assert res.exit_code == 0
+    lines = res.stdout.splitlines()
+    assert max(map(len, lines)) <= 80
+    section = lines[: lines.index("")]
+    names = [line.split()[0] for line in section[2:]]
+    assert names == ["adult-race", "adult-sex", "german-age", "german-sex", "compas-race",
+                     "compas-sex", "ricci-race"]  # fmt: skip
+    for name in names:  # exactly as demo --dataset accepts them
+        assert get_score_set(name).name == name
+    bad = runner.invoke(main, ["demo", "--dataset", "adult", "--quiet"])
+    assert bad.exit_code == 2
+    assert "'adult' is a raw data set" in bad.stderr and "adult-race" in bad.stderr

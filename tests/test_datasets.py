@@ -192,7 +192,7 @@ def test_names_and_aliases():
     alias = load_scores("propublica-recidivism-race", "LR")
     pd.testing.assert_frame_equal(alias, load_scores("compas-race", "LR"))
     assert get_score_set("Adult-Race").name == "adult-race"
-    with pytest.raises(ValueError, match=r"Unknown dataset 'adult-rase'\. Did you mean"):
+    with pytest.raises(ValueError, match=r"Unknown score set 'adult-rase'\. Did you mean 'adult-r"):
         load_scores("adult-rase")
     with pytest.raises(TypeError, match="'name' parameter must be a string"):
         load_scores(3)
