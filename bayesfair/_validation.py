@@ -51,6 +51,21 @@ def check_probability(value, argument: str = "ci_prob", *, allow_zero: bool = Fa
     return out
 
 
+def check_epsilon(value, argument: str = "epsilon") -> float:
+    """Return ``value`` as a float ``> 0`` and finite (the half-width of a ROPE)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be a positive, finite number. Got {value!r} of "
+            f"type {type(value).__name__} instead."
+        )
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be a positive, finite number. Got {value!r}."
+        )
+    return value
+
+
 def check_positive_int(value, argument: str, minimum: int = 1) -> int:
     """Return ``value`` as an int, raising unless it is an integer ``>= minimum``."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):

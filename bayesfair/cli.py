@@ -18,6 +18,15 @@ class _BadInput(click.ClickException):
         click.echo(f"bayesfair: error: {self.message}", err=True)
 
 
+def _positive_finite(ctx, param, value):
+    """A click callback: ``value`` must be a positive, finite number (ε)."""
+    import math
+
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise _BadInput(f"--{param.name} {value}: must be a positive, finite number.")
+    return value
+
+
 def _echo(quiet: bool, message: str) -> None:
     if not quiet:
         click.echo(message, err=True)
@@ -34,9 +43,7 @@ def main() -> None:
 @click.option("--classifier", default="MLP", show_default=True)
 @click.option("--n-labeled", default=100, show_default=True, type=click.IntRange(min=1))
 @click.option("--metrics", default="accuracy,tpr,fpr", show_default=True)
-@click.option(
-    "--epsilon", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True)
-)
+@click.option("--epsilon", default=0.02, show_default=True, type=float, callback=_positive_finite)
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
 @click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -375,9 +382,7 @@ def _write_atomic(path: str, text: str) -> None:
     help="What the calibration model's intervals are for: the gap on the assessed examples "
     "(default with --unlabeled) or the classifier's expected gap.",
 )
-@click.option(
-    "--epsilon", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True)
-)
+@click.option("--epsilon", default=0.02, show_default=True, type=float, callback=_positive_finite)
 @click.option("--reference", default=None, help="Reference group (default: most labels).")
 @click.option("--pos-label", default=None, help="Positive label (needed unless labels are 0/1).")
 @click.option("--threshold", default=0.5, show_default=True, type=float)

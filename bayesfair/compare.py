@@ -22,9 +22,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import seed_record, seed_sequence, undefined_rate_message
+from bayesfair._validation import (
+    check_epsilon,
+    seed_record,
+    seed_sequence,
+    undefined_rate_message,
+)
 from bayesfair.data import AssessmentData
-from bayesfair.exceptions import SparseStratumWarning
+from bayesfair.exceptions import InvalidParameterError, SparseStratumWarning
 from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
 
 __all__ = ["Comparison", "compare"]
@@ -98,6 +103,33 @@ class Comparison:
         return self.to_markdown()
 
 
+def _check_same_data(name, res, data) -> None:
+    """Refuse a posterior fitted on other data: its groups and stored counts must match."""
+    import numpy as np
+
+    from bayesfair.fitting import _coord_labels
+    from bayesfair.metrics import COUNT_NAMES
+
+    idata = getattr(res, "idata", None)
+    if idata is None or "observed_data" not in idata.groups():
+        raise InvalidParameterError(
+            f"posteriors[{name!r}] is not a result of bayesfair.fit. Got {type(res).__name__}."
+        )
+    obs = idata.observed_data
+    same = list(obs.group.values) == list(_coord_labels(data.group_levels))
+    if same:
+        stored = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
+        same = np.array_equal(stored, data.counts_array())
+    if same and "constant_data" in idata.groups() and "n_unlabeled" in idata.constant_data:
+        sizes = data.group_sizes()["n_unlabeled"].to_numpy()
+        same = np.array_equal(idata.constant_data["n_unlabeled"].values, sizes)
+    if not same:
+        raise InvalidParameterError(
+            f"posteriors[{name!r}] was fitted on other data (its groups or labeled counts "
+            "differ from 'data'); fit it on the data being compared, or leave it out."
+        )
+
+
 def compare(
     data: AssessmentData,
     metrics=DEFAULT_METRICS,
@@ -117,10 +149,11 @@ def compare(
     Parameters
     ----------
     data : AssessmentData
-    metrics : sequence of str
-        Rates to compare (default accuracy, TPR, FPR).
+    metrics : str or sequence of str
+        Rates to compare (default accuracy, TPR, FPR); one name means that rate.
     epsilon : float
-        Half-width of the region of practical equivalence for P(|Δ| < ε).
+        Half-width of the region of practical equivalence for P(|Δ| < ε):
+        positive and finite.
     reference : optional
         Reference group of the pairs; default ``data.reference``.
     ci_prob : float
@@ -130,6 +163,8 @@ def compare(
         Default: the labeled-only ``bb`` and the default model ``rbc``.
     posteriors : dict, optional
         Already fitted results by model name; they are used instead of fitting.
+        Each must have been fitted on ``data`` (same groups and labeled
+        counts), or the call raises.
     n_boot : int
         Bootstrap samples of the frequentist intervals.
     random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
@@ -162,13 +197,22 @@ def compare(
         raise TypeError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
         )
+    if isinstance(metrics, str):
+        metrics = [metrics]
     metrics = [get_rate(m).name for m in metrics]
+    if not metrics:
+        raise InvalidParameterError(
+            "The 'metrics' parameter must name at least one rate, e.g. ['accuracy', 'tpr']."
+        )
+    epsilon = check_epsilon(epsilon)
     data.require_groups(2, "a side-by-side comparison of group differences")
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     seq = seed_sequence(random_seed)
     boot_seq, fit_seq, ppi_seq = seq.spawn(3)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
+    for name, res in posteriors.items():
+        _check_same_data(name, res, data)
     for name, model_seq in zip(models, fit_seq.spawn(len(models)), strict=True):
         if name not in posteriors:
             posteriors[name] = fit(

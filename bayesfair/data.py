@@ -184,6 +184,21 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
     return labels, attributes
 
 
+def _as_pandas(frame):
+    """A polars (or any ``to_pandas``/interchange) frame as pandas; pandas unchanged."""
+    if isinstance(frame, pd.DataFrame) or frame is None:
+        return frame
+    if type(frame).__module__.startswith("polars") and hasattr(frame, "to_pandas"):
+        return frame.to_pandas()
+    if hasattr(frame, "__dataframe__"):
+        return pd.api.interchange.from_dataframe(frame)
+    return frame
+
+
+def _is_lazy(frame) -> bool:
+    return type(frame).__name__ == "LazyFrame"
+
+
 def _encode(labels: pd.Series, levels: list) -> np.ndarray:
     """Integer codes of ``labels`` in ``levels`` (vectorised)."""
     codes, uniques = pd.factorize(labels, sort=False)
@@ -351,9 +366,9 @@ class AssessmentData:
 
         Parameters
         ----------
-        labeled : pandas.DataFrame
+        labeled : pandas.DataFrame or polars.DataFrame
             One row per labeled example.
-        unlabeled : pandas.DataFrame, source or UnlabeledScores, optional
+        unlabeled : DataFrame, source or UnlabeledScores, optional
             One row per unlabeled example; needs the ``score`` and ``group``
             columns. Or any source :func:`bayesfair.summarize_unlabeled` reads
             (a Parquet/CSV path or glob, a DuckDB relation, a SQL query), which
@@ -365,9 +380,13 @@ class AssessmentData:
         threshold, pos_label, reference
             As in :class:`AssessmentData`.
         """
+        labeled = _as_pandas(labeled)
+        if type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled):
+            unlabeled = _as_pandas(unlabeled)  # a polars LazyFrame is summarised by DuckDB
         if not isinstance(labeled, pd.DataFrame):
             raise TypeError(
-                f"The 'labeled' parameter must be a pandas DataFrame. Got {type(labeled).__name__}."
+                "The 'labeled' parameter must be a pandas or polars DataFrame. Got "
+                f"{type(labeled).__name__}."
             )
         group_cols = [group] if isinstance(group, str) else list(group)
         if not group_cols:

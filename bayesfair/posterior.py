@@ -13,7 +13,6 @@ it, *unfair* when the HDI lies entirely outside it, and *undecided* otherwise.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from pathlib import Path
 
@@ -22,7 +21,6 @@ import pandas as pd
 
 from bayesfair._validation import check_group, check_probability
 from bayesfair.exceptions import (
-    InvalidParameterError,
     SamplingWarning,
 )
 from bayesfair.metrics import composite_value, get_composite, get_rate
@@ -185,11 +183,9 @@ def _geyer_ess(mean_acov, mean_var, var_plus, n_chain, n_draw) -> float:
 
 
 def _check_epsilon(epsilon) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not epsilon > 0:
-        raise InvalidParameterError(
-            f"The 'epsilon' parameter must be a positive number. Got {epsilon!r} instead."
-        )
-    return float(epsilon)
+    from bayesfair._validation import check_epsilon
+
+    return check_epsilon(epsilon)
 
 
 # ---------------------------------------------------------------------------
@@ -779,5 +775,3 @@ def _rope_decide(lo: float, hi: float, epsilon: float) -> str:
 
 def _jsonable(v):
     return v.item() if isinstance(v, np.generic) else v
-
-

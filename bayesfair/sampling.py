@@ -164,9 +164,7 @@ def sample_model(
     import nutpie
 
     tested = nutpie_version_tested()
-    use_native = native is not None and (
-        backend == "native" or (backend == "auto" and tested)
-    )
+    use_native = native is not None and (backend == "native" or (backend == "auto" and tested))
     compiled = None
     if use_native:
         key = None if cache_key is None else (cache_key, "native")

@@ -198,3 +198,20 @@ def test_datasets_fits_80_columns_and_names_what_demo_takes(runner):
     bad = runner.invoke(main, ["demo", "--dataset", "adult", "--quiet"])
     assert bad.exit_code == 2
     assert "'adult' is a raw data set" in bad.stderr and "adult-race" in bad.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_epsilon_must_be_positive_and_finite(runner, tmp_path, value):
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    res = _assess(runner, path, "--epsilon", value)
+    assert res.exit_code == 2
+    assert f"--epsilon {float(value)}: must be a positive, finite number" in res.stderr
+
+
+def test_one_draw_is_refused_or_warned(runner, tmp_path):
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    res = _assess(runner, path, "--draws", "1", "--tune", "1", "--chains", "1")
+    assert res.exit_code == 0, res.output
+    assert "bayesfair: warning:" in res.stderr

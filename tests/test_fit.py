@@ -275,5 +275,5 @@ def test_bad_fit_arguments(data):
         fit(data, model="bc", sampler="exact")
     with pytest.raises(TypeError, match="must be an AssessmentData"):
         fit({"scores": [0.1]})
-    with pytest.raises(ValueError, match="'epsilon' parameter must be a positive number"):
+    with pytest.raises(ValueError, match="'epsilon' parameter must be a positive, finite number"):
         fit(data, model="bb", **FAST).prob_practically_fair("accuracy", epsilon=-1)

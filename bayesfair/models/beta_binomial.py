@@ -141,7 +141,9 @@ class BetaPrior:
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not (isinstance(value, int | float) and value > 0):
-                raise ValueError(f"The prior's '{name}' must be a positive number. Got {value!r}.")
+                raise ValueError(
+                    f"The 'prior' parameter: '{name}' must be a positive number. Got {value!r}."
+                )
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,8 @@ class KappaPrior:
         k = self.kappa_min
         if isinstance(k, bool) or not (isinstance(k, int | float) and 0 < k < KAPPA_MAX):
             raise ValueError(
-                f"The prior's 'kappa_min' must be a positive number below {KAPPA_MAX:g}. Got {k!r}."
+                f"The 'prior' parameter: 'kappa_min' must be a positive number below "
+                f"{KAPPA_MAX:g}. Got {k!r}."
             )
 
 

@@ -1,0 +1,74 @@
+"""API edges: metric lists, ε, posteriors fitted on other data, polars frames, seeds, priors."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesfair as bf
+from bayesfair.exceptions import InvalidParameterError
+
+KW = dict(models=("bb",), n_boot=100, random_seed=0, fit_kwargs=dict(draws=50, chains=1))
+
+
+def _data(seed=0, flip=False):
+    rng = np.random.default_rng(seed)
+    n = 100
+    s = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < s).astype(int)
+    g = rng.choice(["a", "b"], n)
+    return bf.AssessmentData(1 - s if flip else s, y, g)
+
+
+def test_a_metric_name_is_a_list_of_one():
+    comp = bf.compare(_data(), metrics="tpr", **KW)
+    assert comp.pairs["metric"].tolist() == ["tpr"]
+    with pytest.raises(InvalidParameterError, match="'metrics' parameter must name at least one"):
+        bf.compare(_data(), metrics=[], **KW)
+
+
+@pytest.mark.parametrize("epsilon", [-1, 0, float("nan"), float("inf")])
+def test_epsilon_is_checked_everywhere(epsilon):
+    data = _data()
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter must be a positive, fin"):
+        bf.compare(data, metrics="tpr", epsilon=epsilon, **KW)
+    res = bf.fit(data, "bb", draws=50, chains=1, random_seed=0)
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter must be a positive, fin"):
+        res.prob_practically_fair("tpr", epsilon=epsilon)
+
+
+def test_posteriors_fitted_on_other_data_are_refused():
+    data, other = _data(), _data(flip=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(other, "bb", draws=50, chains=1, random_seed=0)
+        with pytest.raises(InvalidParameterError, match=r"posteriors\['bb'\] was fitted on other"):
+            bf.compare(data, metrics="tpr", posteriors={"bb": res}, **KW)
+        own = bf.fit(data, "bb", draws=50, chains=1, random_seed=0, metrics=["tpr"])
+        comp = bf.compare(data, metrics="tpr", posteriors={"bb": own}, **KW)
+    assert len(comp.pairs) == 1
+
+
+def test_polars_frames_are_accepted():
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(1)
+    s = rng.uniform(size=60)
+    frame = pd.DataFrame(
+        {"score": s, "y": (rng.uniform(size=60) < s).astype(int), "g": rng.choice(["a", "b"], 60)}
+    )
+    unl = frame[["score", "g"]]
+    a = bf.AssessmentData.from_frames(
+        pl.from_pandas(frame), pl.from_pandas(unl), score="score", label="y", group="g"
+    )
+    b = bf.AssessmentData.from_frames(frame, unl, score="score", label="y", group="g")
+    pd.testing.assert_frame_equal(a.confusion_counts(), b.confusion_counts())
+    assert a.n_unlabeled == b.n_unlabeled == 60
+
+
+def test_seeds_and_priors_name_their_argument():
+    data = _data()
+    with pytest.raises(InvalidParameterError, match="'random_seed' parameter"):
+        bf.fit(data, "bb", random_seed=-1)
+    with pytest.raises(ValueError, match="'prior' parameter: 'alpha' must be a positive"):
+        bf.fit(data, "bb", prior=(-1, 1))
