@@ -29,7 +29,7 @@ from bayesfair._validation import (
     undefined_rate_message,
 )
 from bayesfair.data import AssessmentData
-from bayesfair.exceptions import InvalidParameterError, SparseStratumWarning
+from bayesfair.exceptions import InvalidParameterError, SamplingWarning, SparseStratumWarning
 from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
 
 __all__ = ["Comparison", "compare"]
@@ -101,6 +101,37 @@ class Comparison:
 
     def __str__(self) -> str:
         return self.to_markdown()
+
+
+def min_interval_draws(ci_prob: float) -> int:
+    """Fewest posterior draws from which a ``ci_prob`` interval is printed.
+
+    Five expected draws beyond each end: ``⌈5 / ((1 − ci_prob)/2)⌉`` (200 for
+    95%). With fewer, the interval's ends are one or two draws, whose Monte
+    Carlo error is as large as the interval; a report would be more confident
+    than its own computation.
+    """
+    import math
+
+    return math.ceil(5.0 / ((1.0 - ci_prob) / 2.0) - 1e-9)
+
+
+def _too_few_draws(posteriors, ci_prob) -> set:
+    """Models whose draws are too few for an interval; warns once for each."""
+    need = min_interval_draws(ci_prob)
+    out = set()
+    for name, res in posteriors.items():
+        post = res.idata.posterior
+        n = int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
+        if n < need:
+            out.add(name)
+            warnings.warn(
+                f"{name}: {n} posterior draws are too few for a {ci_prob:.0%} interval (at "
+                f"least {need}); its intervals are not printed. Fit with more draws.",
+                SamplingWarning,
+                stacklevel=3,
+            )
+    return out
 
 
 def _check_same_data(name, res, data) -> None:
@@ -224,6 +255,7 @@ def compare(
                 **model_options(name, fit_kwargs),
             )
 
+    too_few = _too_few_draws(posteriors, ci_prob)
     calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
     calibration = (
         posteriors[calibrated].calibration_check(warn=False)
@@ -261,12 +293,16 @@ def compare(
             out.update(ppi_cols)
             try:
                 b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
-                out["bernstein_lower"], out["bernstein_upper"] = b.interval
+                # a difference of two rates lies in [-1, 1]: clip, and keep the half-width
+                out["bernstein_lower"] = max(b.interval[0], -1.0)
+                out["bernstein_upper"] = min(b.interval[1], 1.0)
+                out["bernstein_half_width"] = b.half_width
             except ValueError:  # undefined rate in one of the groups
                 out["bernstein_lower"] = out["bernstein_upper"] = np.nan
+                out["bernstein_half_width"] = np.nan
             for name, res in posteriors.items():
                 d = res.difference(metric, group=g, reference=r).values
-                lo, hi = hdi(d, ci_prob)
+                lo, hi = hdi(d, ci_prob) if name not in too_few else (np.nan, np.nan)
                 out[f"{name}_mean"] = float(np.nanmean(d))
                 out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
                 out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
@@ -280,7 +316,9 @@ def compare(
         for name, res in posteriors.items():
             v = res.between_group_variance(metric).values
             var[f"{name}_mean"] = float(np.nanmean(v))
-            var[f"{name}_lower"], var[f"{name}_upper"] = hdi(v, ci_prob)
+            var[f"{name}_lower"], var[f"{name}_upper"] = (
+                hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
+            )
             if name == "hbb":
                 pv = res.population_variance(metric).values
                 var["hbb_population_mean"] = float(np.mean(pv))

@@ -53,7 +53,7 @@ def _pair_table(comp, digits: int) -> pd.DataFrame:
             "freq Δ": _fmt(r["freq_estimate"], digits),
             "Newcombe": _interval(r, "newcombe", digits),
             "bootstrap": _interval(r, "bootstrap", digits),
-            "Bernstein": _interval(r, "bernstein", digits),
+            "Bernstein": _bernstein(r, digits),
         }
         if "ppi_lower" in r and not math.isnan(r["ppi_lower"]):
             row["PPI++"] = _interval(r, "ppi", digits)
@@ -64,6 +64,37 @@ def _pair_table(comp, digits: int) -> pd.DataFrame:
             row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def _bernstein(r, digits: int) -> str:
+    """The Bernstein interval; clipped to [−1, 1], with its half-width when it was."""
+    text = _interval(r, "bernstein", digits)
+    half = r.get("bernstein_half_width", float("nan"))
+    if half == half and (r["bernstein_lower"] <= -1.0 or r["bernstein_upper"] >= 1.0):
+        text += f" (±{half:.{digits}f}, clipped)"
+    return text
+
+
+def _variance_notes(comp) -> list[str]:
+    """Sentences for variance figures that would otherwise surprise."""
+    notes = []
+    for metric, r in comp.variance.iterrows():
+        for key, label in (("corrected", "corrected"), ("double_corrected", "double-corrected")):
+            if r.get(key, 0.0) < 0:
+                notes.append(
+                    f"{metric}: the {label} estimate is negative ({r[key]:.4f}). The correction "
+                    "subtracts the groups' sampling variance, which here exceeds the observed "
+                    "spread of the rates: the true variance is near 0, and the upper end of the "
+                    "interval is the figure to read."
+                )
+                break
+    return notes
 
 
 def _variance_table(comp, digits: int) -> pd.DataFrame:
@@ -123,6 +154,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         "Between-group variance (Lum et al. 2022) and its posterior:",
         "",
         _table(_variance_table(comp, digits)),
+        *[f"\n- {n}" for n in _variance_notes(comp)],
     ]
     out += _estimand_lines(comp)
     disagreements = getattr(comp, "disagreements", [])
@@ -405,6 +437,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     parts += [
         "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
         _html_table(_variance_table(comp, digits), "variance"),
+        *[f"<p class='note'>{_html_escape(n)}</p>" for n in _variance_notes(comp)],
     ]
     if comp.posteriors:
         diag = _diagnostics(comp)

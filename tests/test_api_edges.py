@@ -9,7 +9,7 @@ import pytest
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
 
-KW = dict(models=("bb",), n_boot=100, random_seed=0, fit_kwargs=dict(draws=50, chains=1))
+KW = dict(models=("bb",), n_boot=100, random_seed=0, fit_kwargs=dict(draws=200, chains=1))
 
 
 def _data(seed=0, flip=False):
@@ -72,3 +72,38 @@ def test_seeds_and_priors_name_their_argument():
         bf.fit(data, "bb", random_seed=-1)
     with pytest.raises(ValueError, match="'prior' parameter: 'alpha' must be a positive"):
         bf.fit(data, "bb", prior=(-1, 1))
+
+
+def test_numbers_that_would_surprise_are_explained():
+    from bayesfair.report import comparison_markdown
+
+    # 30 labels: Bernstein's half-width exceeds 1, equal groups: a negative corrected variance
+    rng = np.random.default_rng(5)
+    n = 30
+    s = rng.uniform(size=n)
+    data = bf.AssessmentData(s, (rng.uniform(size=n) < s).astype(int), rng.choice(["a", "b"], n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(data, metrics=["accuracy"], **KW)
+    row = comp.pairs.iloc[0]
+    assert row["bernstein_half_width"] > 1
+    lo, hi = row["bernstein_lower"], row["bernstein_upper"]
+    assert -1.0 <= lo < hi <= 1.0 and (lo == -1.0 or hi == 1.0)
+    text = comparison_markdown(comp)
+    assert f"(±{row['bernstein_half_width']:.3f}, clipped)" in text
+    # this seed: the groups' sampling noise exceeds their spread
+    assert comp.variance.loc["accuracy", "corrected"] < 0
+    assert "accuracy: the corrected estimate is negative" in text
+
+
+def test_too_few_draws_give_no_interval():
+    data = _data()
+    with pytest.warns(bf.exceptions.SamplingWarning, match="50 posterior draws are too few"):
+        comp = bf.compare(data, metrics="tpr", **{**KW, "fit_kwargs": dict(draws=50, chains=1)})
+    row = comp.pairs.iloc[0]
+    assert np.isnan(row["bb_lower"]) and np.isnan(row["bb_upper"])
+    assert np.isfinite(row["bb_mean"])
+    assert bf.compare.__module__  # the function, not the module
+    from bayesfair.compare import min_interval_draws
+
+    assert min_interval_draws(0.95) == 200 and min_interval_draws(0.9) == 100

@@ -214,4 +214,10 @@ def test_one_draw_is_refused_or_warned(runner, tmp_path):
     _frame(["a", "b"]).to_csv(path, index=False)
     res = _assess(runner, path, "--draws", "1", "--tune", "1", "--chains", "1")
     assert res.exit_code == 0, res.output
-    assert "bayesfair: warning:" in res.stderr
+    assert "bb: 1 posterior draws are too few for a 95% interval (at least 200)" in res.stderr
+    # the report prints no interval for bb (its HDI cell is "—"), only its mean
+    lines = res.stdout.splitlines()
+    row = next(line for line in lines if line.startswith("| accuracy |"))
+    header = next(line for line in lines if line.startswith("| metric | pair |"))
+    cells = dict(zip(header.split(" | "), row.split(" | "), strict=True))
+    assert cells["BB HDI"] == "—" and cells["BB mean"] != "—"
