@@ -482,6 +482,7 @@ def assess(
         _show_warnings(caught)
         for sentence in comp.disagreements:
             click.echo(f"bayesfair: warning: {sentence}", err=True)
+        _record_inputs(comp, labeled, lab, unlabeled, unl)
         text = _render(comp, fmt, data)
     except click.ClickException:
         raise
@@ -525,6 +526,52 @@ def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, qui
         f"{time.perf_counter() - start:.1f} s.",
     )
     return summary
+
+
+def _record_inputs(comp, labeled, lab, unlabeled, unl) -> None:
+    """The input files (rows, SHA-256) and the command line, into the report's provenance."""
+    import glob
+    import hashlib
+
+    def digest(path) -> str:
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        return h.hexdigest()
+
+    prov = comp.settings.setdefault("provenance", {})
+    inputs = [
+        {"role": "labeled", "path": str(labeled), "rows": len(lab), "sha256": digest(labeled)}
+    ]
+    if unlabeled is not None:
+        total = unl.n_total if hasattr(unl, "n_total") else len(unl)
+        files = sorted(glob.glob(str(unlabeled))) or [str(unlabeled)]
+        if len(files) == 1:
+            inputs.append({"role": "unlabeled", "path": files[0], "rows": total,
+                           "sha256": digest(files[0])})  # fmt: skip
+        else:  # a glob: the rows are counted over all its files, each file has its digest
+            inputs.append({"role": "unlabeled", "path": str(unlabeled), "rows": total,
+                           "sha256": ", ".join(f"{f}: {digest(f)}" for f in files)})  # fmt: skip
+    prov["inputs"] = inputs
+    prov["call"] = _command_line()
+
+
+def _command_line() -> str:
+    """The command as typed, rebuilt from click's parsed options (defaults left out)."""
+    import shlex
+
+    ctx = click.get_current_context()
+    parts = ["bayesfair", ctx.info_name]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if isinstance(param, click.Argument):
+            parts.append(str(value))
+        elif value is not None and value is not False and value != param.default:
+            parts += (
+                [param.opts[0]] if getattr(param, "is_flag", False) else [param.opts[0], str(value)]
+            )
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 def _check_writable(out) -> None:

@@ -103,6 +103,36 @@ class Comparison:
         return self.to_markdown()
 
 
+#: The packages whose versions a report records.
+PROVENANCE_PACKAGES = ("bayesfair", "numpy", "scipy", "pandas", "pymc", "arviz", "nutpie", "duckdb")
+
+
+def _provenance(data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref) -> dict:
+    """Versions, the time, and the call, for the report's provenance block."""
+    from datetime import UTC, datetime
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = {}
+    for name in PROVENANCE_PACKAGES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    call = (
+        f"bayesfair.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
+        f"reference={ref!r}, ci_prob={ci_prob!r}, models={tuple(models)!r}, "
+        f"n_boot={n_boot!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
+    )
+    return {
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": versions,
+        "call": call,
+        "data": {"n_labeled": int(data.n_labeled), "n_unlabeled": int(data.n_unlabeled),
+                 "groups": [str(g) for g in data.group_levels]},
+        "inputs": [],
+    }  # fmt: skip
+
+
 def min_interval_draws(ci_prob: float) -> int:
     """Fewest posterior draws from which a ``ci_prob`` interval is printed.
 
@@ -337,6 +367,9 @@ def compare(
         "random_seed": seed_record(seq),
     }
     settings["estimands"] = {name: res.estimand_text for name, res in posteriors.items()}
+    settings["provenance"] = _provenance(
+        data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref
+    )
     return Comparison(
         pairs=pd.DataFrame(pair_rows),
         variance=pd.DataFrame(var_rows).set_index("metric"),

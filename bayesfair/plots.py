@@ -351,7 +351,8 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     ax.set_title(f"Calibration per group ({posterior.model.upper()} posterior, {ci_prob:.0%} band)")
     ax.set_xlabel("score s")
     ax.set_ylabel("P(y = 1 | s, group)")
-    ax.legend(loc="upper left", fontsize=8)
+    # outside the axes, to the right: inside, it could hide the binned frequencies
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     return ax
 
 
@@ -444,7 +445,8 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("score s")
     axes[0].set_ylabel("P(y = 1 | s)")
-    axes[0].legend(loc="upper left", fontsize=7)
+    # below the axes, outside them: a legend inside could hide the binned frequencies
+    axes[0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), fontsize=7, ncol=2, frameon=False)
     return axes
 
 

@@ -139,6 +139,10 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
     out = [
+        "Findings:",
+        "",
+        *[f"- {f['text']}" for f in findings(comp)],
+        "",
         f"Threshold {s['threshold']:g}, reference group {s['reference']!r}, "
         f"positive label {s['positive_label']!r}, ε = {s['epsilon']:g}, {pct} intervals.",
         f"Random seed: {seed_text(s.get('random_seed'))}.",
@@ -171,6 +175,12 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     notes = [n for n in comp.pairs.get("note", []) if n]
     if notes:
         out += ["", "Notes:", *[f"- {n}" for n in dict.fromkeys(notes)]]
+    out += [
+        "",
+        "Provenance:",
+        "",
+        _table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"])),
+    ]
     return "\n".join(out)
 
 
@@ -201,6 +211,130 @@ def _calibration_table(comp):
 
 
 # --------------------------------------------------------------------------- plain words
+_METHOD_WORDS = {
+    "rbc": "RBC, the calibration model with the unlabeled scores",
+    "bc": "BC, Ji et al.'s calibration model with the unlabeled scores",
+    "hbb": "HBB, the hierarchical beta-binomial model of the labeled examples",
+    "bb": "BB, the beta-binomial model of the labeled examples",
+    "newcombe": "Newcombe's interval on the labeled examples (no Bayesian model fitted)",
+}
+
+
+def findings(comp) -> list[dict]:
+    """One finding per metric and pair: the verdict at ε and what it rests on.
+
+    The verdict is the HDI + ROPE rule (Kruschke 2018): *practically fair*
+    when the interval lies inside [−ε, ε], *unfair* when it lies outside,
+    *undecided* otherwise. It rests on the first model of RBC, BC, HBB, BB
+    that was fitted and has an interval; a calibration model whose check
+    flags a misfit in either group is passed over for the next one (its
+    interval may be wrong), and says so. With no Bayesian model, Newcombe's
+    interval decides and P(|Δ| < ε) is not given.
+    """
+    from bayesfair.metrics import get_rate
+    from bayesfair.posterior import _rope_decide
+
+    eps = comp.settings["epsilon"]
+    misfit = set()
+    calibration = getattr(comp, "calibration", None)
+    if calibration is not None and len(calibration):
+        misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
+    out = []
+    for _, r in comp.pairs.iterrows():
+        label = get_rate(r["metric"]).label
+        passed_over = []
+        method = None
+        for m in ("rbc", "bc", "hbb", "bb"):
+            if m not in comp.settings["models"] or math.isnan(r.get(f"{m}_lower", math.nan)):
+                continue
+            if m in ("rbc", "bc") and {str(r["group"]), str(r["reference"])} & misfit:
+                passed_over.append(m)
+                continue
+            method = m
+            break
+        if method is None:
+            method = "newcombe"
+        lo, hi = r.get(f"{method}_lower", math.nan), r.get(f"{method}_upper", math.nan)
+        estimate = r.get(f"{method}_mean", r.get("freq_estimate", math.nan))
+        prob = r.get(f"{method}_prob_practically_fair", math.nan)
+        verdict = _rope_decide(lo, hi, eps)
+        pair = f"{r['group']} vs {r['reference']}"
+        if verdict == "undefined":
+            text = f"{label}, {pair}: undefined (too few labeled examples in its denominator)."
+        else:
+            chance = "" if math.isnan(prob) else f", P(|Δ| < {eps:g}) = {prob:.2f}"
+            text = (
+                f"{label}, {pair}: {verdict} at ε = {eps:g}. Δ = {estimate:+.3f}, "
+                f"interval [{lo:.3f}, {hi:.3f}]{chance}; rests on {_METHOD_WORDS[method]}."
+            )
+        if passed_over:
+            text += (
+                f" ({', '.join(m.upper() for m in passed_over)} set aside: the calibration "
+                "check flags a misfit in this pair.)"
+            )
+        out.append(
+            {"metric": r["metric"], "group": r["group"], "reference": r["reference"],
+             "verdict": verdict, "estimate": estimate, "lower": lo, "upper": hi,
+             "prob_practically_fair": prob, "method": method, "text": text}
+        )  # fmt: skip
+    return out
+
+
+def provenance(comp) -> dict:
+    """What reproduces a report: versions, time, seed, sampler, priors, inputs, the call."""
+    return dict(comp.settings.get("provenance", {}))
+
+
+def _provenance_rows(comp) -> list[tuple[str, str]]:
+    prov = provenance(comp)
+    rows = []
+    if prov.get("created"):
+        rows.append(("created", prov["created"]))
+    if prov.get("versions"):
+        rows.append(("versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items())))
+    rows.append(("random seed", seed_text(comp.settings.get("random_seed"))))
+    for name, post in comp.posteriors.items():
+        s = post.settings
+        rows.append(
+            (f"{name.upper()} sampler",
+             f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
+             f"{s.get('tune')} tuning steps")
+        )  # fmt: skip
+        rows.append((f"{name.upper()} prior", prior_words(s.get("prior"))))
+    for item in prov.get("inputs", []):
+        rows.append(
+            (f"input ({item['role']})",
+             f"{item['path']}: {item['rows']:,} rows, SHA-256 {item['sha256']}")
+        )  # fmt: skip
+    if prov.get("call"):
+        rows.append(("call", prov["call"]))
+    return rows
+
+
+def prior_words(prior) -> str:
+    """A prior's repr (``BetaPrior(alpha=1.0, beta=1.0)``) in words."""
+    import re
+
+    if not prior:
+        return "not recorded"
+    text = str(prior)
+    m = re.fullmatch(r"BetaPrior\(alpha=([\d.e+-]+), beta=([\d.e+-]+)\)", text)
+    if m:
+        a, b = m.groups()
+        flat = " (uniform)" if float(a) == float(b) == 1.0 else ""
+        return f"each group's rate ~ Beta({float(a):g}, {float(b):g}){flat}"
+    m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
+    if m:
+        parts = dict(p.split("=") for p in m.group(1).split(", "))
+        return (
+            "calibration map σ(c + a log s − b log(1 − s)) per group, a, b, c drawn around "
+            f"population means with normal priors (sd of the means {parts.get('mu_a_sd')}, "
+            f"{parts.get('mu_b_sd')}, {parts.get('mu_c_sd')}; half-normal spreads "
+            f"{parts.get('sigma_a_sd')}, {parts.get('sigma_b_sd')}, {parts.get('sigma_c_sd')})"
+        )
+    return text
+
+
 def _plain_sentences(comp) -> list[str]:
     """One sentence per pair and model saying what P(|Δ| < ε) (and P(Δ > 0)) means."""
     from bayesfair.metrics import get_rate
@@ -276,7 +410,10 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em;
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-.settings td { text-align: left; }
+th, td { white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.settings td, .provenance td { text-align: left; white-space: normal; word-break: break-all; }
+.findings li { margin: 0.3em 0; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
 .plain li { margin: 0.3em 0; } .warn { color: #a33; }
 """
@@ -291,7 +428,11 @@ def _html_table(frame: pd.DataFrame, cls: str = "") -> str:
         for row in frame.itertuples(index=False)
     )
     attr = f' class="{cls}"' if cls else ""
-    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # in a scrolling box: a wide table scrolls sideways instead of wrapping its cells
+    return (
+        f'<div class="scroll"><table{attr}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
 
 
 def _html_list(title: str, items, cls: str) -> list[str]:
@@ -415,6 +556,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         "<title>bayesfair assessment</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>bayesfair assessment</h1>",
+        *_html_list("Findings", [f["text"] for f in findings(comp)], "findings"),
         "<h2>Settings</h2>",
         _html_table(settings, "settings"),
         "<h2>Data sizes per group</h2>",
@@ -459,6 +601,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
                 f'<figure><img src="data:image/png;base64,{png}" alt="{escape(caption)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"
             )
+    parts += [
+        "<h2>Provenance</h2>",
+        _html_table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"]), "provenance"),
+    ]
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -492,6 +638,8 @@ def comparison_json(comp) -> str:
     import json
 
     doc = {
+        "findings": findings(comp),
+        "provenance": provenance(comp),
         "settings": comp.settings,
         "groups": comp.groups.reset_index().to_dict(orient="records"),
         "pairs": comp.pairs.to_dict(orient="records"),

@@ -221,3 +221,31 @@ def test_one_draw_is_refused_or_warned(runner, tmp_path):
     header = next(line for line in lines if line.startswith("| metric | pair |"))
     cells = dict(zip(header.split(" | "), row.split(" | "), strict=True))
     assert cells["BB HDI"] == "—" and cells["BB mean"] != "—"
+
+
+def test_the_report_opens_with_findings_and_carries_its_provenance(runner, tmp_path):
+    import hashlib
+    import json
+
+    path, unl = tmp_path / "lab.csv", tmp_path / "unl.csv"
+    _frame(["a", "b"], n=200).to_csv(path, index=False)
+    _frame(["a", "b"], n=500, seed=3)[["score", "g"]].to_csv(unl, index=False)
+    out = tmp_path / "r.json"
+    res = _assess(runner, path, "--unlabeled", unl, "--out", out, "--epsilon", "0.05")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    (finding,) = doc["findings"]
+    assert finding["verdict"] in ("practically fair", "unfair", "undecided")
+    assert finding["method"] == "bb" and "rests on BB" in finding["text"]
+    prov = doc["provenance"]
+    assert {"bayesfair", "numpy", "pymc", "arviz"} <= set(prov["versions"])
+    assert prov["call"].startswith("bayesfair assess ")
+    lab_in, unl_in = prov["inputs"]
+    assert lab_in["rows"] == 200 and unl_in["rows"] == 500
+    assert lab_in["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    md = _assess(runner, path, "--epsilon", "0.05")
+    assert md.stdout.startswith("Findings:\n\n- accuracy, a vs b: ")
+    assert (
+        "| call | bayesfair assess" in md.stdout
+        and "| BB prior | each group's rate ~ Beta(1, 1)" in md.stdout
+    )

@@ -207,3 +207,26 @@ def test_plot_bootstrap_variance(data, ax):
     assert any(t.startswith("double-corrected [") for t in labels)
     assert "truth 0.0030" in labels
     assert "accuracy" in ax.get_title()
+
+
+def test_the_reliability_legend_hides_no_point():
+    """The legend of the calibration figure lies outside every axes' plotting area."""
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import bayesfair as bf
+    from bayesfair.datasets import load_assessment
+    from bayesfair.plots import plot_reliability
+
+    data = load_assessment("german-age", "LR", n_labeled=60, random_seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=100, tune=100, chains=1, random_seed=0, progressbar=False)
+        axes = plot_reliability(res)
+    fig = axes[0].figure
+    fig.canvas.draw()
+    legend = axes[0].get_legend().get_window_extent()
+    for ax in axes:
+        assert not legend.overlaps(ax.get_window_extent()), "the legend covers a plotting area"

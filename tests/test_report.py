@@ -76,6 +76,8 @@ def test_html_without_figures(comparison):
 def test_json_round_trips_with_nulls(comparison):
     doc = json.loads(comparison_json(comparison))
     assert set(doc) == {
+        "findings",
+        "provenance",
         "settings",
         "groups",
         "pairs",

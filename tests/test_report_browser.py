@@ -84,3 +84,65 @@ def test_screenshot_shows_table_and_figures(report, tmp_path):
     # Not one flat colour anywhere near the whole page.
     assert len(np.unique((img * 15).astype(int).reshape(-1, 3), axis=0)) > 50
     shutil.copy(shot, report.parent / "screenshot.png")
+
+
+_MEASURE = """
+<script>
+window.addEventListener("load", () => {
+  const out = {height: document.documentElement.scrollHeight, wrapped: []};
+  for (const table of document.querySelectorAll("table.pairs, table.variance")) {
+    for (const row of table.rows) {
+      const one = Math.min(...[...row.cells].map((c) => c.getBoundingClientRect().height));
+      for (const cell of row.cells) {
+        // a cell taller than the row's shortest by more than half a line has wrapped
+        if (cell.getBoundingClientRect().height > one * 1.5) out.wrapped.push(cell.textContent);
+      }
+    }
+  }
+  const h2 = [...document.querySelectorAll("h2")].map((h) => h.textContent);
+  out.first = h2[0];
+  document.body.setAttribute("data-measure", JSON.stringify(out));
+});
+</script>
+"""
+
+
+def _measure(report, tmp_path, width=1000):
+    import html
+    import json
+    import re
+
+    probe = tmp_path / "probe.html"
+    probe.write_text(report.read_text().replace("</body>", _MEASURE + "</body>"))
+    proc = _chromium(
+        [f"--window-size={width},900", "--virtual-time-budget=3000", "--dump-dom", probe.as_uri()],
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found = re.search(r'data-measure="([^"]*)"', proc.stdout)
+    assert found, "the measuring script did not run"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_findings_come_first_and_no_interval_wraps(report, tmp_path):
+    measured = _measure(report, tmp_path, width=900)  # a narrow window: tables must scroll
+    assert measured["first"] == "Findings"
+    assert measured["wrapped"] == []
+
+
+def test_full_page_screenshot(report, tmp_path):
+    from matplotlib.image import imread
+
+    height = _measure(report, tmp_path, width=1400)["height"]
+    assert height > 1500  # the whole report, figures included
+    shot = tmp_path / "full.png"
+    proc = _chromium(
+        [f"--screenshot={shot}", f"--window-size=1400,{height}", report.as_uri()], tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    img = imread(shot)[..., :3]
+    assert img.shape[0] == height
+    # the provenance table closes the page: dark text in its last tenth
+    assert (img[int(0.9 * height) :].max(axis=-1) < 0.3).mean() > 0.001
+    # and the findings open it: dark text in the first tenth below the title
+    assert (img[: int(0.1 * height)].max(axis=-1) < 0.3).mean() > 0.002
