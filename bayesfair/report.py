@@ -216,7 +216,7 @@ _METHOD_WORDS = {
     "bc": "BC, Ji et al.'s calibration model with the unlabeled scores",
     "hbb": "HBB, the hierarchical beta-binomial model of the labeled examples",
     "bb": "BB, the beta-binomial model of the labeled examples",
-    "newcombe": "Newcombe's interval on the labeled examples (no Bayesian model fitted)",
+    "newcombe": "Newcombe's interval on the labeled examples (no Bayesian interval available)",
 }
 
 
@@ -229,7 +229,8 @@ def findings(comp) -> list[dict]:
     that was fitted and has an interval; a calibration model whose check
     flags a misfit in either group is passed over for the next one (its
     interval may be wrong), and says so. With no Bayesian model, Newcombe's
-    interval decides and P(|Δ| < ε) is not given.
+    interval decides (also when the models have too few draws for one) and P(|Δ| < ε) is
+    not given.
     """
     from bayesfair.metrics import get_rate
     from bayesfair.posterior import _rope_decide

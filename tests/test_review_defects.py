@@ -74,7 +74,7 @@ def test_assess_accepts_zero_tuning_draws_as_fit_does(tmp_path):
     result = CliRunner().invoke(main, ["assess", str(path), "--score", "score", "--label",
                                        "label", "--group", "group", "--model", "bb", "--tune", "0",
                                        "--draws", "50", "--chains", "1", "--quiet"])  # fmt: skip
-    assert "--tune" not in result.output, result.output
+    assert "--tune" not in result.stderr, result.stderr
     assert result.exit_code == 0, result.output
 
 
