@@ -28,8 +28,11 @@ def _positive_finite(ctx, param, value):
 
 
 def _echo(quiet: bool, message: str) -> None:
+    """A progress line on stderr, wrapped to 80 columns (nothing with --quiet)."""
+    import textwrap
+
     if not quiet:
-        click.echo(message, err=True)
+        click.echo(textwrap.fill(message, 80, subsequent_indent="  "), err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -78,7 +81,7 @@ def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, 
                 epsilon=epsilon,
                 random_seed=seed,
                 fit_kwargs={"draws": draws, "chains": chains},
-                progressbar=not quiet,
+                progressbar=False,  # the samplers' bars are wider than a terminal
             )
         _show_warnings(caught)
         for sentence in comp.disagreements:
@@ -429,6 +432,7 @@ def assess(
     unlabeled data add. Pairs whose intervals disagree and groups whose
     calibration map misfits their labels are reported as warnings.
     """
+    import time
     import warnings
 
     try:
@@ -474,11 +478,13 @@ def assess(
             quiet,
             f"Fitting {', '.join(m.upper() for m in models)} ({chains} chains × {draws} draws)...",
         )
+        start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             comp = _compare(
                 data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand
             )
+        _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
         _show_warnings(caught)
         for sentence in comp.disagreements:
             click.echo(f"bayesfair: warning: {sentence}", err=True)
@@ -667,7 +673,8 @@ def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quie
             models=models,
             random_seed=seed,
             fit_kwargs=fit_kwargs,
-            progressbar=not quiet,
+            # the samplers' own bars are wider than a terminal: one line before and after
+            progressbar=False,
         )
     except (ValueError, TypeError) as exc:
         raise _BadInput(_one_line(exc)) from None

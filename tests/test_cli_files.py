@@ -249,3 +249,19 @@ def test_the_report_opens_with_findings_and_carries_its_provenance(runner, tmp_p
         "| call | bayesfair assess" in md.stdout
         and "| BB prior | each group's rate ~ Beta(1, 1)" in md.stdout
     )
+
+
+def test_progress_fits_80_columns(runner, tmp_path):
+    path = tmp_path / "lab.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    res = runner.invoke(
+        main,
+        ["assess", str(path), "--score", "score", "--label", "label", "--group", "g",
+         "--metrics", "accuracy", "--draws", "200", "--tune", "200", "--chains", "2",
+         "--model", "bb"],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert res.exit_code == 0
+    lines = res.stderr.splitlines()
+    assert any(line.startswith("Fitted in ") for line in lines)
+    assert max(map(len, lines)) <= 80, max(lines, key=len)

@@ -57,3 +57,49 @@ def test_notebook_executes_in_fast_mode(repo_root, name, monkeypatch, tmp_path):
         if o.get("output_type") == "error"
     ]
     assert not errors
+
+
+def _numbers(cell) -> list[float]:
+    """The numbers a code cell printed or returned as text (not its figures or Markdown)."""
+    import re
+
+    texts = []
+    for o in cell.get("outputs", []):
+        if o.get("output_type") == "stream":
+            texts.append(o["text"])
+        elif "data" in o and "text/plain" in o["data"] and "0x" not in o["data"]["text/plain"]:
+            texts.append(o["data"]["text/plain"])
+    return [float(x) for x in re.findall(r"-?\d+\.\d+(?:e[-+]?\d+)?", "\n".join(texts))]
+
+
+@pytest.mark.slow
+def test_the_quickstart_stored_outputs_are_a_rerun(repo_root):
+    """Notebook 01 in full mode, as committed: its printed numbers equal the stored ones.
+
+    Same seeds, same code, same machine: the numbers must agree to the digits printed
+    (relative 1e-9 on the parsed values); a difference means the committed outputs are
+    stale (re-run ``notebooks/make_notebooks.py --execute``).
+    """
+    import nbformat
+
+    builder = _builder(repo_root)
+    nb = builder.source_to_notebook(repo_root / "notebooks" / "src" / "01_quickstart.py")
+    env = {k: v for k, v in os.environ.items() if k != "BAYESFAIR_FAST"}
+    old = os.environ.copy()
+    os.environ.clear()
+    os.environ.update({**env, "MPLBACKEND": "Agg"})
+    try:
+        builder.execute(nb, repo_root / "notebooks", timeout=900)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    stored = nbformat.read(repo_root / "notebooks" / "01_quickstart.ipynb", as_version=4)
+    fresh_cells = [c for c in nb.cells if c.cell_type == "code"]
+    stored_cells = [c for c in stored.cells if c.cell_type == "code"]
+    compared = 0
+    for fresh, old_cell in zip(fresh_cells, stored_cells, strict=True):
+        a, b = _numbers(fresh), _numbers(old_cell)
+        assert len(a) == len(b), old_cell.source[:80]
+        assert a == pytest.approx(b, rel=1e-9), old_cell.source[:80]
+        compared += len(a)
+    assert compared >= 30  # the summary tables and the printed probabilities
