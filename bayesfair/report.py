@@ -302,6 +302,8 @@ def _provenance_rows(comp) -> list[tuple[str, str]]:
              f"{s.get('tune')} tuning steps")
         )  # fmt: skip
         rows.append((f"{name.upper()} prior", prior_words(s.get("prior"))))
+        if s.get("discrepancy"):
+            rows.append((f"{name.upper()} discrepancy prior", prior_words(s["discrepancy"])))
     for item in prov.get("inputs", []):
         rows.append(
             (f"input ({item['role']})",
@@ -324,6 +326,17 @@ def prior_words(prior) -> str:
         a, b = m.groups()
         flat = " (uniform)" if float(a) == float(b) == 1.0 else ""
         return f"each group's rate ~ Beta({float(a):g}, {float(b):g}){flat}"
+    m = re.fullmatch(r"DiscrepancyPrior\((.*)\)", text)
+    if m:
+        parts = dict(p.split("=") for p in m.group(1).split(", "))
+        center = parts.get("center", "None")
+        where = "the calibration model's mode for that stratum" if center == "None" else f"{center}"
+        return (
+            f"each group's side of the threshold is off the calibration map with prior "
+            f"probability {parts.get('prior_misfit')} (and each side in every group with "
+            f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
+            f"Beta(κm, κ(1 − m)) with κ = {parts.get('concentration')} and m = {where}"
+        )
     m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
     if m:
         parts = dict(p.split("=") for p in m.group(1).split(", "))

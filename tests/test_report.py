@@ -119,3 +119,22 @@ def test_markdown_unchanged_shape(comparison):
     md = comparison_markdown(comparison)
     assert "| BC P(\\|Δ\\|<ε) |" in md
     assert "reference group 'Male'" in md
+
+
+def test_priors_are_written_for_people():
+    from bayesfair.report import prior_words
+
+    assert (
+        prior_words("BetaPrior(alpha=1.0, beta=1.0)") == "each group's rate ~ Beta(1, 1) (uniform)"
+    )
+    calib = prior_words(
+        "CalibrationPriors(mu_a_sd=0.4, mu_b_sd=0.4, mu_c_sd=2.0, sigma_a_sd=0.15, "
+        "sigma_b_sd=0.15, sigma_c_sd=0.75)"
+    )
+    assert calib.startswith("calibration map σ(c + a log s − b log(1 − s)) per group")
+    disc = prior_words(
+        "DiscrepancyPrior(prior_misfit=0.01, shared_prior_misfit=0.01, concentration=2.0, "
+        "center=None)"
+    )
+    assert "prior probability 0.01" in disc and "κ = 2.0" in disc
+    assert "(" not in prior_words("BetaPrior(alpha=2.0, beta=3.0)").split("~")[0]
