@@ -73,5 +73,6 @@ plots.plot_calibration(bc, data);
 
 # %%
 comparison = bf.compare(data, ["accuracy", "tpr", "fpr"], epsilon=0.02, random_seed=0,
-                        posteriors={"bb": bb, "bc": bc})
+                        posteriors={"bb": bb, "bc": bc}, progressbar=False,
+                        fit_kwargs=FIT)
 display(Markdown(comparison.to_markdown()))
