@@ -460,7 +460,7 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
         reader = (
             spark.read.parquet
             if _kind(files) == "parquet"
-            else (lambda *f: spark.read.csv(list(f), header=True, inferSchema=True))
+            else (lambda *f: spark.read.csv(list(f), header=True, inferSchema=not text))
         )
         path = "_bf_path"
         try:
