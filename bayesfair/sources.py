@@ -402,7 +402,13 @@ def _dask_engine(
 
 
 def _collect(parts, client, columns, settings, progress=False):
-    """Compute the partitions' aggregates (on the client if any) and sum them."""
+    """Compute the partitions' aggregates (on the client if any) and sum them.
+
+    The per-partition aggregates are summed on the workers (a tree reduction),
+    so the driver receives one row per (group, side, bin), not one per
+    partition: its memory does not grow with the number of files.
+    """
+    parts = parts.groupby(["group", "side", "bin"]).sum(split_out=1).reset_index()
     if client is not None:
         future = client.compute(parts)
         if progress:
