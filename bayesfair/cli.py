@@ -150,6 +150,8 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
 
     import pandas as pd
 
+    from bayesfair.sources import _as_text
+
     p = Path(path)
     kind = _format_of(p)
     if kind is None:
@@ -174,7 +176,7 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
                 ) from None
             for c in text_columns:
                 if c in frame.columns:
-                    frame[c] = _text_values(frame[c])
+                    frame[c] = _as_text(frame[c])
         else:
             sep = sep or _sniff_separator(p, kind)
             frame = pd.read_csv(
@@ -198,12 +200,6 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
         raise _BadInput(f"The {which} file '{path}' has a header but no rows.")
     frame.attrs["path"], frame.attrs["kind"] = str(path), kind
     return frame
-
-
-def _text_values(series):
-    from bayesfair.sources import _as_text
-
-    return _as_text(series)
 
 
 def _where(frame, position: int) -> str:

@@ -66,12 +66,6 @@ def _pair_table(comp, digits: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _html_escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
-
-
 def _bernstein(r, digits: int) -> str:
     """The Bernstein interval; clipped to [−1, 1], with its half-width when it was."""
     text = _interval(r, "bernstein", digits)
@@ -593,7 +587,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     parts += [
         "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
         _html_table(_variance_table(comp, digits), "variance"),
-        *[f"<p class='note'>{_html_escape(n)}</p>" for n in _variance_notes(comp)],
+        *[f"<p class='note'>{escape(n)}</p>" for n in _variance_notes(comp)],
     ]
     if comp.posteriors:
         diag = _diagnostics(comp)

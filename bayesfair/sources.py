@@ -322,11 +322,10 @@ def _empty_sums():
     )  # fmt: skip
 
 
-def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, path=None, origin=None):
+def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin=None):
     """One partition's aggregates as a pandas frame (the NumPy arithmetic).
 
-    ``path`` names a column holding each row's file, ``origin`` the file of
-    every row: an error then names the file.
+    ``origin``, the file every row came from, is named in an error.
     """
     import pandas as pd
 
@@ -336,9 +335,6 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, path=N
     bad = ~((s >= 0.0) & (s <= 1.0))
     missing = frame[columns].isna().to_numpy().any(axis=1)
     if bad.any() or missing.any():
-        first = int(np.flatnonzero(bad | missing)[0])
-        if path is not None and path in frame.columns:
-            origin = frame[path].iloc[first]
         origin = f" in file {origin!r}" if origin is not None else ""
         if bad.any():
             raise InvalidParameterError(
@@ -576,10 +572,8 @@ def _spark_group_values(sdf, columns) -> dict:
 
 
 def _spark_message(exc) -> str:
-    text = str(exc)
-    marker = "InvalidParameterError: "
-    if marker in text:
-        return text.split(marker, 1)[1].split("\n", 1)[0].strip()
+    """The first line of a Spark error (its JVM stack trace follows)."""
+    text = str(exc).strip()
     return f"Spark could not summarise the source: {text.splitlines()[0] if text else exc!r}"
 
 

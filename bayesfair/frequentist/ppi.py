@@ -369,14 +369,7 @@ def ppi_difference(
     Fisch et al. 2024 (stratified PPI, §3); Agresti & Caffo 2000 (the
     pseudo-observations).
     """
-    ci_prob = check_probability(ci_prob)
-    rate = get_rate(metric)
-    if data.n_unlabeled == 0:
-        raise InvalidParameterError(
-            "Prediction-powered intervals need unlabeled examples; this data set has none."
-        )
-    own = _check_predictions(predictions, data)
-    k_folds = check_positive_int(k_folds, "k_folds", minimum=2)
+    ci_prob, rate, own, k_folds = _check_common(data, metric, ci_prob, predictions, k_folds)
     rng = check_random_state(random_seed)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     if group is None:
@@ -414,6 +407,18 @@ def ppi_difference(
             )
         )
     return results[0] if group is not None else results
+
+
+def _check_common(data, metric, ci_prob, predictions, k_folds):
+    """The arguments every PPI++ entry point shares: ``(ci_prob, rate, own, k_folds)``."""
+    ci_prob = check_probability(ci_prob)
+    rate = get_rate(metric)
+    if data.n_unlabeled == 0:
+        raise InvalidParameterError(
+            "Prediction-powered intervals need unlabeled examples; this data set has none."
+        )
+    own = _check_predictions(predictions, data)
+    return ci_prob, rate, own, check_positive_int(k_folds, "k_folds", minimum=2)
 
 
 def _check_predictions(predictions, data):
@@ -685,15 +690,8 @@ def ppi_between_group_variance(
     """
     from bayesfair._validation import seed_record, seed_sequence
 
-    ci_prob = check_probability(ci_prob)
+    ci_prob, rate, own, k_folds = _check_common(data, metric, ci_prob, predictions, k_folds)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    rate = get_rate(metric)
-    if data.n_unlabeled == 0:
-        raise InvalidParameterError(
-            "Prediction-powered intervals need unlabeled examples; this data set has none."
-        )
-    own = _check_predictions(predictions, data)
-    k_folds = check_positive_int(k_folds, "k_folds", minimum=2)
     data.require_groups(2, "a between-group variance")
     seq = seed_sequence(random_seed)
     fold_seq, boot_seq = seq.spawn(2)
