@@ -243,6 +243,14 @@ class AssessmentData:
     reference : optional
         The reference (privileged) group for differences and ratios. Default:
         the group with the most labeled examples.
+    unlabeled : UnlabeledScores, optional
+        The unlabeled examples as a summary (:func:`bayesfair.summarize_unlabeled`)
+        in place of ``unlabeled_scores`` and ``unlabeled_groups``.
+    unlabeled_ids : array_like, shape (n_U,), optional
+        Unique ids of the unlabeled examples, returned by
+        :func:`bayesfair.suggest_labels`.
+    id_name : str, default "id"
+        The name of the ids (the column name in :func:`bayesfair.suggest_labels`' table).
 
     Raises
     ------
@@ -278,6 +286,8 @@ class AssessmentData:
         pos_label=None,
         reference=None,
         unlabeled=None,
+        unlabeled_ids=None,
+        id_name: str = "id",
     ):
         self.threshold = self._check_threshold(threshold)
         self.scores = _readonly(_as_scores(scores, "scores"))
@@ -315,6 +325,8 @@ class AssessmentData:
                     f"the labeled data {self.attributes}: they must be the same."
                 )
         self._u_scores = _readonly(u_scores)
+        self.id_name = str(id_name)
+        self._u_ids = None if unlabeled_ids is None else self._check_ids(unlabeled_ids, u_scores)
 
         self.group_levels: list = _ordered_levels(group_labels, u_labels)
         self.group_codes = _readonly(_encode(group_labels, self.group_levels))
@@ -361,6 +373,7 @@ class AssessmentData:
         threshold: float = 0.5,
         pos_label=None,
         reference=None,
+        id: str | None = None,  # noqa: A002 - the column's role, as in the other names
     ) -> AssessmentData:
         """Build from a labeled and an optional unlabeled DataFrame.
 
@@ -379,6 +392,10 @@ class AssessmentData:
             Sensitive-attribute column(s); several columns define intersections.
         threshold, pos_label, reference
             As in :class:`AssessmentData`.
+        id : str, optional
+            A column of the unlabeled frame that identifies its rows (unique);
+            :func:`bayesfair.suggest_labels` returns it next to each row's
+            position.
         """
         labeled = _as_pandas(labeled)
         if type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled):
@@ -407,6 +424,15 @@ class AssessmentData:
             cls._check_columns(unlabeled, "unlabeled", score=[score], group=group_cols)
             u_scores = unlabeled[score].to_numpy(copy=True)
             u_groups = unlabeled[group_cols].copy()
+        u_ids = None
+        if id is not None:
+            if unlabeled is None or summary is not None:
+                raise ValueError(
+                    "The 'id' parameter names a column of the unlabeled rows; give the "
+                    "unlabeled data as a DataFrame."
+                )
+            cls._check_columns(unlabeled, "unlabeled", id=[id])
+            u_ids = unlabeled[id].to_numpy(copy=True)
         return cls(
             labeled[score].to_numpy(copy=True),
             labeled[label].to_numpy(copy=True),
@@ -417,6 +443,8 @@ class AssessmentData:
             pos_label=pos_label,
             reference=reference,
             unlabeled=summary,
+            unlabeled_ids=u_ids,
+            id_name="id" if id is None else id,
         )
 
     @staticmethod
@@ -491,6 +519,37 @@ class AssessmentData:
             )
         self._summary = summary
         return pd.Series(summary.group_levels, dtype=object)
+
+    def _check_ids(self, ids, u_scores) -> np.ndarray:
+        if self._summary is not None:
+            raise ValueError(
+                "'unlabeled_ids' needs the unlabeled examples as rows; a summary has no rows."
+            )
+        arr = np.array(ids, dtype=object) if not isinstance(ids, np.ndarray) else ids.copy()
+        if arr.ndim != 1 or arr.size != u_scores.size:
+            raise ValueError(
+                f"'unlabeled_ids' must hold one id per unlabeled example ({u_scores.size}). "
+                f"Got shape {arr.shape}."
+            )
+        series = pd.Series(arr)
+        if series.isna().any():
+            raise ValueError(
+                f"'unlabeled_ids' must not be missing: {int(series.isna().sum())} are, the "
+                f"first at position {int(np.flatnonzero(series.isna().to_numpy())[0])}."
+            )
+        dup = series.duplicated()
+        if dup.any():
+            first = series[dup].iloc[0]
+            raise ValueError(
+                f"'unlabeled_ids' must be unique, so that a suggested example can be found "
+                f"again: {int(dup.sum())} repeat, e.g. {_plain(first)!r}."
+            )
+        return _readonly(arr)
+
+    @property
+    def unlabeled_ids(self) -> np.ndarray | None:
+        """Ids of the unlabeled examples (the column ``id_name``), or None without ids."""
+        return self._u_ids
 
     @property
     def unlabeled_scores(self) -> np.ndarray:

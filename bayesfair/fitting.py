@@ -367,6 +367,7 @@ def fit(
     result = FairnessPosterior(
         idata, model=model, reference=_plain(reference), notes=notes, settings=settings
     )
+    result.data = data
     result.check_diagnostics(stacklevel=2)
     if model in ("bc", "rbc") and data.n_labeled > 0:
         from bayesfair.posterior import misfit_message
@@ -591,27 +592,45 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
 def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng, idata, center):
     """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
 
+    :func:`robust_unlabeled_counts` on the data's labeled examples; the draws
+    of the indicators and the probabilities of a misfit are added to the
+    posterior (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's fixed
+    centre goes to ``constant_data`` (``misfit_center``).
+    """
+    out, free, p_free, p_shared = robust_unlabeled_counts(
+        data.scores, data.labels, data.group_codes, data.n_groups, summary, u_counts, abc,
+        disc, estimand, rng, threshold=data.threshold, score_clip=score_clip, center=center,
+    )  # fmt: skip
+    dims = ("chain", "draw", "group", "side")
+    idata.posterior["misfit"] = (dims, free.astype(np.int8))
+    idata.posterior["p_misfit"] = (dims, p_free)
+    idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
+    idata.posterior["misfit_center"] = (("group", "side"), center)
+    return out
+
+
+def robust_unlabeled_counts(
+    scores, labels, group_codes, n_groups, summary, u_counts, abc, disc, estimand, rng, *,
+    threshold, score_clip, center,
+):  # fmt: skip
+    """The unlabeled counts of ``rbc``: the map's, except in the strata drawn as free.
+
     Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
     which strata (group, side) are *free* and draws their own rate q; there the
     unlabeled positives are ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
-    The draws of the indicators and the probabilities of a misfit are added to
-    the posterior (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's
-    fixed centre goes to ``constant_data`` (``misfit_center``).
+
+    Returns
+    -------
+    counts : ndarray, shape (..., n_groups, 4)
+    free, p_free : ndarray, shape (..., n_groups, 2)
+    p_shared : ndarray, shape (..., 2)
     """
     from bayesfair.models.calibration import sample_misfit
 
     free, rate, p_shared, p_free = sample_misfit(
-        data.scores,
-        data.labels,
-        data.group_codes,
-        data.n_groups,
-        *abc,
-        disc,
-        rng,
-        threshold=data.threshold,
-        score_clip=score_clip,
-        center=center,
-    )
+        scores, labels, group_codes, n_groups, *abc, disc, rng,
+        threshold=threshold, score_clip=score_clip, center=center,
+    )  # fmt: skip
     totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
     if estimand == "expected":
         own = totals * rate
@@ -622,12 +641,7 @@ def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng
     out = np.stack(
         [pos[..., 1], totals[:, 1] - pos[..., 1], totals[:, 0] - pos[..., 0], pos[..., 0]], axis=-1
     )
-    dims = ("chain", "draw", "group", "side")
-    idata.posterior["misfit"] = (dims, free.astype(np.int8))
-    idata.posterior["p_misfit"] = (dims, p_free)
-    idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
-    idata.posterior["misfit_center"] = (("group", "side"), center)
-    return out
+    return out, free, p_free, p_shared
 
 
 def _native_calibration(variant, priors, k, disc=None):

@@ -218,6 +218,8 @@ class FairnessPosterior:
         self.reference = reference
         self.notes = list(notes)
         self.settings = dict(settings or {})
+        #: The AssessmentData of the fit (None for a posterior read from a file).
+        self.data = None
 
     # ------------------------------------------------------------ lookups
     @property

@@ -196,6 +196,7 @@ def free_center(
     priors: CalibrationPriors | None = None,
     score_clip: float = 0.01,
     threshold: float = 0.5,
+    start=None,
 ) -> np.ndarray:
     """The centre of a misfitting stratum's rate: ``bc``'s map mean at its posterior mode.
 
@@ -207,7 +208,20 @@ def free_center(
     a stratum without assessed examples. It depends on the data, as an
     empirical-Bayes choice does: the mode is one point computed before
     sampling (milliseconds), and the sampler treats the centre as known.
+    ``start`` (unconstrained parameters of the native density) replaces the
+    support point as the optimiser's start.
     """
+    return center_and_mode(scores, labels, group_codes, n_groups, population, variant=variant,
+                           priors=priors, score_clip=score_clip, threshold=threshold,
+                           start=start)[0]  # fmt: skip
+
+
+def center_and_mode(
+    scores, labels, group_codes, n_groups, population=None, *, variant="beta", priors=None,
+    score_clip=0.01, threshold=0.5, start=None,
+):  # fmt: skip
+    """:func:`free_center`, and the mode in the native density's parameters (None if
+    the PyMC fallback found it), to start the next search from."""
     from bayesfair.models.unlabeled import expected_counts, reduce_unlabeled
 
     priors = priors or CalibrationPriors()
@@ -217,18 +231,22 @@ def free_center(
             scores, g, n_groups, threshold=threshold, score_clip=score_clip
         )
     try:
-        a, b, c = _mode_native(scores, labels, g, n_groups, variant, priors, score_clip)
+        a, b, c, x = _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start)
     except Exception:  # nutpie's private API changed: the same mode from the PyMC model
         a, b, c = _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip)
+        x = None
     counts = expected_counts(population, a[None], b[None], c[None])[0]
     totals = population.totals()
     with np.errstate(invalid="ignore", divide="ignore"):
         center = np.stack([counts[:, 3], counts[:, 0]], axis=-1) / totals  # fn, tp
-    return np.clip(np.nan_to_num(center, nan=0.5), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
+    return np.clip(np.nan_to_num(center, nan=0.5), _CENTER_CLIP, 1.0 - _CENTER_CLIP), x
 
 
-def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip):
-    """``bc``'s posterior mode (a, b, c) by L-BFGS on the hand-written log density."""
+def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start=None):
+    """``bc``'s posterior mode ``(a, b, c, x)`` by L-BFGS on the hand-written log density.
+
+    ``x`` is the mode in the density's unconstrained parameters.
+    """
     from scipy.optimize import minimize
 
     from bayesfair.models._calibration_native import (
@@ -247,12 +265,13 @@ def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip):
         value = calibration_logp_grad(x, grad, nat.user_data)
         return -value, -grad
 
-    best = minimize(objective, nat.support, jac=True, method="L-BFGS-B")
+    best = minimize(objective, nat.support if start is None else start, jac=True,
+                    method="L-BFGS-B")  # fmt: skip
     out = np.empty(nat.n_expanded)
     calibration_expand(best.x, out, nat.user_data)
     names, slices, _ = nat.shape_info
     found = dict(zip(names, slices, strict=True))
-    return tuple(out[found[v]] for v in ("a", "b", "c"))
+    return (*(out[found[v]] for v in ("a", "b", "c")), best.x)
 
 
 def _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip):

@@ -69,6 +69,10 @@ class UnlabeledSummary:
         Mean of ``log s`` and of ``log(1 − s)`` (clipped scores) in the bin.
     n_total : int
         Number of unlabeled examples summarised.
+    cell_id : ndarray of int, shape (n_bins,), optional
+        Each bin's index ``(group * 2 + side) * bins_per_side + bin`` in the
+        full grid, where the summary was built from rows
+        (:func:`cell_of_rows` maps rows onto bins with it).
     """
 
     n_groups: int
@@ -78,6 +82,7 @@ class UnlabeledSummary:
     log_s: np.ndarray
     log_1ms: np.ndarray
     n_total: int
+    cell_id: np.ndarray | None = None
 
     @property
     def n_bins(self) -> int:
@@ -159,7 +164,29 @@ def _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, n_total) -> UnlabeledSu
         log_s=sum_ls[keep] / count[keep],
         log_1ms=sum_l1[keep] / count[keep],
         n_total=n_total,
+        cell_id=keep,
     )
+
+
+def cell_of_rows(
+    scores, group_codes, summary: UnlabeledSummary, *, threshold: float, score_clip: float = 0.01,
+    n_bins: int = DEFAULT_BINS,
+) -> np.ndarray:  # fmt: skip
+    """Each row's bin in ``summary`` (its position in the summary's arrays), shape (n_U,).
+
+    The binning is :func:`bayesfair.sources.bin_sums`'; ``summary`` must have been
+    reduced from these rows with the same ``threshold``, ``score_clip`` and ``n_bins``.
+    """
+    from bayesfair.sources import _edges
+
+    s = np.asarray(scores, dtype=float)
+    lo, hi = _edges(score_clip)
+    c = np.clip(s, score_clip, 1.0 - score_clip)
+    b = np.clip(np.floor((np.log(c) - np.log1p(-c) - lo) / (hi - lo) * n_bins), 0, n_bins - 1)
+    dense = (np.asarray(group_codes, dtype=np.intp) * 2 + (s >= threshold)) * n_bins + b.astype(
+        np.intp
+    )
+    return np.searchsorted(summary.cell_id, dense)
 
 
 def from_scores_summary(summary, group_levels) -> UnlabeledSummary:

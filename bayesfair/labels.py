@@ -1,0 +1,1033 @@
+"""Label budgets and active labeling: how many labels a decision needs, and which.
+
+Two entry points:
+
+* :func:`suggest_labels` ranks the unlabeled examples by how much labeling
+  them is expected to shrink the posterior of a rate gap Δ (or to teach the
+  calibration maps), and returns a batch of ``n`` of them.
+* :func:`plan_labels` predicts, for a grid of label budgets, the distribution
+  of the width of Δ's interval and the probability of reaching a decision,
+  for the default Bayesian model and the frequentist intervals, with labels
+  chosen at random or by :func:`suggest_labels`' acquisition (preposterior
+  simulation).
+
+The acquisition (``objective="variance"``)
+------------------------------------------
+A label in group ``g`` at score ``s`` changes three things in the posterior
+of the group's rate ``r_g`` (and so of every gap that involves ``g``):
+
+1. **The calibration map.** Linearise ``r_g`` in the map's parameters
+   ``φ_g = (log a_g, log b_g, c_g)``: ``J_g = Σ_g⁻¹ Cov(φ_g, r_g)``, both from
+   the posterior draws. One Bernoulli label at ``s`` adds the Fisher
+   information ``w x xᵀ`` with ``x = ∂η/∂φ = (a log s, −b log(1 − s), 1)``
+   and ``w = f(1 − f)`` (``f`` the calibrated probability at the posterior
+   mean), so the posterior variance of ``Jᵀφ`` drops by
+   ``w (Jᵀ Σ x)² / (1 + w xᵀ Σ x)`` (Sherman–Morrison): the expected
+   reduction in posterior variance of a Gaussian linear model, the
+   criterion of Bayesian V-optimal (c-optimal) design (Chaloner &
+   Verdinelli 1995, §2.2).
+2. **The example's own label** (estimand ``"assessed"`` only): its Bernoulli
+   variance ``f(1 − f)`` times the squared change of ``r_g`` when the label
+   flips leaves the finite-population term.
+3. **The stratum's own rate** (``rbc``): with posterior probability
+   ``p`` that the stratum (group × side of the threshold) does not follow the
+   map, its rate has a Beta posterior whose variance one more label shrinks
+   from ``q(1 − q)/(κ + n + 1)`` to ``q(1 − q)/(κ + n + 2)``.
+
+The gain of a label is the sum, weighted by how many of the requested gaps
+involve its group. A batch is built greedily: after each pick the group's
+``Σ_g`` gets the rank-one update and the stratum's label count grows, so
+later picks at the same place are worth less (diminishing returns: the batch
+spreads over groups, sides and scores without a separate diversity term).
+``objective="information"`` ranks instead by the expected information gain
+about the calibration maps, ``½ log(1 + w xᵀ Σ x)`` (the D-optimal criterion
+that Ji, Logan, Smyth & Steyvers 2021 use for Beta models of group accuracy),
+plus the same stratum term in nats.
+
+What is chosen is a **cell**: a group, a side of the threshold and a narrow
+score bin of the unlabeled histogram (:mod:`bayesfair.models.unlabeled`);
+the examples sent for labeling are drawn at random within the chosen cells.
+
+Why inference stays valid after active selection
+-----------------------------------------------
+The Bayesian models condition on the labeled examples' scores and groups, and
+the acquisition uses only the scores and groups (observed for every example)
+and the labels already seen. The selection mechanism is therefore *ignorable*
+(Rubin 1976; Gelman et al., *BDA3* §8.2–8.3): the likelihood of the labels
+given the scores is the same whichever examples were picked, and the
+posterior of ``bc`` and ``rbc`` is unchanged in form. Two caveats, both
+written into the docs: it holds for a model of ``y | s, g`` that is right,
+and ``rbc``'s fallback models a misfitting stratum's labels as exchangeable
+within the stratum, which score-dependent selection within the stratum
+breaks; the calibration check still sees the misfit, and the benchmark
+(``docs/benchmarks.md``) measures the coverage of the final intervals of
+active loops.
+
+The frequentist intervals carry no such guarantee: Newcombe and Bernstein
+treat the labeled examples of a group as a simple random sample of it, and
+PPI++ stratifies by group and side of the threshold only, so after
+score-dependent selection all three are biased. What they would need is
+inverse-probability weighting with a randomised design in which every
+unlabeled example has a known, positive labeling probability (active
+inference, Zrnic & Candès 2024, ICML, §3). ``suggest_labels`` picks
+deterministically, so :func:`plan_labels` marks the frequentist rows of the
+active strategy ``valid=False`` and draws them dashed, and ``compare`` and
+the CLI say so when the labeled set was chosen actively.
+
+References
+----------
+Ji, Logan, Smyth & Steyvers 2021, *Active Bayesian Assessment of Black-Box
+Classifiers*, AAAI, §3–4; Chaloner & Verdinelli 1995, *Bayesian
+Experimental Design: A Review*, Stat. Sci. 10(3); Rubin 1976, *Inference and
+Missing Data*; Zrnic & Candès 2024, *Active Statistical Inference*.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._validation import (
+    check_positive_int,
+    check_probability,
+    check_random_state,
+)
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.metrics import get_rate, rate_fraction, rate_from_counts
+from bayesfair.models.unlabeled import DEFAULT_BINS
+
+__all__ = ["OBJECTIVES", "STRATEGIES", "plan_labels", "suggest_labels"]
+
+#: What :func:`suggest_labels` can maximise.
+OBJECTIVES = {
+    "variance": "expected reduction of the posterior variance of the gap(s)",
+    "information": "expected information gain about the calibration maps (nats)",
+}
+#: How :func:`plan_labels` may choose the labels it simulates.
+STRATEGIES = {
+    "random": "uniformly at random from the unlabeled examples",
+    "active": "by suggest_labels' acquisition, batch by batch",
+}
+#: The intervals :func:`plan_labels` predicts.
+PLAN_METHODS = {
+    "bayes": "the default model (rbc), its posterior approximated at its mode (Laplace)",
+    "newcombe": "Newcombe's interval for a difference of proportions (labeled only)",
+    "ppi": "stratified PPI++ with cross-fitted calibration (labeled and unlabeled)",
+    "bernstein": "Ethayarajh's Bernstein interval (labeled only, distribution-free)",
+}
+_SCORE_CLIP = 0.01
+# plan_labels merges this many adjacent bins of the unlabeled histogram (1,024 -> 64
+# over the logit range [-4.6, 4.6], bins 0.14 wide): the simulated labels' scores are
+# the merged bins' means, and each refit's unlabeled pass costs 16x less.
+_PLAN_COARSEN = 16
+
+
+# ---------------------------------------------------------------- the pool of cells
+@dataclass
+class _Pool:
+    """The unlabeled examples as cells (group, side, score bin) with their counts."""
+
+    group: np.ndarray  # (n_cells,)
+    side: np.ndarray  # (n_cells,) 0/1
+    count: np.ndarray  # (n_cells,) float, remaining unlabeled examples
+    log_s: np.ndarray
+    log_1ms: np.ndarray
+    n_groups: int
+
+    @classmethod
+    def from_summary(cls, summary, coarsen: int = 1) -> _Pool:
+        """The summary's bins, or groups of ``coarsen`` adjacent bins merged."""
+        group = np.asarray(summary.group, dtype=np.intp)
+        side = np.asarray(summary.predicted_positive, dtype=np.intp)
+        count = np.asarray(summary.count, dtype=float)
+        log_s, log_1ms = np.asarray(summary.log_s, float), np.asarray(summary.log_1ms, float)
+        if coarsen > 1:
+            from bayesfair.sources import _edges
+
+            lo, hi = _edges(_SCORE_CLIP)
+            width = (hi - lo) * coarsen / DEFAULT_BINS  # of a merged bin, in logit units
+            merged = np.floor((log_s - log_1ms - lo) / width).astype(np.int64)
+            key = (group * 2 + side) * (DEFAULT_BINS + 1) + merged
+            _, cell = np.unique(key, return_inverse=True)
+            m = cell.max() + 1
+            tot = np.bincount(cell, weights=count, minlength=m)
+            log_s = np.bincount(cell, weights=count * log_s, minlength=m) / tot
+            log_1ms = np.bincount(cell, weights=count * log_1ms, minlength=m) / tot
+            first = np.zeros(m, dtype=np.intp)
+            first[cell] = np.arange(cell.size)
+            group, side, count = group[first], side[first], tot
+        return cls(group=group, side=side, count=count.copy(), log_s=log_s, log_1ms=log_1ms,
+                   n_groups=int(summary.n_groups))  # fmt: skip
+
+    def summary(self):
+        from bayesfair.models.unlabeled import UnlabeledSummary
+
+        keep = self.count > 0
+        return UnlabeledSummary(
+            n_groups=self.n_groups,
+            group=self.group[keep],
+            predicted_positive=self.side[keep].astype(bool),
+            count=self.count[keep],
+            log_s=self.log_s[keep],
+            log_1ms=self.log_1ms[keep],
+            n_total=int(round(self.count.sum())),
+        )
+
+    def totals(self) -> np.ndarray:
+        out = np.zeros((self.n_groups, 2))
+        np.add.at(out, (self.group, self.side), self.count)
+        return out
+
+
+# ---------------------------------------------------------------- the acquisition
+@dataclass
+class _Posterior:
+    """What the acquisition reads from a posterior (real draws or the Laplace ones)."""
+
+    a: np.ndarray  # (n_draws, k)
+    b: np.ndarray
+    c: np.ndarray
+    rates: np.ndarray  # (n_draws, k): the metric per group
+    p_free: np.ndarray | None  # (k, 2): P(stratum does not follow the map), rbc
+    center: np.ndarray | None  # (k, 2)
+    x_st: np.ndarray  # (k, 2) labeled positives per stratum
+    n_st: np.ndarray  # (k, 2) labeled examples per stratum
+    counts: np.ndarray  # (k, 4) posterior-mean counts of the assessed examples
+    assessed: bool
+    metric: str
+    concentration: float = 2.0
+
+
+def _group_weights(k: int, pairs_idx: list[tuple[int, int]]) -> np.ndarray:
+    w = np.zeros(k)
+    for i, j in pairs_idx:
+        w[i] += 1.0
+        w[j] += 1.0
+    return w
+
+
+def _flip_effect(counts: np.ndarray, metric: str) -> np.ndarray:
+    """Change of each group's rate when one example of a side turns positive, shape (k, 2).
+
+    Side 0 (ŷ = 0): a true negative becomes a false negative; side 1: a false
+    positive becomes a true positive. Evaluated at the posterior-mean counts.
+    """
+    base = rate_from_counts(counts, metric)
+    out = np.zeros((counts.shape[0], 2))
+    for h, (src, dst) in enumerate(((2, 3), (1, 0))):
+        moved = counts.copy()
+        moved[:, src] -= 1.0
+        moved[:, dst] += 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[:, h] = rate_from_counts(np.maximum(moved, 0.0), metric) - base
+    return np.nan_to_num(out)
+
+
+class _Acquisition:
+    """Gains per cell and the greedy batch (module docstring)."""
+
+    def __init__(self, post: _Posterior, pool: _Pool, weights: np.ndarray, objective: str):
+        self.post, self.pool, self.objective = post, pool, objective
+        self.weights = weights
+        k = pool.n_groups
+        phi = np.stack([np.log(post.a), np.log(post.b), post.c], axis=-1)  # (n, k, 3)
+        mean_a, mean_b, mean_c = post.a.mean(0), post.b.mean(0), post.c.mean(0)
+        self.sigma = np.zeros((k, 3, 3))
+        self.jac = np.zeros((k, 3))
+        for g in range(k):
+            p = phi[:, g, :]
+            r = post.rates[:, g]
+            ok = np.isfinite(r)
+            if ok.sum() < 10:
+                continue
+            p, r = p[ok], r[ok]
+            cov = np.cov(np.column_stack([p, r]), rowvar=False)
+            self.sigma[g] = cov[:3, :3]
+            self.jac[g] = np.linalg.pinv(cov[:3, :3], rcond=1e-10) @ cov[:3, 3]
+        g = pool.group
+        eta = mean_c[g] + mean_a[g] * pool.log_s - mean_b[g] * pool.log_1ms
+        self.f = 0.5 * (1.0 + np.tanh(0.5 * eta))
+        self.w = self.f * (1.0 - self.f)
+        self.x = np.column_stack([mean_a[g] * pool.log_s, -mean_b[g] * pool.log_1ms, np.ones(g.size)])
+        self.flip = _flip_effect(post.counts, post.metric)
+        self.n_st = post.n_st.copy()
+        self.x_st = post.x_st.copy()
+        self.totals = pool.totals()
+
+    def _map_terms(self, cells: np.ndarray) -> np.ndarray:
+        g = self.pool.group[cells]
+        sx = np.einsum("cij,cj->ci", self.sigma[g], self.x[cells])  # Σ x
+        q = np.einsum("ci,ci->c", self.x[cells], sx)
+        w = self.w[cells]
+        if self.objective == "information":
+            return 0.5 * np.log1p(w * q)
+        jsx = np.einsum("ci,ci->c", self.jac[g], sx)
+        return w * jsx**2 / (1.0 + w * q)
+
+    def _stratum_terms(self, cells: np.ndarray) -> np.ndarray:
+        post = self.post
+        if post.p_free is None:
+            return np.zeros(cells.size)
+        g, h = self.pool.group[cells], self.pool.side[cells]
+        kappa = post.concentration
+        m = post.center[g, h]
+        n, x = self.n_st[g, h], self.x_st[g, h]
+        q = (kappa * m + x) / (kappa + n)
+        v0 = q * (1 - q) / (kappa + n + 1.0)
+        v1 = q * (1 - q) / (kappa + n + 2.0)
+        p = post.p_free[g, h]
+        if self.objective == "information":
+            return p * 0.5 * np.log(v0 / v1)
+        return p * (self.totals[g, h] * self.flip[g, h]) ** 2 * (v0 - v1)
+
+    def _own_terms(self, cells: np.ndarray) -> np.ndarray:
+        if not self.post.assessed or self.objective == "information":
+            return np.zeros(cells.size)
+        g, h = self.pool.group[cells], self.pool.side[cells]
+        return self.w[cells] * self.flip[g, h] ** 2
+
+    def gains(self, cells: np.ndarray | None = None) -> np.ndarray:
+        if cells is None:
+            cells = np.arange(self.pool.group.size)
+        wt = self.weights[self.pool.group[cells]]
+        return wt * (self._map_terms(cells) + self._stratum_terms(cells) + self._own_terms(cells))
+
+    def greedy(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` picks (cell indices, with repeats) and the gain of each when picked."""
+        remaining = self.pool.count.copy()
+        gains = self.gains()
+        gains[remaining <= 0] = -np.inf
+        picks, values = np.empty(n, dtype=np.intp), np.empty(n)
+        for i in range(n):
+            c = int(np.argmax(gains))
+            if not np.isfinite(gains[c]):
+                raise InvalidParameterError("The unlabeled pool ran out of examples.")
+            picks[i], values[i] = c, gains[c]
+            g, h = int(self.pool.group[c]), int(self.pool.side[c])
+            remaining[c] -= 1
+            # the label's information enters the group's map covariance (rank one)
+            sx = self.sigma[g] @ self.x[c]
+            self.sigma[g] -= self.w[c] * np.outer(sx, sx) / (1.0 + self.w[c] * self.x[c] @ sx)
+            self.n_st[g, h] += 1
+            self.x_st[g, h] += self.f[c]
+            same = np.flatnonzero(self.pool.group == g)
+            gains[same] = self.gains(same)
+            gains[remaining <= 0] = -np.inf
+        return picks, values
+
+def _pairs_index(levels: list, reference, group) -> list[tuple[int, int]]:
+    ref = levels.index(reference)
+    if group is not None:
+        return [(levels.index(group), ref)]
+    return [(i, ref) for i in range(len(levels)) if i != ref]
+
+
+def _result_posterior(res, data, metric: str) -> _Posterior:
+    """The acquisition's view of a fitted ``bc``/``rbc`` posterior."""
+    from bayesfair.models.calibration import stratum_counts
+    from bayesfair.models.unlabeled import expected_counts
+
+    post = res.idata.posterior
+    k = data.n_groups
+    a, b, c = (post[v].transpose("chain", "draw", "group").values.reshape(-1, k) for v in "abc")
+    rates = res.rates(metric).transpose("chain", "draw", "group").values.reshape(-1, k)
+    summary = data.unlabeled_reduction(res.settings.get("score_clip", _SCORE_CLIP),
+                                       res.settings.get("n_bins"))  # fmt: skip
+    mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
+    x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
+    p_free = center = None
+    if "p_misfit" in post:
+        p_free = post["p_misfit"].mean(("chain", "draw")).transpose("group", "side").values
+        center = res.idata.constant_data["misfit_center"].transpose("group", "side").values
+    return _Posterior(
+        a=a, b=b, c=c, rates=rates, p_free=p_free, center=center, x_st=x_st, n_st=n_st,
+        counts=mean_u + data.counts_array(), assessed=res.estimand == "assessed",
+        metric=metric,
+    )  # fmt: skip
+
+
+def _check_metric_defined(metric: str, totals: np.ndarray, levels: list) -> None:
+    """Raise when a rate's denominator is a side of the threshold that a group lacks."""
+    rate = get_rate(metric)
+    den = set(rate.denominator)
+    for side, cells, words in ((1, {"tp", "fp"}, "predicted positive"),
+                               (0, {"tn", "fn"}, "predicted negative")):  # fmt: skip
+        if den <= cells:
+            empty = [g for g, t in zip(levels, totals[:, side], strict=True) if t == 0]
+            if empty:
+                raise InvalidParameterError(
+                    f"{rate.label} ({rate.name}) is undefined for group(s) {empty}: none of "
+                    f"their assessed examples is {words}, so no number of labels defines it. "
+                    "Choose another metric."
+                )
+
+
+def suggest_labels(
+    res,
+    n: int = 50,
+    metric: str = "accuracy",
+    objective: str = "variance",
+    *,
+    data=None,
+    group=None,
+    reference=None,
+    random_seed=None,
+) -> pd.DataFrame:
+    """Which unlabeled examples to label next, in a batch of ``n``.
+
+    Ranks cells of the unlabeled data (group × side of the threshold × score
+    bin) by the expected reduction of the posterior variance of the gap(s) of
+    ``metric`` (or the information gain about the calibration maps), builds
+    the batch greedily with diminishing returns, and draws the examples at
+    random within the chosen cells (module docstring :mod:`bayesfair.labels`,
+    which also says why the Bayesian posterior stays valid after such a
+    choice and the frequentist intervals do not).
+
+    Parameters
+    ----------
+    res : FairnessPosterior
+        A fit of a calibration model (``"rbc"``, the default, or ``"bc"``).
+    n : int, default 50
+        Examples to suggest.
+    metric : str, default "accuracy"
+        The rate whose gap should shrink.
+    objective : {"variance", "information"}
+        :data:`OBJECTIVES`.
+    data : AssessmentData, optional
+        The data ``res`` was fitted on; needed only when ``res`` was read from
+        a file (:meth:`FairnessPosterior.from_netcdf`), which does not keep it.
+    group, reference : optional
+        One gap; default every group against the reference.
+    random_seed : None, int, SeedSequence or Generator
+        The draw of examples within the chosen cells.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per suggested example, by decreasing gain: ``position`` (0-based
+        row of the unlabeled data given to :class:`AssessmentData`), the id
+        column's value where the data has ids (column named as the id column),
+        ``group``, ``score`` and ``gain`` (the expected variance reduction of
+        the gap(s) when it was chosen, or the information gain in nats).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a model without a calibration map, an unknown metric or objective,
+        ``n`` larger than the unlabeled pool, a rate undefined for a group, or
+        unlabeled data held as a summary (no rows to suggest).
+    """
+    from bayesfair.data import AssessmentData
+    from bayesfair.posterior import FairnessPosterior
+
+    if not isinstance(res, FairnessPosterior):
+        raise TypeError(f"The 'res' parameter must be a FairnessPosterior. Got {type(res).__name__}.")
+    if res.model not in ("rbc", "bc"):
+        raise InvalidParameterError(
+            f"suggest_labels needs a calibration model ('rbc' or 'bc'): the gain of a label "
+            f"depends on its score through the calibration map. Got model={res.model!r}."
+        )
+    if objective not in OBJECTIVES:
+        raise InvalidParameterError(
+            f"The 'objective' parameter must be one of {', '.join(map(repr, OBJECTIVES))}. "
+            f"Got {objective!r}."
+        )
+    metric = get_rate(metric).name
+    if metric not in res.metrics:
+        raise InvalidParameterError(
+            f"The fit has no draws of {metric!r}; refit with metrics including it."
+        )
+    data = res.data if data is None else data
+    if not isinstance(data, AssessmentData):
+        raise InvalidParameterError(
+            "suggest_labels needs the AssessmentData the posterior was fitted on: pass "
+            "data=... (a posterior read from a file does not keep its data)."
+        )
+    if [str(g) for g in data.group_levels] != [str(g) for g in res.groups]:
+        raise InvalidParameterError(
+            f"The data's groups {data.group_levels} are not the fit's {list(res.groups)}."
+        )
+    if data.unlabeled_is_summary:
+        raise InvalidParameterError(
+            "suggest_labels needs the unlabeled examples as rows, to say which ones to label; "
+            "this data set holds them as a summary (bayesfair.summarize_unlabeled). Build "
+            "AssessmentData from the unlabeled rows (a DataFrame, or scores and groups)."
+        )
+    n = check_positive_int(n, "n")
+    if n > data.n_unlabeled:
+        raise InvalidParameterError(
+            f"The 'n' parameter ({n}) is larger than the unlabeled pool ({data.n_unlabeled} "
+            "examples)."
+        )
+    rng = check_random_state(random_seed)
+    clip = res.settings.get("score_clip", _SCORE_CLIP)
+    n_bins = res.settings.get("n_bins") or DEFAULT_BINS
+    summary = data.unlabeled_reduction(clip, n_bins)
+    pool = _Pool.from_summary(summary)
+    _check_metric_defined(metric, pool.totals() + _labeled_sides(data), data.group_levels)
+    ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    grp = None if group is None else data.resolve_group(group, "group")
+    weights = _group_weights(data.n_groups, _pairs_index(data.group_levels, ref, grp))
+    post = _result_posterior(res, data, metric)
+    picks, gains = _Acquisition(post, pool, weights, objective).greedy(n)
+    rows = _rows_for_cells(data, summary, pool, picks, rng, clip, n_bins)
+    out = pd.DataFrame({"position": rows})
+    ids = data.unlabeled_ids
+    if ids is not None:
+        out[data.id_name] = ids[rows]
+    levels = np.asarray(data.group_levels, dtype=object)
+    out["group"] = levels[data.unlabeled_group_codes[rows]]
+    out["score"] = data.unlabeled_scores[rows]
+    out["gain"] = gains
+    return out
+
+
+def _labeled_sides(data) -> np.ndarray:
+    side = (data.scores >= data.threshold).astype(np.intp)
+    out = np.zeros((data.n_groups, 2))
+    np.add.at(out, (data.group_codes, side), 1.0)
+    return out
+
+
+def _rows_for_cells(data, summary, pool: _Pool, picks, rng, clip, n_bins) -> np.ndarray:
+    """Unlabeled row positions for the picked cells, drawn at random within each cell."""
+    from bayesfair.models.unlabeled import cell_of_rows
+
+    cell = cell_of_rows(data.unlabeled_scores, data.unlabeled_group_codes, summary,
+                        threshold=data.threshold, score_clip=clip, n_bins=n_bins)  # fmt: skip
+    wanted = np.bincount(picks, minlength=pool.group.size)
+    chosen = np.flatnonzero(wanted)
+    order = np.argsort(cell, kind="stable")
+    starts = np.searchsorted(cell[order], chosen, side="left")
+    ends = np.searchsorted(cell[order], chosen, side="right")
+    out = {}
+    for c, lo, hi in zip(chosen, starts, ends, strict=True):
+        out[c] = list(rng.choice(order[lo:hi], size=int(wanted[c]), replace=False))
+    return np.array([out[c].pop() for c in picks], dtype=np.int64)
+
+
+# ---------------------------------------------------------------- the planner's posterior
+class _Laplace:
+    """The default model's posterior approximated at its mode, for preposterior simulation.
+
+    ``rbc``'s log density (the hand-written one NUTS samples) is maximised by
+    L-BFGS in the unconstrained parameters, its Hessian taken by central
+    differences of the exact gradient, and draws come from the Gaussian at the
+    mode (Laplace; BDA3 §4.1, §13.3). Each draw of (a, b, c) then goes through
+    the same steps as a fit's draws (misfit strata, unlabeled counts, rates).
+    A fit costs milliseconds where NUTS costs about a second; how close its
+    widths come to NUTS' is measured in ``docs/benchmarks.md``.
+    """
+
+    def __init__(self, k, threshold, disc, priors, n_draws, score_clip=_SCORE_CLIP):
+        from bayesfair.models._calibration_native import compile_native_calibration
+
+        self.k, self.threshold, self.disc, self.priors = k, threshold, disc, priors
+        self.n_draws, self.clip = n_draws, score_clip
+        self.native = compile_native_calibration("beta", priors, k, disc)
+        self.x0 = self.bc_x0 = None  # the last modes: where the next searches start
+
+    def draws(self, s, y, g, population, rng):
+        """``(a, b, c, center)``: draws of the maps given labeled (s, y, g), shape (n, k)."""
+        from scipy.optimize import minimize
+
+        from bayesfair.models._calibration_native import calibration_logp_grad
+        from bayesfair.models.calibration import (
+            center_and_mode,
+            free_log_likelihood,
+            stratum_counts,
+        )
+
+        k = self.k
+        center, self.bc_x0 = center_and_mode(
+            s, y, g, k, population, priors=self.priors, score_clip=self.clip,
+            threshold=self.threshold, start=self.bc_x0,
+        )  # fmt: skip
+        x_st, n_st = stratum_counts(s, y, g, k, self.threshold)
+        clipped = np.clip(s, self.clip, 1 - self.clip)
+        nat = self.native.with_data(
+            log_s=np.log(clipped), log_1ms=np.log1p(-clipped), group_idx=g.astype(float),
+            y=y.astype(float), side=(s >= self.threshold).astype(float),
+            log_free=free_log_likelihood(x_st, n_st, center, self.disc.concentration).reshape(-1),
+        )  # fmt: skip
+        data = nat.user_data
+
+        def objective(x):
+            grad = np.empty_like(x)
+            return -calibration_logp_grad(x, grad, data), -grad
+
+        x0 = nat.support if self.x0 is None else self.x0
+        mode = minimize(objective, x0, jac=True, method="L-BFGS-B").x
+        self.x0 = mode
+        # Conditional on the scales σ at the mode: given σ, each group's parameters are
+        # linear in (μ, z), so the Gaussian is a good description of them; jointly,
+        # σ·z is a funnel that a Gaussian describes badly (its draws leave the
+        # posterior, and the misfit probabilities rise with them).
+        fixed = [1, 3 + k, 5 + 2 * k]
+        free = np.setdiff1d(np.arange(mode.size), fixed)
+        hess = np.empty((free.size, free.size))
+        for row, i in enumerate(free):
+            step = 1e-4 * max(1.0, abs(mode[i]))
+            up, down = mode.copy(), mode.copy()
+            up[i] += step
+            down[i] -= step
+            hess[row] = (objective(up)[1][free] - objective(down)[1][free]) / (2 * step)
+        hess = 0.5 * (hess + hess.T)  # of −log p: positive definite at a mode
+        vals, vecs = np.linalg.eigh(hess)
+        root = vecs / np.sqrt(np.maximum(vals, 1e-8))  # covariance = root rootᵀ
+        x = np.tile(mode, (self.n_draws, 1))
+        x[:, free] += rng.standard_normal((self.n_draws, free.size)) @ root.T
+        return (*_expand_beta(x, k), center)
+
+
+def _expand_beta(x: np.ndarray, k: int):
+    """(a, b, c) of the ``beta`` variant from unconstrained draws, each shape (n, k)."""
+    a = np.exp(x[:, [0]] + np.exp(x[:, [1]]) * x[:, 2 : 2 + k])
+    b = np.exp(x[:, [2 + k]] + np.exp(x[:, [3 + k]]) * x[:, 4 + k : 4 + 2 * k])
+    c = x[:, [4 + 2 * k]] + np.exp(x[:, [5 + 2 * k]]) * x[:, 6 + 2 * k : 6 + 3 * k]
+    return a, b, c
+
+
+def _prior_draws(priors, k: int, n: int, rng):
+    """Draws of (a, b, c) from the calibration prior (a plan without any label)."""
+    def block(mu_sd, sigma_sd):
+        mu = rng.normal(0.0, mu_sd, (n, 1))
+        sigma = np.abs(rng.normal(0.0, sigma_sd, (n, 1)))
+        return mu + sigma * rng.standard_normal((n, k))
+
+    a = np.exp(block(priors.mu_a_sd, priors.sigma_a_sd))
+    b = np.exp(block(priors.mu_b_sd, priors.sigma_b_sd))
+    c = block(priors.mu_c_sd, priors.sigma_c_sd)
+    return a, b, c
+
+
+@dataclass
+class _State:
+    """One simulated audit: the labeled examples so far and the pool left."""
+
+    s: np.ndarray
+    y: np.ndarray
+    g: np.ndarray
+    pool: _Pool
+
+    def add(self, cells: np.ndarray, truth, rng) -> _State:
+        pool = replace(self.pool, count=self.pool.count.copy())
+        np.subtract.at(pool.count, cells, 1.0)
+        s_new = np.exp(pool.log_s[cells])
+        y_new = truth.labels(cells, pool, rng)
+        return _State(
+            s=np.concatenate([self.s, s_new]),
+            y=np.concatenate([self.y, y_new]),
+            g=np.concatenate([self.g, pool.group[cells]]),
+            pool=pool,
+        )
+
+
+@dataclass
+class _Truth:
+    """A plausible truth: one posterior draw of the maps and of the misfit strata."""
+
+    a: np.ndarray  # (k,)
+    b: np.ndarray
+    c: np.ndarray
+    free: np.ndarray  # (k, 2) bool
+    rate: np.ndarray  # (k, 2)
+
+    def labels(self, cells, pool: _Pool, rng) -> np.ndarray:
+        g, h = pool.group[cells], pool.side[cells]
+        eta = self.c[g] + self.a[g] * pool.log_s[cells] - self.b[g] * pool.log_1ms[cells]
+        p = np.where(self.free[g, h], self.rate[g, h], 0.5 * (1.0 + np.tanh(0.5 * eta)))
+        return (rng.random(p.size) < p).astype(np.int8)
+
+
+class _SimData:
+    """The parts of :class:`AssessmentData` that the frequentist intervals read, for a
+    simulated labeled set and the pool left unlabeled (internal)."""
+
+    def __init__(self, state: _State, levels: list, reference, threshold: float):
+        from bayesfair.data import count_confusion
+
+        self.group_levels, self.reference, self.threshold = levels, reference, threshold
+        self.scores, self.labels, self.group_codes = state.s, state.y, state.g
+        self.n_groups = len(levels)
+        self._summary = state.pool.summary()
+        self.n_unlabeled = self._summary.n_total
+        self.n_labeled = state.s.size
+        self._counts = count_confusion(
+            (state.s >= threshold).astype(np.int8), state.y, state.g, self.n_groups
+        )
+
+    def counts_array(self):
+        return self._counts
+
+    def unlabeled_reduction(self, score_clip=_SCORE_CLIP, n_bins=None):
+        return self._summary
+
+    def resolve_group(self, label, argument="group"):
+        return label
+
+    def pairs(self, reference=None):
+        ref = self.reference if reference is None else reference
+        return [(g, ref) for g in self.group_levels if g != ref]
+
+
+def _check_budgets(budgets, n_have: int, n_pool: int) -> list[int]:
+    if budgets is None:
+        steps = [n_have + d for d in (50, 100, 200, 400, 800, 1600)]
+        return [b for b in steps if b <= n_have + n_pool] or [n_have + n_pool]
+    try:
+        values = [check_positive_int(b, "budgets") for b in budgets]
+    except TypeError:
+        raise InvalidParameterError(
+            f"The 'budgets' parameter must be a list of label counts. Got {budgets!r}."
+        ) from None
+    if not values:
+        raise InvalidParameterError("The 'budgets' parameter must hold at least one budget.")
+    low = [b for b in values if b < n_have]
+    if low:
+        raise InvalidParameterError(
+            f"Budget(s) {low} are smaller than the {n_have} labels already collected. A budget "
+            "is the total number of labels, those collected included."
+        )
+    high = [b for b in values if b > n_have + n_pool]
+    if high:
+        raise InvalidParameterError(
+            f"Budget(s) {high} exceed the {n_have} labeled and {n_pool} unlabeled examples: "
+            "there is nothing more to label."
+        )
+    return sorted(set(values))
+
+
+def _frequentist(method, sim: _SimData, metric, pairs, ci_prob, rng):
+    """``{(i, j): (lo, hi)}`` of one frequentist method on a simulated data set."""
+    from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
+
+    out = {}
+    num, den = rate_fraction(sim.counts_array(), metric)
+    for i, j in pairs:
+        gi, gj = sim.group_levels[i], sim.group_levels[j]
+        if method == "newcombe":
+            lo, hi = newcombe_interval(num[i], den[i], num[j], den[j], ci_prob)
+            out[(i, j)] = (float(lo), float(hi))
+        elif method == "bernstein":
+            n = den[i] + den[j]
+            if den[i] == 0 or den[j] == 0:
+                out[(i, j)] = (np.nan, np.nan)
+                continue
+            gam = min(den[i], den[j]) / n
+            t = bernstein_half_width(int(n), ci_prob=ci_prob, cost_range=1.0,
+                                     min_group_fraction=float(gam),
+                                     variance=n / den[i] + n / den[j])  # fmt: skip
+            est = num[i] / den[i] - num[j] / den[j]
+            out[(i, j)] = (float(est - t), float(est + t))
+        else:
+            r = ppi_difference(sim, metric, group=gi, reference=gj, ci_prob=ci_prob,
+                               random_seed=rng)  # fmt: skip
+            out[(i, j)] = tuple(map(float, r.interval))
+    return out
+
+
+def plan_labels(
+    data,
+    metric: str = "accuracy",
+    epsilon: float = 0.02,
+    budgets=None,
+    n_sims: int = 50,
+    *,
+    methods=None,
+    strategies=("random", "active"),
+    group=None,
+    reference=None,
+    ci_prob: float = 0.95,
+    objective: str = "variance",
+    n_draws: int = 1000,
+    random_seed=None,
+    progressbar: bool = False,
+    return_simulations: bool = False,
+):
+    """How many labels a decision about a rate gap needs: preposterior simulation.
+
+    For each of ``n_sims`` simulated audits: draw a plausible truth (the
+    calibration maps and misfit strata) from the current posterior of the
+    default model, or from its prior when nothing is labeled yet; then, for
+    each strategy, add labels up to each budget (drawn from that truth for
+    the examples the strategy picks), refit, and record each method's
+    interval of Δ: its width, and whether the ROPE rule reaches a decision
+    (the interval inside ``[−ε, ε]``: practically fair; outside: unfair).
+    The Bayesian refit is the Laplace approximation of ``rbc`` (``_Laplace``);
+    its calibration against NUTS fits is in ``docs/benchmarks.md``.
+
+    Parameters
+    ----------
+    data : AssessmentData or UnlabeledScores
+        The labels collected so far and the unlabeled examples, or only the
+        unlabeled examples (a summary from :func:`bayesfair.summarize_unlabeled`)
+        when nothing is labeled yet; the reference group is then the largest.
+    metric : str, default "accuracy"
+    epsilon : float, default 0.02
+        Half-width of the region of practical fairness.
+    budgets : list of int, optional
+        Total numbers of labels (those collected included), each at least
+        the number collected. Default: 50, 100, 200, 400, 800 and 1,600 more
+        than collected, as far as the pool allows.
+    n_sims : int, default 50
+        Simulated audits per budget.
+    methods : list of str, optional
+        Among :data:`PLAN_METHODS`; default all four.
+    strategies : list of str
+        Among :data:`STRATEGIES`. ``"active"`` adds each budget's labels as
+        one batch of :func:`suggest_labels`' acquisition.
+    group, reference : optional
+        One gap; default every group against the reference.
+    ci_prob : float, default 0.95
+    objective : str
+        The acquisition's objective (:data:`OBJECTIVES`).
+    n_draws : int, default 1000
+        Draws of each approximate posterior.
+    random_seed : None, int, SeedSequence or Generator
+    progressbar : bool
+        A one-line progress count on standard error.
+    return_simulations : bool
+        Also return the per-simulation table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per strategy, method, pair and budget: ``n_new`` (labels
+        added), ``width_median``, ``width_q10``, ``width_q90`` (quantiles of
+        the interval's width over the simulations), ``p_decision`` (share of
+        simulations with a decision), ``p_fair``, ``valid`` (False for
+        frequentist intervals after active selection, which they do not
+        allow for: module docstring) and ``n_sims``. With
+        ``return_simulations``, a pair ``(summary, simulations)``.
+    """
+    from bayesfair.data import AssessmentData
+    from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+    from bayesfair.models.unlabeled import from_scores_summary
+    from bayesfair.posterior import _check_epsilon
+    from bayesfair.sources import UnlabeledScores
+
+    metric = get_rate(metric).name
+    epsilon = _check_epsilon(epsilon)
+    ci_prob = check_probability(ci_prob)
+    n_sims = check_positive_int(n_sims, "n_sims")
+    n_draws = check_positive_int(n_draws, "n_draws", minimum=100)
+    methods = list(PLAN_METHODS) if methods is None else list(methods)
+    for m in methods:
+        if m not in PLAN_METHODS:
+            raise InvalidParameterError(
+                f"Unknown method {m!r}; choose among {', '.join(map(repr, PLAN_METHODS))}."
+            )
+    strategies = [strategies] if isinstance(strategies, str) else list(strategies)
+    for st in strategies:
+        if st not in STRATEGIES:
+            raise InvalidParameterError(
+                f"Unknown strategy {st!r}; choose among {', '.join(map(repr, STRATEGIES))}."
+            )
+    if objective not in OBJECTIVES:
+        raise InvalidParameterError(
+            f"The 'objective' parameter must be one of {', '.join(map(repr, OBJECTIVES))}. "
+            f"Got {objective!r}."
+        )
+    if isinstance(data, UnlabeledScores):
+        levels = list(data.group_levels)
+        summary = from_scores_summary(data, levels)
+        pool = _Pool.from_summary(summary, _PLAN_COARSEN)
+        threshold = data.threshold
+        s0, y0, g0 = np.empty(0), np.empty(0, dtype=np.int8), np.empty(0, dtype=np.intp)
+        ref = levels[int(np.argmax(pool.totals().sum(axis=1)))] if reference is None else reference
+        if ref not in levels:
+            raise InvalidParameterError(f"Unknown reference {ref!r}; the groups are {levels}.")
+    elif isinstance(data, AssessmentData):
+        if data.n_unlabeled == 0:
+            raise InvalidParameterError(
+                "plan_labels draws the labels to come from the unlabeled examples; this data "
+                "set has none."
+            )
+        levels = list(data.group_levels)
+        pool = _Pool.from_summary(data.unlabeled_reduction(_SCORE_CLIP), _PLAN_COARSEN)
+        threshold = data.threshold
+        s0, y0 = np.asarray(data.scores, float), np.asarray(data.labels, np.int8)
+        g0 = np.asarray(data.group_codes, np.intp)
+        ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    else:
+        raise TypeError(
+            "The 'data' parameter must be an AssessmentData or an UnlabeledScores summary. "
+            f"Got {type(data).__name__}."
+        )
+    k = len(levels)
+    if k < 2:
+        raise InvalidParameterError("A gap needs two groups; the data have one.")
+    if group is not None and group not in levels:
+        raise InvalidParameterError(f"Unknown group {group!r}; the groups are {levels}.")
+    side0 = np.zeros((k, 2))
+    np.add.at(side0, (g0, (s0 >= threshold).astype(np.intp)), 1.0)
+    _check_metric_defined(metric, pool.totals() + side0, levels)
+    budgets = _check_budgets(budgets, s0.size, int(round(pool.count.sum())))
+    pairs = _pairs_index(levels, ref, group)
+    weights = _group_weights(k, pairs)
+    rng = check_random_state(random_seed)
+    priors, disc = CalibrationPriors(), DiscrepancyPrior()
+    laplace = _Laplace(k, threshold, disc, priors, n_draws)
+    start = _State(s0, y0, g0, pool)
+
+    with warnings.catch_warnings():
+        # sparse strata in small simulated labeled sets are expected here; the plan
+        # reports widths, not the intervals themselves
+        warnings.simplefilter("ignore")
+        first = _fit_state(laplace, start, metric, rng) if s0.size else None
+        truths = _draw_truths(first, start, laplace, priors, disc, k, n_sims, rng)
+        rows = []
+        began = time.perf_counter()
+        for i, truth in enumerate(truths):
+            for strategy in strategies:
+                state, fitted = start, first
+                laplace.x0 = laplace.bc_x0 = None
+                for budget in budgets:
+                    n_add = budget - state.s.size
+                    if n_add > 0:
+                        if strategy == "random":
+                            picks = np.repeat(
+                                np.arange(state.pool.count.size),
+                                rng.multivariate_hypergeometric(
+                                    state.pool.count.astype(np.int64), n_add
+                                ),
+                            )
+                        else:
+                            post = fitted.posterior if fitted is not None else _prior_posterior(
+                                state, priors, metric, k, n_draws, rng)  # fmt: skip
+                            picks, _ = _Acquisition(post, state.pool, weights, objective).greedy(
+                                n_add
+                            )
+                        state = state.add(picks, truth, rng)
+                    fitted = _fit_state(laplace, state, metric, rng) if state.s.size else None
+                    rows += _record(i, strategy, budget, budget - s0.size, state, fitted, methods,
+                                    metric, pairs, levels, ref, threshold, ci_prob, epsilon,
+                                    rng)  # fmt: skip
+            if progressbar:
+                import sys
+
+                print(f"\rplan: {i + 1}/{n_sims} simulations, {time.perf_counter() - began:.0f} s",
+                      end="", file=sys.stderr, flush=True)  # fmt: skip
+        if progressbar:
+            print(file=sys.stderr)
+    sims = pd.DataFrame(rows)
+    summary = _summarise_plan(sims)
+    return (summary, sims) if return_simulations else summary
+
+
+@dataclass
+class _Fitted:
+    posterior: _Posterior
+    delta: dict  # (i, j) -> draws of the gap
+
+
+def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
+    from bayesfair.data import count_confusion
+    from bayesfair.fitting import robust_unlabeled_counts
+    from bayesfair.models.calibration import stratum_counts
+    from bayesfair.models.unlabeled import expected_counts, sampled_counts
+
+    k = laplace.k
+    summary = state.pool.summary()
+    a, b, c, center = laplace.draws(state.s, state.y, state.g, summary, rng)
+    u = sampled_counts(summary, a, b, c, rng)
+    u, _, p_free, _ = robust_unlabeled_counts(
+        state.s, state.y, state.g, k, summary, u, (a, b, c), laplace.disc, "assessed", rng,
+        threshold=laplace.threshold, score_clip=laplace.clip, center=center,
+    )  # fmt: skip
+    labeled = count_confusion(
+        (state.s >= laplace.threshold).astype(np.int8), state.y, state.g, k
+    ).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = rate_from_counts(u + labeled, metric)
+    x_st, n_st = stratum_counts(state.s, state.y, state.g, k, laplace.threshold)
+    mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
+    post = _Posterior(
+        a=a, b=b, c=c, rates=rates, p_free=p_free.mean(axis=0), center=center, x_st=x_st,
+        n_st=n_st, counts=mean_u + labeled, assessed=True, metric=metric,
+        concentration=laplace.disc.concentration,
+    )  # fmt: skip
+    return _Fitted(post, {})
+
+
+def _prior_posterior(state: _State, priors, metric, k, n_draws, rng) -> _Posterior:
+    """The acquisition's view of the prior (nothing labeled yet)."""
+    from bayesfair.models.unlabeled import expected_counts
+
+    summary = state.pool.summary()
+    a, b, c = _prior_draws(priors, k, n_draws, rng)
+    counts = expected_counts(summary, a, b, c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = rate_from_counts(counts, metric)
+    return _Posterior(
+        a=a, b=b, c=c, rates=rates, p_free=None, center=None, x_st=np.zeros((k, 2)),
+        n_st=np.zeros((k, 2)), counts=np.nanmean(counts, axis=0), assessed=True, metric=metric,
+    )  # fmt: skip
+
+
+def _draw_truths(first, start: _State, laplace, priors, disc, k, n_sims, rng) -> list[_Truth]:
+    """``n_sims`` truths from the current posterior, or from the prior without labels."""
+    from bayesfair.models.calibration import sample_misfit
+
+    if first is not None:
+        post = first.posterior
+        idx = rng.choice(post.a.shape[0], size=n_sims, replace=False)
+        a, b, c = post.a[idx], post.b[idx], post.c[idx]
+        free, rate, _, _ = sample_misfit(
+            start.s, start.y, start.g, k, a, b, c, disc, rng, threshold=laplace.threshold,
+            score_clip=laplace.clip, center=post.center,
+        )  # fmt: skip
+    else:
+        a, b, c = _prior_draws(priors, k, n_sims, rng)
+        shared = rng.random((n_sims, 1, 2)) < disc.shared_prior_misfit
+        free = shared | (rng.random((n_sims, k, 2)) < disc.prior_misfit)
+        rate = rng.beta(disc.concentration / 2, disc.concentration / 2, (n_sims, k, 2))
+    return [_Truth(a[i], b[i], c[i], free[i], rate[i]) for i in range(n_sims)]
+
+
+def _record(sim, strategy, budget, n_new, state, fitted, methods, metric, pairs, levels, ref,
+            threshold, ci_prob, epsilon, rng) -> list[dict]:  # fmt: skip
+    from bayesfair.posterior import _rope_decide, hdi
+
+    intervals = {}
+    for method in methods:
+        if method == "bayes":
+            intervals[method] = {}
+            for i, j in pairs:
+                d = fitted.posterior.rates[:, i] - fitted.posterior.rates[:, j]
+                intervals[method][(i, j)] = hdi(d[np.isfinite(d)], ci_prob)
+        else:
+            sim_data = _SimData(state, levels, ref, threshold)
+            intervals[method] = _frequentist(method, sim_data, metric, pairs, ci_prob, rng)
+    rows = []
+    for method, by_pair in intervals.items():
+        for (i, j), (lo, hi) in by_pair.items():
+            verdict = _rope_decide(lo, hi, epsilon)
+            rows.append({
+                "sim": sim, "strategy": strategy, "method": method, "group": levels[i],
+                "reference": levels[j], "budget": budget, "n_new": n_new, "lower": lo,
+                "upper": hi, "width": hi - lo, "verdict": verdict,
+                "valid": method == "bayes" or strategy == "random",
+            })  # fmt: skip
+    return rows
+
+
+def _summarise_plan(sims: pd.DataFrame) -> pd.DataFrame:
+    keys = ["strategy", "method", "group", "reference", "budget", "n_new"]
+    grouped = sims.groupby(keys, sort=False)
+    out = grouped.agg(
+        width_median=("width", "median"),
+        width_q10=("width", lambda w: w.quantile(0.1)),
+        width_q90=("width", lambda w: w.quantile(0.9)),
+        p_decision=("verdict", lambda v: float(np.isin(v, ["practically fair", "unfair"]).mean())),
+        p_fair=("verdict", lambda v: float((v == "practically fair").mean())),
+        valid=("valid", "all"),
+        n_sims=("sim", "nunique"),
+    ).reset_index()
+    return out
