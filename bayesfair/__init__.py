@@ -10,6 +10,7 @@ from bayesfair.compare import Comparison, compare
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import ESTIMANDS, MODELS, fit
+from bayesfair.labels import plan_labels, suggest_labels
 from bayesfair.posterior import FairnessPosterior
 from bayesfair.sources import UnlabeledScores, summarize_unlabeled
 
@@ -30,6 +31,9 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "fit",
     "CalibrationWarning",
     "exceptions",
+    # label budgets and active labeling
+    "plan_labels",
+    "suggest_labels",
     # frequentist comparator
     "frequentist",
     # reports

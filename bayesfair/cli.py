@@ -707,6 +707,203 @@ def _show_warnings(caught) -> None:
         click.echo(f"bayesfair: warning: {w}", err=True)
 
 
+def _budgets(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(b) for b in text.split(",") if b.strip()]
+    except ValueError:
+        raise _BadInput(
+            f"The '--budgets' option must be label counts separated by commas, e.g. "
+            f"100,200,400. Got {text!r}."
+        ) from None
+
+
+@main.command()
+@click.argument("unlabeled", metavar="UNLABELED")
+@click.option("--labeled", default=None, metavar="FILE",
+              help="The labels collected so far (score, label and group columns).")
+@click.option("--score", default="score", show_default=True, metavar="COL")
+@click.option("--label", default="label", show_default=True, metavar="COL")
+@click.option("--group", default="group", show_default=True, metavar="COL[,COL]")
+@click.option("--metric", default="accuracy", show_default=True)
+@click.option("--epsilon", default=0.02, show_default=True, type=float, callback=_positive_finite)
+@click.option("--budgets", default=None, metavar="N,N,...",
+              help="Total label counts to plan for (default: 50 to 1,600 more than collected).")
+@click.option("--n-sims", default=50, show_default=True, type=click.IntRange(min=1))
+@click.option("--methods", default="bayes,newcombe,ppi,bernstein", show_default=True)
+@click.option("--plot", "plot_path", default="label_plan.png", show_default=True, metavar="FILE",
+              help="Where to write the figure (PNG, SVG or PDF).")
+@click.option("--out", default=None, metavar="FILE", help="Also write the table as CSV.")
+@click.option("--reference", default=None)
+@click.option("--pos-label", default=None)
+@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option("--sep", default=None, metavar="SEP")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--quiet", is_flag=True, help="No progress output.")
+def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_sims, methods,
+         plot_path, out, reference, pos_label, threshold, sep, seed, quiet):  # fmt: skip
+    """How many labels a decision needs: plan from the UNLABELED file (CSV or Parquet).
+
+    Simulates audits with more labels (drawn at random, and chosen by the
+    active acquisition of `bayesfair suggest`) and prints, per method and
+    budget, the median width of the interval of the gap and the probability of
+    a decision (the interval inside or outside ±epsilon). Frequentist rows
+    after active selection are marked not valid (they assume random labels).
+    """
+    import warnings
+
+    try:
+        group_cols = [c.strip() for c in group.split(",") if c.strip()]
+        budget_list = _budgets(budgets)
+        method_list = [m.strip() for m in methods.split(",") if m.strip()]
+        for target in (plot_path, out):
+            _check_writable(target)
+        from bayesfair.labels import plan_labels
+        from bayesfair.sources import summarize_unlabeled
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if labeled is None:
+                data = summarize_unlabeled(
+                    unlabeled, score=score, group=group_cols if len(group_cols) > 1
+                    else group_cols[0], threshold=threshold,
+                )  # fmt: skip
+            else:
+                lab = _read_table(labeled, "labeled", sep, text_columns=group_cols)
+                _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
+                _check_values(lab, score, label, group_cols, pos_label)
+                unl = _unlabeled_source(unlabeled, "duckdb", None, score, group_cols, threshold,
+                                        True, sep)  # fmt: skip
+                data = _assessment_data(lab, unl, score, label, group_cols, threshold,
+                                        _pos_label(lab, label, pos_label), reference)  # fmt: skip
+            table = plan_labels(
+                data, metric=metric, epsilon=epsilon, budgets=budget_list, n_sims=n_sims,
+                methods=method_list, reference=reference if labeled is None else None,
+                random_seed=seed, progressbar=not quiet,
+            )  # fmt: skip
+        _show_warnings(caught)
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from bayesfair.plots import plot_label_plan
+
+        axes = plot_label_plan(table)
+        axes[0].figure.savefig(plot_path, dpi=120)
+    except click.ClickException:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+    except Exception as exc:
+        _internal_error(exc)
+    shown = table.assign(
+        width=table["width_median"].map("{:.3f}".format),
+        **{"10%-90%": [f"{a:.3f}-{b:.3f}" for a, b in zip(table["width_q10"], table["width_q90"],
+                                                          strict=True)]},
+        p_decision=table["p_decision"].map("{:.2f}".format),
+        valid=table["valid"].map({True: "yes", False: "no"}),
+    )[["strategy", "method", "group", "reference", "budget", "n_new", "width", "10%-90%",
+       "p_decision", "valid"]]  # fmt: skip
+    click.echo(shown.to_string(index=False))
+    if not table["valid"].all():
+        click.echo("valid = no: a frequentist interval after active selection assumes labels "
+                   "drawn at random, which they are not (docs: Label budgets).")  # fmt: skip
+    if out is not None:
+        _write_atomic(out, table.to_csv(index=False))
+    _echo(quiet, f"Wrote the figure to {plot_path}" + (f" and the table to {out}." if out else "."))
+
+
+@main.command()
+@click.argument("labeled", metavar="LABELED")
+@click.option("--unlabeled", required=True, metavar="FILE",
+              help="The unlabeled rows to choose from (read in memory: rows are needed).")
+@click.option("--n", "n_labels", default=50, show_default=True, type=click.IntRange(min=1))
+@click.option("--out", default="to_label.csv", show_default=True, metavar="FILE.csv")
+@click.option("--metric", default="accuracy", show_default=True)
+@click.option("--objective", type=click.Choice(["variance", "information"]), default="variance",
+              show_default=True)
+@click.option("--id", "id_col", default=None, metavar="COL",
+              help="Column identifying the unlabeled rows (default: 'id' when present).")
+@click.option("--by-position", is_flag=True,
+              help="Without an id column: identify rows by their 0-based position in the file.")
+@click.option("--score", default="score", show_default=True, metavar="COL")
+@click.option("--label", default="label", show_default=True, metavar="COL")
+@click.option("--group", default="group", show_default=True, metavar="COL[,COL]")
+@click.option("--reference", default=None)
+@click.option("--pos-label", default=None)
+@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option("--sep", default=None, metavar="SEP")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option("--quiet", is_flag=True, help="No progress output.")
+def suggest(labeled, unlabeled, n_labels, out, metric, objective, id_col, by_position, score,
+            label, group, reference, pos_label, threshold, sep, seed, draws, chains, quiet):  # fmt: skip
+    """Which unlabeled rows to label next: fit the default model to LABELED and
+    UNLABELED, and write the N rows whose labels are expected to shrink the
+    gap's interval most (position, id, group, score, gain) to --out.
+    """
+    import warnings
+
+    try:
+        from pathlib import Path
+
+        if Path(out).suffix.lower() != ".csv":
+            raise _BadInput(f"The '--out' file must be a .csv file. Got '{out}'.")
+        _check_writable(out)
+        group_cols = [c.strip() for c in group.split(",") if c.strip()]
+        lab = _read_table(labeled, "labeled", sep, text_columns=group_cols)
+        _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
+        _check_values(lab, score, label, group_cols, pos_label)
+        unl = _read_table(unlabeled, "unlabeled", sep, text_columns=group_cols)
+        _check_columns(unl, "unlabeled", score=[score], group=group_cols)
+        _check_values(unl, score, None, group_cols, None)
+        if id_col is None and "id" in unl.columns:
+            id_col = "id"
+        if id_col is None and not by_position:
+            raise _BadInput(
+                f"The unlabeled file has no id column ('id'; columns: "
+                f"{', '.join(map(str, unl.columns))}). Name one with --id COL, or pass "
+                "--by-position to identify rows by their 0-based position in the file."
+            )
+        if id_col is not None:
+            _check_columns(unl, "unlabeled", id=[id_col])
+        if n_labels > len(unl):
+            raise _BadInput(
+                f"--n {n_labels} is more than the {len(unl)} unlabeled rows of '{unlabeled}'."
+            )
+        from bayesfair.data import AssessmentData
+        from bayesfair.fitting import fit
+        from bayesfair.labels import suggest_labels
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                data = AssessmentData.from_frames(
+                    lab, unl, score=score, label=label, group=group_cols, threshold=threshold,
+                    pos_label=_pos_label(lab, label, pos_label), reference=reference, id=id_col,
+                )  # fmt: skip
+            except (ValueError, TypeError) as exc:
+                raise _BadInput(_one_line(exc)) from None
+            _echo(quiet, f"Fitting RBC to {data.n_labeled} labeled and {data.n_unlabeled} "
+                         f"unlabeled examples ({chains} chains × {draws} draws)...")  # fmt: skip
+            res = fit(data, metrics=[metric], draws=draws, chains=chains, random_seed=seed,
+                      progressbar=False)  # fmt: skip
+            table = suggest_labels(res, n=n_labels, metric=metric, objective=objective,
+                                   random_seed=seed)  # fmt: skip
+        _show_warnings(caught)
+        _write_atomic(out, table.to_csv(index=False))
+    except click.ClickException:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+    except Exception as exc:
+        _internal_error(exc)
+    by_group = table["group"].value_counts().to_dict()
+    _echo(quiet, f"Wrote {len(table)} rows to label to {out} ("
+                 + ", ".join(f"{g}: {k}" for g, k in by_group.items()) + ").")  # fmt: skip
+
+
 @main.command()
 def datasets():
     """List the bundled data sets: score sets (for demo) and raw data sets."""

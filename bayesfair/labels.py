@@ -745,7 +745,7 @@ def plan_labels(
     reference=None,
     ci_prob: float = 0.95,
     objective: str = "variance",
-    n_draws: int = 1000,
+    n_draws: int = 500,
     random_seed=None,
     progressbar: bool = False,
     return_simulations: bool = False,
@@ -787,7 +787,7 @@ def plan_labels(
     ci_prob : float, default 0.95
     objective : str
         The acquisition's objective (:data:`OBJECTIVES`).
-    n_draws : int, default 1000
+    n_draws : int, default 500
         Draws of each approximate posterior.
     random_seed : None, int, SeedSequence or Generator
     progressbar : bool

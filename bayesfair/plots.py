@@ -24,6 +24,7 @@ __all__ = [
     "plot_difference",
     "plot_error_curves",
     "plot_forest",
+    "plot_label_plan",
     "plot_reliability",
     "plot_variance_forest",
 ]
@@ -42,6 +43,8 @@ _COLORS = {
     "corrected": "#fd8d3c",
     "double_corrected": "#31a354",
     "hbb_population": "#98df8a",
+    "bayes": "#ff7f0e",
+    "ppi": "#17becf",
 }
 _LABELS = {
     "newcombe": "Newcombe",
@@ -52,6 +55,8 @@ _LABELS = {
     "double_corrected": "double-corrected",
     "freq": "frequency",
     "hbb_population": "HBB population",
+    "bayes": "Bayes (rbc)",
+    "ppi": "PPI++",
 }
 
 
@@ -568,3 +573,57 @@ def plot_bootstrap_variance(result, truth: float | None = None, ax=None, bins: i
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
     return ax
+
+
+# --------------------------------------------------------------------------- label budgets
+def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = None):
+    """Width of Δ's interval and P(decision) against the number of labels.
+
+    One line per method (colour) and strategy (solid: random, dashed: active),
+    with the 10%–90% band of the width over the simulations; a method whose
+    intervals are not valid after active selection is drawn dotted and
+    labelled so. ``plan`` is :func:`bayesfair.plan_labels`' table (one pair;
+    with several pairs, the first).
+
+    Returns
+    -------
+    numpy.ndarray of matplotlib.axes.Axes, shape (2,)
+    """
+    need = {"strategy", "method", "budget", "width_median", "width_q10", "width_q90",
+            "p_decision", "valid"}  # fmt: skip
+    missing = need - set(plan.columns)
+    if missing:
+        raise ValueError(
+            f"The 'plan' parameter must be plan_labels' table; columns {sorted(missing)} are "
+            "missing."
+        )
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, 2, figsize=(10.0, 4.0), layout="constrained")
+    axes = np.asarray(axes).ravel()
+    if {"group", "reference"} <= set(plan.columns):
+        first = plan.iloc[0]
+        plan = plan[(plan["group"] == first["group"]) & (plan["reference"] == first["reference"])]
+    for i, ((method, strategy), part) in enumerate(plan.groupby(["method", "strategy"],
+                                                                sort=False)):  # fmt: skip
+        part = part.sort_values("budget")
+        valid = bool(part["valid"].all())
+        style = "-" if strategy == "random" else ("--" if valid else ":")
+        label = f"{_label(method)}, {strategy}" + ("" if valid else " (not valid)")
+        color = _color(method, i)
+        axes[0].plot(part["budget"], part["width_median"], style, color=color, label=label,
+                     marker="o", ms=3)  # fmt: skip
+        if valid:
+            axes[0].fill_between(part["budget"], part["width_q10"], part["width_q90"],
+                                 color=color, alpha=0.12, lw=0)  # fmt: skip
+        axes[1].plot(part["budget"], part["p_decision"], style, color=color, label=label,
+                     marker="o", ms=3)  # fmt: skip
+    if target_width is not None:
+        axes[0].axhline(target_width, color="0.5", lw=0.8)
+    axes[0].set(xlabel="labels", ylabel="width of the interval of Δ", yscale="log",
+                title="Predicted width (median, 10%–90%)")  # fmt: skip
+    axes[1].set(xlabel="labels", ylabel="P(decision)", ylim=(-0.02, 1.02),
+                title="Probability of a ROPE decision")  # fmt: skip
+    axes[1].legend(fontsize="small", frameon=False)
+    return axes
