@@ -732,6 +732,8 @@ def _budgets(text: str | None) -> list[int] | None:
               help="Total label counts to plan for (default: 50 to 1,600 more than collected).")
 @click.option("--n-sims", default=50, show_default=True, type=click.IntRange(min=1))
 @click.option("--methods", default="bayes,newcombe,ppi,bernstein", show_default=True)
+@click.option("--within", type=click.Choice(["stratum", "score"]), default="stratum",
+              show_default=True, help="What the active strategy chooses (see suggest).")
 @click.option("--plot", "plot_path", default="label_plan.png", show_default=True, metavar="FILE",
               help="Where to write the figure (PNG, SVG or PDF).")
 @click.option("--out", default=None, metavar="FILE", help="Also write the table as CSV.")
@@ -742,7 +744,7 @@ def _budgets(text: str | None) -> list[int] | None:
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--quiet", is_flag=True, help="No progress output.")
 def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_sims, methods,
-         plot_path, out, reference, pos_label, threshold, sep, seed, quiet):  # fmt: skip
+         within, plot_path, out, reference, pos_label, threshold, sep, seed, quiet):  # fmt: skip
     """How many labels a decision needs: plan from the UNLABELED file (CSV or Parquet).
 
     Simulates audits with more labels (drawn at random, and chosen by the
@@ -780,7 +782,7 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
             table = plan_labels(
                 data, metric=metric, epsilon=epsilon, budgets=budget_list, n_sims=n_sims,
                 methods=method_list, reference=reference if labeled is None else None,
-                random_seed=seed, progressbar=not quiet,
+                within=within, random_seed=seed, progressbar=not quiet,
             )  # fmt: skip
         _show_warnings(caught)
         import matplotlib
@@ -806,8 +808,9 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
        "p_decision", "valid"]]  # fmt: skip
     click.echo(shown.to_string(index=False))
     if not table["valid"].all():
-        click.echo("valid = no: a frequentist interval after active selection assumes labels "
-                   "drawn at random, which they are not (docs: Label budgets).")  # fmt: skip
+        click.echo("valid = no: this interval assumes labels drawn at random (within each group, "
+                   "or each group and side for PPI++), which active selection breaks (docs: How "
+                   "many labels, and which).")  # fmt: skip
     if out is not None:
         _write_atomic(out, table.to_csv(index=False))
     _echo(quiet, f"Wrote the figure to {plot_path}" + (f" and the table to {out}." if out else "."))
@@ -822,6 +825,11 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
 @click.option("--metric", default="accuracy", show_default=True)
 @click.option("--objective", type=click.Choice(["variance", "information"]), default="variance",
               show_default=True)
+@click.option("--within", type=click.Choice(["stratum", "score"]), default="stratum",
+              show_default=True,
+              help="stratum: choose how many labels each group and side of the threshold gets, "
+              "at random within it (intervals stay valid if the calibration map is wrong); "
+              "score: also target scores (fewer labels when the map is right).")
 @click.option("--id", "id_col", default=None, metavar="COL",
               help="Column identifying the unlabeled rows (default: 'id' when present).")
 @click.option("--by-position", is_flag=True,
@@ -837,8 +845,9 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
 @click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option("--quiet", is_flag=True, help="No progress output.")
-def suggest(labeled, unlabeled, n_labels, out, metric, objective, id_col, by_position, score,
-            label, group, reference, pos_label, threshold, sep, seed, draws, chains, quiet):  # fmt: skip
+def suggest(labeled, unlabeled, n_labels, out, metric, objective, within, id_col, by_position,
+            score, label, group, reference, pos_label, threshold, sep, seed, draws, chains,
+            quiet):  # fmt: skip
     """Which unlabeled rows to label next: fit the default model to LABELED and
     UNLABELED, and write the N rows whose labels are expected to shrink the
     gap's interval most (position, id, group, score, gain) to --out.
@@ -890,7 +899,7 @@ def suggest(labeled, unlabeled, n_labels, out, metric, objective, id_col, by_pos
             res = fit(data, metrics=[metric], draws=draws, chains=chains, random_seed=seed,
                       progressbar=False)  # fmt: skip
             table = suggest_labels(res, n=n_labels, metric=metric, objective=objective,
-                                   random_seed=seed)  # fmt: skip
+                                   within=within, random_seed=seed)  # fmt: skip
         _show_warnings(caught)
         _write_atomic(out, table.to_csv(index=False))
     except click.ClickException:

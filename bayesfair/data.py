@@ -373,7 +373,7 @@ class AssessmentData:
         threshold: float = 0.5,
         pos_label=None,
         reference=None,
-        id: str | None = None,  # noqa: A002 - the column's role, as in the other names
+        id: str | None = None,
     ) -> AssessmentData:
         """Build from a labeled and an optional unlabeled DataFrame.
 

@@ -10,9 +10,9 @@ batch of 20 labels, refit, ... up to 800 labels.
   95% HDI width of Δ accuracy and Δ TPR at every step until both are below
   their targets (0.10 and 0.20), then only at the planner's budgets
   (:data:`PLAN_BUDGETS`), so that the planner can be compared at each.
-* ``active-accuracy`` / ``active-tpr``: the batch is
-  ``bf.suggest_labels(res, n=20, metric=...)``; the loop stops when that
-  metric's width is below its target (or at 800 labels).
+* ``active-{stratum,score}-{accuracy,tpr}``: the batch is
+  ``bf.suggest_labels(res, n=20, metric=..., within=...)``; the loop stops when
+  that metric's width is below its target (or at 800 labels).
 
 Labels needed = the labels at the first fit whose width is below the target
 (censored at 800 when never). Saving = 1 - median(active) / median(random).
@@ -48,6 +48,8 @@ SETTINGS = [
 TARGETS = {"accuracy": 0.10, "tpr": 0.20}
 START, BATCH, MAX_LABELS, LOOPS = 20, 20, 800, 20
 PLAN_BUDGETS = [100, 200, 400, 800]
+#: random, and the acquisition targeting each metric: by stratum (the default) or by score
+STRATEGIES = ["random"] + [f"active-{w}-{m}" for w in ("stratum", "score") for m in TARGETS]
 FIT = dict(draws=500, tune=500, chains=4, progressbar=False, metrics=list(TARGETS))
 
 
@@ -92,12 +94,13 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int) -> list[dict
                 step = min(b for b in PLAN_BUDGETS if b > n) - n
             take = np.arange(step)
         else:
-            metric = strategy.split("-", 1)[1]
+            _, within, metric = strategy.split("-")
             if reached[metric]:
                 break
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                todo = bf.suggest_labels(res, n=BATCH, metric=metric, random_seed=rng)
+                todo = bf.suggest_labels(res, n=BATCH, metric=metric, within=within,
+                                         random_seed=rng)  # fmt: skip
             take = todo["position"].to_numpy()
         new = pool[take]
         labeled += list(new)
@@ -106,13 +109,23 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int) -> list[dict
 
 
 def run(settings, out: Path, plan_out: Path, loops: int) -> None:
+    """Loop-major (loop 0 of every setting, then loop 1, ...), so that a run cut short
+    has as many loops of each setting; (setting, loop) pairs already in ``out`` and
+    plans already in ``plan_out`` are skipped, so a run can be resumed."""
+    done = set()
+    if out.exists():
+        old = pd.read_csv(out)
+        done = set(zip(old["setting"], old["loop"], strict=True))
+    planned = set(pd.read_csv(plan_out)["setting"]) if plan_out.exists() else set()
+    frames = {}
     for name, clf in settings:
         frame = bf.datasets.load_scores(name, clf).reset_index(drop=True)[
             ["score", "label", "group"]]  # fmt: skip
         reference = frame["group"].value_counts().index[0]
-        real = truth(frame, reference)
-        t0 = time.perf_counter()
-        # the planner first, from loop 0's starting labels (same seed as the loop)
+        frames[(name, clf)] = (frame, reference, truth(frame, reference))
+        if f"{name}:{clf}" in planned:
+            continue
+        # the planner, from loop 0's starting labels (same seed as the loop)
         order = np.random.default_rng(7).permutation(len(frame))
         data = _data(frame, order[:START], order[START:], reference)
         plans = []
@@ -123,16 +136,19 @@ def run(settings, out: Path, plan_out: Path, loops: int) -> None:
             plans.append(plan.assign(metric=m, setting=f"{name}:{clf}",
                                      seconds=time.perf_counter() - t1))  # fmt: skip
         pd.concat(plans).to_csv(plan_out, mode="a", header=not plan_out.exists(), index=False)
-        n_fits = 0
-        for loop in range(loops):  # each loop's fits are appended as soon as it ends
+    for loop in range(loops):
+        for (name, clf), (frame, reference, real) in frames.items():
+            if (f"{name}:{clf}", loop) in done:
+                continue
+            t0 = time.perf_counter()
             rows = []
-            for strategy in ("random", "active-accuracy", "active-tpr"):
+            for strategy in STRATEGIES:
                 rows += one_loop(frame, strategy, loop, reference, seed=1000 * loop + 7)
             fits = pd.DataFrame(rows).assign(setting=f"{name}:{clf}",
                                              **{f"{m}_truth": v for m, v in real.items()})
             fits.to_csv(out, mode="a", header=not out.exists(), index=False)
-            n_fits += len(fits)
-        print(f"{name}:{clf}: {n_fits} fits in {time.perf_counter() - t0:.0f} s", flush=True)
+            print(f"{name}:{clf} loop {loop}: {len(fits)} fits in "
+                  f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
 
 
 def labels_needed(fits: pd.DataFrame, metric: str, strategy: str) -> pd.Series:
@@ -148,24 +164,29 @@ def labels_needed(fits: pd.DataFrame, metric: str, strategy: str) -> pd.Series:
 def report(fits_path: Path, plan_path: Path, out: Path) -> str:
     fits = pd.read_csv(fits_path)
     plan = pd.read_csv(plan_path)
-    lines = ["| setting | metric | labels, random (median) | labels, active (median) | saving "
-             "| active loops covering | loops |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    wins = {m: 0 for m in TARGETS}
+    lines = ["| setting | metric | acquisition | labels, random (median) | labels, active "
+             "(median) | saving | active loops covering | loops |",
+             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    wins = {(w, m): 0 for w in ("stratum", "score") for m in TARGETS}
     for setting, f in fits.groupby("setting", sort=False):
         for m in TARGETS:
             rnd = labels_needed(f, m, "random")
-            act = labels_needed(f, m, f"active-{m}")
-            saving = 1 - act.median() / rnd.median()
-            final = f[f["strategy"] == f"active-{m}"].sort_values("n_labels").groupby("loop").tail(1)
-            cover = ((final[f"{m}_lo"] <= final[f"{m}_truth"])
-                     & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean()  # fmt: skip
-            wins[m] += saving >= 0.25
-            lines.append(f"| {setting} | {m} | {rnd.median():.0f} | {act.median():.0f} | "
-                         f"{saving:.0%} | {cover:.2f} | {len(act)} |")  # fmt: skip
-    lines += ["", f"Settings with a saving of at least 25%: accuracy {wins['accuracy']} of 6, "
-              f"TPR {wins['tpr']} of 6.", "",
-              "| setting | metric | budget | planned median width | measured median width "
-              "(random loops) | ratio | plan seconds |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+            for w in ("stratum", "score"):
+                name = f"active-{w}-{m}"
+                act = labels_needed(f, m, name)
+                saving = 1 - act.median() / rnd.median()
+                final = f[f["strategy"] == name].sort_values("n_labels").groupby("loop").tail(1)
+                cover = ((final[f"{m}_lo"] <= final[f"{m}_truth"])
+                         & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean()  # fmt: skip
+                wins[(w, m)] += saving >= 0.25
+                lines.append(f"| {setting} | {m} | {w} | {rnd.median():.0f} | {act.median():.0f} "
+                             f"| {saving:.0%} | {cover:.2f} | {len(act)} |")  # fmt: skip
+    n_set = fits["setting"].nunique()
+    lines += ["", "Settings with a saving of at least 25%: "
+              + "; ".join(f"{w}, {m}: {k} of {n_set}" for (w, m), k in wins.items()) + "."]
+    lines += ["", "| setting | metric | budget | planned median width | measured median "
+              "width (random loops) | ratio | plan seconds |",
+              "|---|---|---|---|---|---|---|"]  # fmt: skip
     within = {m: 0 for m in TARGETS}
     for (setting, m), p in plan[plan["strategy"] == "random"].groupby(["setting", "metric"],
                                                                      sort=False):  # fmt: skip
@@ -182,7 +203,7 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                          f"{r['seconds']:.0f} |")  # fmt: skip
         within[m] += ok
     lines += ["", f"Settings where every budget is within ±20%: accuracy {within['accuracy']} "
-              f"of 6, TPR {within['tpr']} of 6."]  # fmt: skip
+              f"of {n_set}, TPR {within['tpr']} of {n_set}."]  # fmt: skip
     text = "\n".join(lines) + "\n"
     out.write_text(text)
     return text

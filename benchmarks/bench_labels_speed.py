@@ -26,7 +26,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     lab = frame.sample(100, random_state=0)
     rows = rng.integers(len(frame), size=1_000_000)
-    unl = pd.DataFrame({"id": np.arange(1_000_000) + 10**9, "score": frame["score"].to_numpy()[rows],
+    unl = pd.DataFrame({"id": np.arange(1_000_000) + 10**9,
+                        "score": frame["score"].to_numpy()[rows],
                         "group": frame["group"].to_numpy()[rows]})  # fmt: skip
     data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group",
                                          id="id")  # fmt: skip

@@ -57,6 +57,30 @@ def test_suggest_reproducible_and_objectives(res):
     pd.testing.assert_frame_equal(a, b)
     info = bf.suggest_labels(res, n=10, metric="accuracy", objective="information", random_seed=3)
     assert len(info) == 10 and (info["gain"] > 0).all()
+    by_score = bf.suggest_labels(res, n=10, metric="accuracy", within="score", random_seed=3)
+    assert len(by_score) == 10 and by_score["position"].is_unique
+    with pytest.raises(InvalidParameterError, match="within"):
+        bf.suggest_labels(res, n=5, within="bin")
+
+
+def test_stratum_selection_is_random_within_strata(res, data):
+    """Within a stratum the suggested rows are a uniform draw: over many seeds every row of
+    the chosen stratum is about equally often suggested (chi-square, 0.1% level)."""
+    from scipy.stats import chisquare
+
+    seen = []
+    for seed in range(300):
+        out = bf.suggest_labels(res, n=1, metric="accuracy", random_seed=seed)
+        seen.append(int(out["position"].iloc[0]))
+    code = data.unlabeled_group_codes[seen[0]]
+    side = data.unlabeled_scores[seen[0]] >= data.threshold
+    members = np.flatnonzero((data.unlabeled_group_codes == code)
+                             & ((data.unlabeled_scores >= data.threshold) == side))  # fmt: skip
+    assert set(seen) <= set(members.tolist())  # one stratum: the best one, every time
+    # bins of 10 members: 300 draws over len(members) rows, uniform under H0
+    bins = np.searchsorted(np.sort(members), seen) * 10 // len(members)
+    counts = np.bincount(bins, minlength=10)
+    assert chisquare(counts).pvalue > 1e-3
 
 
 def test_suggest_without_ids_has_no_id_column(data):
@@ -163,9 +187,14 @@ def test_plan_contract(data):
     assert len(plan) == 2 * 4 * 2  # strategies x methods x budgets (one pair)
     assert set(plan["n_new"]) == {0, 60}
     assert (plan["n_sims"] == 4).all()
-    active_freq = plan[(plan["strategy"] == "active") & (plan["method"] != "bayes")]
-    assert not active_freq["valid"].any()
+    active = plan[plan["strategy"] == "active"].set_index(["method", "budget"])["valid"]
+    # stratum-level selection (the default) keeps PPI++ valid; labeled-only intervals are not
+    assert active["bayes"].all() and active["ppi"].all()
+    assert not active["newcombe"].any() and not active["bernstein"].any()
     assert plan.loc[plan["strategy"] == "random", "valid"].all()
+    by_score = bf.plan_labels(data, metric="accuracy", budgets=[80], n_sims=2, random_seed=0,
+                              methods=["bayes", "ppi"], within="score")  # fmt: skip
+    assert not by_score.query("strategy == 'active' and method == 'ppi'")["valid"].any()
     assert len(sims) == 4 * 2 * 4 * 2
     assert (sims["width"] > 0).all()
     # more labels never widen the median interval by much (same truths, nested labels)
@@ -254,11 +283,11 @@ def test_cli_suggest_and_plan(frames, tmp_path):
     fig = tmp_path / "plan.png"
     r = runner.invoke(main, ["plan", str(tmp_path / "unl.csv"), "--labeled",
                              str(tmp_path / "lab.csv"), "--metric", "tpr", "--epsilon", "0.05",
-                             "--budgets", "60,100", "--n-sims", "2", "--methods", "bayes,ppi",
+                             "--budgets", "60,100", "--n-sims", "2", "--methods", "bayes,newcombe",
                              "--plot", str(fig), "--quiet"])  # fmt: skip
     assert r.exit_code == 0, r.output
     assert fig.stat().st_size > 0 and "p_decision" in r.output
-    assert "valid = no" in r.output  # PPI++ after active selection
+    assert "valid = no" in r.output  # Newcombe after active selection
     r = runner.invoke(main, ["plan", str(tmp_path / "unl.csv"), "--labeled",
                              str(tmp_path / "lab.csv"), "--budgets", "10",
                              "--plot", str(tmp_path / "no.png")])  # fmt: skip

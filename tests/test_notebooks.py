@@ -12,6 +12,7 @@ NOTEBOOKS = [
     "04_variance_bayes_vs_frequentist",
     "05_how_many_labels",
     "06_when_the_calibration_model_is_wrong",
+    "07_how_many_labels_and_which",
 ]
 
 
