@@ -218,10 +218,12 @@ def free_center(
 
 def center_and_mode(
     scores, labels, group_codes, n_groups, population=None, *, variant="beta", priors=None,
-    score_clip=0.01, threshold=0.5, start=None,
+    score_clip=0.01, threshold=0.5, start=None, solver=None,
 ):  # fmt: skip
     """:func:`free_center`, and the mode in the native density's parameters (None if
-    the PyMC fallback found it), to start the next search from."""
+    the PyMC fallback found it), to start the next search from. ``solver(objective,
+    x0) -> x`` replaces L-BFGS (``objective`` returns the negative log density and its
+    gradient)."""
     from bayesfair.models.unlabeled import expected_counts, reduce_unlabeled
 
     priors = priors or CalibrationPriors()
@@ -231,7 +233,8 @@ def center_and_mode(
             scores, g, n_groups, threshold=threshold, score_clip=score_clip
         )
     try:
-        a, b, c, x = _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start)
+        a, b, c, x = _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start,
+                                  solver)  # fmt: skip
     except Exception:  # nutpie's private API changed: the same mode from the PyMC model
         a, b, c = _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip)
         x = None
@@ -242,7 +245,8 @@ def center_and_mode(
     return np.clip(np.nan_to_num(center, nan=0.5), _CENTER_CLIP, 1.0 - _CENTER_CLIP), x
 
 
-def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start=None):
+def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start=None,
+                 solver=None):  # fmt: skip
     """``bc``'s posterior mode ``(a, b, c, x)`` by L-BFGS on the hand-written log density.
 
     ``x`` is the mode in the density's unconstrained parameters.
@@ -265,13 +269,16 @@ def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start
         value = calibration_logp_grad(x, grad, nat.user_data)
         return -value, -grad
 
-    best = minimize(objective, nat.support if start is None else start, jac=True,
-                    method="L-BFGS-B")  # fmt: skip
+    x0 = nat.support if start is None else start
+    if solver is None:
+        x = minimize(objective, x0, jac=True, method="L-BFGS-B").x
+    else:
+        x = solver(objective, x0)
     out = np.empty(nat.n_expanded)
-    calibration_expand(best.x, out, nat.user_data)
+    calibration_expand(x, out, nat.user_data)
     names, slices, _ = nat.shape_info
     found = dict(zip(names, slices, strict=True))
-    return (*(out[found[v]] for v in ("a", "b", "c")), best.x)
+    return (*(out[found[v]] for v in ("a", "b", "c")), x)
 
 
 def _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip):

@@ -57,7 +57,9 @@ plan = bf.plan_labels(start, metric="tpr", epsilon=0.05, budgets=budgets,
 plan.pivot_table(index="budget", columns=["strategy", "method"], values="width_median").round(3)
 
 # %%
-axes = bf.plots.plot_label_plan(plan, target_width=0.20)
+from bayesfair.plots import plot_label_plan
+
+axes = plot_label_plan(plan, target_width=0.20)
 
 # %% [markdown]
 # The frequentist intervals after active selection are drawn dotted: they assume
