@@ -36,9 +36,10 @@ of the group's rate ``r_g`` (and so of every gap that involves ``g``):
 
 The gain of a label is the sum, weighted by how many of the requested gaps
 involve its group. A batch is built greedily: after each pick the group's
-``Σ_g`` gets the rank-one update and the stratum's label count grows, so
-later picks at the same place are worth less (diminishing returns: the batch
-spreads over groups, sides and scores without a separate diversity term).
+``Σ_g`` takes in the label's (expected) information and the stratum's label
+count grows, so later picks at the same place are worth less (diminishing
+returns: the batch spreads over groups, sides and scores without a separate
+diversity term).
 ``objective="information"`` ranks instead by the expected information gain
 about the calibration maps, ``½ log(1 + w xᵀ Σ x)`` (the D-optimal criterion
 that Ji, Logan, Smyth & Steyvers 2021 use for Beta models of group accuracy),
