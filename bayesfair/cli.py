@@ -382,6 +382,15 @@ def _write_atomic(path: str, text: str) -> None:
     "(default with --unlabeled) or the classifier's expected gap.",
 )
 @click.option("--epsilon", default=0.02, show_default=True, type=float, callback=_positive_finite)
+@click.option(
+    "--selection",
+    type=click.Choice(["random", "stratum", "score"]),
+    default="random",
+    show_default=True,
+    help="How the labeled rows were chosen: at random, or by `bayesfair suggest` (--within "
+    "stratum or score); after active selection the intervals that assume random labels are "
+    "left empty.",
+)
 @click.option("--reference", default=None, help="Reference group (default: most labels).")
 @click.option("--pos-label", default=None, help="Positive label (needed unless labels are 0/1).")
 @click.option("--threshold", default=0.5, show_default=True, type=float)
@@ -409,6 +418,7 @@ def assess(
     model,
     estimand,
     epsilon,
+    selection,
     reference,
     pos_label,
     threshold,
@@ -478,8 +488,9 @@ def assess(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             comp = _compare(
-                data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand
-            )
+                data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand,
+                selection,
+            )  # fmt: skip
         _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
         _show_warnings(caught)
         for sentence in comp.disagreements:
@@ -655,7 +666,8 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
         raise _BadInput(_one_line(exc)) from None
 
 
-def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None):
+def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None,
+             selection="random"):  # fmt: skip
     from bayesfair.compare import compare
 
     fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}
@@ -671,6 +683,7 @@ def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quie
             fit_kwargs=fit_kwargs,
             # the samplers' own bars are wider than a terminal: one line before and after
             progressbar=False,
+            selection=selection,
         )
     except (ValueError, TypeError) as exc:
         raise _BadInput(_one_line(exc)) from None

@@ -204,6 +204,7 @@ def compare(
     random_seed=None,
     fit_kwargs: dict | None = None,
     progressbar: bool = True,
+    selection: str = "random",
 ) -> Comparison:
     """Compare Bayesian posteriors and frequentist intervals for group differences.
 
@@ -236,6 +237,15 @@ def compare(
         Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``).
     progressbar : bool
         Show the samplers' progress bars.
+    selection : {"random", "stratum", "score"}
+        How the labeled examples were chosen: at random (default), or by
+        :func:`bayesfair.suggest_labels` with ``within="stratum"`` or
+        ``"score"``. After active selection the intervals that assume labels
+        drawn at random are left empty (NaN) and the note says why: Newcombe,
+        bootstrap, Bernstein, Lum et al.'s variances and the labeled-only
+        models ``bb`` and ``hbb`` (they do not condition on the scores the
+        selection looked at), and PPI++ after ``"score"``
+        (:mod:`bayesfair.labels`).
 
     Returns
     -------
@@ -266,6 +276,11 @@ def compare(
             "The 'metrics' parameter must name at least one rate, e.g. ['accuracy', 'tpr']."
         )
     epsilon = check_epsilon(epsilon)
+    if selection not in _NOT_VALID_AFTER:
+        raise InvalidParameterError(
+            "The 'selection' parameter must be 'random', 'stratum' or 'score'. "
+            f"Got {selection!r}."
+        )
     data.require_groups(2, "a side-by-side comparison of group differences")
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     seq = seed_sequence(random_seed)
@@ -338,18 +353,24 @@ def compare(
                 out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
             notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
             notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
+            notes += _blank_not_valid(out, selection, posteriors)
             out["note"] = "; ".join(dict.fromkeys(notes))
             out["disagreement"] = _disagreement(out, calibrated, calibration)
             pair_rows.append(out)
 
         var = _variance_row(fq, data, metric, n_boot, ci_prob, boot_seeds[2 * i + 1])
+        if selection != "random":
+            for key in [k for k in var if k != "metric"]:
+                var[key] = "" if key == "dropped_groups" else np.nan
         for name, res in posteriors.items():
             v = res.between_group_variance(metric).values
             var[f"{name}_mean"] = float(np.nanmean(v))
             var[f"{name}_lower"], var[f"{name}_upper"] = (
                 hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
             )
-            if name == "hbb":
+            if name in ("bb", "hbb") and selection != "random":
+                var[f"{name}_mean"] = var[f"{name}_lower"] = var[f"{name}_upper"] = np.nan
+            elif name == "hbb":
                 pv = res.population_variance(metric).values
                 var["hbb_population_mean"] = float(np.mean(pv))
                 var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
@@ -365,6 +386,7 @@ def compare(
         "priors": {name: res.settings.get("prior") for name, res in posteriors.items()},
         "positive_label": data.pos_label,
         "random_seed": seed_record(seq),
+        "selection": selection,
     }
     settings["estimands"] = {name: res.estimand_text for name, res in posteriors.items()}
     settings["provenance"] = _provenance(
@@ -378,6 +400,31 @@ def compare(
         posteriors=posteriors,
         calibration=calibration,
     )
+
+
+#: The columns that lose their guarantee when the labels were chosen actively.
+_NOT_VALID_AFTER = {
+    "random": (),
+    "stratum": ("newcombe", "bootstrap", "bernstein", "bb", "hbb"),
+    "score": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
+}
+
+
+def _blank_not_valid(row: dict, selection: str, posteriors: dict) -> list[str]:
+    """After active selection, empty the intervals that assume random labels; the note."""
+    gone = [m for m in _NOT_VALID_AFTER[selection] if m not in ("bb", "hbb") or m in posteriors]
+    if not gone:
+        return []
+    for key in list(row):
+        if any(key.startswith(f"{m}_") for m in gone):
+            row[key] = np.nan
+    row["freq_estimate"] = np.nan
+    names = {"newcombe": "Newcombe", "bootstrap": "bootstrap", "bernstein": "Bernstein",
+             "bb": "BB", "hbb": "HBB", "ppi": "PPI++"}  # fmt: skip
+    return [
+        f"labels chosen actively (selection={selection!r}): {', '.join(names[m] for m in gone)} "
+        "assume labels drawn at random and are left empty"
+    ]
 
 
 def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:

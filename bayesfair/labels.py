@@ -57,8 +57,8 @@ scores where a label teaches the map most.
 
 Why inference stays valid after active selection
 -----------------------------------------------
-The Bayesian models condition on the labeled examples' scores and groups, and
-the acquisition uses only the scores and groups (observed for every example)
+The calibration models (``rbc``, ``bc``) condition on the labeled examples'
+scores and groups, and the acquisition uses only the scores and groups (observed for every example)
 and the labels already seen. The selection mechanism is therefore *ignorable*
 (Rubin 1976; Gelman et al., *BDA3* §8.2–8.3): the likelihood of the labels
 given the scores is the same whichever examples were picked, and the
@@ -76,6 +76,10 @@ labels: coverage 0.63 against 0.90 with random labels and 0.83 by stratum,
 ``docs/benchmarks.md``). ``within="score"`` is for a map that the calibration
 check and the audit's history say is right.
 
+The labeled-only ``bb`` and ``hbb`` do not condition on the scores: for them
+a selection that favours one side of the threshold is not ignorable, and
+they are not valid after active selection.
+
 The frequentist intervals: Newcombe and Bernstein treat a group's labels as
 a simple random sample of the group, which any allocation that favours one
 side of the threshold breaks (they are not valid after active selection).
@@ -86,7 +90,8 @@ selection. What score-targeted selection would need is a randomised design in
 which every unlabeled example has a known, positive labeling probability, and
 inverse-probability weighting (active inference, Zrnic & Candès 2024, ICML,
 §3); ``suggest_labels`` picks deterministically, so :func:`plan_labels`
-marks those rows ``valid=False`` instead.
+marks those rows ``valid=False`` instead, and :func:`bayesfair.compare`
+(``selection=``) leaves every interval that active selection breaks empty.
 
 References
 ----------

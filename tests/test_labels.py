@@ -177,6 +177,25 @@ def test_map_gain_is_the_exact_variance_reduction():
     np.testing.assert_allclose(acq.jac, np.tile(jac, (k, 1)), atol=1e-10)
 
 
+def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
+    comp = bf.compare(data, ["accuracy"], models=("bb", "rbc"), posteriors={"rbc": res},
+                      n_boot=100, random_seed=0, selection="stratum",
+                      fit_kwargs={"draws": 200, "tune": 100, "chains": 1},
+                      progressbar=False)  # fmt: skip
+    row = comp.pairs.iloc[0]
+    for col in ("freq_estimate", "newcombe_lower", "bootstrap_upper", "bernstein_lower",
+                "bb_lower", "bb_mean"):  # fmt: skip
+        assert np.isnan(row[col]), col
+    assert np.isfinite(row["rbc_lower"]) and np.isfinite(row["ppi_lower"])
+    assert "chosen actively" in row["note"] and comp.settings["selection"] == "stratum"
+    assert np.isnan(comp.variance.loc["accuracy", "double_corrected"])
+    by_score = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
+                          n_boot=100, random_seed=0, selection="score")  # fmt: skip
+    assert np.isnan(by_score.pairs.iloc[0]["ppi_lower"])
+    with pytest.raises(InvalidParameterError, match="selection"):
+        bf.compare(data, ["accuracy"], models=(), selection="active")
+
+
 # ------------------------------------------------------------------ plan_labels
 def test_plan_contract(data):
     plan, sims = bf.plan_labels(data, metric="accuracy", epsilon=0.05, budgets=[60, 120],
