@@ -148,6 +148,8 @@ _SCORE_CLIP = 0.01
 # over the logit range [-4.6, 4.6], bins 0.14 wide): the simulated labels' scores are
 # the merged bins' means, and each refit's unlabeled pass costs 16x less.
 _PLAN_COARSEN = 16
+# the median of a half-normal distribution, in units of its scale: sqrt(2) erfinv(1/2)
+_HALF_NORMAL_MEDIAN = 0.6744897501960817
 
 
 # ---------------------------------------------------------------- the pool of cells
@@ -595,21 +597,31 @@ def _rows_for_cells(data, summary, pool: _Pool, picks, rng, clip, n_bins) -> np.
 class _Laplace:
     """The default model's posterior approximated at its mode, for preposterior simulation.
 
-    ``rbc``'s log density (the hand-written one NUTS samples) is maximised by
-    L-BFGS in the unconstrained parameters, its Hessian taken by central
-    differences of the exact gradient, and draws come from the Gaussian at the
-    mode (Laplace; BDA3 §4.1, §13.3). Each draw of (a, b, c) then goes through
-    the same steps as a fit's draws (misfit strata, unlabeled counts, rates).
-    A fit costs milliseconds where NUTS costs about a second; how close its
-    widths come to NUTS' is measured in ``docs/benchmarks.md``.
+    The scales ``σ = (σ_a, σ_b, σ_c)`` of the hierarchy are held at ``log_sigma``
+    (the current posterior's medians from one NUTS fit, or the prior's medians
+    without labels: empirical Bayes for three scales that two or three groups
+    barely inform). Given σ, each group's map parameters are linear in the
+    remaining unconstrained parameters (μ, z), and ``rbc``'s log density (the
+    hand-written one NUTS samples) is maximised over them by damped Newton
+    steps; draws come from the Gaussian with the inverse Hessian at the mode
+    (Laplace; BDA3 §4.1, §13.3). Jointly with σ the parameters form a funnel
+    that a Gaussian describes badly, and the joint mode puts σ at its prior
+    scale, about 1.5× the posterior median: the intervals came out 15–25% too
+    wide. Each draw of (a, b, c) then goes through the same steps as a fit's
+    draws (misfit strata, unlabeled counts, rates). A refit costs
+    milliseconds where NUTS costs about a second; how close its widths come to
+    NUTS' is measured in ``tests/test_labels.py`` and ``docs/benchmarks.md``.
     """
 
-    def __init__(self, k, threshold, disc, priors, n_draws, score_clip=_SCORE_CLIP):
+    def __init__(self, k, threshold, disc, priors, n_draws, log_sigma, score_clip=_SCORE_CLIP):
         from bayesfair.models._calibration_native import compile_native_calibration
 
         self.k, self.threshold, self.disc, self.priors = k, threshold, disc, priors
         self.n_draws, self.clip = n_draws, score_clip
         self.native = compile_native_calibration("beta", priors, k, disc)
+        self.fixed = np.array([1, 3 + k, 5 + 2 * k])  # the log σ of blocks a, b, c
+        self.free = np.setdiff1d(np.arange(3 * (k + 2)), self.fixed)
+        self.log_sigma = np.asarray(log_sigma, dtype=float)
         self.x0 = self.bc_x0 = None  # the last modes: where the next searches start
 
     def draws(self, s, y, g, population, rng):
@@ -634,25 +646,24 @@ class _Laplace:
             log_free=free_log_likelihood(x_st, n_st, center, self.disc.concentration).reshape(-1),
         )  # fmt: skip
         data = nat.user_data
+        full = np.empty(3 * (k + 2))
+        full[self.fixed] = self.log_sigma
+        free = self.free
 
         def objective(x):
-            grad = np.empty_like(x)
-            return -calibration_logp_grad(x, grad, data), -grad
+            full[free] = x
+            grad = np.empty_like(full)
+            value = -calibration_logp_grad(full, grad, data)
+            return value, -grad[free]
 
-        x0 = nat.support if self.x0 is None else self.x0
-        mode, full = _newton(objective, x0)
+        x0 = nat.support[free] if self.x0 is None else self.x0
+        mode, hess = _newton(objective, x0)
         self.x0 = mode
-        # Conditional on the scales σ at the mode: given σ, each group's parameters are
-        # linear in (μ, z), so the Gaussian is a good description of them; jointly,
-        # σ·z is a funnel that a Gaussian describes badly (its draws leave the
-        # posterior, and the misfit probabilities rise with them).
-        fixed = [1, 3 + k, 5 + 2 * k]
-        free = np.setdiff1d(np.arange(mode.size), fixed)
-        hess = full[np.ix_(free, free)]
         vals, vecs = np.linalg.eigh(hess)
         root = vecs / np.sqrt(np.maximum(vals, 1e-8))  # covariance = root rootᵀ
-        x = np.tile(mode, (self.n_draws, 1))
-        x[:, free] += rng.standard_normal((self.n_draws, free.size)) @ root.T
+        x = np.empty((self.n_draws, full.size))
+        x[:, self.fixed] = self.log_sigma
+        x[:, free] = mode + rng.standard_normal((self.n_draws, free.size)) @ root.T
         return (*_expand_beta(x, k), center)
 
 
@@ -870,7 +881,8 @@ def plan_labels(
 
     For each of ``n_sims`` simulated audits: draw a plausible truth (the
     calibration maps and misfit strata) from the current posterior of the
-    default model, or from its prior when nothing is labeled yet; then, for
+    default model (one NUTS fit, 2 × 500 draws), or from its prior when nothing
+    is labeled yet; then, for
     each strategy, add labels up to each budget (drawn from that truth for
     the examples the strategy picks), refit, and record each method's
     interval of Δ: its width, and whether the ROPE rule reaches a decision
@@ -987,14 +999,30 @@ def plan_labels(
     weights = _group_weights(k, pairs)
     rng = check_random_state(random_seed)
     priors, disc = CalibrationPriors(), DiscrepancyPrior()
-    laplace = _Laplace(k, threshold, disc, priors, n_draws)
     start = _State(s0, y0, g0, pool)
+    first, log_sigma = None, np.log(_HALF_NORMAL_MEDIAN * np.array(
+        [priors.sigma_a_sd, priors.sigma_b_sd, priors.sigma_c_sd]))  # fmt: skip
+    if s0.size:  # the current posterior, by NUTS: the truths, and the scales σ
+        from bayesfair.exceptions import CalibrationWarning
+        from bayesfair.fitting import fit
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = fit(data, metrics=[metric], draws=500, tune=500, chains=2, progressbar=False,
+                      random_seed=int(rng.integers(2**31)))  # fmt: skip
+        for w in caught:
+            if issubclass(w.category, CalibrationWarning):
+                warnings.warn(f"{w.message} The plan assumes the model.", CalibrationWarning,
+                              stacklevel=2)  # fmt: skip
+        first = _Fitted(_result_posterior(res, data, metric), {})
+        post = res.idata.posterior
+        log_sigma = np.log([float(post[v].median()) for v in ("sigma_a", "sigma_b", "sigma_c")])
+    laplace = _Laplace(k, threshold, disc, priors, n_draws, log_sigma)
 
     with warnings.catch_warnings():
         # sparse strata in small simulated labeled sets are expected here; the plan
         # reports widths, not the intervals themselves
         warnings.simplefilter("ignore")
-        first = _fit_state(laplace, start, metric, rng) if s0.size else None
         truths = _draw_truths(first, start, laplace, priors, disc, k, n_sims, rng)
         rows = []
         began = time.perf_counter()
@@ -1019,7 +1047,8 @@ def plan_labels(
                                 n_add, within, rng
                             )
                         state = state.add(picks, truth, rng)
-                    fitted = _fit_state(laplace, state, metric, rng) if state.s.size else None
+                    if n_add > 0 or fitted is None:  # at n_new = 0: the NUTS posterior itself
+                        fitted = _fit_state(laplace, state, metric, rng) if state.s.size else None
                     rows += _record(i, strategy, budget, budget - s0.size, state, fitted, methods,
                                     metric, pairs, levels, ref, threshold, ci_prob, epsilon,
                                     within, rng)  # fmt: skip
@@ -1091,7 +1120,7 @@ def _draw_truths(first, start: _State, laplace, priors, disc, k, n_sims, rng) ->
 
     if first is not None:
         post = first.posterior
-        idx = rng.choice(post.a.shape[0], size=n_sims, replace=False)
+        idx = rng.choice(post.a.shape[0], size=n_sims, replace=n_sims > post.a.shape[0])
         a, b, c = post.a[idx], post.b[idx], post.c[idx]
         free, rate, _, _ = sample_misfit(
             start.s, start.y, start.g, k, a, b, c, disc, rng, threshold=laplace.threshold,
