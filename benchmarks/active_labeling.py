@@ -17,14 +17,16 @@ batch of 20 labels, refit, ... up to 800 labels.
 Labels needed = the labels at the first fit whose width is below the target
 (censored at 800 when never). Saving = 1 - median(active) / median(random).
 Coverage = share of active loops whose final interval covers the realised Δ.
-The planner (``bf.plan_labels`` from the 20 starting labels of loop 0, random
-strategy, 50 simulations) is compared with the median width of the random
-loops at each budget.
+The planner (``bf.plan_labels`` from the 20 starting labels of a loop, random
+strategy, 50 simulations; the median over the starts of several loops,
+``--plan-starts``) is compared with the median width of the random loops at
+each budget.
 
 Run in parts (``--settings adult-sex:MLP ...``); each part appends its rows to
 ``--out`` (a CSV of fits); ``--report`` writes ``docs/results/active_labeling.md``.
 
     python benchmarks/active_labeling.py --settings adult-sex:MLP adult-sex:LR --out fits.csv
+    python benchmarks/active_labeling.py --plan-starts 0,1,2,3,4,5,6,7,8,9 --plan-out plan.csv
     python benchmarks/active_labeling.py --report fits.csv plan.csv
 """
 
@@ -151,6 +153,28 @@ def run(settings, out: Path, plan_out: Path, loops: int) -> None:
                   f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
 
 
+def plan_starts(settings, starts, out: Path) -> None:
+    """The planner from the 20 starting labels of each loop in ``starts`` (random only)."""
+    rows = []
+    for name, clf in settings:
+        frame = bf.datasets.load_scores(name, clf).reset_index(drop=True)[
+            ["score", "label", "group"]]  # fmt: skip
+        reference = frame["group"].value_counts().index[0]
+        for loop in starts:
+            order = np.random.default_rng(1000 * loop + 7).permutation(len(frame))
+            data = _data(frame, order[:START], order[START:], reference)
+            for m in TARGETS:
+                t = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    p = bf.plan_labels(data, metric=m, epsilon=0.05, budgets=PLAN_BUDGETS,
+                                       n_sims=50, methods=["bayes"], strategies=["random"],
+                                       random_seed=loop)  # fmt: skip
+                rows.append(p.assign(metric=m, setting=f"{name}:{clf}", start=loop,
+                                     seconds=time.perf_counter() - t))  # fmt: skip
+    pd.concat(rows).to_csv(out, index=False)
+
+
 def labels_needed(fits: pd.DataFrame, metric: str, strategy: str) -> pd.Series:
     """Per loop: labels at the first fit below the target (MAX_LABELS + BATCH if never)."""
     sub = fits[fits["strategy"] == strategy]
@@ -188,17 +212,22 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
               "width (random loops) | ratio | plan seconds |",
               "|---|---|---|---|---|---|---|"]  # fmt: skip
     within = {m: 0 for m in TARGETS}
-    for (setting, m), p in plan[plan["strategy"] == "random"].groupby(["setting", "metric"],
-                                                                     sort=False):  # fmt: skip
+    plan = plan[plan["strategy"] == "random"]
+    if "start" not in plan:
+        plan = plan.assign(start=0)
+    planned = plan.groupby(["setting", "metric", "budget"], sort=False).agg(
+        width=("width_median", "median"), starts=("start", "nunique"), seconds=("seconds", "mean")
+    )
+    for (setting, m), p in planned.groupby(level=["setting", "metric"], sort=False):
         f = fits[(fits["setting"] == setting) & (fits["strategy"] == "random")]
         ok = True
-        for _, r in p.iterrows():
-            measured = f[f["n_labels"] == r["budget"]][f"{m}_width"]
+        for (_, _, budget), r in p.iterrows():
+            measured = f[f["n_labels"] == budget][f"{m}_width"]
             if measured.empty:
                 continue
-            ratio = r["width_median"] / measured.median()
+            ratio = r["width"] / measured.median()
             ok &= abs(ratio - 1) <= 0.20
-            lines.append(f"| {setting} | {m} | {r['budget']} | {r['width_median']:.3f} | "
+            lines.append(f"| {setting} | {m} | {budget} | {r['width']:.3f} ({r['starts']}) | "
                          f"{measured.median():.3f} (n={len(measured)}) | {ratio:.2f} | "
                          f"{r['seconds']:.0f} |")  # fmt: skip
         within[m] += ok
@@ -216,9 +245,14 @@ if __name__ == "__main__":
     ap.add_argument("--out", type=Path, default=Path("active_fits.csv"))
     ap.add_argument("--plan-out", type=Path, default=Path("active_plan.csv"))
     ap.add_argument("--report", nargs=2, type=Path, metavar=("FITS", "PLAN"))
+    ap.add_argument("--plan-starts", default=None, metavar="L,L,...",
+                    help="only plan, from the starting labels of these loops, into --plan-out")
     ap.add_argument("--markdown", type=Path, default=Path("docs/results/active_labeling.md"))
     args = ap.parse_args()
+    settings = [tuple(s.split(":")) for s in args.settings]
     if args.report:
         print(report(*args.report, args.markdown))
+    elif args.plan_starts:
+        plan_starts(settings, [int(x) for x in args.plan_starts.split(",")], args.plan_out)
     else:
-        run([tuple(s.split(":")) for s in args.settings], args.out, args.plan_out, args.loops)
+        run(settings, args.out, args.plan_out, args.loops)

@@ -356,3 +356,24 @@ def test_default_model_covers_after_active_selection():
         hits += lo <= truth <= hi
     bound = 0.95 - 2 * np.sqrt(0.95 * 0.05 / reps)
     assert hits / reps >= bound, f"coverage {hits}/{reps} below {bound:.3f}"
+
+
+def test_three_groups(tmp_path):
+    """Three groups: one row per pair against the reference, and suggestions for all."""
+    rng = np.random.default_rng(3)
+    n = 1500
+    g = rng.choice(["a", "b", "c"], size=n, p=[0.5, 0.3, 0.2])
+    s = rng.beta(2, 2, n)
+    y = (rng.random(n) < s).astype(int)
+    data = bf.AssessmentData(s[:90], y[:90], g[:90], s[90:], g[90:])
+    plan = bf.plan_labels(data, metric="accuracy", budgets=[150], n_sims=2, random_seed=0,
+                          methods=["bayes", "newcombe"])  # fmt: skip
+    assert set(zip(plan["group"], plan["reference"], strict=True)) == {("b", "a"), ("c", "a")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=200, tune=200, chains=1, random_seed=0, progressbar=False,
+                     metrics=["accuracy"])  # fmt: skip
+    out = bf.suggest_labels(res, n=30, random_seed=0)
+    assert len(out) == 30 and set(out["group"]) <= {"a", "b", "c"}
+    only_c = bf.suggest_labels(res, n=5, group="c", random_seed=0)
+    assert set(only_c["group"]) <= {"a", "c"}  # the gap c − a involves only those two
