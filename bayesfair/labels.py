@@ -872,6 +872,7 @@ def plan_labels(
     ci_prob: float = 0.95,
     objective: str = "variance",
     within: str = "stratum",
+    design_prior=None,
     n_draws: int = 500,
     random_seed=None,
     progressbar: bool = False,
@@ -916,6 +917,12 @@ def plan_labels(
     objective, within : str
         The acquisition's objective (:data:`OBJECTIVES`) and what it targets
         (:data:`WITHIN`), as in :func:`suggest_labels`.
+    design_prior : CalibrationPriors, optional
+        The prior of the simulated truths (the *design prior* of O'Hagan &
+        Stevens 2001), when it should differ from the model's prior (the
+        *analysis prior*, :class:`~bayesfair.models.calibration.CalibrationPriors`
+        by default, which every refit uses). The truths are then drawn from
+        the posterior under the design prior (a second NUTS fit).
     n_draws : int, default 500
         Draws of each approximate posterior.
     random_seed : None, int, SeedSequence or Generator
@@ -1018,12 +1025,24 @@ def plan_labels(
         post = res.idata.posterior
         log_sigma = np.log([float(post[v].median()) for v in ("sigma_a", "sigma_b", "sigma_c")])
     laplace = _Laplace(k, threshold, disc, priors, n_draws, log_sigma)
+    if design_prior is not None and not isinstance(design_prior, CalibrationPriors):
+        raise InvalidParameterError(
+            f"The 'design_prior' parameter must be a CalibrationPriors. Got {design_prior!r}."
+        )
+    design = priors if design_prior is None else design_prior
+    truth_post = None if first is None else first.posterior
+    if first is not None and design != priors:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the analysis fit above has said what it found
+            res_d = fit(data, metrics=[metric], draws=500, tune=500, chains=2, prior=design,
+                        progressbar=False, random_seed=int(rng.integers(2**31)))  # fmt: skip
+        truth_post = _result_posterior(res_d, data, metric)
 
     with warnings.catch_warnings():
         # sparse strata in small simulated labeled sets are expected here; the plan
         # reports widths, not the intervals themselves
         warnings.simplefilter("ignore")
-        truths = _draw_truths(first, start, laplace, priors, disc, k, n_sims, rng)
+        truths = _draw_truths(truth_post, start, laplace, design, disc, k, n_sims, rng)
         rows = []
         began = time.perf_counter()
         for i, truth in enumerate(truths):
@@ -1114,12 +1133,11 @@ def _prior_posterior(state: _State, priors, metric, k, n_draws, rng) -> _Posteri
     )  # fmt: skip
 
 
-def _draw_truths(first, start: _State, laplace, priors, disc, k, n_sims, rng) -> list[_Truth]:
-    """``n_sims`` truths from the current posterior, or from the prior without labels."""
+def _draw_truths(post, start: _State, laplace, priors, disc, k, n_sims, rng) -> list[_Truth]:
+    """``n_sims`` truths from a posterior (:class:`_Posterior`), or from ``priors`` if None."""
     from bayesfair.models.calibration import sample_misfit
 
-    if first is not None:
-        post = first.posterior
+    if post is not None:
         idx = rng.choice(post.a.shape[0], size=n_sims, replace=n_sims > post.a.shape[0])
         a, b, c = post.a[idx], post.b[idx], post.c[idx]
         free, rate, _, _ = sample_misfit(

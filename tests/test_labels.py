@@ -221,6 +221,15 @@ def test_plan_contract(data):
     assert bayes["width_median"].iloc[1] < bayes["width_median"].iloc[0]
 
 
+def test_plan_with_a_design_prior(data):
+    from bayesfair.models.calibration import CalibrationPriors
+
+    plan = bf.plan_labels(data, budgets=[100], n_sims=3, methods=["bayes"], random_seed=0,
+                          strategies=["random"],
+                          design_prior=CalibrationPriors(mu_a_sd=1.0, mu_b_sd=1.0))  # fmt: skip
+    assert len(plan) == 1 and plan["width_median"].iloc[0] > 0
+
+
 def test_plan_without_labels_from_a_summary(data):
     summary = bf.summarize_unlabeled((data.unlabeled_scores, data.unlabeled_groups),
                                      engine="numpy", score="score", group="group")  # fmt: skip
@@ -241,6 +250,8 @@ def test_plan_bad_input(data):
         bf.plan_labels(data, budgets=[100], n_sims=2, strategies=["greedy"])
     with pytest.raises(TypeError, match="AssessmentData or an UnlabeledScores"):
         bf.plan_labels(pd.DataFrame({"score": [0.1]}), budgets=[1])
+    with pytest.raises(InvalidParameterError, match="design_prior"):
+        bf.plan_labels(data, budgets=[100], n_sims=2, design_prior={"mu_a_sd": 1.0})
     labeled_only = bf.AssessmentData(data.scores, data.labels, data.groups)
     with pytest.raises(InvalidParameterError, match="has none"):
         bf.plan_labels(labeled_only, budgets=[100])
