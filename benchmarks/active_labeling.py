@@ -227,7 +227,7 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                 continue
             ratio = r["width"] / measured.median()
             ok &= abs(ratio - 1) <= 0.20
-            lines.append(f"| {setting} | {m} | {budget} | {r['width']:.3f} ({r['starts']}) | "
+            lines.append(f"| {setting} | {m} | {budget} | {r['width']:.3f} ({int(r['starts'])}) | "
                          f"{measured.median():.3f} (n={len(measured)}) | {ratio:.2f} | "
                          f"{r['seconds']:.0f} |")  # fmt: skip
         within[m] += ok
