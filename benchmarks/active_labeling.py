@@ -185,6 +185,37 @@ def labels_needed(fits: pd.DataFrame, metric: str, strategy: str) -> pd.Series:
     return pd.Series(out)
 
 
+def summary_table(fits: pd.DataFrame) -> str:
+    """The condensed table of ``docs/benchmarks.md``: one row per setting."""
+    names = {"adult-sex": "Adult-sex", "adult-race": "Adult-race", "compas-race": "COMPAS-race"}
+    lines = ["| setting | Δ accuracy: random → stratum (saving) | score | Δ TPR: random → stratum "
+             "(saving) | score | coverage, stratum / score | loops |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for setting, f in fits.groupby("setting", sort=False):
+        name, clf = setting.split(":")
+        cells, cover = [], {"stratum": [], "score": []}
+        for m in TARGETS:
+            rnd = labels_needed(f, m, "random").median()
+            act = {}
+            for w in ("stratum", "score"):
+                strat = f"active-{w}-{m}"
+                act[w] = labels_needed(f, m, strat).median()
+                final = f[f["strategy"] == strat].sort_values("n_labels").groupby("loop").tail(1)
+                cover[w].append(((final[f"{m}_lo"] <= final[f"{m}_truth"])
+                                 & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean())  # fmt: skip
+            cells.append(f"{rnd:.0f} → {act['stratum']:.0f} ({1 - act['stratum'] / rnd:.0%})")
+            cells.append(f"{act['score']:.0f} ({1 - act['score'] / rnd:.0%})")
+
+        def span(values):
+            lo, hi = min(values), max(values)
+            return f"{lo:.2f}" if lo == hi else f"{lo:.2f}–{hi:.2f}"
+
+        lines.append(f"| {names.get(name, name)} {clf} | {' | '.join(cells)} | "
+                     f"{span(cover['stratum'])} / {span(cover['score'])} | "
+                     f"{f['loop'].nunique()} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def report(fits_path: Path, plan_path: Path, out: Path) -> str:
     fits = pd.read_csv(fits_path)
     plan = pd.read_csv(plan_path)
@@ -252,6 +283,7 @@ if __name__ == "__main__":
     settings = [tuple(s.split(":")) for s in args.settings]
     if args.report:
         print(report(*args.report, args.markdown))
+        print(summary_table(pd.read_csv(args.report[0])))
     elif args.plan_starts:
         plan_starts(settings, [int(x) for x in args.plan_starts.split(",")], args.plan_out)
     else:
