@@ -606,7 +606,7 @@ class _Laplace:
     steps; draws come from the Gaussian with the inverse Hessian at the mode
     (Laplace; BDA3 §4.1, §13.3). Jointly with σ the parameters form a funnel
     that a Gaussian describes badly, and the joint mode puts σ at its prior
-    scale, about 1.5× the posterior median: the intervals came out 15–25% too
+    scale, about 1.5× the posterior median: the intervals came out 7–26% too
     wide. Each draw of (a, b, c) then goes through the same steps as a fit's
     draws (misfit strata, unlabeled counts, rates). A refit costs
     milliseconds where NUTS costs about a second; how close its widths come to
