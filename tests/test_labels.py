@@ -258,7 +258,7 @@ def test_plan_bad_input(data):
 
 
 def test_laplace_width_close_to_nuts(data):
-    """The planner's posterior (Laplace at the mode, σ at NUTS' medians) against NUTS.
+    """The planner's posterior (Laplace proposal, importance-sampled) against NUTS.
 
     Not a statistical test: a check of an approximation. The tolerance is the
     issue's ±20% for the planner; the NUTS width's Monte Carlo error at 2,000
@@ -274,9 +274,9 @@ def test_laplace_width_close_to_nuts(data):
                       metrics=["accuracy"])  # fmt: skip
     lo, hi = hdi(nuts.difference("accuracy").values)
     post = nuts.idata.posterior
-    log_sigma = np.log([float(post[v].median()) for v in ("sigma_a", "sigma_b", "sigma_c")])
+    log_draws = [np.log(post[v].values) for v in ("sigma_a", "sigma_b", "sigma_c")]
     laplace = _Laplace(2, data.threshold, DiscrepancyPrior(), CalibrationPriors(), 2000,
-                       log_sigma)  # fmt: skip
+                       [np.median(v) for v in log_draws], [np.std(v) for v in log_draws])
     state = _State(np.asarray(data.scores, float), np.asarray(data.labels, np.int8),
                    np.asarray(data.group_codes), _Pool.from_summary(
                        data.unlabeled_reduction(_SCORE_CLIP)))  # fmt: skip

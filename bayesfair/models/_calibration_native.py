@@ -224,6 +224,16 @@ def calibration_logp_grad(x, grad, data):
     return logp
 
 
+@numba.njit(cache=True)
+def calibration_logp_batch(xs, data):
+    """Log density of each row of ``xs`` (unconstrained points), as a vector."""
+    out = np.empty(xs.shape[0])
+    grad = np.empty(xs.shape[1])
+    for i in range(xs.shape[0]):
+        out[i] = calibration_logp_grad(xs[i], grad, data)
+    return out
+
+
 @numba.cfunc(_LOGP_SIG, cache=True)
 def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     head = numba.carray(user_data_, (_HEADER,), np.float64)
