@@ -138,7 +138,7 @@ STRATEGIES = {
 }
 #: The intervals :func:`plan_labels` predicts.
 PLAN_METHODS = {
-    "bayes": "the default model (rbc), its posterior approximated at its mode (Laplace)",
+    "bayes": "the default model (rbc), refitted by importance sampling from a Laplace fit",
     "newcombe": "Newcombe's interval for a difference of proportions (labeled only)",
     "ppi": "stratified PPI++ with cross-fitted calibration (labeled and unlabeled)",
     "bernstein": "Ethayarajh's Bernstein interval (labeled only, distribution-free)",
@@ -920,8 +920,10 @@ def plan_labels(
     the examples the strategy picks), refit, and record each method's
     interval of Δ: its width, and whether the ROPE rule reaches a decision
     (the interval inside ``[−ε, ε]``: practically fair; outside: unfair).
-    The Bayesian refit is the Laplace approximation of ``rbc`` (``_Laplace``);
-    its calibration against NUTS fits is in ``docs/benchmarks.md``.
+    The Bayesian refit is an importance sampler for ``rbc``'s posterior whose
+    proposal is the Laplace approximation at the mode (``_Laplace``); its
+    widths against NUTS fits, and the plan against real labeling loops, are in
+    ``docs/benchmarks.md``.
 
     Parameters
     ----------

@@ -47,8 +47,8 @@ print(f"realised Δ TPR on the whole split: {truth:.3f}")
 # ## The plan
 #
 # 50 simulated audits from the current posterior; each adds labels at random and
-# by the acquisition, and refits the default model (a Laplace approximation,
-# milliseconds per refit), Newcombe, PPI++ and Bernstein.
+# by the acquisition, and refits the default model (importance sampling from a
+# Laplace fit, milliseconds per refit), Newcombe, PPI++ and Bernstein.
 
 # %%
 budgets = list(range(START, MAX + 1, 40 if FAST else 60))
