@@ -148,8 +148,8 @@ _SCORE_CLIP = 0.01
 # over the logit range [-4.6, 4.6], bins 0.14 wide): the simulated labels' scores are
 # the merged bins' means, and each refit's unlabeled pass costs 16x less.
 _PLAN_COARSEN = 16
-# the median of a half-normal distribution, in units of its scale: sqrt(2) erfinv(1/2)
-_HALF_NORMAL_MEDIAN = 0.6744897501960817
+# Pareto k̂ above which importance-sampled draws are not to be trusted (Vehtari et al. 2024)
+_PARETO_K_MAX = 0.7
 
 
 # ---------------------------------------------------------------- the pool of cells
@@ -595,58 +595,75 @@ def _rows_for_cells(data, summary, pool: _Pool, picks, rng, clip, n_bins) -> np.
 
 # ---------------------------------------------------------------- the planner's posterior
 class _Laplace:
-    """The default model's posterior for preposterior simulation: Laplace, then importance
-    sampling.
+    """The default model's posterior for preposterior simulation: the maps' marginal
+    posterior, a Laplace fit of it, and importance sampling.
 
-    The scales ``σ = (σ_a, σ_b, σ_c)`` of the hierarchy are first held at
-    ``log_sigma`` (the current posterior's medians from one NUTS fit, or the
-    prior's medians without labels). Given σ, each group's map parameters are
-    linear in the remaining unconstrained parameters (μ, z), and ``rbc``'s log
-    density (the hand-written one NUTS samples) is maximised over them by damped
-    Newton steps (Laplace; BDA3 §4.1, §13.3). Jointly with σ the parameters form
-    a funnel that a Gaussian describes badly (the joint mode puts σ at its prior
-    scale, about 1.5× the posterior median, and the intervals came out 7–26% too
-    wide), and given σ the Gaussian misses the heavy tails of ``rbc``'s posterior
-    (a stratum's likelihood is bounded below by its own-rate state): at 100 real
-    labels its intervals were 0.84–0.91 of NUTS'.
+    Only the groups' maps θ_g = (log a_g, log b_g, c_g) enter the rates, so the
+    hierarchy's μ and σ are integrated out of the prior: per parameter block,
+    μ ~ N(0, s_μ) and the group effects ~ N(μ, σ) make θ normal with covariance
+    σ² I + s_μ² 11ᵀ given σ, and σ ~ HalfNormal(s_σ) is integrated by quadrature
+    (:func:`_block_prior`). The posterior of θ (3 × groups dimensions) is this
+    prior times ``rbc``'s labeled likelihood (the hand-written one NUTS samples,
+    the strata's states summed out). Sampling μ, σ and the group effects jointly,
+    as NUTS does, meets the hierarchy's funnel; θ's posterior has none. One
+    approximation: the integrated prior is infinite where a block's group effects
+    are all equal (σ → 0), a spike that importance sampling cannot follow (Pareto
+    k̂ of 0.7–0.9 with three similar groups), so the planner's prior on σ starts at
+    ``target_floor`` = 1/10 of its scale (8% of the half-normal's mass, where the
+    groups' maps differ by less than 0.015 in log a); the widths' agreement with
+    NUTS, which samples the untruncated prior, is measured in
+    ``docs/benchmarks.md``.
 
-    So the Laplace fit is only the proposal of an importance sampler for the full
-    posterior (BDA3 §10.4, §13.11): ``oversample × n_draws`` points with (μ, z)
-    from a multivariate t (ν = 4) with the inverse Hessian at the mode as scale
-    matrix and log σ from a normal around ``log_sigma`` with standard deviation
-    ``log_sigma_sd`` (the current posterior's), weighted by the exact log density
-    over the proposal's, the weights truncated at √N times their mean (Ionides
-    2008, *J. Comput. Graph. Stat.* 17, 295–311), and ``n_draws`` resampled. The
-    effective sample size of the last refit is kept in ``ess``. Each draw of
-    (a, b, c) then goes through the same steps as a fit's draws (misfit strata,
-    unlabeled counts, rates). A refit costs milliseconds where NUTS costs about a
-    second; how close its widths come to NUTS' is measured in
-    ``tests/test_labels.py`` and ``docs/benchmarks.md``.
+    Its mode is found by damped Newton steps (:func:`_newton`), the inverse
+    Hessian there scales a multivariate t proposal (ν = 4; Laplace, BDA3 §4.1,
+    §13.3), ``oversample × n_draws`` proposals are weighted by the exact posterior
+    density over the proposal's, the weights Pareto-smoothed (Vehtari, Simpson,
+    Gelman, Yao & Gabry 2024, *JMLR* 25(72)), and ``n_draws`` resampled. The last
+    refit's effective sample size and Pareto k̂ are kept in ``ess`` and
+    ``pareto_k``: k̂ above 0.7 says the proposal missed the posterior
+    (:func:`plan_labels` reports the share of such refits). Earlier designs, and
+    why they were replaced: a Gaussian at the joint mode of (μ, σ, z) put σ at
+    its prior scale and made intervals 7–26% too wide; with σ held at the current
+    posterior's medians the Gaussian was 0.84–0.91 of NUTS' width at 100 labels
+    (it misses σ's uncertainty and the heavy tails that the misfit states give);
+    importance sampling in (μ, log σ, z) matched NUTS' widths but with Pareto k̂
+    of 0.6–0.8, the funnel's signature. Each draw of (a, b, c) then goes through
+    the same steps as a fit's draws (misfit strata, unlabeled counts, rates).
     """
 
     nu = 4.0
     oversample = 4
+    floor = 0.5  # σ / s_σ below which the proposal's search ignores the prior (_block_prior)
+    target_floor = 0.1  # σ / s_σ: the planner's prior on σ starts here (_block_prior)
 
-    def __init__(self, k, threshold, disc, priors, n_draws, log_sigma, log_sigma_sd,
-                 score_clip=_SCORE_CLIP):  # fmt: skip
+    def __init__(self, k, threshold, disc, priors, n_draws, score_clip=_SCORE_CLIP):
         from bayesfair.models._calibration_native import compile_native_calibration
 
         self.k, self.threshold, self.disc, self.priors = k, threshold, disc, priors
         self.n_draws, self.clip = n_draws, score_clip
         self.native = compile_native_calibration("beta", priors, k, disc)
-        self.fixed = np.array([1, 3 + k, 5 + 2 * k])  # the log σ of blocks a, b, c
-        self.free = np.setdiff1d(np.arange(3 * (k + 2)), self.fixed)
-        self.log_sigma = np.asarray(log_sigma, dtype=float)
-        self.log_sigma_sd = np.asarray(log_sigma_sd, dtype=float)
+        self.scales = [(priors.mu_a_sd, priors.sigma_a_sd), (priors.mu_b_sd, priors.sigma_b_sd),
+                       (priors.mu_c_sd, priors.sigma_c_sd)]  # fmt: skip
         self.x0 = self.bc_x0 = None  # the last modes: where the next searches start
-        self.ess = np.nan
+        self.ess = self.pareto_k = np.nan
+
+    def log_posterior(self, theta, data, floor: float = 0.0):
+        """Log density of θ, shape (N, 3, k), up to a constant, and its gradient
+        (``floor``: :func:`_block_prior`'s)."""
+        from bayesfair.models._calibration_native import robust_loglik_batch
+
+        abc = theta.copy()
+        abc[:, :2] = np.exp(theta[:, :2])
+        value, grad = robust_loglik_batch(abc, data)
+        grad[:, :2] *= abc[:, :2]  # d/d log a = a d/da
+        for blk, (sd_mu, sd_sigma) in enumerate(self.scales):
+            v, g = _block_prior(theta[:, blk], sd_mu, sd_sigma, floor)
+            value += v
+            grad[:, blk] += g
+        return value, grad
 
     def draws(self, s, y, g, population, rng):
         """``(a, b, c, center)``: draws of the maps given labeled (s, y, g), shape (n, k)."""
-        from bayesfair.models._calibration_native import (
-            calibration_logp_batch,
-            calibration_logp_grad,
-        )
         from bayesfair.models.calibration import (
             center_and_mode,
             free_log_likelihood,
@@ -660,43 +677,77 @@ class _Laplace:
         )  # fmt: skip
         x_st, n_st = stratum_counts(s, y, g, k, self.threshold)
         clipped = np.clip(s, self.clip, 1 - self.clip)
-        nat = self.native.with_data(
+        data = self.native.with_data(
             log_s=np.log(clipped), log_1ms=np.log1p(-clipped), group_idx=g.astype(float),
             y=y.astype(float), side=(s >= self.threshold).astype(float),
             log_free=free_log_likelihood(x_st, n_st, center, self.disc.concentration).reshape(-1),
-        )  # fmt: skip
-        data = nat.user_data
-        full = np.empty(3 * (k + 2))
-        full[self.fixed] = self.log_sigma
-        free = self.free
+        ).user_data  # fmt: skip
 
-        def objective(x):
-            full[free] = x
-            grad = np.empty_like(full)
-            value = -calibration_logp_grad(full, grad, data)
-            return value, -grad[free]
+        def objective(x):  # the proposal's centre and scale: the prior's spike left out
+            value, grad = self.log_posterior(x.reshape(1, 3, k), data, floor=self.floor)
+            return -float(value[0]), -grad[0].ravel()
 
-        x0 = nat.support[free] if self.x0 is None else self.x0
+        x0 = np.zeros(3 * k) if self.x0 is None else self.x0
         mode, hess = _newton(objective, x0)
         self.x0 = mode
         vals, vecs = np.linalg.eigh(hess)
         root = vecs / np.sqrt(np.maximum(vals, 1e-8))  # scale matrix = root rootᵀ
-        n_prop, d, nu = self.oversample * self.n_draws, free.size, self.nu
+        n_prop, d, nu = self.oversample * self.n_draws, mode.size, self.nu
         t = rng.standard_normal((n_prop, d)) * np.sqrt(nu / rng.chisquare(nu, (n_prop, 1)))
-        e = rng.standard_normal((n_prop, self.fixed.size))
-        x = np.empty((n_prop, full.size))
-        x[:, free] = mode + t @ root.T
-        x[:, self.fixed] = self.log_sigma + e * self.log_sigma_sd
-        # log proposal density, up to a constant: multivariate t times normal
-        log_q = -0.5 * (nu + d) * np.log1p((t**2).sum(axis=1) / nu) - 0.5 * (e**2).sum(axis=1)
-        log_w = calibration_logp_batch(x, data) - log_q
-        log_w[~np.isfinite(log_w)] = -np.inf
-        w = np.exp(log_w - log_w.max())
-        w = np.minimum(w, w.mean() * np.sqrt(n_prop))
+        theta = (mode + t @ root.T).reshape(n_prop, 3, k)
+        log_q = -0.5 * (nu + d) * np.log1p((t**2).sum(axis=1) / nu)  # up to a constant
+        log_w = self.log_posterior(theta, data, floor=self.target_floor)[0] - log_q
+        w = np.zeros(n_prop)
+        finite = np.isfinite(log_w)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # k̂ is reported by plan_labels, not here
+            from arviz import psislw
+
+            smoothed, k_hat = psislw(log_w[finite])
+        w[finite] = np.exp(smoothed - smoothed.max())
         w /= w.sum()
-        self.ess = 1.0 / float(np.sum(w**2))
-        keep = rng.choice(n_prop, size=self.n_draws, p=w)
-        return (*_expand_beta(x[keep], k), center)
+        self.ess, self.pareto_k = 1.0 / float(np.sum(w**2)), float(k_hat)
+        keep = theta[rng.choice(n_prop, size=self.n_draws, p=w)]
+        return np.exp(keep[:, 0]), np.exp(keep[:, 1]), keep[:, 2], center
+
+
+# Quadrature over σ / s_σ of a half-normal prior: midpoints on (0, 6], where the mass is 1 − 2e-9.
+_SIGMA_NODES = (np.arange(240) + 0.5) * (6.0 / 240)
+_SIGMA_LOG_WEIGHTS = -0.5 * _SIGMA_NODES**2 + np.log(6.0 / 240 * np.sqrt(2.0 / np.pi))
+
+
+def _block_prior(theta, sd_mu, sd_sigma, floor: float = 0.0):
+    """Log prior of one parameter block's group effects, μ and σ integrated out, and its
+    gradient; ``theta`` has shape (N, k).
+
+    θ | σ ~ N(0, σ² I + s_μ² 11ᵀ) (μ ~ N(0, s_μ) integrated analytically, by
+    Sherman–Morrison), σ ~ HalfNormal(s_σ) by midpoint quadrature on 240 nodes.
+    The exact density is infinite where the group effects are equal (σ → 0:
+    an integrable, logarithmic spike for two groups); the quadrature caps it,
+    and ``floor`` (in units of s_σ) drops the nodes below it, a smooth
+    stand-in for finding the bulk of the posterior.
+    """
+    nodes, log_weights = _SIGMA_NODES, _SIGMA_LOG_WEIGHTS
+    if floor > 0:
+        keep = nodes >= floor
+        nodes, log_weights = nodes[keep], log_weights[keep]
+    n_groups = theta.shape[1]
+    sq = np.sum(theta**2, axis=1)[:, None]  # (N, 1)
+    tot = np.sum(theta, axis=1)[:, None]
+    var = (sd_sigma * nodes) ** 2  # (J,)
+    denom = var + n_groups * sd_mu**2
+    quad = (sq - sd_mu**2 * tot**2 / denom) / var  # θᵀ Σ⁻¹ θ, (N, J)
+    log_det = (n_groups - 1) * np.log(var) + np.log(denom)
+    log_terms = log_weights - 0.5 * (quad + log_det)  # up to a constant
+    top = log_terms.max(axis=1, keepdims=True)
+    post = np.exp(log_terms - top)
+    value = np.log(post.sum(axis=1)) + top[:, 0]
+    post /= post.sum(axis=1, keepdims=True)
+    # ∇ log N_j = −Σ_j⁻¹ θ = −(θ − s_μ² (Σθ) / (σ_j² + k s_μ²)) / σ_j²
+    a_j = post / var  # (N, J)
+    b_j = post * sd_mu**2 / (denom * var)
+    grad = -(theta * a_j.sum(axis=1)[:, None] - tot * b_j.sum(axis=1)[:, None])
+    return value, grad
 
 
 def _hessian(objective, x: np.ndarray) -> np.ndarray:
@@ -741,14 +792,6 @@ def _newton(objective, x0: np.ndarray, max_iter: int = 100, tol: float = 1e-6):
         if np.max(np.abs(g)) < tol or moved < 1e-9:
             break
     return x, _hessian(objective, x)
-
-
-def _expand_beta(x: np.ndarray, k: int):
-    """(a, b, c) of the ``beta`` variant from unconstrained draws, each shape (n, k)."""
-    a = np.exp(x[:, [0]] + np.exp(x[:, [1]]) * x[:, 2 : 2 + k])
-    b = np.exp(x[:, [2 + k]] + np.exp(x[:, [3 + k]]) * x[:, 4 + k : 4 + 2 * k])
-    c = x[:, [4 + 2 * k]] + np.exp(x[:, [5 + 2 * k]]) * x[:, 6 + 2 * k : 6 + 3 * k]
-    return a, b, c
 
 
 def _prior_draws(priors, k: int, n: int, rng):
@@ -973,8 +1016,13 @@ def plan_labels(
         the interval's width over the simulations), ``p_decision`` (share of
         simulations with a decision), ``p_fair``, ``valid`` (False for
         frequentist intervals after active selection, which they do not
-        allow for: module docstring) and ``n_sims``. With
-        ``return_simulations``, a pair ``(summary, simulations)``.
+        allow for: module docstring), ``unreliable`` (the share of simulations
+        whose Bayesian refit has Pareto k̂ > 0.7: the importance sampler
+        missed the posterior there, a ``SamplingWarning`` names the budgets
+        where it exceeds 10%; NaN for the frequentist methods and where the
+        current NUTS fit is used) and ``n_sims``. With ``return_simulations``,
+        a pair ``(summary, simulations)``; the simulations carry each refit's
+        ``pareto_k``.
     """
     from bayesfair.data import AssessmentData
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
@@ -1041,11 +1089,7 @@ def plan_labels(
     rng = check_random_state(random_seed)
     priors, disc = CalibrationPriors(), DiscrepancyPrior()
     start = _State(s0, y0, g0, pool)
-    # without labels, σ from its prior: log of a half-normal's median, and the standard
-    # deviation of log|Z| for Z standard normal, π / √8
-    first, log_sigma = None, np.log(_HALF_NORMAL_MEDIAN * np.array(
-        [priors.sigma_a_sd, priors.sigma_b_sd, priors.sigma_c_sd]))  # fmt: skip
-    log_sigma_sd = np.full(3, np.pi / np.sqrt(8.0))
+    first = None
     if s0.size:  # the current posterior, by NUTS: the truths, and the scales σ
         from bayesfair.exceptions import CalibrationWarning
         from bayesfair.fitting import fit
@@ -1059,11 +1103,7 @@ def plan_labels(
                 warnings.warn(f"{w.message} The plan assumes the model.", CalibrationWarning,
                               stacklevel=2)  # fmt: skip
         first = _Fitted(_result_posterior(res, data, metric), {})
-        post = res.idata.posterior
-        log_draws = [np.log(post[v].values) for v in ("sigma_a", "sigma_b", "sigma_c")]
-        log_sigma = np.array([np.median(v) for v in log_draws])
-        log_sigma_sd = np.array([np.std(v) for v in log_draws])
-    laplace = _Laplace(k, threshold, disc, priors, n_draws, log_sigma, log_sigma_sd)
+    laplace = _Laplace(k, threshold, disc, priors, n_draws)
     if design_prior is not None and not isinstance(design_prior, CalibrationPriors):
         raise InvalidParameterError(
             f"The 'design_prior' parameter must be a CalibrationPriors. Got {design_prior!r}."
@@ -1119,6 +1159,17 @@ def plan_labels(
             print(file=sys.stderr)
     sims = pd.DataFrame(rows)
     summary = _summarise_plan(sims)
+    shaky = summary[summary["unreliable"] > 0.1]
+    if len(shaky):
+        from bayesfair.exceptions import SamplingWarning
+
+        warnings.warn(
+            "The planner's Bayesian refits were unreliable (Pareto k̂ > 0.7) in more than "
+            f"10% of the simulations at budget(s) {sorted(set(shaky['budget']))}: the proposal "
+            "missed the posterior there, and those widths are rough. Plan again from more "
+            "labels, or check a budget with a real fit.",
+            SamplingWarning, stacklevel=2,
+        )  # fmt: skip
     return (summary, sims) if return_simulations else summary
 
 
@@ -1126,6 +1177,7 @@ def plan_labels(
 class _Fitted:
     posterior: _Posterior
     delta: dict  # (i, j) -> draws of the gap
+    pareto_k: float = np.nan  # of the importance-sampled refit; NaN for a NUTS fit
 
 
 def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
@@ -1154,7 +1206,7 @@ def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
         n_st=n_st, counts=mean_u + labeled, assessed=True, metric=metric,
         concentration=laplace.disc.concentration,
     )  # fmt: skip
-    return _Fitted(post, {})
+    return _Fitted(post, {}, laplace.pareto_k)
 
 
 def _prior_posterior(state: _State, priors, metric, k, n_draws, rng) -> _Posterior:
@@ -1221,6 +1273,7 @@ def _record(sim, strategy, budget, n_new, state, fitted, methods, metric, pairs,
                 "reference": levels[j], "budget": budget, "n_new": n_new, "lower": lo,
                 "upper": hi, "width": hi - lo, "verdict": verdict,
                 "valid": _valid(method, strategy, within),
+                "pareto_k": fitted.pareto_k if method == "bayes" else np.nan,
             })  # fmt: skip
     return rows
 
@@ -1235,6 +1288,8 @@ def _summarise_plan(sims: pd.DataFrame) -> pd.DataFrame:
         p_decision=("verdict", lambda v: float(np.isin(v, ["practically fair", "unfair"]).mean())),
         p_fair=("verdict", lambda v: float((v == "practically fair").mean())),
         valid=("valid", "all"),
+        unreliable=("pareto_k", lambda k: float((k > _PARETO_K_MAX).mean()) if k.notna().any()
+                    else np.nan),
         n_sims=("sim", "nunique"),
     ).reset_index()
     return out

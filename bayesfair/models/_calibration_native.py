@@ -225,13 +225,18 @@ def calibration_logp_grad(x, grad, data):
 
 
 @numba.njit(cache=True)
-def calibration_logp_batch(xs, data):
-    """Log density of each row of ``xs`` (unconstrained points), as a vector."""
-    out = np.empty(xs.shape[0])
-    grad = np.empty(xs.shape[1])
-    for i in range(xs.shape[0]):
-        out[i] = calibration_logp_grad(xs[i], grad, data)
-    return out
+def robust_loglik_batch(abc, data):
+    """rbc's labeled log likelihood at each row of ``abc`` (shape (N, 3, k): a, b, c per
+    group), and its gradient in (a, b, c)."""
+    n = int(data[0])
+    k = int(data[1])
+    out = np.empty(abc.shape[0])
+    grad = np.zeros(abc.shape)
+    for i in range(abc.shape[0]):
+        out[i] = _robust_loglik(
+            data, n, k, abc[i, 0], abc[i, 1], abc[i, 2], grad[i, 0], grad[i, 1], grad[i, 2]
+        )
+    return out, grad
 
 
 @numba.cfunc(_LOGP_SIG, cache=True)
