@@ -106,6 +106,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -647,7 +648,7 @@ class _Laplace:
         self.x0 = self.bc_x0 = None  # the last modes: where the next searches start
         self.ess = self.pareto_k = np.nan
 
-    def log_posterior(self, theta, data, floor: float = 0.0):
+    def log_posterior(self, theta, data, floor: float):
         """Log density of θ, shape (N, 3, k), up to a constant, and its gradient
         (``floor``: :func:`_block_prior`'s)."""
         from bayesfair.models._calibration_native import robust_loglik_batch
@@ -711,26 +712,30 @@ class _Laplace:
         return np.exp(keep[:, 0]), np.exp(keep[:, 1]), keep[:, 2], center
 
 
-# Quadrature over σ / s_σ of a half-normal prior: midpoints on (0, 6], where the mass is 1 − 2e-9.
-_SIGMA_NODES = (np.arange(240) + 0.5) * (6.0 / 240)
-_SIGMA_LOG_WEIGHTS = -0.5 * _SIGMA_NODES**2 + np.log(6.0 / 240 * np.sqrt(2.0 / np.pi))
+@lru_cache(maxsize=8)
+def _sigma_nodes(floor: float):
+    """Gauss–Legendre nodes and log weights for σ / s_σ ~ HalfNormal(1) on [floor, 6],
+    in log σ (the integrand is smooth there); 64 nodes."""
+    x, w = np.polynomial.legendre.leggauss(64)
+    lo, hi = np.log(floor), np.log(6.0)
+    u = 0.5 * (hi - lo) * x + 0.5 * (hi + lo)
+    nodes = np.exp(u)
+    log_weights = np.log(0.5 * (hi - lo) * w) + u + np.log(np.sqrt(2.0 / np.pi)) - 0.5 * nodes**2
+    return nodes, log_weights
 
 
-def _block_prior(theta, sd_mu, sd_sigma, floor: float = 0.0):
+def _block_prior(theta, sd_mu, sd_sigma, floor: float):
     """Log prior of one parameter block's group effects, μ and σ integrated out, and its
     gradient; ``theta`` has shape (N, k).
 
     θ | σ ~ N(0, σ² I + s_μ² 11ᵀ) (μ ~ N(0, s_μ) integrated analytically, by
-    Sherman–Morrison), σ ~ HalfNormal(s_σ) by midpoint quadrature on 240 nodes.
-    The exact density is infinite where the group effects are equal (σ → 0:
-    an integrable, logarithmic spike for two groups); the quadrature caps it,
-    and ``floor`` (in units of s_σ) drops the nodes below it, a smooth
-    stand-in for finding the bulk of the posterior.
+    Sherman–Morrison), σ ~ HalfNormal(s_σ) restricted to σ ≥ ``floor`` × s_σ,
+    integrated by Gauss–Legendre quadrature in log σ (:func:`_sigma_nodes`). The
+    unrestricted density is infinite where the group effects are all equal
+    (σ → 0: for two groups a logarithmic spike), which no importance sampler
+    follows; the floor removes it.
     """
-    nodes, log_weights = _SIGMA_NODES, _SIGMA_LOG_WEIGHTS
-    if floor > 0:
-        keep = nodes >= floor
-        nodes, log_weights = nodes[keep], log_weights[keep]
+    nodes, log_weights = _sigma_nodes(float(floor))
     n_groups = theta.shape[1]
     sq = np.sum(theta**2, axis=1)[:, None]  # (N, 1)
     tot = np.sum(theta, axis=1)[:, None]

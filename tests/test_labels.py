@@ -287,27 +287,28 @@ def test_laplace_width_close_to_nuts(data):
 
 
 def test_block_prior_integrates_the_hierarchy():
-    """θ's prior with μ and σ integrated out, against two-dimensional quadrature: equal up
-    to one constant (the normalisation), and the gradient against finite differences."""
+    """θ's prior with μ and σ integrated out, against two-dimensional adaptive quadrature
+    (scipy): equal up to one constant (the normalisation), and the gradient against finite
+    differences."""
     from scipy import integrate, stats
 
     from bayesfair.labels import _block_prior
 
-    sd_mu, sd_sigma = 0.4, 0.15
-    theta = np.array([[0.3, -0.2], [1.0, 1.2], [-0.5, 0.1]])
-    value, grad = _block_prior(theta, sd_mu, sd_sigma)
+    sd_mu, sd_sigma, floor = 0.4, 0.15, 0.1
+    theta = np.array([[0.3, -0.2], [1.0, 1.2], [-0.5, 0.1], [0.05, 0.0]])
+    value, grad = _block_prior(theta, sd_mu, sd_sigma, floor)
 
     def density(t):
         def f(m, s):
             return (stats.norm.pdf(t, m, s).prod() * stats.norm.pdf(m, 0, sd_mu)
                     * 2 * stats.norm.pdf(s, 0, sd_sigma))  # fmt: skip
-        return integrate.dblquad(f, 1e-4, 6 * sd_sigma, -3, 3, epsabs=1e-12)[0]
+        return integrate.dblquad(f, floor * sd_sigma, 6 * sd_sigma, -3, 3, epsabs=1e-12)[0]
 
     offset = value - np.log([density(t) for t in theta])
-    assert offset == pytest.approx(np.full(3, offset[0]), abs=1e-4)
+    assert offset == pytest.approx(np.full(theta.shape[0], offset[0]), abs=1e-6)
     step = 1e-5
-    numeric = np.stack([(_block_prior(theta + step * e, sd_mu, sd_sigma)[0]
-                         - _block_prior(theta - step * e, sd_mu, sd_sigma)[0]) / (2 * step)
+    numeric = np.stack([(_block_prior(theta + step * e, sd_mu, sd_sigma, floor)[0]
+                         - _block_prior(theta - step * e, sd_mu, sd_sigma, floor)[0]) / (2 * step)
                         for e in np.eye(2)], axis=1)  # fmt: skip
     np.testing.assert_allclose(grad, numeric, atol=1e-6)
 
