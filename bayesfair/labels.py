@@ -1024,10 +1024,10 @@ def plan_labels(
         allow for: module docstring), ``unreliable`` (the share of simulations
         whose Bayesian refit has Pareto k̂ > 0.7: the importance sampler
         missed the posterior there, a ``SamplingWarning`` names the budgets
-        where it exceeds 10%; NaN for the frequentist methods and where the
-        current NUTS fit is used) and ``n_sims``. With ``return_simulations``,
-        a pair ``(summary, simulations)``; the simulations carry each refit's
-        ``pareto_k``.
+        where it exceeds 20%, beyond what the medians shrug off; NaN for the
+        frequentist methods and where the current NUTS fit is used) and
+        ``n_sims``. With ``return_simulations``, a pair ``(summary,
+        simulations)``; the simulations carry each refit's ``pareto_k``.
     """
     from bayesfair.data import AssessmentData
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
@@ -1164,13 +1164,14 @@ def plan_labels(
             print(file=sys.stderr)
     sims = pd.DataFrame(rows)
     summary = _summarise_plan(sims)
-    shaky = summary[summary["unreliable"] > 0.1]
+    # the plan reports medians over the simulations, which a few rough refits barely move
+    shaky = summary[summary["unreliable"] > 0.2]
     if len(shaky):
         from bayesfair.exceptions import SamplingWarning
 
         warnings.warn(
             "The planner's Bayesian refits were unreliable (Pareto k̂ > 0.7) in more than "
-            f"10% of the simulations at budget(s) {sorted(set(shaky['budget']))}: the proposal "
+            f"20% of the simulations at budget(s) {sorted(set(shaky['budget']))}: the proposal "
             "missed the posterior there, and those widths are rough. Plan again from more "
             "labels, or check a budget with a real fit.",
             SamplingWarning, stacklevel=2,

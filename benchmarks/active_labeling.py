@@ -274,8 +274,9 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                          & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean()  # fmt: skip
                 wins[(w, m)] += saving >= 0.25
                 oracle = neyman_saving(*setting.split(":"), m)
-                lines.append(f"| {setting} | {m} | {w} | {rnd.median():.0f} | {act.median():.0f} "
-                             f"| {saving:.0%} | {oracle:.0%} | {cover:.2f} | {len(act)} |")  # fmt: skip
+                lines.append(f"| {setting} | {m} | {w} | {rnd.median():.0f} | "
+                             f"{act.median():.0f} | {saving:.0%} | {oracle:.0%} | {cover:.2f} | "
+                             f"{len(act)} |")  # fmt: skip
     n_set = fits["setting"].nunique()
     lines += ["", "Settings with a saving of at least 25%: "
               + "; ".join(f"{w}, {m}: {k} of {n_set}" for (w, m), k in wins.items()) + "."]

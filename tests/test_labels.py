@@ -265,7 +265,7 @@ def test_laplace_width_close_to_nuts(data):
     issue's ±20% for the planner; the NUTS width's Monte Carlo error at 2,000
     draws is about 3%, the refit's at an effective sample size of 300 about 6%.
     """
-    from bayesfair.labels import _SCORE_CLIP, _PARETO_K_MAX, _fit_state, _Laplace, _State
+    from bayesfair.labels import _PARETO_K_MAX, _SCORE_CLIP, _fit_state, _Laplace, _State
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
     from bayesfair.posterior import hdi
 
