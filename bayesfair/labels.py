@@ -700,10 +700,10 @@ class _Laplace:
         log_w = self.log_posterior(theta, data, floor=self.target_floor)[0] - log_q
         w = np.zeros(n_prop)
         finite = np.isfinite(log_w)
+        from arviz import psislw
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # k̂ is reported by plan_labels, not here
-            from arviz import psislw
-
             smoothed, k_hat = psislw(log_w[finite])
         w[finite] = np.exp(smoothed - smoothed.max())
         w /= w.sum()
@@ -1095,7 +1095,7 @@ def plan_labels(
     priors, disc = CalibrationPriors(), DiscrepancyPrior()
     start = _State(s0, y0, g0, pool)
     first = None
-    if s0.size:  # the current posterior, by NUTS: the truths, and the scales σ
+    if s0.size:  # the current posterior, by NUTS: the truths
         from bayesfair.exceptions import CalibrationWarning
         from bayesfair.fitting import fit
 

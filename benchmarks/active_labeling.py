@@ -265,6 +265,7 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
     for setting, f in fits.groupby("setting", sort=False):
         for m in TARGETS:
             rnd = labels_needed(f, m, "random")
+            oracle = neyman_saving(*setting.split(":"), m)
             for w in ("stratum", "score"):
                 name = f"active-{w}-{m}"
                 act = labels_needed(f, m, name)
@@ -273,7 +274,6 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                 cover = ((final[f"{m}_lo"] <= final[f"{m}_truth"])
                          & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean()  # fmt: skip
                 wins[(w, m)] += saving >= 0.25
-                oracle = neyman_saving(*setting.split(":"), m)
                 lines.append(f"| {setting} | {m} | {w} | {rnd.median():.0f} | "
                              f"{act.median():.0f} | {saving:.0%} | {oracle:.0%} | {cover:.2f} | "
                              f"{len(act)} |")  # fmt: skip

@@ -221,12 +221,27 @@ def test_plan_contract(data):
     assert bayes["width_median"].iloc[1] < bayes["width_median"].iloc[0]
 
 
-def test_plan_with_a_design_prior(data):
+def test_plan_with_a_design_prior(data, monkeypatch):
+    """The truths come from the posterior under the design prior, the refits use the model's."""
+    import bayesfair.labels as labels
     from bayesfair.models.calibration import CalibrationPriors
 
-    plan = bf.plan_labels(data, budgets=[100], n_sims=3, methods=["bayes"], random_seed=0,
-                          strategies=["random"],
-                          design_prior=CalibrationPriors(mu_a_sd=1.0, mu_b_sd=1.0))  # fmt: skip
+    seen = []
+    draw = labels._draw_truths
+
+    def spy(post, start, laplace, priors, *args):
+        seen.append((post, priors, laplace.priors))
+        return draw(post, start, laplace, priors, *args)
+
+    monkeypatch.setattr(labels, "_draw_truths", spy)
+    design = CalibrationPriors(mu_a_sd=1.0, mu_b_sd=1.0)
+    kw = dict(budgets=[100], n_sims=3, methods=["bayes"], random_seed=0, strategies=["random"])
+    plan = bf.plan_labels(data, design_prior=design, **kw)
+    bf.plan_labels(data, **kw)
+    (post_d, priors_d, analysis_d), (post_0, priors_0, analysis_0) = seen
+    assert priors_d == design and priors_0 == analysis_0 == analysis_d == CalibrationPriors()
+    # a second fit under the design prior supplied the truths: its maps are not the analysis fit's
+    assert post_d.a.shape == post_0.a.shape and not np.allclose(post_d.a, post_0.a)
     assert len(plan) == 1 and plan["width_median"].iloc[0] > 0
 
 

@@ -48,7 +48,7 @@ print(f"realised Δ TPR on the whole split: {truth:.3f}")
 #
 # 50 simulated audits from the current posterior; each adds labels at random and
 # by the acquisition, and refits the default model (importance sampling from a
-# Laplace fit, milliseconds per refit), Newcombe, PPI++ and Bernstein.
+# Laplace fit, tens of milliseconds per refit), Newcombe, PPI++ and Bernstein.
 
 # %%
 budgets = list(range(START, MAX + 1, 40 if FAST else 60))
