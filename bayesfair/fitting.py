@@ -531,7 +531,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
         "y": data.labels.astype(np.int64),
     }
     if disc is not None:
-        from bayesfair.models.calibration import free_center, free_log_likelihood, stratum_counts
+        from bayesfair.models.calibration import free_center, free_log_likelihoods, stratum_counts
 
         if disc.center is None:
             center = free_center(
@@ -542,9 +542,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
             center = np.full((k, 2), float(disc.center))
         model_data["side"] = (data.scores >= data.threshold).astype(np.int64)
         x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
-        model_data["log_free"] = free_log_likelihood(
-            x_st, n_st, center, disc.concentration
-        ).reshape(-1)
+        model_data["log_free"] = free_log_likelihoods(x_st, n_st, center, disc)
     idata = sample_model(
         lambda: build_calibration_model(
             data.scores,

@@ -226,7 +226,7 @@ class _Posterior:
     counts: np.ndarray  # (k, 4) posterior-mean counts of the assessed examples
     assessed: bool
     metric: str
-    concentration: float = 2.0
+    concentration: float | np.ndarray = 2.0  # κ, or its posterior mean per stratum (k, 2)
 
 
 def _group_weights(k: int, pairs_idx: list[tuple[int, int]]) -> np.ndarray:
@@ -302,7 +302,7 @@ class _Acquisition:
         if post.p_free is None:
             return np.zeros(cells.size)
         g, h = self.pool.group[cells], self.pool.side[cells]
-        kappa = post.concentration
+        kappa = np.broadcast_to(post.concentration, post.center.shape)[g, h]
         m = post.center[g, h]
         n, x = self.n_st[g, h], self.x_st[g, h]
         q = (kappa * m + x) / (kappa + n)
@@ -667,7 +667,7 @@ class _Laplace:
         """``(a, b, c, center)``: draws of the maps given labeled (s, y, g), shape (n, k)."""
         from bayesfair.models.calibration import (
             center_and_mode,
-            free_log_likelihood,
+            free_log_likelihoods,
             stratum_counts,
         )
 
@@ -681,7 +681,7 @@ class _Laplace:
         data = self.native.with_data(
             log_s=np.log(clipped), log_1ms=np.log1p(-clipped), group_idx=g.astype(float),
             y=y.astype(float), side=(s >= self.threshold).astype(float),
-            log_free=free_log_likelihood(x_st, n_st, center, self.disc.concentration).reshape(-1),
+            log_free=free_log_likelihoods(x_st, n_st, center, self.disc),
         ).user_data  # fmt: skip
 
         def objective(x):  # the proposal's centre and scale: the prior's spike left out
@@ -1189,7 +1189,7 @@ class _Fitted:
 def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
     from bayesfair.data import count_confusion
     from bayesfair.fitting import robust_unlabeled_counts
-    from bayesfair.models.calibration import stratum_counts
+    from bayesfair.models.calibration import mean_concentration, stratum_counts
     from bayesfair.models.unlabeled import expected_counts, sampled_counts
 
     k = laplace.k
@@ -1210,7 +1210,7 @@ def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
     post = _Posterior(
         a=a, b=b, c=c, rates=rates, p_free=p_free.mean(axis=0), center=center, x_st=x_st,
         n_st=n_st, counts=mean_u + labeled, assessed=True, metric=metric,
-        concentration=laplace.disc.concentration,
+        concentration=mean_concentration(x_st, n_st, center, laplace.disc.concentration),
     )  # fmt: skip
     return _Fitted(post, {}, laplace.pareto_k)
 
@@ -1232,7 +1232,7 @@ def _prior_posterior(state: _State, priors, metric, k, n_draws, rng) -> _Posteri
 
 def _draw_truths(post, start: _State, laplace, priors, disc, k, n_sims, rng) -> list[_Truth]:
     """``n_sims`` truths from a posterior (:class:`_Posterior`), or from ``priors`` if None."""
-    from bayesfair.models.calibration import sample_misfit
+    from bayesfair.models.calibration import draw_prior_rates, sample_misfit
 
     if post is not None:
         idx = rng.choice(post.a.shape[0], size=n_sims, replace=n_sims > post.a.shape[0])
@@ -1245,7 +1245,7 @@ def _draw_truths(post, start: _State, laplace, priors, disc, k, n_sims, rng) -> 
         a, b, c = _prior_draws(priors, k, n_sims, rng)
         shared = rng.random((n_sims, 1, 2)) < disc.shared_prior_misfit
         free = shared | (rng.random((n_sims, k, 2)) < disc.prior_misfit)
-        rate = rng.beta(disc.concentration / 2, disc.concentration / 2, (n_sims, k, 2))
+        rate = draw_prior_rates(disc, np.full((k, 2), 0.5), shared, rng)
     return [_Truth(a[i], b[i], c[i], free[i], rate[i]) for i in range(n_sims)]
 
 

@@ -18,14 +18,14 @@ from bayesfair.models.calibration import (
     CalibrationPriors,
     DiscrepancyPrior,
     build_calibration_model,
-    free_log_likelihood,
+    free_log_likelihoods,
     stratum_counts,
 )
 
 native = pytest.importorskip("bayesfair.models._calibration_native")
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
-DISCREPANCY = DiscrepancyPrior(0.15, 0.3, 3.5)  # rbc, with values unlike the defaults
+DISCREPANCY = DiscrepancyPrior(0.15, 0.3, (1.5, 3.5, 9.0), tie=(2.0, 20.0))  # unlike the defaults
 CENTER = np.array([[0.2, 0.7], [0.35, 0.9], [0.1, 0.5]])  # of a misfitting stratum's rate
 
 
@@ -55,7 +55,7 @@ def pair(request):
         x_st, n_st = stratum_counts(s, y, g, 3)
         extra = {
             "side": (s >= 0.5).astype(int),
-            "log_free": free_log_likelihood(x_st, n_st, CENTER, disc.concentration),
+            "log_free": free_log_likelihoods(x_st, n_st, CENTER, disc),
         }
     nat = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
         log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y, **extra

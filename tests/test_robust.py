@@ -16,7 +16,10 @@ import bayesfair as bf
 from bayesfair.exceptions import CalibrationWarning
 from bayesfair.models.calibration import (
     DiscrepancyPrior,
+    draw_prior_rates,
     free_log_likelihood,
+    free_log_likelihoods,
+    mean_concentration,
     sample_misfit,
     stratum_counts,
 )
@@ -102,7 +105,11 @@ def test_unlabeled_alias_maps_to_the_estimand():
 def test_discrepancy_prior_validation():
     for bad in (
         {"concentration": 0},
-        {"concentration": (2.0, 1.0)},
+        {"concentration": (2.0, -1.0)},
+        {"concentration": ()},
+        {"concentration": [2.0, 5.0]},
+        {"tie": (0.0, 5.0)},
+        {"tie": 5.0},
         {"center": 1.0},
         {"prior_misfit": 1.0},
         {"shared_prior_misfit": -0.1},
@@ -176,6 +183,99 @@ def test_sample_misfit_follows_contradicting_labels():
     assert p_free[:, 1].min() > 0.99 and p_free[:, 0].max() < 0.5
     # a free stratum's rate is its labeled rate's Beta posterior, Beta(1 + 30, 1 + 0)
     np.testing.assert_allclose(rate[:, 1, 0].mean(), 31 / 32, atol=0.01)
+
+
+def test_free_log_likelihood_mixes_the_concentrations():
+    x, n, m = np.array([3.0, 0.0]), np.array([4.0, 2.0]), np.array([0.3, 0.6])
+    grid = (2.0, 10.0, 50.0)
+    each = np.stack([free_log_likelihood(x, n, m, k) for k in grid])
+    np.testing.assert_allclose(
+        free_log_likelihood(x, n, m, grid), np.log(np.exp(each).mean(axis=0)), rtol=1e-12
+    )
+
+
+def test_shared_term_integrates_the_tied_rates():
+    # side h off for every group: q_g ~ Beta(κ m, κ (1 − m)) iid given m,
+    # m ~ Beta(2 c̄, 2 (1 − c̄)), κ uniform over the tie grid. Against scipy's quad.
+    from scipy import integrate
+    from scipy.special import betaln
+
+    x = np.array([[2.0, 1.0], [0.0, 3.0], [4.0, 4.0]])
+    n = np.array([[3.0, 4.0], [2.0, 3.0], [5.0, 6.0]])
+    center = np.array([[0.2, 0.7], [0.3, 0.8], [0.25, 0.6]])
+    disc = DiscrepancyPrior(concentration=(2.0, 8.0), tie=(3.0, 30.0))
+    out = free_log_likelihoods(x, n, center, disc)
+    assert out.shape == (8,)
+    np.testing.assert_allclose(out[:6], free_log_likelihood(x, n, center, (2.0, 8.0)).ravel())
+    for h in range(2):
+        cbar = center[:, h].mean()
+
+        def integrand(m, kj, h=h, cbar=cbar):
+            ll = betaln(kj * m + x[:, h], kj * (1 - m) + n[:, h] - x[:, h]) - betaln(
+                kj * m, kj * (1 - m)
+            )
+            return np.exp(ll.sum()) * stats.beta.pdf(m, 2 * cbar, 2 * (1 - cbar))
+
+        value = np.mean([integrate.quad(integrand, 0, 1, args=(kj,))[0] for kj in (3.0, 30.0)])
+        np.testing.assert_allclose(out[6 + h], np.log(value), rtol=1e-4)
+
+
+def test_without_a_tie_the_shared_term_is_the_product():
+    x, n = np.array([[1.0, 2.0], [0.0, 1.0]]), np.array([[2.0, 2.0], [3.0, 1.0]])
+    center = np.full((2, 2), 0.4)
+    disc = DiscrepancyPrior(concentration=3.0)
+    out = free_log_likelihoods(x, n, center, disc)
+    np.testing.assert_allclose(out[4:], free_log_likelihood(x, n, center, 3.0).sum(axis=0))
+
+
+def test_mean_concentration_follows_the_labels():
+    grid = (2.0, 8.0, 32.0)
+    agree = mean_concentration(30.0, 100.0, 0.3, grid)  # labeled rate 0.3 = centre
+    contradict = mean_concentration(90.0, 100.0, 0.3, grid)  # 0.9 against 0.3
+    assert agree > 20.0 and contradict < 2.5
+    np.testing.assert_allclose(mean_concentration(0.0, 0.0, 0.3, grid), np.mean(grid))
+
+
+def test_prior_rates_of_a_shared_side_are_tied():
+    rng = np.random.default_rng(4)
+    n = 40_000
+    disc = DiscrepancyPrior(concentration=(2.0, 10.0), tie=(20.0,))
+    center = np.full((2, 2), 0.5)
+    shared = np.zeros((n, 1, 2), dtype=bool)
+    shared[:, :, 1] = True
+    rate = draw_prior_rates(disc, center, shared, rng)
+    # side 0 (own rates): independent across groups; side 1 (tied): correlated with
+    # corr = Var(m) / Var(q) = (1/12) / (1/12 + E[m(1 − m)] / 21) = 21 / 23 for
+    # m ~ Beta(1, 1), κ_J = 20. Tolerance: 5 SEs of a correlation, (1 − r²)/sqrt(n).
+    r0 = np.corrcoef(rate[:, 0, 0], rate[:, 1, 0])[0, 1]
+    r1 = np.corrcoef(rate[:, 0, 1], rate[:, 1, 1])[0, 1]
+    assert abs(r0) < 5 / np.sqrt(n)
+    assert abs(r1 - 21 / 23) < 5 * (1 - (21 / 23) ** 2) / np.sqrt(n)
+    # the marginal mean is the centre on both sides (5 SEs, Var(q) ≤ 1/4)
+    assert np.all(np.abs(rate.mean(axis=0) - 0.5) < 5 * 0.5 / np.sqrt(n))
+
+
+def test_sample_misfit_ties_a_shared_side():
+    # both groups' low-score strata contradict the map (positives at s = 0.05): the
+    # side is off for both, and its rates, pooled through the tie, move together
+    s = np.r_[np.full(6, 0.05), np.full(6, 0.9), np.full(6, 0.05), np.full(6, 0.9)]
+    y = np.r_[np.ones(5), 0, np.ones(6), np.ones(4), 0, 0, np.ones(6)]
+    g = np.repeat([0, 1], 12)
+    ones, zeros = np.ones((4000, 2)), np.zeros((4000, 2))
+    tied = DiscrepancyPrior(tie=(50.0,))
+    free, rate, p_s, _ = sample_misfit(
+        s, y, g, 2, ones, ones, zeros, tied, np.random.default_rng(1),
+        center=np.full((2, 2), 0.5),
+    )  # fmt: skip
+    assert p_s[:, 0].mean() > 0.5
+    j = free[:, :, 0].all(axis=1)
+    gap_tied = np.abs(rate[j, 0, 0] - rate[j, 1, 0]).mean()
+    _, rate_own, _, _ = sample_misfit(
+        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(1),
+        center=np.full((2, 2), 0.5),
+    )  # fmt: skip
+    gap_own = np.abs(rate_own[:, 0, 0] - rate_own[:, 1, 0]).mean()
+    assert gap_tied < 0.7 * gap_own
 
 
 # ------------------------------------------------------------------ the calibration check

@@ -72,7 +72,7 @@ from bayesfair.data import AssessmentData
 from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import fit
 from bayesfair.metrics import rate_from_counts
-from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior, draw_prior_rates
 from bayesfair.models.unlabeled import (
     DEFAULT_BINS,
     expected_counts,
@@ -310,8 +310,9 @@ def rbc_ranks():
         j = sim_rng.uniform(size=2) < disc.shared_prior_misfit
         i = sim_rng.uniform(size=(2, 2)) < disc.prior_misfit
         free = j[None, :] | i
-        kappa, m = disc.concentration, disc.center
-        rate = sim_rng.beta(kappa * m, kappa * (1 - m), size=(2, 2))
+        # an off stratum's rate: κ from the concentration grid; a side off for every
+        # group has its groups' rates tied through a common mean (the tie grid)
+        rate = draw_prior_rates(disc, np.full((2, 2), disc.center), j[None, None, :], sim_rng)[0]
 
         def prob(s, code, side, true=true, free=free, rate=rate):
             p = _calibrated(s, *(true[v][code] for v in "abc"))

@@ -123,6 +123,7 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     y = data[_HEADER + 3 * n : _HEADER + 4 * n]
     side = data[_HEADER + 4 * n : _HEADER + 5 * n]
     log_free = data[_HEADER + 5 * n : _HEADER + 5 * n + 2 * k]
+    log_shared = data[_HEADER + 5 * n + 2 * k : _HEADER + 5 * n + 2 * k + 2]
     m = 2 * k
     ll_map = np.zeros(m)
     for i in range(n):
@@ -135,11 +136,10 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     logp = 0.0
     for h in range(2):
         v0 = l1ps
-        v1 = lps
+        v1 = lps + log_shared[h]
         for g in range(k):
             st = g * 2 + h
             v0 += _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
-            v1 += log_free[st]
         outer = _logaddexp(v0, v1)
         logp += outer
         p_not_shared = math.exp(v0 - outer)
@@ -317,7 +317,7 @@ def pack_data(
     disc = header[9] > 0.5
     if disc != (side is not None) or disc != (log_free is not None):
         raise ValueError("The sides and log_free are needed exactly for the robust model.")
-    out = np.empty(_HEADER + (5 * n + 2 * k if disc else 4 * n))
+    out = np.empty(_HEADER + (5 * n + 2 * k + 2 if disc else 4 * n))
     out[:_HEADER] = header
     out[0] = n
     out[_HEADER : _HEADER + n] = log_s
@@ -326,7 +326,7 @@ def pack_data(
     out[_HEADER + 3 * n : _HEADER + 4 * n] = np.asarray(y, dtype=np.float64)
     if disc:
         out[_HEADER + 4 * n : _HEADER + 5 * n] = np.asarray(side, dtype=np.float64)
-        out[_HEADER + 5 * n :] = np.asarray(log_free, dtype=np.float64).reshape(2 * k)
+        out[_HEADER + 5 * n :] = np.asarray(log_free, dtype=np.float64).reshape(2 * k + 2)
     out.flags.writeable = False
     return out
 
@@ -424,7 +424,7 @@ def compile_native_calibration(
             [],
             [],
             None if discrepancy is None else [],
-            None if discrepancy is None else np.zeros(2 * k),
+            None if discrepancy is None else np.zeros(2 * k + 2),
         ),
         n_expanded=pos,
         shape_info=(names, slices, [np.array(s, dtype=int) for s in shapes]),

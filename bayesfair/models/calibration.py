@@ -137,10 +137,11 @@ class DiscrepancyPrior:
         calibration needs: with ``center=0.5`` and κ = 2 the rate is Beta(1, 1)).
     """
 
-    prior_misfit: float = 0.01
-    shared_prior_misfit: float = 0.01
-    concentration: float = 2.0
+    prior_misfit: float = 0.003
+    shared_prior_misfit: float = 0.03
+    concentration: float | tuple = (2.0, 4.0, 8.0, 16.0, 32.0)
     center: float | None = None
+    tie: tuple | None = (2.0, 5.0, 12.0, 30.0, 80.0, 200.0)
 
     def __post_init__(self):
         for name in ("prior_misfit", "shared_prior_misfit"):
@@ -148,8 +149,23 @@ class DiscrepancyPrior:
             if not (isinstance(value, int | float) and 0 < value < 1):
                 raise ValueError(f"The probability '{name}' must be in (0, 1). Got {value!r}.")
         k = self.concentration
-        if not (isinstance(k, int | float) and np.isfinite(k) and k > 0):
-            raise ValueError(f"The 'concentration' must be a positive number. Got {k!r}.")
+        ks = k if isinstance(k, tuple) else (k,)
+        if not ks or not all(
+            isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in ks
+        ):
+            raise ValueError(
+                "The 'concentration' must be a positive number or a tuple of them. "
+                f"Got {k!r}."
+            )
+        t = self.tie
+        if t is not None and not (
+            isinstance(t, tuple)
+            and t
+            and all(isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in t)
+        ):
+            raise ValueError(
+                f"The 'tie' must be None or a tuple of positive numbers. Got {t!r}."
+            )
         m = self.center
         if m is not None and not (isinstance(m, int | float) and 0 < m < 1):
             raise ValueError(f"The 'center' must be None or a number in (0, 1). Got {m!r}.")
@@ -169,20 +185,105 @@ def stratum_counts(scores, labels, group_codes, n_groups: int, threshold: float 
     return x.reshape(n_groups, 2), n
 
 
-def free_log_likelihood(x, n, center, concentration: float = 2.0) -> np.ndarray:
+def _kappas(concentration) -> np.ndarray:
+    """The concentration as a 1-d grid (one value, or equally weighted values)."""
+    return np.atleast_1d(np.asarray(concentration, dtype=float))
+
+
+def _kappa_terms(x, n, center, concentration) -> np.ndarray:
+    """Per κ in the grid: log marginal likelihood of the labels, shape ``(K, *x.shape)``."""
+    from scipy.special import betaln
+
+    x, n = np.asarray(x, dtype=float), np.asarray(n, dtype=float)
+    m = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
+    kap = _kappas(concentration).reshape((-1,) + (1,) * np.broadcast(x, n, m).ndim)
+    al, be = kap * m, kap * (1.0 - m)
+    return betaln(al + x, be + n - x) - betaln(al, be)
+
+
+def free_log_likelihood(x, n, center, concentration=2.0) -> np.ndarray:
     """Log marginal likelihood of a stratum's labels under its own rate (0 if no label).
 
     ``log B(κ m + x, κ (1 − m) + n − x) − log B(κ m, κ (1 − m))``: the labels
     of one stratum as exchangeable Bernoulli draws with rate
     ``q ~ Beta(κ m, κ (1 − m))`` (:class:`DiscrepancyPrior`). ``x``, ``n``
-    and ``center`` (m) broadcast.
+    and ``center`` (m) broadcast. With several concentrations, κ is uniform
+    over them and the result is the mixture's marginal likelihood.
+    """
+    from scipy.special import logsumexp
+
+    terms = _kappa_terms(x, n, center, concentration)
+    return logsumexp(terms, axis=0) - np.log(terms.shape[0])
+
+
+def _tie_grid(x, n, center, tie, n_m: int = 1001):
+    """J-off (a side off for every group): log weights over (κ_J, m) and the grid.
+
+    The groups' rates on the side are ``q_g ~ Beta(κ_J m, κ_J (1 − m))`` with
+    ``m ~ Beta(2 c̄, 2 (1 − c̄))`` (c̄ the groups' mean centre) and κ_J uniform over
+    ``tie``. Returns ``logw`` of shape (2, K, M) (unnormalised: prior × marginal
+    likelihood of the side's labels), the κ grid (K,) and the m grid (M,).
     """
     from scipy.special import betaln
+    from scipy.stats import beta as beta_dist
 
     x, n = np.asarray(x, dtype=float), np.asarray(n, dtype=float)
-    m = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
-    al, be = concentration * m, concentration * (1.0 - m)
-    return betaln(al + x, be + n - x) - betaln(al, be)
+    cbar = np.clip(np.asarray(center, dtype=float).mean(axis=0), 0.01, 0.99)  # (2,)
+    u = np.linspace(-16.0, 16.0, n_m)
+    m = 1.0 / (1.0 + np.exp(-u))
+    kap = np.asarray(tie, dtype=float)
+    logw = np.empty((2, kap.size, m.size))
+    for h in range(2):
+        # prior of m on the logit grid: Beta density times the Jacobian m (1 − m)
+        lp = beta_dist.logpdf(m, 2 * cbar[h], 2 * (1 - cbar[h])) + np.log(m * (1 - m))
+        lp -= np.log(np.exp(lp - lp.max()).sum()) + lp.max()
+        al = kap[:, None, None] * m[None, :, None]
+        be = kap[:, None, None] * (1 - m[None, :, None])
+        xs, ns = x[:, h][None, None, :], n[:, h][None, None, :]
+        ll = (betaln(al + xs, be + ns - xs) - betaln(al, be)).sum(axis=-1)
+        logw[h] = lp[None, :] + ll - np.log(kap.size)
+    return logw, kap, m
+
+
+def free_log_likelihoods(x, n, center, discrepancy) -> np.ndarray:
+    """Every stratum's own-rate log marginal likelihood (``2 k``, group-major), then each
+    side's under the shared state (2): the sampler's ``log_free`` data."""
+    from scipy.special import logsumexp
+
+    per = free_log_likelihood(x, n, center, discrepancy.concentration)
+    if discrepancy.tie is None:
+        shared = per.sum(axis=0)
+    else:
+        logw, _, _ = _tie_grid(x, n, center, discrepancy.tie)
+        shared = logsumexp(logw.reshape(2, -1), axis=1)
+    return np.concatenate([per.reshape(-1), shared])
+
+
+def mean_concentration(x, n, center, concentration) -> np.ndarray:
+    """Posterior mean of an off stratum's κ given its labels, shape of ``x``."""
+    terms = _kappa_terms(x, n, center, concentration)
+    w = np.exp(terms - terms.max(axis=0))
+    kap = _kappas(concentration).reshape((-1,) + (1,) * (terms.ndim - 1))
+    return (w * kap).sum(axis=0) / w.sum(axis=0)
+
+
+def draw_prior_rates(discrepancy, center, shared, rng) -> np.ndarray:
+    """Own rates of every stratum drawn from the prior, shape ``(n, k, 2)``.
+
+    ``center`` (k, 2) is each stratum's m; ``shared`` (n, 1, 2) bool says which sides
+    are off for every group (their rates tied when ``discrepancy.tie`` is set).
+    """
+    n = shared.shape[0]
+    center = np.asarray(center, dtype=float)
+    kap = rng.choice(_kappas(discrepancy.concentration), size=(n, *center.shape))
+    rate = rng.beta(kap * center, kap * (1.0 - center))
+    if discrepancy.tie is not None:
+        cbar = np.clip(center.mean(axis=0), 0.01, 0.99)
+        m = rng.beta(2 * cbar, 2 * (1 - cbar), size=(n, 1, 2))
+        kj = rng.choice(np.asarray(discrepancy.tie, dtype=float), size=(n, 1, 2))
+        tied = rng.beta(kj * m, kj * (1 - m), size=(n, center.shape[0], 2))
+        rate = np.where(shared, tied, rate)
+    return rate
 
 
 def free_center(
@@ -433,18 +534,18 @@ def build_calibration_model(
                 score_clip=score_clip, threshold=threshold,
             )  # fmt: skip
         log_free = pm.Data(
-            "log_free",
-            free_log_likelihood(x_st, n_st, center, discrepancy.concentration).reshape(-1),
+            "log_free", free_log_likelihoods(x_st, n_st, center, discrepancy)
         )
         ll = y * eta - pt.softplus(eta)
         stratum = gidx * 2 + side
         ll_map = pt.inc_subtensor(pt.zeros(2 * n_groups)[stratum], ll).reshape((n_groups, 2))
-        ll_free = log_free.reshape((n_groups, 2))
+        ll_free = log_free[: 2 * n_groups].reshape((n_groups, 2))
+        ll_shared = log_free[2 * n_groups :]
         pg, ps = discrepancy.prior_misfit, discrepancy.shared_prior_misfit
         groupwise = pt.logaddexp(np.log1p(-pg) + ll_map, np.log(pg) + ll_free).sum(axis=0)
         pm.Potential(
             "y_obs",
-            pt.logaddexp(np.log1p(-ps) + groupwise, np.log(ps) + ll_free.sum(axis=0)).sum(),
+            pt.logaddexp(np.log1p(-ps) + groupwise, np.log(ps) + ll_shared).sum(),
         )
     return model
 
@@ -518,15 +619,27 @@ def sample_misfit(
     inner = np.logaddexp(u_map, u_free)  # (draws, k, 2)
     p_i = np.exp(u_free - inner)  # P(I = 1 | J = 0)
     v0 = np.log1p(-ps) + inner.sum(axis=1)
-    v1 = np.log(ps) + np.broadcast_to(ll_free, inner.shape).sum(axis=1)
+    ll_shared = free_log_likelihoods(x_st, n_st, center, discrepancy)[2 * k :]
+    v1 = np.log(ps) + ll_shared[None, :]
     p_j = 1.0 / (1.0 + np.exp(np.clip(v0 - v1, -700.0, 700.0)))  # (draws, 2)
     j = rng.random(p_j.shape) < p_j
     i = rng.random(p_i.shape) < p_i
     free = j[:, None, :] | i
-    rate = rng.beta(
-        np.broadcast_to(kappa * center + x_st, free.shape),
-        np.broadcast_to(kappa * (1.0 - center) + (n_st - x_st), free.shape),
-    )
+    terms = _kappa_terms(x_st, n_st, center, kappa)  # (K, k, 2)
+    post_k = np.exp(terms - terms.max(axis=0))
+    cdf = np.cumsum(post_k / post_k.sum(axis=0), axis=0)
+    pick = (rng.random(free.shape)[None] > cdf[:, None]).sum(axis=0)
+    kap = _kappas(kappa)[np.minimum(pick, cdf.shape[0] - 1)]
+    rate = rng.beta(kap * center + x_st, kap * (1.0 - center) + (n_st - x_st))
+    if discrepancy.tie is not None:
+        logw, kgrid, mgrid = _tie_grid(x_st, n_st, center, discrepancy.tie)
+        for h in range(2):
+            w = np.exp(logw[h] - logw[h].max()).ravel()
+            pick = rng.choice(w.size, size=n_draws, p=w / w.sum())
+            kj = kgrid[pick // mgrid.size][:, None]
+            mj = mgrid[pick % mgrid.size][:, None]
+            tied = rng.beta(kj * mj + x_st[:, h], kj * (1 - mj) + n_st[:, h] - x_st[:, h])
+            rate[:, :, h] = np.where(j[:, h][:, None], tied, rate[:, :, h])
     p_free = p_j[:, None, :] + (1.0 - p_j[:, None, :]) * p_i
     return (
         free.reshape(*lead, k, 2),
