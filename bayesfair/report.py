@@ -322,14 +322,21 @@ def prior_words(prior) -> str:
         return f"each group's rate ~ Beta({float(a):g}, {float(b):g}){flat}"
     m = re.fullmatch(r"DiscrepancyPrior\((.*)\)", text)
     if m:
-        parts = dict(p.split("=") for p in m.group(1).split(", "))
+        parts = dict(re.findall(r"(\w+)=(\([^)]*\)|[^,]+)", m.group(1)))
         center = parts.get("center", "None")
         where = "the calibration model's mode for that stratum" if center == "None" else f"{center}"
+        kappa = parts.get("concentration", "").strip("()").rstrip(",")
+        tie = parts.get("tie", "None").strip("()").rstrip(",")
+        tied = (
+            "" if tie == "None" else
+            f"; when a side is off in every group, the groups' rates on it share a mean "
+            f"(Beta(κm, κ(1 − m)) around a common m, κ uniform over {tie})"
+        )  # fmt: skip
         return (
             f"each group's side of the threshold is off the calibration map with prior "
             f"probability {parts.get('prior_misfit')} (and each side in every group with "
             f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
-            f"Beta(κm, κ(1 − m)) with κ = {parts.get('concentration')} and m = {where}"
+            f"Beta(κm, κ(1 − m)) with κ uniform over {kappa} and m = {where}{tied}"
         )
     m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
     if m:

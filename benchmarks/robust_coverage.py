@@ -120,7 +120,9 @@ def rerun_methods(table: int, args, out: Path) -> None:
     path = out / f"robust_table{table}_runs.csv"
     runs = pd.read_csv(path)
     for (pair, clf), _ in runs.groupby(["dataset", "classifier"], sort=False):
-        wanted = {(p.replace("-", "_").lower(), c.lower()) for p in args.pairs for c in args.classifiers}
+        wanted = {
+            (p.replace("-", "_").lower(), c.lower()) for p in args.pairs for c in args.classifiers
+        }
         if (pair.replace("-", "_").lower(), clf.lower()) not in wanted:
             continue
         start = time.perf_counter()
@@ -137,7 +139,8 @@ def rerun_methods(table: int, args, out: Path) -> None:
         )
         runs = pd.concat([runs[keep], df], ignore_index=True)
         runs.to_csv(path, index=False)
-        row = cell_summary(runs[(runs["dataset"] == df["dataset"].iloc[0]) & (runs["classifier"] == clf)])
+        cell = (runs["dataset"] == df["dataset"].iloc[0]) & (runs["classifier"] == clf)
+        row = cell_summary(runs[cell])
         print(
             f"[Table {table}] {pair} {clf} re-run: rbc coverage {row['rbc_cov']:.2f} MAE "
             f"{100 * row['rbc_mae']:.1f} (bc {100 * row['bc_mae']:.1f}, bb "

@@ -223,7 +223,7 @@ def test_shared_term_integrates_the_tied_rates():
 def test_without_a_tie_the_shared_term_is_the_product():
     x, n = np.array([[1.0, 2.0], [0.0, 1.0]]), np.array([[2.0, 2.0], [3.0, 1.0]])
     center = np.full((2, 2), 0.4)
-    disc = DiscrepancyPrior(concentration=3.0)
+    disc = DiscrepancyPrior(concentration=3.0, tie=None)
     out = free_log_likelihoods(x, n, center, disc)
     np.testing.assert_allclose(out[4:], free_log_likelihood(x, n, center, 3.0).sum(axis=0))
 
@@ -271,7 +271,7 @@ def test_sample_misfit_ties_a_shared_side():
     j = free[:, :, 0].all(axis=1)
     gap_tied = np.abs(rate[j, 0, 0] - rate[j, 1, 0]).mean()
     _, rate_own, _, _ = sample_misfit(
-        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(1),
+        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(tie=None), np.random.default_rng(1),
         center=np.full((2, 2), 0.5),
     )  # fmt: skip
     gap_own = np.abs(rate_own[:, 0, 0] - rate_own[:, 1, 0]).mean()

@@ -129,19 +129,33 @@ class DiscrepancyPrior:
         Prior probability that one group's stratum does not follow the map.
     shared_prior_misfit : float
         Prior probability that a side does not follow the map in any group.
-    concentration : float
-        κ, the prior sample size of a misfitting stratum's rate.
+    concentration : float or tuple of float
+        κ, the prior sample size of a misfitting stratum's rate. A tuple makes κ
+        uniform over its values (a scale mixture: an off stratum's rate stays near
+        its centre unless its labels say otherwise); the marginal likelihood is
+        still closed-form, and κ is drawn from its posterior with the rate.
+    tie : tuple of float, optional
+        When set, a side that is off for every group (``J[h]``) has its groups'
+        rates tied: ``q[g, h] ~ Beta(κ_J m_h, κ_J (1 − m_h))`` with a common
+        ``m_h ~ Beta(2 c̄_h, 2 (1 − c̄_h))`` (c̄ the groups' mean centre) and κ_J
+        uniform over ``tie``, the hierarchical Beta-binomial of the side's labels
+        (integrated over m by quadrature before sampling). None (default): the
+        groups' rates are independent. Measured on Ji et al.'s Table 2 at
+        n_L = 10 (German), ``concentration=(2, 4, 8, 16, 32)``,
+        ``tie=(2, 5, 12, 30, 80, 200)``, ``prior_misfit=0.003`` and
+        ``shared_prior_misfit=0.03`` brought the MAE to within 1.25 times ``bc``'s
+        on every German cell; not yet the default (see the changelog).
     center : float, optional
         A fixed centre ``m`` for every stratum instead of :func:`free_center`
         (a prior that does not depend on the labels, as simulation-based
         calibration needs: with ``center=0.5`` and κ = 2 the rate is Beta(1, 1)).
     """
 
-    prior_misfit: float = 0.003
-    shared_prior_misfit: float = 0.03
-    concentration: float | tuple = (2.0, 4.0, 8.0, 16.0, 32.0)
+    prior_misfit: float = 0.01
+    shared_prior_misfit: float = 0.01
+    concentration: float | tuple = 2.0
     center: float | None = None
-    tie: tuple | None = (2.0, 5.0, 12.0, 30.0, 80.0, 200.0)
+    tie: tuple | None = None
 
     def __post_init__(self):
         for name in ("prior_misfit", "shared_prior_misfit"):
@@ -275,8 +289,9 @@ def draw_prior_rates(discrepancy, center, shared, rng) -> np.ndarray:
     """
     n = shared.shape[0]
     center = np.asarray(center, dtype=float)
-    kap = rng.choice(_kappas(discrepancy.concentration), size=(n, *center.shape))
-    rate = rng.beta(kap * center, kap * (1.0 - center))
+    grid = _kappas(discrepancy.concentration)
+    kap = grid[0] if grid.size == 1 else rng.choice(grid, size=(n, *center.shape))
+    rate = rng.beta(kap * center, kap * (1.0 - center), size=(n, *center.shape))
     if discrepancy.tie is not None:
         cbar = np.clip(center.mean(axis=0), 0.01, 0.99)
         m = rng.beta(2 * cbar, 2 * (1 - cbar), size=(n, 1, 2))
@@ -625,12 +640,18 @@ def sample_misfit(
     j = rng.random(p_j.shape) < p_j
     i = rng.random(p_i.shape) < p_i
     free = j[:, None, :] | i
-    terms = _kappa_terms(x_st, n_st, center, kappa)  # (K, k, 2)
-    post_k = np.exp(terms - terms.max(axis=0))
-    cdf = np.cumsum(post_k / post_k.sum(axis=0), axis=0)
-    pick = (rng.random(free.shape)[None] > cdf[:, None]).sum(axis=0)
-    kap = _kappas(kappa)[np.minimum(pick, cdf.shape[0] - 1)]
-    rate = rng.beta(kap * center + x_st, kap * (1.0 - center) + (n_st - x_st))
+    grid = _kappas(kappa)
+    kap = grid[0]
+    if grid.size > 1:  # κ from its posterior over the grid, per draw and stratum
+        terms = _kappa_terms(x_st, n_st, center, kappa)  # (K, k, 2)
+        post_k = np.exp(terms - terms.max(axis=0))
+        cdf = np.cumsum(post_k / post_k.sum(axis=0), axis=0)
+        pick = (rng.random(free.shape)[None] > cdf[:, None]).sum(axis=0)
+        kap = grid[np.minimum(pick, grid.size - 1)]
+    rate = rng.beta(
+        np.broadcast_to(kap * center + x_st, free.shape),
+        np.broadcast_to(kap * (1.0 - center) + (n_st - x_st), free.shape),
+    )
     if discrepancy.tie is not None:
         logw, kgrid, mgrid = _tie_grid(x_st, n_st, center, discrepancy.tie)
         for h in range(2):
