@@ -229,11 +229,21 @@ def test_without_a_tie_the_shared_term_is_the_product():
 
 
 def test_mean_concentration_follows_the_labels():
-    grid = (2.0, 8.0, 32.0)
-    agree = mean_concentration(30.0, 100.0, 0.3, grid)  # labeled rate 0.3 = centre
-    contradict = mean_concentration(90.0, 100.0, 0.3, grid)  # 0.9 against 0.3
-    assert agree > 20.0 and contradict < 2.5
-    np.testing.assert_allclose(mean_concentration(0.0, 0.0, 0.3, grid), np.mean(grid))
+    from scipy.special import betaln
+
+    grid = np.array([2.0, 8.0, 32.0])
+
+    def expected(x, n, m):  # κ uniform over the grid, weights the Beta-binomial marginals
+        al, be = grid * m, grid * (1 - m)
+        w = np.exp(betaln(al + x, be + n - x) - betaln(al, be))
+        return (w * grid).sum() / w.sum()
+
+    agree = mean_concentration(30.0, 100.0, 0.3, tuple(grid))  # labeled rate 0.3 = centre
+    contradict = mean_concentration(90.0, 100.0, 0.3, tuple(grid))  # 0.9 against 0.3
+    want = [expected(30, 100, 0.3), expected(90, 100, 0.3)]
+    np.testing.assert_allclose([agree, contradict], want)
+    assert agree > grid.mean() > contradict  # labels that agree favour a large κ
+    np.testing.assert_allclose(mean_concentration(0.0, 0.0, 0.3, tuple(grid)), grid.mean())
 
 
 def test_prior_rates_of_a_shared_side_are_tied():
@@ -257,25 +267,41 @@ def test_prior_rates_of_a_shared_side_are_tied():
 
 def test_sample_misfit_ties_a_shared_side():
     # both groups' low-score strata contradict the map (positives at s = 0.05): the
-    # side is off for both, and its rates, pooled through the tie, move together
+    # side is off for both, and its rates are drawn from the tied posterior:
+    # m | labels ∝ Beta(1, 1) × Π_g BB(x_g | n_g, κ_J m, κ_J (1 − m)), then
+    # q_g | m ~ Beta(κ_J m + x_g, κ_J (1 − m) + n_g − x_g); κ_J = 50.
+    from scipy import integrate
+    from scipy.special import betaln
+
     s = np.r_[np.full(6, 0.05), np.full(6, 0.9), np.full(6, 0.05), np.full(6, 0.9)]
     y = np.r_[np.ones(5), 0, np.ones(6), np.ones(4), 0, 0, np.ones(6)]
     g = np.repeat([0, 1], 12)
-    ones, zeros = np.ones((4000, 2)), np.zeros((4000, 2))
-    tied = DiscrepancyPrior(tie=(50.0,))
+    draws = 20_000
+    ones, zeros = np.ones((draws, 2)), np.zeros((draws, 2))
     free, rate, p_s, _ = sample_misfit(
-        s, y, g, 2, ones, ones, zeros, tied, np.random.default_rng(1),
+        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(tie=(50.0,)), np.random.default_rng(1),
         center=np.full((2, 2), 0.5),
     )  # fmt: skip
     assert p_s[:, 0].mean() > 0.5
-    j = free[:, :, 0].all(axis=1)
-    gap_tied = np.abs(rate[j, 0, 0] - rate[j, 1, 0]).mean()
-    _, rate_own, _, _ = sample_misfit(
-        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(tie=None), np.random.default_rng(1),
-        center=np.full((2, 2), 0.5),
-    )  # fmt: skip
-    gap_own = np.abs(rate_own[:, 0, 0] - rate_own[:, 1, 0]).mean()
-    assert gap_tied < 0.7 * gap_own
+    x, n, kj = np.array([5.0, 4.0]), np.array([6.0, 6.0]), 50.0
+
+    def like(m):
+        al, be = kj * m, kj * (1 - m)
+        return np.exp((betaln(al + x, be + n - x) - betaln(al, be)).sum())
+
+    z = integrate.quad(like, 0, 1)[0]
+    for grp in range(2):
+        # E[q_g | J] = E[(κ_J m + x_g) / (κ_J + n_g) | labels]
+        top = integrate.quad(lambda m, xg=x[grp]: like(m) * (kj * m + xg), 0, 1)[0]
+        want = top / z / (kj + n[grp])
+        j = free[:, :, 0].all(axis=1)
+        got = rate[j, grp, 0]
+        assert abs(got.mean() - want) < 5 * got.std() / np.sqrt(got.size)  # 5 MC SEs
+    # tied: the groups' rates differ far less than independent ones (Beta(1 + x, 1 + n − x))
+    gap = np.abs(rate[j, 0, 0] - rate[j, 1, 0]).mean()
+    rng = np.random.default_rng(2)
+    own = np.abs(rng.beta(6, 2, draws) - rng.beta(5, 3, draws)).mean()
+    assert gap < own / 2
 
 
 # ------------------------------------------------------------------ the calibration check

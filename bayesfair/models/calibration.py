@@ -262,15 +262,21 @@ def _tie_grid(x, n, center, tie, n_m: int = 1001):
 def free_log_likelihoods(x, n, center, discrepancy) -> np.ndarray:
     """Every stratum's own-rate log marginal likelihood (``2 k``, group-major), then each
     side's under the shared state (2): the sampler's ``log_free`` data."""
+    return _free_terms(x, n, center, discrepancy)[0]
+
+
+def _free_terms(x, n, center, discrepancy):
+    """:func:`free_log_likelihoods`, and the tie's grid (``_tie_grid``; None without a tie)."""
     from scipy.special import logsumexp
 
     per = free_log_likelihood(x, n, center, discrepancy.concentration)
+    tie = None
     if discrepancy.tie is None:
         shared = per.sum(axis=0)
     else:
-        logw, _, _ = _tie_grid(x, n, center, discrepancy.tie)
-        shared = logsumexp(logw.reshape(2, -1), axis=1)
-    return np.concatenate([per.reshape(-1), shared])
+        tie = _tie_grid(x, n, center, discrepancy.tie)
+        shared = logsumexp(tie[0].reshape(2, -1), axis=1)
+    return np.concatenate([per.reshape(-1), shared]), tie
 
 
 def mean_concentration(x, n, center, concentration) -> np.ndarray:
@@ -628,13 +634,13 @@ def sample_misfit(
         center = free_center(s_raw, y, g, k, score_clip=score_clip, threshold=threshold)
     center = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
     kappa = discrepancy.concentration
-    ll_free = free_log_likelihood(x_st, n_st, center, kappa)[None]
+    log_free, tie = _free_terms(x_st, n_st, center, discrepancy)
+    ll_free, ll_shared = log_free[: 2 * k].reshape(1, k, 2), log_free[2 * k :]
     pg, ps = discrepancy.prior_misfit, discrepancy.shared_prior_misfit
     u_map, u_free = np.log1p(-pg) + ll_map, np.log(pg) + ll_free
     inner = np.logaddexp(u_map, u_free)  # (draws, k, 2)
     p_i = np.exp(u_free - inner)  # P(I = 1 | J = 0)
     v0 = np.log1p(-ps) + inner.sum(axis=1)
-    ll_shared = free_log_likelihoods(x_st, n_st, center, discrepancy)[2 * k :]
     v1 = np.log(ps) + ll_shared[None, :]
     p_j = 1.0 / (1.0 + np.exp(np.clip(v0 - v1, -700.0, 700.0)))  # (draws, 2)
     j = rng.random(p_j.shape) < p_j
@@ -652,8 +658,8 @@ def sample_misfit(
         np.broadcast_to(kap * center + x_st, free.shape),
         np.broadcast_to(kap * (1.0 - center) + (n_st - x_st), free.shape),
     )
-    if discrepancy.tie is not None:
-        logw, kgrid, mgrid = _tie_grid(x_st, n_st, center, discrepancy.tie)
+    if tie is not None:  # a side off for every group: (κ_J, m) from their posterior
+        logw, kgrid, mgrid = tie
         for h in range(2):
             w = np.exp(logw[h] - logw[h].max()).ravel()
             pick = rng.choice(w.size, size=n_draws, p=w / w.sum())
