@@ -622,7 +622,12 @@ class _Laplace:
     Gelman, Yao & Gabry 2024, *JMLR* 25(72)), and ``n_draws`` resampled. The last
     refit's effective sample size and Pareto k̂ are kept in ``ess`` and
     ``pareto_k``: k̂ above 0.7 says the proposal missed the posterior
-    (:func:`plan_labels` reports the share of such refits). Earlier designs, and
+    (:func:`plan_labels` reports the share of such refits). When it does, one
+    adaptive step follows (population Monte Carlo, Cappé, Guillin, Marin & Robert
+    2004): a second t at the weighted draws' mean and covariance (scale ×1.5),
+    mixed equally with the first, and the refit with the smaller k̂ is kept. On
+    COMPAS-race LR from 60 labels (80 refits at 80 and 120 labels) no refit then
+    exceeded k̂ = 0.7; without it about one in forty did. Earlier designs, and
     why they were replaced: a Gaussian at the joint mode of (μ, σ, z) put σ at
     its prior scale and made intervals 7–26% too wide; with σ held at the current
     posterior's medians the Gaussian was 0.84–0.91 of NUTS' width at 100 labels
