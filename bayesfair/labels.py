@@ -419,14 +419,35 @@ def _result_posterior(res, data, metric: str) -> _Posterior:
     mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
     x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
     p_free = center = None
+    concentration = 2.0
     if "p_misfit" in post:
+        from bayesfair.models.calibration import mean_concentration
+
         p_free = post["p_misfit"].mean(("chain", "draw")).transpose("group", "side").values
         center = res.idata.constant_data["misfit_center"].transpose("group", "side").values
+        disc = _fitted_discrepancy(res.settings)
+        concentration = mean_concentration(x_st, n_st, center, disc.concentration)
     return _Posterior(
         a=a, b=b, c=c, rates=rates, p_free=p_free, center=center, x_st=x_st, n_st=n_st,
         counts=mean_u + data.counts_array(), assessed=res.estimand == "assessed",
-        metric=metric,
+        metric=metric, concentration=concentration,
     )  # fmt: skip
+
+
+def _fitted_discrepancy(settings: dict):
+    """The ``DiscrepancyPrior`` a fit used, read back from ``settings["discrepancy"]`` (its
+    repr, which a posterior saved to a file keeps); the default when absent."""
+    import ast
+
+    from bayesfair.models.calibration import DiscrepancyPrior
+
+    text = settings.get("discrepancy")
+    if not text:
+        return DiscrepancyPrior()
+    call = ast.parse(text, mode="eval").body
+    if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "DiscrepancyPrior"):
+        raise ValueError(f"Not a DiscrepancyPrior: {text!r}.")
+    return DiscrepancyPrior(**{kw.arg: ast.literal_eval(kw.value) for kw in call.keywords})
 
 
 def _check_metric_defined(metric: str, totals: np.ndarray, levels: list) -> None:

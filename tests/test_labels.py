@@ -83,6 +83,25 @@ def test_stratum_selection_is_random_within_strata(res, data):
     assert chisquare(counts).pvalue > 1e-3
 
 
+def test_acquisition_reads_the_fits_discrepancy_prior(res):
+    """suggest_labels' stratum terms use the κ the fit used: its DiscrepancyPrior read back
+    from the settings (the default and a custom one), and its posterior mean per stratum."""
+    from bayesfair.labels import _fitted_discrepancy, _result_posterior
+    from bayesfair.models.calibration import DiscrepancyPrior, mean_concentration
+
+    assert _fitted_discrepancy(res.settings) == DiscrepancyPrior()
+    custom = DiscrepancyPrior(0.02, 0.05, (3.0, 9.0), tie=None, center=0.4)
+    assert _fitted_discrepancy({"discrepancy": repr(custom)}) == custom
+    assert _fitted_discrepancy({}) == DiscrepancyPrior()
+    with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
+        _fitted_discrepancy({"discrepancy": "os.system('x')"})
+    post = _result_posterior(res, res.data, "accuracy")
+    expected = mean_concentration(post.x_st, post.n_st, post.center,
+                                  DiscrepancyPrior().concentration)  # fmt: skip
+    np.testing.assert_allclose(post.concentration, expected)
+    assert np.all((post.concentration >= 2.0) & (post.concentration <= 32.0))
+
+
 def test_suggest_without_ids_has_no_id_column(data):
     plain = bf.AssessmentData(data.scores, data.labels, data.groups, data.unlabeled_scores,
                               data.unlabeled_groups)  # fmt: skip
