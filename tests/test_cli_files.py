@@ -148,7 +148,8 @@ def test_surprises_become_warnings(runner, tmp_path):
 
 
 def test_clean_runs_print_nothing_on_stderr(tmp_path):
-    """`demo` and `assess` with --quiet on bundled data: stdout has the report, stderr nothing."""
+    """`demo` and `assess` with --quiet on bundled data: stdout has the report, and stderr
+    nothing but the sampler's own convergence diagnostic."""
     import subprocess
     import sys
 
@@ -167,9 +168,10 @@ def test_clean_runs_print_nothing_on_stderr(tmp_path):
             text=True, check=False,
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
-        # A convergence diagnostic is the sampler's true report on one run, not noise:
-        # on these 200 labels R-hat of sigma_a passes 1.01 for about one seed in a dozen
-        # (measured: 1 of 12 seeds of `assess`). Every other line on stderr is a defect.
+        # A convergence diagnostic is the sampler's true report on one run, not noise. At
+        # the default --seed 0, `assess` on these 200 labels reports R-hat 1.012 for
+        # sigma_a (seeds 1–11: none; under the earlier rbc prior seeds 0–11: none), so the
+        # line is allowed. Every other line on stderr is a defect.
         noise = [
             line for line in proc.stderr.splitlines()
             if line and not line.startswith("bayesfair: warning: R-hat above 1.01")

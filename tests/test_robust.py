@@ -164,9 +164,10 @@ def test_sample_misfit_without_labels_keeps_the_prior():
     assert abs(free.mean() - expected) < 5 * se
     assert free.shape == rate.shape == (draws, k, 2)
     # without labels a stratum's own rate is its prior, mean m whatever the κ grid and
-    # the tie. Its variance is at most m (1 − m) (a variable in [0, 1] with mean m); a
-    # side's rates may be tied across groups, so only draws × sides are independent.
-    se = np.sqrt(0.3 * 0.7 / (draws * 2))
+    # the tie. A side's rates may be tied across groups, so the independent units are
+    # (draw, side): the SE of the mean is that of their group-averaged rates.
+    units = rate.mean(axis=1)  # (draws, 2)
+    se = units.std() / np.sqrt(units.size)
     assert abs(rate.mean() - 0.3) < 5 * se
 
 

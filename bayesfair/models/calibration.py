@@ -193,6 +193,17 @@ class DiscrepancyPrior:
         m = self.center
         if m is not None and not (isinstance(m, int | float) and 0 < m < 1):
             raise ValueError(f"The 'center' must be None or a number in (0, 1). Got {m!r}.")
+        # plain Python floats, so that the repr a fit records (settings["discrepancy"])
+        # reads back whatever numbers were given (numpy scalars print as np.float64(…))
+        plain = {
+            "prior_misfit": float(self.prior_misfit),
+            "shared_prior_misfit": float(self.shared_prior_misfit),
+            "concentration": tuple(map(float, k)) if isinstance(k, tuple) else float(k),
+            "tie": None if t is None else tuple(map(float, t)),
+            "center": None if m is None else float(m),
+        }
+        for name, value in plain.items():
+            object.__setattr__(self, name, value)
 
 
 # A stratum's centre is kept inside [ε, 1 − ε] so that the rate's prior stays proper.
