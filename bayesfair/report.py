@@ -330,13 +330,15 @@ def prior_words(prior) -> str:
         tied = (
             "" if tie == "None" else
             f"; when a side is off in every group, the groups' rates on it share a mean "
-            f"(Beta(κm, κ(1 − m)) around a common m, κ uniform over {tie})"
+            f"(Beta(κm, κ(1 − m)) around a common m, κ "
+            f"{'uniform over' if ',' in tie else '='} {tie})"
         )  # fmt: skip
         return (
             f"each group's side of the threshold is off the calibration map with prior "
             f"probability {parts.get('prior_misfit')} (and each side in every group with "
             f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
-            f"Beta(κm, κ(1 − m)) with κ uniform over {kappa} and m = {where}{tied}"
+            f"Beta(κm, κ(1 − m)) with κ {'uniform over' if ',' in kappa else '='} {kappa} "
+            f"and m = {where}{tied}"
         )
     m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
     if m:

@@ -136,7 +136,7 @@ def test_priors_are_written_for_people():
         "DiscrepancyPrior(prior_misfit=0.01, shared_prior_misfit=0.01, concentration=2.0, "
         "center=None)"
     )
-    assert "prior probability 0.01" in disc and "κ uniform over 2.0 and" in disc
+    assert "prior probability 0.01" in disc and "κ = 2.0 and" in disc
     from bayesfair.models.calibration import DiscrepancyPrior
 
     tied = prior_words(DiscrepancyPrior(concentration=(2.0, 8.0), tie=(3.0, 30.0)))

@@ -300,12 +300,18 @@ def _free_terms(x, n, center, discrepancy):
     return np.concatenate([per.reshape(-1), shared]), tie
 
 
-def mean_concentration(x, n, center, concentration) -> np.ndarray:
-    """Posterior mean of an off stratum's κ given its labels, shape of ``x``."""
+def _kappa_posterior(x, n, center, concentration) -> np.ndarray:
+    """Posterior weights of an off stratum's κ over the grid, shape ``(K, *x.shape)``."""
     terms = _kappa_terms(x, n, center, concentration)
     w = np.exp(terms - terms.max(axis=0))
-    kap = _kappas(concentration).reshape((-1,) + (1,) * (terms.ndim - 1))
-    return (w * kap).sum(axis=0) / w.sum(axis=0)
+    return w / w.sum(axis=0)
+
+
+def mean_concentration(x, n, center, concentration) -> np.ndarray:
+    """Posterior mean of an off stratum's κ given its labels, shape of ``x``."""
+    w = _kappa_posterior(x, n, center, concentration)
+    kap = _kappas(concentration).reshape((-1,) + (1,) * (w.ndim - 1))
+    return (w * kap).sum(axis=0)
 
 
 def draw_prior_rates(discrepancy, center, shared, rng) -> np.ndarray:
@@ -670,9 +676,7 @@ def sample_misfit(
     grid = _kappas(kappa)
     kap = grid[0]
     if grid.size > 1:  # κ from its posterior over the grid, per draw and stratum
-        terms = _kappa_terms(x_st, n_st, center, kappa)  # (K, k, 2)
-        post_k = np.exp(terms - terms.max(axis=0))
-        cdf = np.cumsum(post_k / post_k.sum(axis=0), axis=0)
+        cdf = np.cumsum(_kappa_posterior(x_st, n_st, center, kappa), axis=0)  # (K, k, 2)
         pick = (rng.random(free.shape)[None] > cdf[:, None]).sum(axis=0)
         kap = grid[np.minimum(pick, grid.size - 1)]
     rate = rng.beta(
