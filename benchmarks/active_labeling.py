@@ -69,7 +69,8 @@ def truth(frame, reference) -> dict:
     return {m: float(data.rates(m)[grp] - data.rates(m)[ref]) for m in TARGETS}
 
 
-def one_loop(frame, strategy: str, loop: int, reference, seed: int) -> list[dict]:
+def one_loop(frame, strategy: str, loop: int, reference, seed: int,
+             plan_budgets: bool = True) -> list[dict]:  # fmt: skip
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(frame))
     labeled, pool = list(order[:START]), order[START:]
@@ -89,7 +90,7 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int) -> list[dict
         if n >= MAX_LABELS:
             break
         if strategy == "random":
-            if all(reached.values()) and n >= PLAN_BUDGETS[-1]:
+            if all(reached.values()) and (not plan_budgets or n >= PLAN_BUDGETS[-1]):
                 break
             step = BATCH
             if all(reached.values()):  # only the planner's budgets from here on
@@ -110,7 +111,8 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int) -> list[dict
     return rows
 
 
-def run(settings, out: Path, plan_out: Path, loops: int) -> None:
+def run(settings, out: Path, plan_out: Path, loops: int, strategies=None,
+        plan_budgets: bool = True) -> None:  # fmt: skip
     """Loop-major (loop 0 of every setting, then loop 1, ...), so that a run cut short
     has as many loops of each setting; (setting, loop) pairs already in ``out`` and
     plans already in ``plan_out`` are skipped, so a run can be resumed."""
@@ -125,7 +127,7 @@ def run(settings, out: Path, plan_out: Path, loops: int) -> None:
             ["score", "label", "group"]]  # fmt: skip
         reference = frame["group"].value_counts().index[0]
         frames[(name, clf)] = (frame, reference, truth(frame, reference))
-        if f"{name}:{clf}" in planned:
+        if f"{name}:{clf}" in planned or not plan_budgets:
             continue
         # the planner, from loop 0's starting labels (same seed as the loop)
         order = np.random.default_rng(7).permutation(len(frame))
@@ -144,8 +146,9 @@ def run(settings, out: Path, plan_out: Path, loops: int) -> None:
                 continue
             t0 = time.perf_counter()
             rows = []
-            for strategy in STRATEGIES:
-                rows += one_loop(frame, strategy, loop, reference, seed=1000 * loop + 7)
+            for strategy in strategies or STRATEGIES:
+                rows += one_loop(frame, strategy, loop, reference, seed=1000 * loop + 7,
+                                 plan_budgets=plan_budgets)  # fmt: skip
             fits = pd.DataFrame(rows).assign(setting=f"{name}:{clf}",
                                              **{f"{m}_truth": v for m, v in real.items()})
             fits.to_csv(out, mode="a", header=not out.exists(), index=False)
@@ -319,6 +322,11 @@ if __name__ == "__main__":
     ap.add_argument("--report", nargs=2, type=Path, metavar=("FITS", "PLAN"))
     ap.add_argument("--plan-starts", default=None, metavar="L,L,...",
                     help="only plan, from the starting labels of these loops, into --plan-out")
+    ap.add_argument("--strategies", nargs="*", default=None, choices=STRATEGIES,
+                    help="only these strategies (default all)")
+    ap.add_argument("--no-plan-budgets", action="store_true",
+                    help="random loops stop once both targets are reached (no planner "
+                    "budgets beyond; no plans)")
     ap.add_argument("--markdown", type=Path, default=Path("docs/results/active_labeling.md"))
     args = ap.parse_args()
     settings = [tuple(s.split(":")) for s in args.settings]
@@ -328,4 +336,5 @@ if __name__ == "__main__":
     elif args.plan_starts:
         plan_starts(settings, [int(x) for x in args.plan_starts.split(",")], args.plan_out)
     else:
-        run(settings, args.out, args.plan_out, args.loops)
+        run(settings, args.out, args.plan_out, args.loops, args.strategies,
+            not args.no_plan_budgets)

@@ -1,4 +1,4 @@
-"""Statistical checks of the trust issue: the calibration check and the robust default.
+"""Statistical checks of the calibration check and the robust default model.
 
 1. **Calibration check, false alarms and power.** ``R`` synthetic data sets per
    kind (:func:`bayesfair.simulate.miscalibrated_scores`: two groups, 100 labels
@@ -6,7 +6,7 @@
    cubed or inverted), the default model fitted, ``calibration_check()`` read.
    Claims: a correctly specified group is flagged in at most 5% of data sets; a
    group with inverted scores in at least 90%; a cubed group at most as often as
-   the most powerful test could (the issue's 90% is out of reach of any test at
+   the most powerful test could (90% is out of reach of any test at
    100 labels: :func:`cubed_power_bound`), and the default model's intervals
    cover the assessed gap in every kind. Tolerances are two
    binomial standard errors at the claimed rate, one-sided: the false-alarm rate
@@ -17,9 +17,16 @@
    of Ji et al.'s Table 3 (Δ TPR, n_L = 200) where ``bc`` covered least
    (COMPAS-sex NB: 0.00; German-age RF: 0.03), 50 labeled sets each: the default
    model's 95% intervals cover the realised Δ in at least 0.90 − 2 SE of runs,
-   SE = sqrt(0.9 · 0.1 / 50) (the issue's rule); its MAE is at most BB's plus two
+   SE = sqrt(0.9 · 0.1 / 50); its MAE is at most BB's plus two
    standard errors of the paired difference. The full table (every cell, freq,
    bb, bc, rbc) is ``benchmarks/robust_coverage.py``'s, in ``docs/results/``.
+3. **An inverted group with few labels, and the choice of prior.** 40 data sets
+   (two groups of 1,020, group B's scores inverted; 20 random labels per group and
+   60 more at random, about 50 per group): the default model's 95% intervals of
+   Δ accuracy cover the assessed gap in at least 0.90 − 2 SE of them, and the
+   retuned prior that was not adopted (``docs/concepts.md``, "Why these priors")
+   covers no data set that the default misses more often than the reverse (the
+   paired comparison behind the choice: 6 to 0 when it was made).
 """
 
 from __future__ import annotations
@@ -119,7 +126,7 @@ def cubed_power_bound(n_labels: int = 100, alpha: float = 0.05) -> float:
 
 
 def test_a_cubed_group_cannot_be_told_from_a_beta_map_with_100_labels():
-    # The issue asks for detection in 90% of data sets. The cubed map is all but
+    # Detection in 90% of data sets is out of reach: the cubed map is all but
     # inside the beta family, so no test can: at 100 labels even the oracle test
     # has power about 0.17, and 90% would need about 1,800 labels per group.
     power = cubed_power_bound(100)
@@ -187,3 +194,41 @@ def test_default_model_covers_where_bc_did_not(name, classifier):
     )
     assert coverage >= bound
     assert diff.mean() <= 2 * se
+
+
+def _inverted_few_labels(r: int, discrepancy):
+    from bayesfair.models.calibration import DiscrepancyPrior
+
+    lab, unl = miscalibrated_scores(20, 1000, kind="inverted", random_seed=100 + r)
+    both = pd.concat([lab, unl], ignore_index=True)
+    rates = bf.AssessmentData(both.score, both.label, both.group, reference="A").rates("accuracy")
+    truth = rates["B"] - rates["A"]
+    pos = np.random.default_rng(r).choice(len(unl), 60, replace=False)
+    lab2 = pd.concat([lab, unl.iloc[pos]], ignore_index=True)
+    unl2 = unl.drop(index=unl.index[pos])
+    data = bf.AssessmentData(lab2.score, lab2.label, lab2.group, unl2.score, unl2.group,
+                             reference="A")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=500, tune=500, chains=2, random_seed=r, progressbar=False,
+                     metrics=["accuracy"],
+                     discrepancy=discrepancy or DiscrepancyPrior())  # fmt: skip
+    lo, hi = res.interval(res.difference("accuracy").values, 0.95, kind="hdi")
+    return bool(lo <= truth <= hi)
+
+
+def test_default_prior_covers_an_inverted_group_with_few_labels():
+    from bayesfair.models.calibration import DiscrepancyPrior
+
+    n = 40
+    retuned = DiscrepancyPrior(0.003, 0.03, (2.0, 4.0, 8.0, 16.0, 32.0),
+                               tie=(2.0, 5.0, 12.0, 30.0, 80.0, 200.0))  # fmt: skip
+    default = np.array([_inverted_few_labels(r, None) for r in range(n)])
+    other = np.array([_inverted_few_labels(r, retuned) for r in range(n)])
+    bound = 0.90 - 2 * math.sqrt(0.9 * 0.1 / n)
+    only_default, only_other = int((default & ~other).sum()), int((other & ~default).sum())
+    print(f"inverted, ~50 labels per group: default covers {default.mean():.3f} (bound "
+          f"{bound:.3f}), retuned prior {other.mean():.3f}; covered by one only: default "
+          f"{only_default}, retuned {only_other}")  # fmt: skip
+    assert default.mean() >= bound
+    assert only_default >= only_other
