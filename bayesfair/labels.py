@@ -72,7 +72,7 @@ is left), so both parts stay right and the posterior keeps its coverage when
 the map is wrong. Score-targeted selection does not: where a group's map is
 wrong, the fallback then reads labels concentrated at a few scores as if they
 were the stratum's, and intervals under-cover (an inverted group, 20 + 60
-labels: coverage 0.63 against 0.90 with random labels and 0.83 by stratum,
+labels: coverage 0.625 against 0.875 with random labels and 0.825 by stratum,
 ``docs/benchmarks.md``). ``within="score"`` is for a map that the calibration
 check and the audit's history say is right.
 
