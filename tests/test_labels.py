@@ -300,7 +300,7 @@ def test_laplace_width_close_to_nuts(data):
     posterior) against NUTS on the same data.
 
     Not a statistical test: a check of an approximation. The tolerance is the
-    issue's ±20% for the planner; the NUTS width's Monte Carlo error at 2,000
+    ±20% the planner is held to; the NUTS width's Monte Carlo error at 2,000
     draws is about 3%, the refit's at an effective sample size of 300 about 6%.
     """
     from bayesfair.labels import _PARETO_K_MAX, _SCORE_CLIP, _fit_state, _Laplace, _State

@@ -8,7 +8,7 @@ Two groups, A calibrated and B's scores squared (p²), 20,000 unlabeled examples
 2,000 replicates per n_L, 95% intervals of Δ accuracy, Δ TPR and Δ FPR against
 the population Δ.
 
-The claim tested is the issue's: true coverage at least 0.93 at every
+The claim tested: true coverage at least 0.93 at every
 n_L ≥ 100. Test, per cell: one-sided at level 1%, reject when the observed
 coverage is below ``0.93 − 2.326 · sqrt(0.93 · 0.07 / 2000)`` = 0.917. A method
 whose true coverage is 0.93 fails a given cell with probability 1%; the

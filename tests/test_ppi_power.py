@@ -1,6 +1,6 @@
 """Power of PPI++ against Newcombe on the bundled score sets (slow): ``benchmarks/ppi_power.py``.
 
-Claims (the issue's): the median PPI++ width for Δ TPR is at most 0.80 of
+Claims: the median PPI++ width for Δ TPR is at most 0.80 of
 Newcombe's, and for Δ accuracy at most 1.03 of it, on Adult-sex and COMPAS-race
 (MLP, LR) at n_L = 200 and 1,000, over 200 random labeled sets. Test of each
 ratio, one-sided at level 1%: fail when the measured ratio exceeds the bound by
