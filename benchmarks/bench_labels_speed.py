@@ -1,6 +1,6 @@
 """Speed of the label-budget tools: suggest_labels on 10^6 rows, a 6 x 50 plan.
 
-Goals (issue: label budgets): ``suggest_labels`` on 10^6 unlabeled rows in
+Goals: ``suggest_labels`` on 10^6 unlabeled rows in
 under 2 s; ``plan_labels`` with 6 budgets x 50 simulations (every method, both
 strategies) in under 60 s. The reference in the same run is one NUTS fit of
 the default model on the same data (4 x (500 + 500)): a planner that refitted

@@ -19,7 +19,7 @@ labeled examples and ``n_U`` unlabeled ones. Timed, per repeat, from a built
   same delta method, whose cost is negligible).
 
 Both run in the same process on the same data; the ratio is the figure to
-compare across machines. Goals (issue): under 50 ms at n_U = 10⁴ and under 2 s
+compare across machines. Goals: under 50 ms at n_U = 10⁴ and under 2 s
 at 10⁷.
 
 Run: ``python benchmarks/bench_ppi_speed.py`` (about a minute);

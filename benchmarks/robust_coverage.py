@@ -17,7 +17,7 @@ unlabeled, truth = Δ on the whole split. Methods, on the same labeled sets:
   compared with, since the assessed gap's interval includes the Bernoulli
   noise of the unknown labels, which the expected gap's leaves out.
 
-The checks of the trust issue, per cell (printed and written to
+The checks, per cell (printed and written to
 ``docs/results/robust_tables.md``; Monte Carlo standard errors from the runs):
 
 1. ``rbc`` coverage ≥ 0.90 − 2 SE, with SE = sqrt(0.9 · 0.1 / runs);
