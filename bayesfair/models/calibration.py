@@ -132,10 +132,10 @@ class DiscrepancyPrior:
     ``bayesfair.simulate.miscalibrated_scores``) its 95% intervals of Δ
     accuracy covered in 0.725 of the data sets against 0.875 for these
     defaults (paired: 6 data sets covered only by the defaults, none the other
-    way; exact McNemar p = 0.03). The tie pulls the inverted group's rates
-    toward the other group's, and the smaller per-stratum probability keeps
-    the inverted group's strata on the map in half the draws. An interval
-    that misses is the worse error, so the options stay options
+    way; exact McNemar p = 0.03). Each part cost coverage there: the tie
+    pulls the inverted group's rates toward the other group's, and the κ grid
+    holds an off rate near its centre, the wrong map's mean. An interval that
+    misses is the worse error, so the options stay options
     (``docs/concepts.md``, "Why these priors").
 
     Attributes
