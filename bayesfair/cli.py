@@ -384,11 +384,11 @@ def _write_atomic(path: str, text: str) -> None:
 @click.option("--epsilon", default=0.02, show_default=True, type=float, callback=_positive_finite)
 @click.option(
     "--selection",
-    type=click.Choice(["random", "stratum", "score"]),
+    type=click.Choice(["random", "stratum", "score", "mixed"]),
     default="random",
     show_default=True,
     help="How the labeled rows were chosen: at random, or by `bayesfair suggest` (--within "
-    "stratum or score); after active selection the intervals that assume random labels are "
+    "stratum, score or mixed); after active selection the intervals that assume random labels are "
     "left empty.",
 )
 @click.option("--reference", default=None, help="Reference group (default: most labels).")
@@ -745,7 +745,7 @@ def _budgets(text: str | None) -> list[int] | None:
               help="Total label counts to plan for (default: 50 to 1,600 more than collected).")
 @click.option("--n-sims", default=50, show_default=True, type=click.IntRange(min=1))
 @click.option("--methods", default="bayes,newcombe,ppi,bernstein", show_default=True)
-@click.option("--within", type=click.Choice(["stratum", "score"]), default="stratum",
+@click.option("--within", type=click.Choice(["stratum", "score", "mixed"]), default="stratum",
               show_default=True, help="What the active strategy chooses (see suggest).")
 @click.option("--plot", "plot_path", default="label_plan.png", show_default=True, metavar="FILE",
               help="Where to write the figure (PNG, SVG or PDF).")
@@ -838,7 +838,7 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
 @click.option("--metric", default="accuracy", show_default=True)
 @click.option("--objective", type=click.Choice(["variance", "information"]), default="variance",
               show_default=True)
-@click.option("--within", type=click.Choice(["stratum", "score"]), default="stratum",
+@click.option("--within", type=click.Choice(["stratum", "score", "mixed"]), default="stratum",
               show_default=True,
               help="stratum: choose how many labels each group and side of the threshold gets, "
               "at random within it (intervals stay valid if the calibration map is wrong); "

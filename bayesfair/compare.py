@@ -237,14 +237,14 @@ def compare(
         Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``).
     progressbar : bool
         Show the samplers' progress bars.
-    selection : {"random", "stratum", "score"}
+    selection : {"random", "stratum", "score", "mixed"}
         How the labeled examples were chosen: at random (default), or by
-        :func:`bayesfair.suggest_labels` with ``within="stratum"`` or
-        ``"score"``. After active selection the intervals that assume labels
+        :func:`bayesfair.suggest_labels` with ``within="stratum"``,
+        ``"score"`` or ``"mixed"``. After active selection the intervals that assume labels
         drawn at random are left empty (NaN) and the note says why: Newcombe,
         bootstrap, Bernstein, Lum et al.'s variances and the labeled-only
         models ``bb`` and ``hbb`` (they do not condition on the scores the
-        selection looked at), and PPI++ after ``"score"``
+        selection looked at), and PPI++ after ``"score"`` and ``"mixed"``
         (:mod:`bayesfair.labels`).
 
     Returns
@@ -278,7 +278,7 @@ def compare(
     epsilon = check_epsilon(epsilon)
     if selection not in _NOT_VALID_AFTER:
         raise InvalidParameterError(
-            "The 'selection' parameter must be 'random', 'stratum' or 'score'. "
+            "The 'selection' parameter must be 'random', 'stratum', 'score' or 'mixed'. "
             f"Got {selection!r}."
         )
     data.require_groups(2, "a side-by-side comparison of group differences")
@@ -407,6 +407,7 @@ _NOT_VALID_AFTER = {
     "random": (),
     "stratum": ("newcombe", "bootstrap", "bernstein", "bb", "hbb"),
     "score": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
+    "mixed": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
 }
 
 

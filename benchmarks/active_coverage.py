@@ -3,7 +3,7 @@
 The table in ``docs/guides/label-budgets.md``: synthetic data
 (``bayesfair.simulate.miscalibrated_scores``, two groups of 1,020; group B's scores
 calibrated or inverted), 20 random labels per group, then 60 more chosen at random,
-by ``suggest_labels(within="stratum")`` or by ``within="score"``; refit and check
+by ``suggest_labels(within="stratum")``, ``within="score"`` or ``within="mixed"``; refit and check
 whether the 95% interval of Δ accuracy covers the gap on all 2,040 examples.
 
     python benchmarks/active_coverage.py --kind inverted --how score --reps 40
@@ -48,7 +48,7 @@ def one(kind: str, how: str, r: int) -> tuple[bool, float]:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kind", choices=["none", "inverted", "cubed"], default="inverted")
-    ap.add_argument("--how", choices=["random", "stratum", "score"], default="stratum")
+    ap.add_argument("--how", choices=["random", "stratum", "score", "mixed"], default="stratum")
     ap.add_argument("--reps", type=int, default=40)
     args = ap.parse_args()
     warnings.simplefilter("ignore")

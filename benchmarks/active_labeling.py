@@ -10,7 +10,7 @@ batch of 20 labels, refit, ... up to 800 labels.
   95% HDI width of Δ accuracy and Δ TPR at every step until both are below
   their targets (0.10 and 0.20), then only at the planner's budgets
   (:data:`PLAN_BUDGETS`), so that the planner can be compared at each.
-* ``active-{stratum,score}-{accuracy,tpr}``: the batch is
+* ``active-{stratum,score,mixed}-{accuracy,tpr}``: the batch is
   ``bf.suggest_labels(res, n=20, metric=..., within=...)``; the loop stops when
   that metric's width is below its target (or at 800 labels).
 
@@ -50,8 +50,11 @@ SETTINGS = [
 TARGETS = {"accuracy": 0.10, "tpr": 0.20}
 START, BATCH, MAX_LABELS, LOOPS = 20, 20, 800, 20
 PLAN_BUDGETS = [100, 200, 400, 800]
-#: random, and the acquisition targeting each metric: by stratum (the default) or by score
-STRATEGIES = ["random"] + [f"active-{w}-{m}" for w in ("stratum", "score") for m in TARGETS]
+#: random, and the acquisition targeting each metric: by stratum (the default), by score,
+#: or half and half (``within="mixed"``)
+STRATEGIES = ["random"] + [
+    f"active-{w}-{m}" for w in ("stratum", "score", "mixed") for m in TARGETS
+]
 FIT = dict(draws=500, tune=500, chains=4, progressbar=False, metrics=list(TARGETS))
 
 
