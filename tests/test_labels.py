@@ -57,8 +57,9 @@ def test_suggest_reproducible_and_objectives(res):
     pd.testing.assert_frame_equal(a, b)
     info = bf.suggest_labels(res, n=10, metric="accuracy", objective="information", random_seed=3)
     assert len(info) == 10 and (info["gain"] > 0).all()
-    by_score = bf.suggest_labels(res, n=10, metric="accuracy", within="score", random_seed=3)
-    assert len(by_score) == 10 and by_score["position"].is_unique
+    for within in ("score", "mixed"):
+        picked = bf.suggest_labels(res, n=11, metric="accuracy", within=within, random_seed=3)
+        assert len(picked) == 11 and picked["position"].is_unique
     with pytest.raises(InvalidParameterError, match="within"):
         bf.suggest_labels(res, n=5, within="bin")
 
@@ -176,11 +177,17 @@ def test_ids_are_checked(frames):
 
 
 def test_map_gain_is_the_exact_variance_reduction():
-    """The map term equals Var(Jᵀφ) before minus after a Bayesian update with one label."""
+    """The map term equals Var(Δ) before minus after a Bayesian update with one label.
+
+    The groups' maps are correlated (as the hierarchy makes them): the gap's variance
+    is that of vᵀφ with v = (J_1, −J_0) over the joint parameters, and a label in one
+    group also moves the other group's map through the correlation.
+    """
     rng = np.random.default_rng(0)
     n, k = 4000, 2
-    cov = np.array([[0.04, 0.01, 0.0], [0.01, 0.05, 0.01], [0.0, 0.01, 0.09]])
-    phi = rng.multivariate_normal([0.1, -0.2, 0.3], cov, size=(n, k))  # (n, k, 3)
+    block = np.array([[0.04, 0.01, 0.0], [0.01, 0.05, 0.01], [0.0, 0.01, 0.09]])
+    cov = np.block([[block, 0.6 * block], [0.6 * block, block]])
+    phi = rng.multivariate_normal([0.1, -0.2, 0.3] * 2, cov, size=n).reshape(n, k, 3)
     jac = np.array([0.3, -0.2, 0.5])
     rates = phi @ jac  # exactly linear in the parameters
     post = _Posterior(
@@ -190,14 +197,83 @@ def test_map_gain_is_the_exact_variance_reduction():
     )  # fmt: skip
     pool = _Pool(group=np.array([0, 1]), side=np.array([0, 1]), count=np.array([5.0, 5.0]),
                  log_s=np.log([0.3, 0.7]), log_1ms=np.log([0.7, 0.3]), n_groups=k)  # fmt: skip
-    acq = _Acquisition(post, pool, np.ones(k), "variance")
+    acq = _Acquisition(post, pool, [(1, 0)], "variance")
     gains = acq.gains()
+    np.testing.assert_allclose(acq.jac, np.tile(jac, (k, 1)), atol=1e-10)
+    sigma = acq.sigma
+    v = np.r_[-jac, jac]  # Δ = r_1 − r_0
+    for c in range(2):
+        x = np.zeros(3 * k)
+        x[3 * pool.group[c] : 3 * pool.group[c] + 3] = acq.x[c]
+        after = np.linalg.inv(np.linalg.inv(sigma) + acq.w[c] * np.outer(x, x))
+        assert gains[c] == pytest.approx(v @ sigma @ v - v @ after @ v, rel=1e-8)
+    # ignoring the correlation (the sum of the groups' variances) would overstate the gain
     for c in range(2):
         g = pool.group[c]
-        sigma, j, x, w = acq.sigma[g], acq.jac[g], acq.x[c], acq.w[c]
-        after = np.linalg.inv(np.linalg.inv(sigma) + w * np.outer(x, x))
-        assert gains[c] == pytest.approx(j @ sigma @ j - j @ after @ j, rel=1e-8)
-    np.testing.assert_allclose(acq.jac, np.tile(jac, (k, 1)), atol=1e-10)
+        blk = slice(3 * g, 3 * g + 3)
+        s_g, x = sigma[blk, blk], acq.x[c]
+        alone = acq.w[c] * (jac @ s_g @ x) ** 2 / (1 + acq.w[c] * x @ s_g @ x)
+        assert gains[c] < alone
+
+
+def _correlated_acquisition(seed: int, rho: float = 0.5) -> tuple:
+    """Two groups whose maps are correlated ``rho`` in the posterior, one cell per side."""
+    rng = np.random.default_rng(seed)
+    n, k = 4000, 2
+    block = np.diag([0.04, 0.05, 0.09])
+    cov = np.block([[block, rho * block], [rho * block, block]])
+    phi = rng.multivariate_normal(np.zeros(6), cov, size=n).reshape(n, k, 3)
+    post = _Posterior(
+        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=phi[..., 2],
+        p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
+        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
+    )  # fmt: skip
+    pool = _Pool(group=np.array([0, 1, 0, 1]), side=np.array([0, 1, 1, 0]),
+                 count=np.array([5.0, 5.0, 5.0, 5.0]), log_s=np.log([0.3, 0.7, 0.6, 0.2]),
+                 log_1ms=np.log([0.7, 0.3, 0.4, 0.8]), n_groups=k)  # fmt: skip
+    return post, pool
+
+
+def test_mixed_batch_is_a_stratum_half_and_a_joint_score_half():
+    """within="mixed": the first n - n//2 picks are the stratum-level ones (Σ's block
+    diagonal); the rest are the score-targeted picks of the joint Σ from the same
+    posterior, whose greedy update is the exact rank-one Bayesian update (Sherman–Morrison)
+    and shrinks the other group's block too, through the correlation."""
+    post, pool = _correlated_acquisition(1)
+    stratum_only = _Acquisition(post, pool, [(1, 0)], "variance")
+    s_picks, s_values = stratum_only.greedy(2, within="stratum", rng=np.random.default_rng(5))
+    joint = _Acquisition(post, pool, [(1, 0)], "variance")
+    before = joint.sigma.copy()
+    first_joint = int(np.argmax(joint.gains()))
+    mixed = _Acquisition(post, pool, [(1, 0)], "variance")
+    picks, values = mixed.greedy(3, within="mixed", rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(picks[:2], s_picks)
+    np.testing.assert_allclose(values[:2], s_values)
+    c = int(picks[2])
+    assert c == first_joint
+    x = np.zeros(6)
+    x[3 * pool.group[c] : 3 * pool.group[c] + 3] = mixed.x[c]
+    expected = np.linalg.inv(np.linalg.inv(before) + mixed.w[c] * np.outer(x, x))
+    np.testing.assert_allclose(mixed.sigma, expected, rtol=1e-8, atol=1e-12)
+    other = slice(3 * (1 - pool.group[c]), 3 * (1 - pool.group[c]) + 3)
+    assert np.trace(mixed.sigma[other, other]) < np.trace(before[other, other])
+
+
+def test_score_picks_use_the_groups_variances():
+    """within="score" ranks by Σ's block diagonal (the groups' maps as independent) and
+    updates only the picked group's block."""
+    post, pool = _correlated_acquisition(2)
+    acq = _Acquisition(post, pool, [(1, 0)], "variance")
+    joint = acq.sigma.copy()
+    picks, values = acq.greedy(1, within="score")
+    expected = []
+    for c in range(pool.group.size):
+        g = pool.group[c]
+        s_g, x, w = joint[3 * g : 3 * g + 3, 3 * g : 3 * g + 3], acq.x[c], acq.w[c]
+        expected.append(w * (acq.jac[g] @ s_g @ x) ** 2 / (1 + w * x @ s_g @ x))
+    assert values[0] == pytest.approx(max(expected), rel=1e-8)
+    assert int(picks[0]) == int(np.argmax(expected))
+    np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
 
 
 def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
@@ -215,6 +291,10 @@ def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
     by_score = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
                           n_boot=100, random_seed=0, selection="score")  # fmt: skip
     assert np.isnan(by_score.pairs.iloc[0]["ppi_lower"])
+    mixed = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
+                       n_boot=100, random_seed=0, selection="mixed")  # fmt: skip
+    assert np.isnan(mixed.pairs.iloc[0]["ppi_lower"])
+    assert np.isfinite(mixed.pairs.iloc[0]["rbc_lower"])
     with pytest.raises(InvalidParameterError, match="selection"):
         bf.compare(data, ["accuracy"], models=(), selection="active")
 
@@ -237,6 +317,10 @@ def test_plan_contract(data):
     by_score = bf.plan_labels(data, metric="accuracy", budgets=[80], n_sims=2, random_seed=0,
                               methods=["bayes", "ppi"], within="score")  # fmt: skip
     assert not by_score.query("strategy == 'active' and method == 'ppi'")["valid"].any()
+    mixed = bf.plan_labels(data, metric="accuracy", budgets=[80], n_sims=2, random_seed=0,
+                           methods=["bayes", "ppi"], within="mixed")  # fmt: skip
+    assert not mixed.query("strategy == 'active' and method == 'ppi'")["valid"].any()
+    assert mixed.query("method == 'bayes'")["valid"].all()
     assert len(sims) == 4 * 2 * 4 * 2
     assert (sims["width"] > 0).all()
     # more labels never widen the median interval by much (same truths, nested labels)
@@ -493,3 +577,31 @@ def test_three_groups(tmp_path):
     assert len(out) == 30 and set(out["group"]) <= {"a", "b", "c"}
     only_c = bf.suggest_labels(res, n=5, group="c", random_seed=0)
     assert set(only_c["group"]) <= {"a", "c"}  # the gap c − a involves only those two
+
+
+def test_stratum_allocation_uses_the_groups_variances():
+    """Stratum-level picks rank by the sum of the groups' rate variances (Σ's block
+    diagonal), the map term w (J_gᵀ Σ_gg x)² / (1 + w xᵀ Σ_gg x) per group and gap."""
+    rng = np.random.default_rng(2)
+    n, k = 4000, 2
+    block = np.array([[0.04, 0.01, 0.0], [0.01, 0.05, 0.01], [0.0, 0.01, 0.09]])
+    cov = np.block([[block, 0.6 * block], [0.6 * block, block]])
+    phi = rng.multivariate_normal(np.zeros(6), cov, size=n).reshape(n, k, 3)
+    jac = np.array([0.3, -0.2, 0.5])
+    post = _Posterior(
+        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=phi @ jac,
+        p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
+        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
+    )  # fmt: skip
+    pool = _Pool(group=np.array([0, 1]), side=np.array([0, 1]), count=np.array([5.0, 5.0]),
+                 log_s=np.log([0.3, 0.7]), log_1ms=np.log([0.7, 0.3]), n_groups=k)  # fmt: skip
+    acq = _Acquisition(post, pool, [(1, 0)], "variance")
+    joint = acq.sigma.copy()
+    _, values = acq.greedy(1, within="stratum", rng=np.random.default_rng(0))
+    expected = []
+    for c in range(2):
+        g = pool.group[c]
+        s_g, x, w = joint[3 * g : 3 * g + 3, 3 * g : 3 * g + 3], acq.x[c], acq.w[c]
+        expected.append(w * (jac @ s_g @ x) ** 2 / (1 + w * x @ s_g @ x))
+    assert values[0] == pytest.approx(max(expected), rel=1e-8)
+    np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
