@@ -229,33 +229,46 @@ def neyman_saving(name: str, clf: str, metric: str) -> float:
     return float(1 - np.sum(np.abs(w) * sd) ** 2 / np.sum(w**2 * sd**2 / share))
 
 
+def _acquisitions(fits: pd.DataFrame) -> list[str]:
+    """The acquisitions (``within``) that have loops in ``fits``, in :data:`STRATEGIES` order."""
+    present = set(fits["strategy"])
+    return [w for w in ("stratum", "score", "mixed")
+            if any(f"active-{w}-{m}" in present for m in TARGETS)]  # fmt: skip
+
+
+def _covering(f: pd.DataFrame, strategy: str, metric: str) -> float:
+    """Share of loops whose final interval covers the realised Δ."""
+    final = f[f["strategy"] == strategy].sort_values("n_labels").groupby("loop").tail(1)
+    return float(((final[f"{metric}_lo"] <= final[f"{metric}_truth"])
+                  & (final[f"{metric}_truth"] <= final[f"{metric}_hi"])).mean())  # fmt: skip
+
+
 def summary_table(fits: pd.DataFrame) -> str:
     """The condensed table of ``docs/benchmarks.md``: one row per setting."""
     names = {"adult-sex": "Adult-sex", "adult-race": "Adult-race", "compas-race": "COMPAS-race"}
-    lines = ["| setting | Δ accuracy: random → stratum (saving) | score | Δ TPR: random → stratum "
-             "(saving) | score | coverage, stratum / score | loops |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    acq = _acquisitions(fits)
+    head = ["setting"]
+    for m in ("accuracy", "TPR"):
+        head += [f"Δ {m}: random → {acq[0]} (saving)", *acq[1:]]
+    head += [f"coverage, {' / '.join(acq)}", "loops"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for setting, f in fits.groupby("setting", sort=False):
         name, clf = setting.split(":")
-        cells, cover = [], {"stratum": [], "score": []}
+        cells, cover = [], {w: [] for w in acq}
         for m in TARGETS:
             rnd = labels_needed(f, m, "random").median()
-            act = {}
-            for w in ("stratum", "score"):
-                strat = f"active-{w}-{m}"
-                act[w] = labels_needed(f, m, strat).median()
-                final = f[f["strategy"] == strat].sort_values("n_labels").groupby("loop").tail(1)
-                cover[w].append(((final[f"{m}_lo"] <= final[f"{m}_truth"])
-                                 & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean())  # fmt: skip
-            cells.append(f"{rnd:.0f} → {act['stratum']:.0f} ({1 - act['stratum'] / rnd:.0%})")
-            cells.append(f"{act['score']:.0f} ({1 - act['score'] / rnd:.0%})")
+            for i, w in enumerate(acq):
+                act = labels_needed(f, m, f"active-{w}-{m}").median()
+                cover[w].append(_covering(f, f"active-{w}-{m}", m))
+                saving = f"{act:.0f} ({1 - act / rnd:.0%})"
+                cells.append(f"{rnd:.0f} → {saving}" if i == 0 else saving)
 
         def span(values):
             lo, hi = min(values), max(values)
             return f"{lo:.2f}" if lo == hi else f"{lo:.2f}–{hi:.2f}"
 
         lines.append(f"| {names.get(name, name)} {clf} | {' | '.join(cells)} | "
-                     f"{span(cover['stratum'])} / {span(cover['score'])} | "
+                     f"{' / '.join(span(cover[w]) for w in acq)} | "
                      f"{f['loop'].nunique()} |")  # fmt: skip
     return "\n".join(lines)
 
@@ -267,18 +280,17 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
              "(median) | saving | oracle Neyman saving, stratified estimator | active loops "
              "covering | loops |",
              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    wins = {(w, m): 0 for w in ("stratum", "score") for m in TARGETS}
+    acq = _acquisitions(fits)
+    wins = {(w, m): 0 for w in acq for m in TARGETS}
     for setting, f in fits.groupby("setting", sort=False):
         for m in TARGETS:
             rnd = labels_needed(f, m, "random")
             oracle = neyman_saving(*setting.split(":"), m)
-            for w in ("stratum", "score"):
+            for w in acq:
                 name = f"active-{w}-{m}"
                 act = labels_needed(f, m, name)
                 saving = 1 - act.median() / rnd.median()
-                final = f[f["strategy"] == name].sort_values("n_labels").groupby("loop").tail(1)
-                cover = ((final[f"{m}_lo"] <= final[f"{m}_truth"])
-                         & (final[f"{m}_truth"] <= final[f"{m}_hi"])).mean()  # fmt: skip
+                cover = _covering(f, name, m)
                 wins[(w, m)] += saving >= 0.25
                 lines.append(f"| {setting} | {m} | {w} | {rnd.median():.0f} | "
                              f"{act.median():.0f} | {saving:.0%} | {oracle:.0%} | {cover:.2f} | "
