@@ -519,9 +519,11 @@ def test_cli_suggest_and_plan(frames, tmp_path):
 
 # ------------------------------------------------------------------ coverage (slow)
 @pytest.mark.slow
-def test_default_model_covers_after_active_selection():
+@pytest.mark.parametrize("within", ["stratum", "mixed"])
+def test_default_model_covers_after_active_selection(within):
     """Coverage of the default model's 95% interval of Δ accuracy after stratum-level
-    active selection, on data where the calibration model is right.
+    (the default) or mixed active selection, on data where the calibration model is right
+    (where it is wrong: ``benchmarks/active_coverage.py``, in the label-budgets guide).
 
     60 synthetic data sets (two calibrated groups of 1,020 examples: 20 random labels
     each, then 60 labels chosen by ``suggest_labels``); truth = the realised gap on
@@ -545,7 +547,8 @@ def test_default_model_covers_after_active_selection():
                                      reference="A")  # fmt: skip
             res = bf.fit(data, draws=300, tune=300, chains=2, random_seed=r, progressbar=False,
                          metrics=["accuracy"])  # fmt: skip
-            pos = bf.suggest_labels(res, n=60, metric="accuracy", random_seed=r)["position"]
+            pos = bf.suggest_labels(res, n=60, metric="accuracy", within=within,
+                                    random_seed=r)["position"]  # fmt: skip
             lab2 = pd.concat([lab, unl.iloc[pos]], ignore_index=True)
             unl2 = unl.drop(index=unl.index[pos])
             data2 = bf.AssessmentData(lab2.score, lab2.label, lab2.group, unl2.score,
@@ -605,3 +608,27 @@ def test_stratum_allocation_uses_the_groups_variances():
         expected.append(w * (jac @ s_g @ x) ** 2 / (1 + w * x @ s_g @ x))
     assert values[0] == pytest.approx(max(expected), rel=1e-8)
     np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
+
+
+def test_targeted_picks_warn_when_a_map_misfits():
+    """Score-targeted picks (``"score"``, ``"mixed"``) on a fit whose calibration check
+    flags a group (an inverted group, 50 labels per group) warn and name the group;
+    stratum-level picks, which keep coverage there, do not."""
+    from bayesfair.exceptions import CalibrationWarning
+    from bayesfair.simulate import miscalibrated_scores
+
+    lab, unl = miscalibrated_scores(50, 1000, kind="inverted", random_seed=100)
+    data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group,
+                             reference="A")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=300, tune=300, chains=2, random_seed=0, progressbar=False,
+                     metrics=["accuracy"])  # fmt: skip
+    assert res.calibration_check(warn=False).set_index("group").loc["B", "verdict"] == "misfit"
+    for within in ("score", "mixed"):
+        with pytest.warns(CalibrationWarning, match="map of B contradicted"):
+            picked = bf.suggest_labels(res, n=10, within=within, random_seed=0)
+        assert len(picked) == 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bf.suggest_labels(res, n=10, within="stratum", random_seed=0)
