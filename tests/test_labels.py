@@ -494,6 +494,13 @@ def test_cli_suggest_and_plan(frames, tmp_path):
     assert r.exit_code == 0, r.output
     table = pd.read_csv(out)
     assert list(table.columns) == ["position", "id", "group", "score", "gain"] and len(table) == 7
+    mixed = tmp_path / "mixed.csv"
+    r = runner.invoke(main, ["suggest", str(tmp_path / "lab.csv"), "--unlabeled",
+                             str(tmp_path / "unl.csv"), "--n", "7", "--out", str(mixed),
+                             "--within", "mixed", "--draws", "100", "--chains", "1",
+                             "--quiet"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert pd.read_csv(mixed)["id"].is_unique and len(pd.read_csv(mixed)) == 7
     # bad input: nothing written
     for args, message in (
         (["--unlabeled", str(tmp_path / "noid.csv")], "no id column"),
