@@ -5,8 +5,9 @@
 # many more does an interval of Δ TPR of width 0.20 need, and which examples should
 # be labeled? We plan it with `bf.plan_labels`, then run the labeling loop for real on
 # the bundled data (the labels of the whole split are known, so we can "buy" them):
-# once with random labels and once with the labels `bf.suggest_labels` picks, and
-# draw the planner's prediction over both.
+# with random labels, with the labels `bf.suggest_labels` picks by stratum (the
+# default) and with its `within="mixed"` picks (half by stratum, half at the scores
+# that teach the gap most), and draw the planner's prediction over them.
 
 # %%
 import os
@@ -86,21 +87,24 @@ def loop(strategy, seed=11):
         if strategy == "random":
             take = np.arange(BATCH)
         else:
-            take = bf.suggest_labels(res, n=BATCH, metric="tpr", random_seed=rng)["position"]
-            take = take.to_numpy()
+            within = "mixed" if strategy == "mixed" else "stratum"
+            take = bf.suggest_labels(res, n=BATCH, metric="tpr", within=within,
+                                     random_seed=rng)["position"].to_numpy()
         labeled += list(pool[take])
         pool = np.delete(pool, take)
 
 
-loops = pd.concat([loop("random"), loop("active")])
+loops = pd.concat([loop("random"), loop("active"), loop("mixed")])
 loops.pivot(index="labels", columns="strategy", values="width").round(3)
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4))
-for strategy, color in (("random", "C0"), ("active", "C1")):
+for strategy, color in (("random", "C0"), ("active", "C1"), ("mixed", "C2")):
     run = loops[loops["strategy"] == strategy]
     ax.plot(run["labels"], run["width"], "o-", color=color, label=f"loop, {strategy}")
     p = plan[(plan["strategy"] == strategy) & (plan["method"] == "bayes")]
+    if p.empty:  # planned: random and the default (stratum-level) acquisition
+        continue
     ax.plot(p["budget"], p["width_median"], "--", color=color, label=f"plan, {strategy}")
     ax.fill_between(p["budget"], p["width_q10"], p["width_q90"], color=color, alpha=0.15)
 ax.axhline(0.20, color="0.5", lw=0.8)
