@@ -843,7 +843,7 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
               help="stratum: choose how many labels each group and side of the threshold gets, "
               "at random within it (intervals stay valid if the calibration map is wrong); "
               "score: also target scores (fewer labels when the map is right); mixed: half "
-              "of each, the fewest labels when the calibration check passes.")
+              "of each, the most savings in the benchmark when the calibration check passes.")
 @click.option("--id", "id_col", default=None, metavar="COL",
               help="Column identifying the unlabeled rows (default: 'id' when present).")
 @click.option("--by-position", is_flag=True,

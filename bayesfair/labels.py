@@ -47,8 +47,8 @@ that involves it. Stratum-level and score-targeted picks (``within="stratum"``,
 independent, so that the map term is each group's rate variance counted once
 per gap. The joint ``Σ`` is what the score-targeted half of
 ``within="mixed"`` uses. Why not everywhere: averaged over a stratum, the
-joint criterion allocated worse (COMPAS-race MLP, Δ accuracy: 420 labels
-against 300), and alone it concentrated score-targeted labels so much that
+joint criterion allocated worse in a trial run (COMPAS-race MLP, Δ accuracy;
+those fits were not kept), and alone it concentrated score-targeted labels so much that
 the final intervals covered the realised Δ TPR in only 0.65 of the loops on
 Adult-sex LR (``docs/benchmarks.md``). A batch is built greedily: after each
 pick ``Σ`` takes in the label's (expected) information and the stratum's
@@ -296,20 +296,26 @@ class _Acquisition:
         phi = np.stack([np.log(post.a), np.log(post.b), post.c], axis=-1)  # (n, k, 3)
         mean_a, mean_b, mean_c = post.a.mean(0), post.b.mean(0), post.c.mean(0)
         # the maps' joint covariance (3k x 3k, group-major blocks): the hierarchy correlates
-        # the groups' maps, and a gap's variance is Var(r_i) + Var(r_j) - 2 Cov(r_i, r_j)
+        # the groups' maps, and a gap's variance is Var(r_i) + Var(r_j) - 2 Cov(r_i, r_j).
+        # Each group's block and J_g = Σ_gg⁻¹ Cov(φ_g, r_g) come from the draws where its
+        # rate is defined; the blocks between groups only when those are the same draws
+        # for every group (otherwise the groups' maps are taken as independent).
         self.sigma = np.zeros((3 * k, 3 * k))
         jac = np.zeros((k, 3))
         r = post.rates
-        good = np.isfinite(r).sum(0) >= 10
-        ok = np.isfinite(r[:, good]).all(axis=1)
-        if ok.sum() >= 10:
-            flat = phi[ok].reshape(-1, 3 * k)
-            self.sigma = np.atleast_2d(np.cov(flat, rowvar=False))
-            for g in np.flatnonzero(good):
-                # r_g depends on the map of g: J_g = Σ_gg⁻¹ Cov(φ_g, r_g)
-                blk = slice(3 * g, 3 * g + 3)
-                cov_r = np.cov(np.column_stack([flat[:, blk], r[ok, g]]), rowvar=False)[:3, 3]
-                jac[g] = np.linalg.pinv(self.sigma[blk, blk], rcond=1e-10) @ cov_r
+        finite = np.isfinite(r)
+        for g in range(k):
+            own = finite[:, g]
+            if own.sum() < 10:
+                continue
+            blk = slice(3 * g, 3 * g + 3)
+            cov = np.cov(np.column_stack([phi[own, g, :], r[own, g]]), rowvar=False)
+            self.sigma[blk, blk] = cov[:3, :3]
+            jac[g] = np.linalg.pinv(cov[:3, :3], rcond=1e-10) @ cov[:3, 3]
+        good = finite.sum(0) >= 10
+        same = (finite[:, good] == finite[:, good][:, :1]).all()
+        if good.all() and same and finite[:, 0].sum() >= 10:
+            self.sigma = np.atleast_2d(np.cov(phi[finite[:, 0]].reshape(-1, 3 * k), rowvar=False))
         self.jac = jac
         # each requested gap r_i - r_j as a linear function of the 3k map parameters
         self.gaps = np.zeros((len(pairs), 3 * k))
@@ -390,6 +396,8 @@ class _Acquisition:
         use Σ's block diagonal. ``within="mixed"`` makes the first
         ``n - n // 2`` picks as ``"stratum"`` does and the rest as ``"score"``
         does with the **joint** Σ, from the same posterior (module docstring).
+        The acquisition's state (Σ, the strata's counts) moves with the picks:
+        build a new one for each batch.
         """
         remaining = self.pool.count.copy()
         if within == "mixed":
@@ -593,8 +601,9 @@ def suggest_labels(
         within it, which keeps every interval of the default model valid
         (module docstring); ``"score"`` also targets scores within a stratum;
         ``"mixed"`` picks half the batch as ``"stratum"`` does and half at the
-        scores that teach the gap most: the fewest labels in the benchmark,
-        with less coverage than ``"stratum"`` where a map is wrong. Both
+        scores that teach the gap most: the most settings with a saving of
+        at least 25% in the benchmark, with less coverage than ``"stratum"``
+        where a map is wrong. Both
         targeted choices warn (:class:`~bayesfair.exceptions.CalibrationWarning`)
         when the fit's calibration check flags a group.
     random_seed : None, int, SeedSequence or Generator
@@ -603,7 +612,10 @@ def suggest_labels(
     Returns
     -------
     pandas.DataFrame
-        One row per suggested example, by decreasing gain: ``position`` (0-based
+        One row per suggested example, in the order picked (by decreasing gain;
+        with ``"mixed"``, the stratum half first, then the score half, whose
+        gains come from another criterion and are not comparable with the
+        first half's): ``position`` (0-based
         row of the unlabeled data given to :class:`AssessmentData`), the id
         column's value where the data has ids (column named as the id column),
         ``group``, ``score`` and ``gain`` (the expected variance reduction of
@@ -689,7 +701,10 @@ def _warn_if_targeting_a_misfit(res, within: str) -> None:
     (module docstring). The picks are the ones asked for; the warning says what to use."""
     from bayesfair.exceptions import CalibrationWarning
 
-    check = res.calibration_check(warn=False)
+    try:
+        check = res.calibration_check(warn=False)
+    except ValueError:  # a posterior that cannot be checked (no labeled scores kept)
+        return
     bad = [str(g) for g in check.loc[check["verdict"] == "misfit", "group"]]
     if bad:
         warnings.warn(

@@ -273,6 +273,31 @@ def summary_table(fits: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+REPORT_HEADER = """# Active labeling against random labeling, and the planner's calibration
+
+Produced by `benchmarks/active_labeling.py` (the method is in
+[Benchmarks](../benchmarks.md#label-budgets-and-active-labeling)): 20 loops per
+strategy on each of the six settings; acquisitions by stratum (the default),
+score-targeted and mixed (half of each batch by stratum, half score-targeted with
+the maps' joint covariance). The fits are in `active_labeling_fits.csv.gz`, the
+plans in `active_labeling_plans.csv`; earlier variants (the joint criterion for
+every label, and an earlier implementation of mixed) in
+`active_labeling_variants.csv.gz`.
+
+"Labels" includes the 20 starting labels; a loop that never reaches the target
+counts as 820. Savings of at least 25% at the 20-label granularity need, e.g.,
+random 120 → active 90. The oracle Neyman saving is the share of labels that the
+best stratum-level allocation (group × side of the threshold, within-stratum
+standard deviations from every label of the split) saves for the labels-only
+stratified estimator (`neyman_saving` in the script): what choosing *how many*
+labels each stratum gets can give an estimator that does not learn from the
+scores within a stratum. The planner's width is the median over the plans from
+the starts of loops 0–9 (each plan: 50 simulations from that loop's 20 labels,
+the refits importance-sampled from a Laplace fit of the maps' marginal posterior).
+
+"""
+
+
 def report(fits_path: Path, plan_path: Path, out: Path) -> str:
     fits = pd.read_csv(fits_path)
     plan = pd.read_csv(plan_path)
@@ -323,7 +348,7 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
         within[m] += ok
     lines += ["", f"Settings where every budget is within ±20%: accuracy {within['accuracy']} "
               f"of {n_set}, TPR {within['tpr']} of {n_set}."]  # fmt: skip
-    text = "\n".join(lines) + "\n"
+    text = REPORT_HEADER + "\n".join(lines) + "\n"
     out.write_text(text)
     return text
 

@@ -259,6 +259,57 @@ def test_mixed_batch_is_a_stratum_half_and_a_joint_score_half():
     assert np.trace(mixed.sigma[other, other]) < np.trace(before[other, other])
 
 
+def test_mixed_halves_share_the_pool_and_start_from_the_posterior():
+    """The score half never takes more from a cell than the stratum half left, and it
+    starts from the posterior's label counts (restored after the stratum half): its
+    first gain, stratum term included, is the fresh acquisition's best gain."""
+    post, pool = _correlated_acquisition(3)
+    k = 2
+    post = _Posterior(
+        a=post.a, b=post.b, c=post.c, rates=post.rates, p_free=np.full((k, 2), 0.3),
+        center=np.full((k, 2), 0.5), x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
+        counts=post.counts, assessed=False, metric="accuracy",
+    )  # fmt: skip
+    fresh = _Acquisition(post, pool, [(1, 0)], "variance")
+    best = fresh.gains().max()
+    picks, values = _Acquisition(post, pool, [(1, 0)], "variance").greedy(
+        2, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
+    assert values[1] == pytest.approx(best, rel=1e-10)
+    one_each = _Pool(group=pool.group, side=pool.side, count=np.ones(4), log_s=pool.log_s,
+                     log_1ms=pool.log_1ms, n_groups=k)  # fmt: skip
+    for seed in range(20):
+        acq = _Acquisition(post, one_each, [(1, 0)], "variance")
+        picks, _ = acq.greedy(4, within="mixed", rng=np.random.default_rng(seed))
+        assert np.all(np.bincount(picks, minlength=4) <= 1)
+    with pytest.raises(InvalidParameterError, match="ran out"):
+        _Acquisition(post, one_each, [(1, 0)], "variance").greedy(
+            5, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
+
+
+def test_covariance_when_rates_are_undefined_in_different_draws():
+    """Draws where one group's rate is undefined (NaN) and the other's is not: each
+    group's block comes from its own draws, the maps are taken as independent, and the
+    gains stay positive (a joint covariance over the few shared draws would be empty)."""
+    rng = np.random.default_rng(0)
+    n, k = 400, 2
+    phi = rng.normal(size=(n, k, 3)) * 0.2
+    rates = phi @ np.array([0.3, -0.2, 0.5])
+    rates[: n // 2, 0] = np.nan
+    rates[n // 2 :, 1] = np.nan
+    post = _Posterior(
+        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=rates,
+        p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
+        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
+    )  # fmt: skip
+    pool = _Pool(group=np.array([0, 1]), side=np.array([0, 1]), count=np.array([5.0, 5.0]),
+                 log_s=np.log([0.3, 0.7]), log_1ms=np.log([0.7, 0.3]), n_groups=k)  # fmt: skip
+    acq = _Acquisition(post, pool, [(1, 0)], "variance")
+    assert np.all(acq.gains() > 0)
+    np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
+    own = np.cov(phi[n // 2 :, 0, :], rowvar=False)
+    np.testing.assert_allclose(acq.sigma[:3, :3], own)
+
+
 def test_score_picks_use_the_groups_variances():
     """within="score" ranks by Σ's block diagonal (the groups' maps as independent) and
     updates only the picked group's block."""
@@ -639,3 +690,12 @@ def test_targeted_picks_warn_when_a_map_misfits():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bf.suggest_labels(res, n=10, within="stratum", random_seed=0)
+
+
+def test_targeted_picks_are_quiet_when_the_check_passes(res):
+    """No warning from "score" or "mixed" when no group's map is flagged."""
+    assert not (res.calibration_check(warn=False)["verdict"] == "misfit").any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for within in ("score", "mixed"):
+            bf.suggest_labels(res, n=10, within=within, random_seed=0)
