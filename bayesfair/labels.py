@@ -680,7 +680,7 @@ def suggest_labels(
     pairs = _pairs_index(data.group_levels, ref, grp)
     post = _result_posterior(res, data, metric)
     if within != "stratum":
-        _warn_if_targeting_a_misfit(res, within)
+        within = _guard_targeting(res, within)
     picks, gains = _Acquisition(post, pool, pairs, objective).greedy(n, within, rng)
     rows = _rows_for_cells(data, summary, pool, picks, rng, clip, n_bins)
     out = pd.DataFrame({"position": rows})
@@ -694,27 +694,38 @@ def suggest_labels(
     return out
 
 
-def _warn_if_targeting_a_misfit(res, within: str) -> None:
-    """A :class:`~bayesfair.exceptions.CalibrationWarning` when score-targeted picks are
-    asked for and the fit's calibration check finds a group's map contradicted by its
-    labels: where a map is wrong, intervals after score-targeted labels under-cover
-    (module docstring). The picks are the ones asked for; the warning says what to use."""
+def _guard_targeting(res, within: str) -> str:
+    """What to pick when score-targeted picks are asked for and the fit's calibration
+    check finds a group's map contradicted by its labels (where a map is wrong,
+    intervals after score-targeted labels under-cover; module docstring).
+
+    ``"mixed"`` falls back to ``"stratum"`` for the batch, with a
+    :class:`~bayesfair.exceptions.CalibrationWarning` saying so; ``"score"`` (the
+    choice for a map known to be right) keeps its picks and warns. A posterior that
+    cannot be checked (no labeled scores kept) is taken as it is.
+    """
     from bayesfair.exceptions import CalibrationWarning
 
     try:
         check = res.calibration_check(warn=False)
-    except ValueError:  # a posterior that cannot be checked (no labeled scores kept)
-        return
+    except ValueError:
+        return within
     bad = [str(g) for g in check.loc[check["verdict"] == "misfit", "group"]]
-    if bad:
-        warnings.warn(
-            f"The calibration check finds the map of {', '.join(bad)} contradicted by its "
-            f"labels, and within={within!r} targets scores: where a map is wrong, intervals "
-            "after score-targeted labels under-cover (an inverted group: 0.75 with 'mixed' "
-            "and 0.625 with 'score', against 0.825 with 'stratum'). Use within='stratum'.",
-            CalibrationWarning,
-            stacklevel=3,
-        )
+    if not bad:
+        return within
+    found = (f"The calibration check finds the map of {', '.join(bad)} contradicted by its "
+             "labels, and score-targeted labels under-cover where a map is wrong")  # fmt: skip
+    if within == "mixed":
+        warnings.warn(f"{found}: this batch is chosen by stratum (within='stratum') instead "
+                      "of 'mixed'.", CalibrationWarning, stacklevel=3)  # fmt: skip
+        return "stratum"
+    warnings.warn(
+        f"{found} (an inverted group: 0.625 with 'score', against 0.825 with 'stratum'). "
+        "Use within='stratum'.",
+        CalibrationWarning,
+        stacklevel=3,
+    )
+    return within
 
 
 def _labeled_sides(data) -> np.ndarray:

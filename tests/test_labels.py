@@ -668,10 +668,10 @@ def test_stratum_allocation_uses_the_groups_variances():
     np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
 
 
-def test_targeted_picks_warn_when_a_map_misfits():
-    """Score-targeted picks (``"score"``, ``"mixed"``) on a fit whose calibration check
-    flags a group (an inverted group, 50 labels per group) warn and name the group;
-    stratum-level picks, which keep coverage there, do not."""
+def test_targeted_picks_guard_against_a_misfit():
+    """On a fit whose calibration check flags a group (an inverted group, 50 labels per
+    group), ``"mixed"`` picks by stratum instead and says so; ``"score"`` keeps its
+    picks and warns; stratum-level picks, which keep coverage there, say nothing."""
     from bayesfair.exceptions import CalibrationWarning
     from bayesfair.simulate import miscalibrated_scores
 
@@ -683,13 +683,15 @@ def test_targeted_picks_warn_when_a_map_misfits():
         res = bf.fit(data, draws=300, tune=300, chains=2, random_seed=0, progressbar=False,
                      metrics=["accuracy"])  # fmt: skip
     assert res.calibration_check(warn=False).set_index("group").loc["B", "verdict"] == "misfit"
-    for within in ("score", "mixed"):
-        with pytest.warns(CalibrationWarning, match="map of B contradicted"):
-            picked = bf.suggest_labels(res, n=10, within=within, random_seed=0)
-        assert len(picked) == 10
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        bf.suggest_labels(res, n=10, within="stratum", random_seed=0)
+        by_stratum = bf.suggest_labels(res, n=10, within="stratum", random_seed=0)
+    with pytest.warns(CalibrationWarning, match="map of B contradicted.*chosen by stratum"):
+        mixed = bf.suggest_labels(res, n=10, within="mixed", random_seed=0)
+    pd.testing.assert_frame_equal(mixed, by_stratum)
+    with pytest.warns(CalibrationWarning, match="map of B contradicted.*Use within='stratum'"):
+        by_score = bf.suggest_labels(res, n=10, within="score", random_seed=0)
+    assert len(by_score) == 10 and not by_score["position"].isin(by_stratum["position"]).all()
 
 
 def test_targeted_picks_are_quiet_when_the_check_passes(res):
