@@ -97,14 +97,15 @@ the map is wrong. Score-targeted selection does not: where a group's map is
 wrong, the fallback then reads labels concentrated at a few scores as if they
 were the stratum's, and intervals under-cover (an inverted group, 20 + 60
 labels: coverage 0.625 against 0.875 with random labels and 0.825 by stratum,
-``docs/benchmarks.md``). ``within="mixed"`` sits between the two: 0.75 on
-that inverted group (calibrated group: 1.00), because half its labels are
-concentrated. ``within="score"`` and ``"mixed"`` are for a map that the
+``docs/benchmarks.md``). ``within="score"`` is for a map that the
 calibration check and the audit's history say is right; :func:`suggest_labels`
-warns (:class:`~bayesfair.exceptions.CalibrationWarning`) when they are asked
-for and the fit's calibration check flags a group (it flags that inverted
-group in 26 of 40 data sets at 20 labels per group, and in all 20 tried at
-about 50).
+warns (:class:`~bayesfair.exceptions.CalibrationWarning`) when it is asked
+for and the fit's calibration check flags a group. ``within="mixed"`` guards
+itself: when the check flags a group, the batch is chosen by stratum instead
+(with the same warning class saying so). The check flags that inverted group
+in 26 of 40 data sets already at 20 labels per group, and in all 20 tried at
+about 50; with the fallback, mixed covers 0.85 there (0.75 without it: half
+its labels concentrated), and 1.00 on a calibrated group.
 
 The labeled-only ``bb`` and ``hbb`` do not condition on the scores: for them
 a selection that favours one side of the threshold is not ignorable, and

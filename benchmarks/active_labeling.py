@@ -84,7 +84,7 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int,
             warnings.simplefilter("ignore")
             res = bf.fit(data, random_seed=int(rng.integers(2**31)), cores=1, **FIT)
         n = len(labeled)
-        row = {"strategy": strategy, "loop": loop, "n_labels": n}
+        row = {"strategy": strategy, "loop": loop, "n_labels": n, "by_stratum": False}
         for m in TARGETS:
             lo, hi = hdi(res.difference(m).values, 0.95)
             row.update({f"{m}_lo": lo, f"{m}_hi": hi, f"{m}_width": hi - lo})
@@ -103,10 +103,12 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int,
             _, within, metric = strategy.split("-")
             if reached[metric]:
                 break
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
                 todo = bf.suggest_labels(res, n=BATCH, metric=metric, within=within,
                                          random_seed=rng)  # fmt: skip
+            # a mixed batch chosen by stratum because the calibration check flagged a map
+            row["by_stratum"] = any("chosen by stratum" in str(w.message) for w in caught)
             take = todo["position"].to_numpy()
         new = pool[take]
         labeled += list(new)
