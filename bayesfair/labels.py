@@ -77,7 +77,8 @@ spread over its scores, the targeted half buys the saving. In the benchmark
 reached the target width with at least 25% fewer labels than random labels
 on 5 of 6 settings for Δ accuracy and 5 of 6 for Δ TPR (stratum: 3 and 5;
 score: 4 and 5), and the final intervals covered the realised gap in every
-loop (in a second run of the same design, 0.95–1.00 of the loops).
+loop (two earlier runs without the guard below: 5 and 5 of 6 each, covering
+in 1.00 and 0.95–1.00 of the loops).
 
 Why inference stays valid after active selection
 -----------------------------------------------

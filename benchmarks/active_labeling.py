@@ -283,8 +283,9 @@ strategy on each of the six settings; acquisitions by stratum (the default),
 score-targeted and mixed (half of each batch by stratum, half score-targeted with
 the maps' joint covariance). The fits are in `active_labeling_fits.csv.gz`, the
 plans in `active_labeling_plans.csv`; earlier variants (the joint criterion for
-every label, and an earlier implementation of mixed) in
-`active_labeling_variants.csv.gz`.
+every label, and mixed without its guard and in an earlier implementation) in
+`active_labeling_variants.csv.gz`. Column `by_stratum`: a mixed batch that its
+guard chose by stratum (the fit's calibration check flagged a group).
 
 "Labels" includes the 20 starting labels; a loop that never reaches the target
 counts as 820. Savings of at least 25% at the 20-label granularity need, e.g.,
