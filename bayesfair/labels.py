@@ -605,9 +605,10 @@ def suggest_labels(
         ``"mixed"`` picks half the batch as ``"stratum"`` does and half at the
         scores that teach the gap most: the most settings with a saving of
         at least 25% in the benchmark, with less coverage than ``"stratum"``
-        where a map is wrong. Both
-        targeted choices warn (:class:`~bayesfair.exceptions.CalibrationWarning`)
-        when the fit's calibration check flags a group.
+        where a map is wrong. When the fit's calibration check flags a group,
+        ``"mixed"`` picks the batch as ``"stratum"`` does and ``"score"`` keeps
+        its picks; both say so in a
+        :class:`~bayesfair.exceptions.CalibrationWarning`.
     random_seed : None, int, SeedSequence or Generator
         The draw of examples within the chosen strata or cells.
 
@@ -1203,7 +1204,9 @@ def plan_labels(
     ci_prob : float, default 0.95
     objective, within : str
         The acquisition's objective (:data:`OBJECTIVES`) and what it targets
-        (:data:`WITHIN`), as in :func:`suggest_labels`.
+        (:data:`WITHIN`), as in :func:`suggest_labels`. The simulated audits
+        follow the model, so ``"mixed"``'s fallback on a flagged calibration
+        check is not simulated.
     design_prior : CalibrationPriors, optional
         The prior of the simulated truths (the *design prior* of O'Hagan &
         Stevens 2001), when it should differ from the model's prior (the

@@ -310,13 +310,15 @@ def test_covariance_when_rates_are_undefined_in_different_draws():
     np.testing.assert_allclose(acq.sigma[:3, :3], own)
 
 
-def test_score_picks_use_the_groups_variances():
-    """within="score" ranks by Σ's block diagonal (the groups' maps as independent) and
-    updates only the picked group's block."""
+@pytest.mark.parametrize("within", ["stratum", "score"])
+def test_stratum_and_score_picks_use_the_groups_variances(within):
+    """"stratum" and "score" rank by Σ's block diagonal (the groups' maps as independent:
+    the map term w (J_gᵀ Σ_gg x)² / (1 + w xᵀ Σ_gg x) per group and gap) and update only
+    the picked group's block. One cell per stratum, so both pick the best cell."""
     post, pool = _correlated_acquisition(2)
     acq = _Acquisition(post, pool, [(1, 0)], "variance")
     joint = acq.sigma.copy()
-    picks, values = acq.greedy(1, within="score")
+    picks, values = acq.greedy(1, within=within, rng=np.random.default_rng(0))
     expected = []
     for c in range(pool.group.size):
         g = pool.group[c]
@@ -638,34 +640,6 @@ def test_three_groups(tmp_path):
     assert len(out) == 30 and set(out["group"]) <= {"a", "b", "c"}
     only_c = bf.suggest_labels(res, n=5, group="c", random_seed=0)
     assert set(only_c["group"]) <= {"a", "c"}  # the gap c − a involves only those two
-
-
-def test_stratum_allocation_uses_the_groups_variances():
-    """Stratum-level picks rank by the sum of the groups' rate variances (Σ's block
-    diagonal), the map term w (J_gᵀ Σ_gg x)² / (1 + w xᵀ Σ_gg x) per group and gap."""
-    rng = np.random.default_rng(2)
-    n, k = 4000, 2
-    block = np.array([[0.04, 0.01, 0.0], [0.01, 0.05, 0.01], [0.0, 0.01, 0.09]])
-    cov = np.block([[block, 0.6 * block], [0.6 * block, block]])
-    phi = rng.multivariate_normal(np.zeros(6), cov, size=n).reshape(n, k, 3)
-    jac = np.array([0.3, -0.2, 0.5])
-    post = _Posterior(
-        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=phi @ jac,
-        p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
-        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
-    )  # fmt: skip
-    pool = _Pool(group=np.array([0, 1]), side=np.array([0, 1]), count=np.array([5.0, 5.0]),
-                 log_s=np.log([0.3, 0.7]), log_1ms=np.log([0.7, 0.3]), n_groups=k)  # fmt: skip
-    acq = _Acquisition(post, pool, [(1, 0)], "variance")
-    joint = acq.sigma.copy()
-    _, values = acq.greedy(1, within="stratum", rng=np.random.default_rng(0))
-    expected = []
-    for c in range(2):
-        g = pool.group[c]
-        s_g, x, w = joint[3 * g : 3 * g + 3, 3 * g : 3 * g + 3], acq.x[c], acq.w[c]
-        expected.append(w * (jac @ s_g @ x) ** 2 / (1 + w * x @ s_g @ x))
-    assert values[0] == pytest.approx(max(expected), rel=1e-8)
-    np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
 
 
 def test_targeted_picks_guard_against_a_misfit():
