@@ -12,14 +12,20 @@ from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import ESTIMANDS, MODELS, fit
 from bayesfair.labels import plan_labels, suggest_labels
 from bayesfair.posterior import FairnessPosterior
-from bayesfair.sources import UnlabeledScores, summarize_unlabeled
+from bayesfair.sources import summarize, summarize_unlabeled
+from bayesfair.summary import ScoreSummary
+
+#: The former name of :class:`ScoreSummary`.
+UnlabeledScores = ScoreSummary
 
 __version__ = "0.2.0.dev0"
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     # data
     "AssessmentData",
+    "ScoreSummary",
     "UnlabeledScores",
+    "summarize",
     "summarize_unlabeled",
     "datasets",
     # rates and composites

@@ -13,12 +13,24 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from bayesfair._inputs import (
+    _as_groups,
+    _as_labels,
+    _as_pandas,
+    _as_scores,
+    _encode,
+    _is_lazy,
+    _ordered_levels,
+    _plain,
+    _readonly,
+    check_threshold,
+    count_confusion,
+)
 from bayesfair._names import suggest
 from bayesfair.exceptions import UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
@@ -26,198 +38,6 @@ from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_unde
 __all__ = ["AssessmentData", "UnlabeledGroupWarning"]
 
 logger = logging.getLogger("bayesfair")
-
-#: Separator of attribute values in the label of an intersectional group.
-INTERSECTION_SEP = " & "
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-def _as_scores(values: Any, argument: str) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(
-            f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
-        )
-    if arr.dtype == bool:
-        raise TypeError(
-            f"The '{argument}' parameter must hold numeric scores in [0, 1]. Got booleans."
-        )
-    if not np.issubdtype(arr.dtype, np.number):
-        bad = next((v for v in arr.tolist() if not _is_number(v)), None)
-        shown = f"the non-numeric value {bad!r}" if bad is not None else f"dtype {arr.dtype}"
-        raise TypeError(
-            f"The '{argument}' parameter must hold numeric scores in [0, 1]. Got {shown}."
-        )
-    out = np.array(arr, dtype=float)
-    n_nan = int(np.isnan(out).sum())
-    if n_nan:
-        first = int(np.flatnonzero(np.isnan(out))[0])
-        raise ValueError(
-            f"The '{argument}' parameter must not contain NaN. Got {n_nan} NaN value(s), "
-            f"the first at position {first}."
-        )
-    outside = (out < 0) | (out > 1)
-    if outside.any():
-        first = int(np.flatnonzero(outside)[0])
-        raise ValueError(
-            f"The '{argument}' parameter must lie in [0, 1] (scores are probabilities). "
-            f"Got {int(outside.sum())} value(s) outside, e.g. {out[first]!r} at position {first}."
-        )
-    return out
-
-
-def _is_number(v: Any) -> bool:
-    try:
-        float(v)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[np.ndarray, Any]:
-    """Return labels coded 0/1 and the positive label actually used."""
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(
-            f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
-        )
-    series = pd.Series(arr)
-    if series.isna().any():
-        raise ValueError(
-            f"The '{argument}' parameter must not contain missing values. "
-            f"Got {int(series.isna().sum())} missing value(s)."
-        )
-    distinct = list(pd.unique(series))
-    if len(distinct) > 2:
-        shown = ", ".join(repr(_plain(v)) for v in distinct[:6])
-        raise ValueError(
-            f"The '{argument}' parameter must be binary (two distinct values). "
-            f"Got {len(distinct)} distinct values: {shown}{' ...' if len(distinct) > 6 else ''}."
-        )
-    if pos_label is None:
-        if arr.dtype == bool:
-            return arr.astype(np.int8), True
-        if all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct):
-            return np.asarray([float(v) for v in arr]).astype(np.int8), 1
-        shown = ", ".join(repr(_plain(v)) for v in distinct)
-        raise ValueError(
-            f"The '{argument}' parameter has values {shown}, which are not {{0, 1}} or bool: "
-            "say which one is positive with 'pos_label'."
-        )
-    matches = [v for v in distinct if v == pos_label or str(v) == str(pos_label)]
-    if not matches and len(distinct) < 2:
-        # A labeled set with a single class is valid (e.g. ten labels, no positive).
-        binary = all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct)
-        if not (binary and _is_number(pos_label) and float(pos_label) in (0.0, 1.0)):
-            warnings.warn(
-                f"No value of '{argument}' equals pos_label={pos_label!r} (all are "
-                f"{_plain(distinct[0])!r}): every labeled example is taken as negative.",
-                UserWarning,
-                stacklevel=4,
-            )
-        return (series == pos_label).to_numpy().astype(np.int8), _plain(pos_label)
-    if not matches:
-        shown = ", ".join(repr(_plain(v)) for v in distinct)
-        raise ValueError(
-            f"The 'pos_label' parameter must be one of the values of '{argument}' ({shown}). "
-            f"Got {pos_label!r} instead."
-        )
-    return (series == matches[0]).to_numpy().astype(np.int8), _plain(matches[0])
-
-
-def _plain(v: Any) -> Any:
-    """A NumPy scalar as the Python scalar it holds (anything else unchanged)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def count_confusion(predictions, labels, group_codes, n_groups: int) -> np.ndarray:
-    """Confusion counts per group, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn.
-
-    ``predictions`` and ``labels`` are 0/1 (ŷ = 1[score ≥ threshold], Ji et al.
-    §2.1); ``group_codes`` in ``range(n_groups)``. The one counting of
-    :meth:`AssessmentData.counts_array` and of the experiment harness.
-    """
-    pred = np.asarray(predictions).astype(bool)
-    y = np.asarray(labels).astype(bool)
-    cell = np.select([pred & y, pred & ~y, ~pred & ~y], [0, 1, 2], default=3)
-    flat = np.bincount(np.asarray(group_codes, dtype=np.intp) * 4 + cell, minlength=4 * n_groups)
-    return flat.reshape(n_groups, 4)
-
-
-def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]:
-    """Return one label per row (vectorised), joining several attributes into intersections."""
-    if isinstance(values, pd.DataFrame):
-        frame = values
-    elif isinstance(values, Mapping):
-        frame = pd.DataFrame(dict(values))
-    else:
-        arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
-        if arr.ndim == 1:
-            frame = pd.DataFrame({0: arr})
-        elif arr.ndim == 2:
-            frame = pd.DataFrame(arr)
-        else:
-            raise ValueError(
-                f"The '{argument}' parameter must be one- or two-dimensional. "
-                f"Got shape {arr.shape}."
-            )
-        attributes = None
-    if isinstance(values, pd.DataFrame | Mapping):
-        attributes = [str(c) for c in frame.columns]
-    missing = frame.isna().to_numpy().any(axis=1)
-    if missing.any():
-        raise ValueError(
-            f"The '{argument}' parameter must not contain missing values. "
-            f"Got {int(missing.sum())} missing value(s), the first at position "
-            f"{int(np.flatnonzero(missing)[0])}."
-        )
-    if frame.shape[1] == 1:
-        labels = frame.iloc[:, 0].reset_index(drop=True)
-    else:
-        labels = frame.iloc[:, 0].astype(str).reset_index(drop=True)
-        for col in range(1, frame.shape[1]):
-            labels = labels + INTERSECTION_SEP + frame.iloc[:, col].astype(str).to_numpy()
-    return labels, attributes
-
-
-def _as_pandas(frame):
-    """A polars (or any ``to_pandas``/interchange) frame as pandas; pandas unchanged."""
-    if isinstance(frame, pd.DataFrame) or frame is None:
-        return frame
-    if type(frame).__module__.startswith("polars") and hasattr(frame, "to_pandas"):
-        return frame.to_pandas()
-    if hasattr(frame, "__dataframe__"):
-        return pd.api.interchange.from_dataframe(frame)
-    return frame
-
-
-def _is_lazy(frame) -> bool:
-    return type(frame).__name__ == "LazyFrame"
-
-
-def _encode(labels: pd.Series, levels: list) -> np.ndarray:
-    """Integer codes of ``labels`` in ``levels`` (vectorised)."""
-    codes, uniques = pd.factorize(labels, sort=False)
-    position = {u: i for i, u in enumerate(levels)}
-    lookup = np.array([position[_plain(u)] for u in uniques], dtype=np.intp)
-    return lookup[codes] if codes.size else np.empty(0, dtype=np.intp)
-
-
-def _ordered_levels(*series: pd.Series) -> list:
-    seen: dict = {}
-    for s in series:
-        for v in pd.unique(s):
-            seen.setdefault(_plain(v), None)
-    levels = list(seen)
-    try:
-        return sorted(levels)
-    except TypeError:
-        return sorted(levels, key=str)
-
 
 class AssessmentData:
     """Labeled and unlabeled classifier outputs, validated and grouped.
@@ -243,7 +63,7 @@ class AssessmentData:
     reference : optional
         The reference (privileged) group for differences and ratios. Default:
         the group with the most labeled examples.
-    unlabeled : UnlabeledScores, optional
+    unlabeled : ScoreSummary, optional
         The unlabeled examples as a summary (:func:`bayesfair.summarize_unlabeled`)
         in place of ``unlabeled_scores`` and ``unlabeled_groups``.
     unlabeled_ids : array_like, shape (n_U,), optional
@@ -381,7 +201,7 @@ class AssessmentData:
         ----------
         labeled : pandas.DataFrame or polars.DataFrame
             One row per labeled example.
-        unlabeled : DataFrame, source or UnlabeledScores, optional
+        unlabeled : DataFrame, source or ScoreSummary, optional
             One row per unlabeled example; needs the ``score`` and ``group``
             columns. Or any source :func:`bayesfair.summarize_unlabeled` reads
             (a Parquet/CSV path or glob, a DuckDB relation, a SQL query), which
@@ -411,11 +231,12 @@ class AssessmentData:
         cls._check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
         u_scores = u_groups = summary = None
         if unlabeled is not None and not isinstance(unlabeled, pd.DataFrame):
-            from bayesfair.sources import UnlabeledScores, summarize_unlabeled
+            from bayesfair.sources import summarize_unlabeled
+            from bayesfair.summary import ScoreSummary
 
             summary = (
                 unlabeled
-                if isinstance(unlabeled, UnlabeledScores)
+                if isinstance(unlabeled, ScoreSummary)
                 else summarize_unlabeled(
                     unlabeled, score=score, group=group_cols, threshold=threshold
                 )
@@ -458,18 +279,7 @@ class AssessmentData:
                         f"Columns: {', '.join(map(str, frame.columns))}."
                     )
 
-    @staticmethod
-    def _check_threshold(threshold) -> float:
-        if isinstance(threshold, bool) or not _is_number(threshold):
-            raise TypeError(
-                f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
-            )
-        t = float(threshold)
-        if not 0.0 < t < 1.0:
-            raise ValueError(
-                f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
-            )
-        return t
+    _check_threshold = staticmethod(check_threshold)
 
     @staticmethod
     def _check_lengths(**lengths: int) -> None:
@@ -492,19 +302,25 @@ class AssessmentData:
 
     def _accept_summary(self, summary, unlabeled_scores) -> pd.Series:
         """Validate ``unlabeled=`` and return its group labels (for the levels)."""
-        from bayesfair.sources import UnlabeledScores
+        from bayesfair.summary import ScoreSummary
 
         if unlabeled_scores is not None:
             raise ValueError(
                 "Pass the unlabeled examples either as 'unlabeled' (a summary) or as "
                 "'unlabeled_scores'/'unlabeled_groups', not both."
             )
-        if not isinstance(summary, UnlabeledScores):
+        if not isinstance(summary, ScoreSummary):
             raise TypeError(
                 "The 'unlabeled' parameter must be the summary of bayesfair.summarize_unlabeled "
-                f"(UnlabeledScores). Got {type(summary).__name__}; for a file, query or "
+                f"(a ScoreSummary). Got {type(summary).__name__}; for a file, query or "
                 "frame, call bayesfair.summarize_unlabeled(source, ...) or use "
                 "AssessmentData.from_frames(labeled, source, ...)."
+            )
+        if summary.labeled:
+            raise ValueError(
+                "The 'unlabeled' summary holds labels: it summarises labeled examples. Pass "
+                "unlabeled examples (bayesfair.summarize_unlabeled), or drop its labels with "
+                "summary.without_labels() if they are to be ignored."
             )
         if summary.threshold != self.threshold:
             raise ValueError(
@@ -581,8 +397,8 @@ class AssessmentData:
         if self._summary is None:
             return np.bincount(self._u_codes, minlength=self.n_groups)
         out = np.zeros(self.n_groups, dtype=np.int64)
-        for g, c in zip(self._summary.group.tolist(), self._summary.count, strict=True):
-            out[self.group_levels.index(g)] += c
+        for g, c in zip(self._summary.group_labels.tolist(), self._summary.count, strict=True):
+            out[self.group_levels.index(g)] += round(c)
         return out
 
     @property
@@ -691,7 +507,9 @@ class AssessmentData:
 
     def _summary_table(self) -> pd.DataFrame:
         sm = self._summary
-        codes = np.array([self.group_levels.index(g) for g in sm.group.tolist()], dtype=np.intp)
+        codes = np.array(
+            [self.group_levels.index(g) for g in sm.group_labels.tolist()], dtype=np.intp
+        )
         n = np.bincount(codes, weights=sm.count, minlength=self.n_groups)
         pos = np.bincount(codes, weights=sm.count * sm.side, minlength=self.n_groups)
         total = np.bincount(codes, weights=sm.sum_score, minlength=self.n_groups)
@@ -705,25 +523,23 @@ class AssessmentData:
         )  # fmt: skip
 
     def unlabeled_reduction(self, score_clip: float = 0.01, n_bins: int | None = None):
-        """The unlabeled scores reduced to per-group, per-side histograms (cached).
+        """The unlabeled examples as a summary coded to the data's groups (cached).
 
-        The sufficient statistics that the calibration models and the
-        prediction-powered intervals use in place of the ``n_U`` scores
-        (:func:`bayesfair.models.unlabeled.reduce_unlabeled`). Computed once
-        per ``(score_clip, n_bins)`` and kept: the data's arrays are read-only,
-        so the reduction cannot go stale.
+        The per-group, per-side histograms (:class:`~bayesfair.summary.ScoreSummary`)
+        that the calibration models and the prediction-powered intervals use in
+        place of the ``n_U`` scores. Computed once per ``(score_clip, n_bins)``
+        and kept: the data's arrays are read-only, so it cannot go stale.
 
         Returns
         -------
-        UnlabeledSummary
+        ScoreSummary
+            With ``levels`` equal to :attr:`group_levels`.
         """
-        from bayesfair.models.unlabeled import DEFAULT_BINS, reduce_unlabeled
+        from bayesfair.summary import DEFAULT_BINS, summarize_arrays
 
         key = (float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
         cache = self.__dict__.setdefault("_reductions", {})
         if key not in cache and self._summary is not None:
-            from bayesfair.models.unlabeled import from_scores_summary
-
             held = (self._summary.score_clip, self._summary.n_bins)
             if key != held:
                 raise ValueError(
@@ -731,16 +547,36 @@ class AssessmentData:
                     f"n_bins={held[1]}; this needs score_clip={key[0]} and n_bins={key[1]}. "
                     "Summarise again with those settings (a histogram cannot be re-binned)."
                 )
-            cache[key] = from_scores_summary(self._summary, self.group_levels)
+            cache[key] = self._summary.with_levels(self.group_levels)
         if key not in cache:
-            cache[key] = reduce_unlabeled(
-                self.unlabeled_scores,
-                self.unlabeled_group_codes,
-                self.n_groups,
-                threshold=self.threshold,
-                score_clip=key[0],
-                n_bins=key[1],
-            )
+            cache[key] = summarize_arrays(
+                self.unlabeled_scores, self.unlabeled_group_codes, self.group_levels,
+                threshold=self.threshold, score_clip=key[0], n_bins=key[1],
+            )  # fmt: skip
+        return cache[key]
+
+    def labeled_summary(self, score_clip: float = 0.01, n_bins: int | None = None):
+        """The labeled examples as a summary on the same grid (cached).
+
+        Per group, side and bin: the examples, the positives, and the sums the
+        calibration likelihood needs (:mod:`bayesfair.summary`). The models take
+        the labeled examples only through it, so a fit costs the same with 100
+        labels or 10⁶.
+
+        Returns
+        -------
+        ScoreSummary
+            A labeled summary with ``levels`` equal to :attr:`group_levels`.
+        """
+        from bayesfair.summary import DEFAULT_BINS, summarize_arrays
+
+        key = ("labeled", float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
+        cache = self.__dict__.setdefault("_reductions", {})
+        if key not in cache:
+            cache[key] = summarize_arrays(
+                self.scores, self.group_codes, self.group_levels, labels=self.labels,
+                threshold=self.threshold, score_clip=key[1], n_bins=key[2],
+            )  # fmt: skip
         return cache[key]
 
     def __repr__(self) -> str:

@@ -22,13 +22,13 @@ from bayesfair.models.calibration import (
     CalibrationPriors,
     DiscrepancyPrior,
     build_calibration_model,
+    free_center,
+    free_log_likelihoods,
+    likelihood_data,
+    sample_misfit,
+    stratum_counts,
 )
-from bayesfair.models.unlabeled import (
-    DEFAULT_BINS,
-    expected_counts,
-    reduce_unlabeled,
-    sampled_counts,
-)
+from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
 from bayesfair.posterior import RATES_GROUP, FairnessPosterior
 
 __all__ = ["ESTIMANDS", "MODELS", "fit"]
@@ -510,51 +510,28 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
     from bayesfair.sampling import sample_model
 
     k = data.n_groups
+    labeled = data.labeled_summary(score_clip, n_bins)
     if data.n_unlabeled == 0:
         notes.append(
             "No unlabeled data: the calibration model's rates are model-based estimates over "
             "the labeled scores (each example's calibrated probability in place of its label)."
         )
         labeled_counts = np.zeros((k, 4))
-        summary = reduce_unlabeled(
-            data.scores, data.group_codes, k, threshold=data.threshold, score_clip=score_clip,
-            n_bins=n_bins,
-        )  # fmt: skip
+        summary = labeled.without_labels()
     else:
         labeled_counts = data.counts_array().astype(float)
         summary = data.unlabeled_reduction(score_clip, n_bins)
-    s = np.clip(data.scores, score_clip, 1 - score_clip)
-    model_data = {
-        "log_s": np.log(s),
-        "log_1ms": np.log1p(-s),
-        "group_idx": data.group_codes.astype(np.int64),
-        "y": data.labels.astype(np.int64),
-    }
+    model_data = likelihood_data(labeled)
+    center = None
     if disc is not None:
-        from bayesfair.models.calibration import free_center, free_log_likelihoods, stratum_counts
-
         if disc.center is None:
-            center = free_center(
-                data.scores, data.labels, data.group_codes, k, summary, variant=variant,
-                priors=priors, score_clip=score_clip, threshold=data.threshold,
-            )  # fmt: skip
+            center = free_center(labeled, summary, variant=variant, priors=priors)
         else:
             center = np.full((k, 2), float(disc.center))
-        model_data["side"] = (data.scores >= data.threshold).astype(np.int64)
-        x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
-        model_data["log_free"] = free_log_likelihoods(x_st, n_st, center, disc)
+        model_data["log_free"] = free_log_likelihoods(*stratum_counts(labeled), center, disc)
     idata = sample_model(
         lambda: build_calibration_model(
-            data.scores,
-            data.labels,
-            data.group_codes,
-            k,
-            variant=variant,
-            priors=priors,
-            score_clip=score_clip,
-            discrepancy=disc,
-            threshold=data.threshold,
-            center=None if disc is None else center,
+            labeled, variant=variant, priors=priors, discrepancy=disc, center=center
         ),
         cache_key=("bc", variant, priors, k, disc),
         native=lambda: _native_calibration(variant, priors, k, disc),
@@ -568,9 +545,8 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
     else:
         u_counts = sampled_counts(summary, a, b, c, rng)
     if disc is not None:
-        u_counts = _robust_counts(
-            data, summary, u_counts, (a, b, c), disc, estimand, score_clip, rng, idata, center
-        )
+        u_counts = _robust_counts(labeled, summary, u_counts, (a, b, c), disc, estimand, rng,
+                                  idata, center)  # fmt: skip
     total = u_counts + labeled_counts
     rates = {}
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -587,18 +563,17 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
     return idata, rates
 
 
-def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng, idata, center):
+def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, center):
     """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
 
-    :func:`robust_unlabeled_counts` on the data's labeled examples; the draws
-    of the indicators and the probabilities of a misfit are added to the
-    posterior (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's fixed
-    centre goes to ``constant_data`` (``misfit_center``).
+    :func:`robust_unlabeled_counts` on the labeled summary; the draws of the
+    indicators and the probabilities of a misfit are added to the posterior
+    (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's fixed centre goes
+    to ``constant_data`` (``misfit_center``).
     """
     out, free, p_free, p_shared = robust_unlabeled_counts(
-        data.scores, data.labels, data.group_codes, data.n_groups, summary, u_counts, abc,
-        disc, estimand, rng, threshold=data.threshold, score_clip=score_clip, center=center,
-    )  # fmt: skip
+        labeled, summary, u_counts, abc, disc, estimand, rng, center=center
+    )
     dims = ("chain", "draw", "group", "side")
     idata.posterior["misfit"] = (dims, free.astype(np.int8))
     idata.posterior["p_misfit"] = (dims, p_free)
@@ -607,15 +582,13 @@ def _robust_counts(data, summary, u_counts, abc, disc, estimand, score_clip, rng
     return out
 
 
-def robust_unlabeled_counts(
-    scores, labels, group_codes, n_groups, summary, u_counts, abc, disc, estimand, rng, *,
-    threshold, score_clip, center,
-):  # fmt: skip
+def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng, *, center):
     """The unlabeled counts of ``rbc``: the map's, except in the strata drawn as free.
 
     Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
-    which strata (group, side) are *free* and draws their own rate q; there the
-    unlabeled positives are ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
+    which strata (group, side) are *free* given the labeled summary and draws
+    their own rate q; there the unlabeled positives (``summary``'s rows) are
+    ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
 
     Returns
     -------
@@ -623,12 +596,7 @@ def robust_unlabeled_counts(
     free, p_free : ndarray, shape (..., n_groups, 2)
     p_shared : ndarray, shape (..., 2)
     """
-    from bayesfair.models.calibration import sample_misfit
-
-    free, rate, p_shared, p_free = sample_misfit(
-        scores, labels, group_codes, n_groups, *abc, disc, rng,
-        threshold=threshold, score_clip=score_clip, center=center,
-    )  # fmt: skip
+    free, rate, p_shared, p_free = sample_misfit(labeled, *abc, disc, rng, center=center)
     totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
     if estimand == "expected":
         own = totals * rate

@@ -150,7 +150,7 @@ from bayesfair._validation import (
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction, rate_from_counts
-from bayesfair.models.unlabeled import DEFAULT_BINS
+from bayesfair.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 
 __all__ = ["OBJECTIVES", "STRATEGIES", "plan_labels", "suggest_labels"]
 
@@ -189,53 +189,44 @@ _PARETO_K_MAX = 0.7
 # ---------------------------------------------------------------- the pool of cells
 @dataclass
 class _Pool:
-    """The unlabeled examples as cells (group, side, score bin) with their counts."""
+    """The unlabeled examples as cells (group, side, score bin) of a summary, with the
+    number of examples in each that remain unlabeled."""
 
-    group: np.ndarray  # (n_cells,)
-    side: np.ndarray  # (n_cells,) 0/1
+    base: ScoreSummary  # the cells as summarised
     count: np.ndarray  # (n_cells,) float, remaining unlabeled examples
-    log_s: np.ndarray
-    log_1ms: np.ndarray
-    n_groups: int
 
     @classmethod
-    def from_summary(cls, summary, coarsen: int = 1) -> _Pool:
-        """The summary's bins, or groups of ``coarsen`` adjacent bins merged."""
-        group = np.asarray(summary.group, dtype=np.intp)
-        side = np.asarray(summary.predicted_positive, dtype=np.intp)
-        count = np.asarray(summary.count, dtype=float)
-        log_s, log_1ms = np.asarray(summary.log_s, float), np.asarray(summary.log_1ms, float)
-        if coarsen > 1:
-            from bayesfair.sources import _edges
+    def from_summary(cls, summary: ScoreSummary, coarsen: int = 1) -> _Pool:
+        """The summary's bins, or groups of ``coarsen`` adjacent bins merged (exactly:
+        :meth:`ScoreSummary.coarsen`; kept as they are when ``coarsen`` does not divide
+        the summary's bins)."""
+        if coarsen > 1 and summary.n_bins % coarsen == 0:
+            summary = summary.coarsen(summary.n_bins // coarsen)
+        return cls(base=summary, count=np.array(summary.count, dtype=float))
 
-            lo, hi = _edges(_SCORE_CLIP)
-            width = (hi - lo) * coarsen / DEFAULT_BINS  # of a merged bin, in logit units
-            merged = np.floor((log_s - log_1ms - lo) / width).astype(np.int64)
-            key = (group * 2 + side) * (DEFAULT_BINS + 1) + merged
-            _, cell = np.unique(key, return_inverse=True)
-            m = cell.max() + 1
-            tot = np.bincount(cell, weights=count, minlength=m)
-            log_s = np.bincount(cell, weights=count * log_s, minlength=m) / tot
-            log_1ms = np.bincount(cell, weights=count * log_1ms, minlength=m) / tot
-            first = np.zeros(m, dtype=np.intp)
-            first[cell] = np.arange(cell.size)
-            group, side, count = group[first], side[first], tot
-        return cls(group=group, side=side, count=count.copy(), log_s=log_s, log_1ms=log_1ms,
-                   n_groups=int(summary.n_groups))  # fmt: skip
+    @property
+    def group(self) -> np.ndarray:
+        return self.base.group
 
-    def summary(self):
-        from bayesfair.models.unlabeled import UnlabeledSummary
+    @property
+    def side(self) -> np.ndarray:
+        return self.base.side.astype(np.intp)
 
-        keep = self.count > 0
-        return UnlabeledSummary(
-            n_groups=self.n_groups,
-            group=self.group[keep],
-            predicted_positive=self.side[keep].astype(bool),
-            count=self.count[keep],
-            log_s=self.log_s[keep],
-            log_1ms=self.log_1ms[keep],
-            n_total=round(float(self.count.sum())),
-        )
+    @property
+    def log_s(self) -> np.ndarray:
+        return self.base.mean_log_s
+
+    @property
+    def log_1ms(self) -> np.ndarray:
+        return self.base.mean_log_1ms
+
+    @property
+    def n_groups(self) -> int:
+        return self.base.n_groups
+
+    def summary(self) -> ScoreSummary:
+        """The examples that remain unlabeled, as a summary."""
+        return self.base.with_counts(self.count)
 
     def totals(self) -> np.ndarray:
         out = np.zeros((self.n_groups, 2))
@@ -506,7 +497,8 @@ def _result_posterior(res, data, metric: str) -> _Posterior:
     summary = data.unlabeled_reduction(res.settings.get("score_clip", _SCORE_CLIP),
                                        res.settings.get("n_bins"))  # fmt: skip
     mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
-    x_st, n_st = stratum_counts(data.scores, data.labels, data.group_codes, k, data.threshold)
+    clip = res.settings.get("score_clip", _SCORE_CLIP)
+    x_st, n_st = stratum_counts(data.labeled_summary(clip, res.settings.get("n_bins")))
     p_free = center = None
     concentration = 2.0
     if "p_misfit" in post:
@@ -742,8 +734,7 @@ def _rows_for_cells(data, summary, pool: _Pool, picks, rng, clip, n_bins) -> np.
     """Unlabeled row positions for the picked cells, drawn at random within each cell."""
     from bayesfair.models.unlabeled import cell_of_rows
 
-    cell = cell_of_rows(data.unlabeled_scores, data.unlabeled_group_codes, summary,
-                        threshold=data.threshold, score_clip=clip, n_bins=n_bins)  # fmt: skip
+    cell = cell_of_rows(data.unlabeled_scores, data.unlabeled_group_codes, summary)
     wanted = np.bincount(picks, minlength=pool.group.size)
     chosen = np.flatnonzero(wanted)
     order = np.argsort(cell, kind="stable")
@@ -827,24 +818,33 @@ class _Laplace:
             grad[:, blk] += g
         return value, grad
 
-    def draws(self, s, y, g, population, rng):
-        """``(a, b, c, center)``: draws of the maps given labeled (s, y, g), shape (n, k)."""
+    def labeled(self, state: _State) -> ScoreSummary:
+        """A simulated audit's labeled examples as a summary (the grid of a fit)."""
+        return summarize_arrays(
+            state.s, state.g, range(self.k), labels=state.y, threshold=self.threshold,
+            score_clip=self.clip,
+        )  # fmt: skip
+
+    def draws(self, labeled: ScoreSummary, population: ScoreSummary, rng):
+        """``(a, b, c, center)``: draws of the maps given the labeled summary, shape (n, k).
+
+        The labeled rows enter as their summary, as in a fit
+        (:func:`~bayesfair.models.calibration.likelihood_data`)."""
         from bayesfair.models.calibration import (
             center_and_mode,
             free_log_likelihoods,
+            likelihood_data,
             stratum_counts,
         )
 
         k = self.k
         center, self.bc_x0 = center_and_mode(
-            s, y, g, k, population, priors=self.priors, score_clip=self.clip,
-            threshold=self.threshold, start=self.bc_x0, solver=lambda f, x0: _newton(f, x0)[0],
+            labeled, population, priors=self.priors, start=self.bc_x0,
+            solver=lambda f, x0: _newton(f, x0)[0],
         )  # fmt: skip
-        x_st, n_st = stratum_counts(s, y, g, k, self.threshold)
-        clipped = np.clip(s, self.clip, 1 - self.clip)
+        x_st, n_st = stratum_counts(labeled)
         data = self.native.with_data(
-            log_s=np.log(clipped), log_1ms=np.log1p(-clipped), group_idx=g.astype(float),
-            y=y.astype(float), side=(s >= self.threshold).astype(float),
+            **likelihood_data(labeled),
             log_free=free_log_likelihoods(x_st, n_st, center, self.disc),
         ).user_data  # fmt: skip
 
@@ -1181,7 +1181,7 @@ def plan_labels(
 
     Parameters
     ----------
-    data : AssessmentData or UnlabeledScores
+    data : AssessmentData or ScoreSummary
         The labels collected so far and the unlabeled examples, or only the
         unlabeled examples (a summary from :func:`bayesfair.summarize_unlabeled`)
         when nothing is labeled yet; the reference group is then the largest.
@@ -1239,9 +1239,7 @@ def plan_labels(
     """
     from bayesfair.data import AssessmentData
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
-    from bayesfair.models.unlabeled import from_scores_summary
     from bayesfair.posterior import _check_epsilon
-    from bayesfair.sources import UnlabeledScores
 
     metric = get_rate(metric).name
     epsilon = _check_epsilon(epsilon)
@@ -1262,10 +1260,14 @@ def plan_labels(
             )
     _check_choice(objective, OBJECTIVES, "objective")
     _check_choice(within, WITHIN, "within")
-    if isinstance(data, UnlabeledScores):
+    if isinstance(data, ScoreSummary):
+        if data.labeled:
+            raise InvalidParameterError(
+                "plan_labels takes the unlabeled examples' summary; this one holds labels "
+                "(pass AssessmentData with the labeled rows, or summary.without_labels())."
+            )
         levels = list(data.group_levels)
-        summary = from_scores_summary(data, levels)
-        pool = _Pool.from_summary(summary, _PLAN_COARSEN)
+        pool = _Pool.from_summary(data, _PLAN_COARSEN)
         threshold = data.threshold
         s0, y0, g0 = np.empty(0), np.empty(0, dtype=np.int8), np.empty(0, dtype=np.intp)
         ref = levels[int(np.argmax(pool.totals().sum(axis=1)))] if reference is None else reference
@@ -1285,7 +1287,7 @@ def plan_labels(
         ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     else:
         raise TypeError(
-            "The 'data' parameter must be an AssessmentData or an UnlabeledScores summary. "
+            "The 'data' parameter must be an AssessmentData or an unlabeled ScoreSummary. "
             f"Got {type(data).__name__}."
         )
     k = len(levels)
@@ -1394,25 +1396,21 @@ class _Fitted:
 
 
 def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
-    from bayesfair.data import count_confusion
     from bayesfair.fitting import robust_unlabeled_counts
     from bayesfair.models.calibration import mean_concentration, stratum_counts
     from bayesfair.models.unlabeled import expected_counts, sampled_counts
 
-    k = laplace.k
     summary = state.pool.summary()
-    a, b, c, center = laplace.draws(state.s, state.y, state.g, summary, rng)
+    lab = laplace.labeled(state)
+    a, b, c, center = laplace.draws(lab, summary, rng)
     u = sampled_counts(summary, a, b, c, rng)
     u, _, p_free, _ = robust_unlabeled_counts(
-        state.s, state.y, state.g, k, summary, u, (a, b, c), laplace.disc, "assessed", rng,
-        threshold=laplace.threshold, score_clip=laplace.clip, center=center,
-    )  # fmt: skip
-    labeled = count_confusion(
-        (state.s >= laplace.threshold).astype(np.int8), state.y, state.g, k
-    ).astype(float)
+        lab, summary, u, (a, b, c), laplace.disc, "assessed", rng, center=center
+    )
+    labeled = lab.confusion_counts()
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = rate_from_counts(u + labeled, metric)
-    x_st, n_st = stratum_counts(state.s, state.y, state.g, k, laplace.threshold)
+    x_st, n_st = stratum_counts(lab)
     mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
     post = _Posterior(
         a=a, b=b, c=c, rates=rates, p_free=p_free.mean(axis=0), center=center, x_st=x_st,
@@ -1445,9 +1443,8 @@ def _draw_truths(post, start: _State, laplace, priors, disc, k, n_sims, rng) -> 
         idx = rng.choice(post.a.shape[0], size=n_sims, replace=n_sims > post.a.shape[0])
         a, b, c = post.a[idx], post.b[idx], post.c[idx]
         free, rate, _, _ = sample_misfit(
-            start.s, start.y, start.g, k, a, b, c, disc, rng, threshold=laplace.threshold,
-            score_clip=laplace.clip, center=post.center,
-        )  # fmt: skip
+            laplace.labeled(start), a, b, c, disc, rng, center=post.center
+        )
     else:
         a, b, c = _prior_draws(priors, k, n_sims, rng)
         shared = rng.random((n_sims, 1, 2)) < disc.shared_prior_misfit

@@ -183,6 +183,7 @@ def sample_model(
                     RuntimeWarning,
                     stacklevel=3,
                 )
+    compiled_pymc = compiled is None
     if compiled is None:
         key = None if cache_key is None else (cache_key, "pymc")
         compiled = CACHE.get(key)
@@ -192,6 +193,9 @@ def sample_model(
                 warnings.simplefilter("ignore")
                 compiled = nutpie.compile_pymc_model(build())
             CACHE.put(key, compiled)
+    if data and compiled_pymc:
+        # nutpie keeps only the containers the compiled graph reads (bc ignores 'side')
+        data = {k: v for k, v in data.items() if k in compiled.shared_data}
     compiled = compiled.with_data(**data) if data else compiled
     options = dict(draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
                    target_accept=target_accept, progress_bar=progressbar)  # fmt: skip

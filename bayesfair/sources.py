@@ -34,116 +34,36 @@ from __future__ import annotations
 import glob as _glob
 import os
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from bayesfair._inputs import INTERSECTION_SEP, _as_groups, _as_scores, check_threshold
 from bayesfair.exceptions import InvalidParameterError
+from bayesfair.summary import (
+    DEFAULT_BINS,
+    LABEL_SUMS,
+    ROW_SUMS,
+    ScoreSummary,
+    bin_edges,
+    bin_rows,
+)
 
-__all__ = ["ENGINES", "UnlabeledScores", "summarize_unlabeled"]
+__all__ = ["ENGINES", "summarize", "summarize_unlabeled"]
 
 ENGINES = ("auto", "numpy", "duckdb", "dask", "spark")
 #: The extra that installs each optional engine.
 EXTRAS = {"dask": "dask", "spark": "spark"}
-_SEP = " & "  # as bayesfair.data.INTERSECTION_SEP
 
 
-@dataclass(frozen=True)
-class UnlabeledScores:
-    """Additive summary of unlabeled scores: one row per non-empty (group, side, bin).
-
-    Build it with :func:`summarize_unlabeled`; pass it to
-    :class:`~bayesfair.AssessmentData` as ``unlabeled=``. Two summaries with
-    the same settings merge with ``+``.
-
-    Attributes
-    ----------
-    group : numpy.ndarray of object
-        Group label of each row (for several attributes, ``"v1 & v2"``).
-    side : numpy.ndarray of bool
-        ŷ = 1 (score at or above the threshold).
-    bin : numpy.ndarray of int
-    count : numpy.ndarray of int
-    sum_log_s, sum_log_1ms, sum_score : numpy.ndarray of float
-        Sums of ``ln c``, ``ln(1 − c)`` (clipped score ``c``) and of the raw score.
-    threshold, score_clip : float
-    n_bins : int
-    attributes : tuple of str or None
-        The group columns the labels were built from.
-    """
-
-    group: np.ndarray
-    side: np.ndarray
-    bin: np.ndarray
-    count: np.ndarray
-    sum_log_s: np.ndarray
-    sum_log_1ms: np.ndarray
-    sum_score: np.ndarray
-    threshold: float
-    score_clip: float
-    n_bins: int
-    attributes: tuple | None = field(default=None)
-
-    @property
-    def n_total(self) -> int:
-        """Number of unlabeled examples summarised."""
-        return int(self.count.sum())
-
-    @property
-    def group_levels(self) -> list:
-        """The distinct group labels."""
-        return list(dict.fromkeys(self.group.tolist()))
-
-    def __add__(self, other: UnlabeledScores) -> UnlabeledScores:
-        if not isinstance(other, UnlabeledScores):
-            return NotImplemented
-        mine = (self.threshold, self.score_clip, self.n_bins, self.attributes)
-        theirs = (other.threshold, other.score_clip, other.n_bins, other.attributes)
-        if mine != theirs:
-            raise InvalidParameterError(
-                "Only summaries with the same threshold, score_clip, n_bins and group "
-                f"columns can be added. Got {mine} and {theirs}."
-            )
-        return _aggregate(
-            {k: np.concatenate([getattr(self, k), getattr(other, k)]) for k in _COLUMNS},
-            self.threshold, self.score_clip, self.n_bins, self.attributes,
-        )  # fmt: skip
-
-    def to_frame(self):
-        """The rows as a pandas DataFrame."""
-        import pandas as pd
-
-        return pd.DataFrame({k: getattr(self, k) for k in _COLUMNS})
-
-    def __repr__(self) -> str:
-        return (
-            f"UnlabeledScores(n_total={self.n_total}, groups={self.group_levels!r}, "
-            f"threshold={self.threshold}, rows={self.count.size})"
-        )
+def _columns(labeled: bool) -> tuple:
+    """The columns an engine returns: the cell and its sums (and the label sums)."""
+    return ("group", "side", "bin", *ROW_SUMS, *(LABEL_SUMS if labeled else ()))
 
 
-_COLUMNS = ("group", "side", "bin", "count", "sum_log_s", "sum_log_1ms", "sum_score")
-
-
-def _aggregate(cols, threshold, score_clip, n_bins, attributes) -> UnlabeledScores:
-    """Sum rows with the same (group, side, bin); sort by group label, side, bin."""
-    import pandas as pd
-
-    frame = pd.DataFrame(cols)
-    if len(frame):
-        frame = frame.groupby(["group", "side", "bin"], sort=True, as_index=False).sum()
-    return UnlabeledScores(
-        group=np.asarray([_plain(g) for g in frame["group"]], dtype=object),
-        side=frame["side"].to_numpy(bool),
-        bin=frame["bin"].to_numpy(np.int64),
-        count=frame["count"].to_numpy(np.int64),
-        sum_log_s=frame["sum_log_s"].to_numpy(float),
-        sum_log_1ms=frame["sum_log_1ms"].to_numpy(float),
-        sum_score=frame["sum_score"].to_numpy(float),
-        threshold=float(threshold),
-        score_clip=float(score_clip),
-        n_bins=int(n_bins),
-        attributes=attributes,
+def _aggregate(cols, threshold, score_clip, n_bins, attributes) -> ScoreSummary:
+    """Sum partial entries with the same (group, side, bin) into one summary."""
+    return ScoreSummary.from_columns(
+        cols, threshold=threshold, score_clip=score_clip, n_bins=n_bins, attributes=attributes
     )
 
 
@@ -151,9 +71,117 @@ def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _edges(score_clip: float) -> tuple[float, float]:
-    lo = float(np.log(score_clip) - np.log(1.0 - score_clip))
-    return lo, -lo
+def summarize(
+    source,
+    score: str = "score",
+    group="group",
+    threshold: float = 0.5,
+    engine: str = "auto",
+    *,
+    label: str | None = None,
+    pos_label=1,
+    score_clip: float = 0.01,
+    n_bins: int | None = None,
+    scheduler=None,
+    progress: bool = False,
+    text_groups: bool = False,
+) -> ScoreSummary:
+    """Reduce scored rows, labeled or not, to their additive summary without loading them.
+
+    Parameters
+    ----------
+    source
+        A Parquet or CSV path or glob (``"logs/*.parquet"``; a URL such as
+        ``s3://…`` is passed to the engine, which must be set up to read it, e.g.
+        DuckDB's ``httpfs``), a list of them, a DuckDB relation, a SQL query
+        (``"SELECT ... FROM ..."``), a pandas or polars DataFrame, a Dask or
+        Spark DataFrame, or arrays: a pair ``(scores, groups)``, or a triple
+        ``(scores, groups, labels)`` for labeled rows.
+    score : str
+        The score column (ignored for arrays).
+    group : str or list of str
+        The group column(s); several define intersectional groups labelled
+        ``"v1 & v2"``, as :class:`~bayesfair.AssessmentData` does.
+    threshold : float
+        ŷ = 1 when ``score >= threshold``.
+    engine : {"auto", "numpy", "duckdb", "dask", "spark"}
+        ``"auto"``: a Dask DataFrame goes to Dask, a Spark DataFrame to Spark,
+        paths, relations and SQL to DuckDB, frames and arrays to NumPy. With
+        ``"dask"`` or ``"spark"`` a path or glob is read by that engine.
+    label : str, optional
+        The true-label column: the rows are labeled and the summary also holds,
+        per bin, the positives and their sums of ``ln c`` and ``ln(1 − c)``.
+        Without it the rows are unlabeled.
+    pos_label : int, float or bool
+        The label value of a positive; the other value must be its complement
+        in {0, 1} (or ``False``/``True``). Labels other than these, or missing,
+        are an error (recode text labels before summarising).
+    scheduler : str or object, optional
+        Dask: a ``distributed.Client`` or a scheduler address
+        (``"tcp://host:8786"``); default the current client or Dask's local
+        scheduler. Spark: a master URL (``"spark://host:7077"``,
+        ``"local[4]"``); default the active session or ``local[*]``.
+    progress : bool
+        Show the engine's progress on the terminal (DuckDB's progress bar, a
+        Dask progress bar) for long passes.
+    text_groups : bool
+        Read the group columns as text, as written in a CSV file (so ``"01"``
+        and ``"1"`` stay two groups; booleans become ``"True"``/``"False"``,
+        numbers their text). The command line does this on its files.
+    score_clip : float
+        ε of the clipping ``[ε, 1 − ε]`` before the logs (the models' default).
+    n_bins : int, optional
+        Bins per group and side (default 1,024).
+
+    Returns
+    -------
+    ScoreSummary
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown engine, a glob that matches nothing, a missing column,
+        a score that is NaN or outside [0, 1], or a label that is missing or
+        not binary (naming the file where the engine can).
+    """
+    threshold = check_threshold(threshold)
+    n_bins = DEFAULT_BINS if n_bins is None else int(n_bins)
+    if n_bins < 1:
+        raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
+    if not 0.0 < score_clip < 0.5:
+        raise InvalidParameterError(
+            f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip}."
+        )
+    if engine not in ENGINES:
+        raise InvalidParameterError(
+            f"The 'engine' parameter must be one of {ENGINES}. Got {engine!r}."
+        )
+    if isinstance(pos_label, bool):
+        pos_label = int(pos_label)
+    if pos_label not in (0, 1):
+        raise InvalidParameterError(
+            f"The 'pos_label' parameter must be 0 or 1 (or a bool). Got {pos_label!r}."
+        )
+    if isinstance(source, tuple) and len(source) == 3:
+        label = label or "label"
+    columns = [group] if isinstance(group, str) else list(group)
+    if engine == "auto":
+        engine = _auto_engine(source)
+    settings = (threshold, score_clip, n_bins)
+    target = None if label is None else (label, float(pos_label))
+    if engine == "numpy":
+        if text_groups and not isinstance(source, tuple):
+            source = source.assign(**{c: _as_text(source[c]) for c in columns if c in source})
+        elif text_groups:
+            source = (source[0], _as_text(source[1]), *source[2:])
+        return _numpy_engine(source, score, columns, *settings, target)
+    if engine == "dask":
+        return _dask_engine(
+            source, score, columns, *settings, scheduler, progress, text_groups, target
+        )
+    if engine == "spark":
+        return _spark_engine(source, score, columns, *settings, scheduler, text_groups, target)
+    return _duckdb_engine(source, score, columns, *settings, progress, text_groups, target)
 
 
 def summarize_unlabeled(
@@ -168,86 +196,21 @@ def summarize_unlabeled(
     scheduler=None,
     progress: bool = False,
     text_groups: bool = False,
-) -> UnlabeledScores:
-    """Reduce unlabeled scores to their additive summary without loading them.
+) -> ScoreSummary:
+    """Reduce unlabeled scores to their additive summary: :func:`summarize` without labels.
 
-    Parameters
-    ----------
-    source
-        A Parquet or CSV path or glob (``"logs/*.parquet"``; a URL such as
-        ``s3://…`` is passed to the engine, which must be set up to read it, e.g.
-        DuckDB's ``httpfs``), a list of them, a DuckDB relation, a SQL query
-        (``"SELECT ... FROM ..."``), a pandas or polars DataFrame, a Dask or
-        Spark DataFrame, or a pair ``(scores, groups)`` of arrays.
-    score : str
-        The score column (ignored for arrays).
-    group : str or list of str
-        The group column(s); several define intersectional groups labelled
-        ``"v1 & v2"``, as :class:`~bayesfair.AssessmentData` does.
-    threshold : float
-        ŷ = 1 when ``score >= threshold``.
-    engine : {"auto", "numpy", "duckdb", "dask", "spark"}
-        ``"auto"``: a Dask DataFrame goes to Dask, a Spark DataFrame to Spark,
-        paths, relations and SQL to DuckDB, frames and arrays to NumPy. With
-        ``"dask"`` or ``"spark"`` a path or glob is read by that engine.
-    scheduler : str or object, optional
-        Dask: a ``distributed.Client`` or a scheduler address
-        (``"tcp://host:8786"``); default the current client or Dask's local
-        scheduler. Spark: a master URL (``"spark://host:7077"``,
-        ``"local[4]"``); default the active session or ``local[*]``.
-    progress : bool
-        Show the engine's progress on the terminal (DuckDB's progress bar, a
-        Dask progress bar) for long passes.
-    text_groups : bool
-        Read the group columns as text, as written in a CSV file (so ``"01"``
-        and ``"1"`` stay two groups; booleans become ``"True"``/``"False"``,
-        numbers their text). The command line does this on both of its files.
-    score_clip : float
-        ε of the clipping ``[ε, 1 − ε]`` before the logs (the models' default).
-    n_bins : int, optional
-        Bins per group and side (default 1,024).
-
-    Returns
-    -------
-    UnlabeledScores
-
-    Raises
-    ------
-    InvalidParameterError
-        For an unknown engine, a glob that matches nothing, a missing column,
-        or a score that is NaN or outside [0, 1] (naming the file where the
-        engine can).
+    The parameters are those of :func:`summarize`; a pair ``(scores, groups)``
+    of arrays is accepted as the source.
     """
-    from bayesfair.data import AssessmentData
-    from bayesfair.models.unlabeled import DEFAULT_BINS
-
-    threshold = AssessmentData._check_threshold(threshold)
-    n_bins = DEFAULT_BINS if n_bins is None else int(n_bins)
-    if n_bins < 1:
-        raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
-    if not 0.0 < score_clip < 0.5:
+    if isinstance(source, tuple) and len(source) != 2:
         raise InvalidParameterError(
-            f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip}."
+            "Unlabeled arrays are a pair (scores, groups). Got a tuple of "
+            f"{len(source)}; for labeled rows call bayesfair.summarize."
         )
-    if engine not in ENGINES:
-        raise InvalidParameterError(
-            f"The 'engine' parameter must be one of {ENGINES}. Got {engine!r}."
-        )
-    columns = [group] if isinstance(group, str) else list(group)
-    if engine == "auto":
-        engine = _auto_engine(source)
-    settings = (threshold, score_clip, n_bins)
-    if engine == "numpy":
-        if text_groups and not isinstance(source, tuple):
-            source = source.assign(**{c: _as_text(source[c]) for c in columns if c in source})
-        elif text_groups:
-            source = (source[0], _as_text(source[1]))
-        return _numpy_engine(source, score, columns, *settings)
-    if engine == "dask":
-        return _dask_engine(source, score, columns, *settings, scheduler, progress, text_groups)
-    if engine == "spark":
-        return _spark_engine(source, score, columns, *settings, scheduler, text_groups)
-    return _duckdb_engine(source, score, columns, *settings, progress, text_groups)
+    return summarize(
+        source, score, group, threshold, engine, score_clip=score_clip, n_bins=n_bins,
+        scheduler=scheduler, progress=progress, text_groups=text_groups,
+    )  # fmt: skip
 
 
 def _as_text(values):
@@ -283,12 +246,12 @@ def _require(engine: str):
         ) from None
 
 
-def _file_sums(path, score, group_cols, threshold, score_clip, n_bins, text=False):
+def _file_sums(path, score, group_cols, threshold, score_clip, n_bins, text=False, target=None):
     """One file's aggregates, read in batches of rows (bounded memory)."""
     import pandas as pd
 
     columns = list(group_cols)  # not named 'columns': dask.from_map passes its own
-    keep = [score, *columns]
+    keep = [score, *columns, *([target[0]] if target else [])]
     if _kind([path]) == "parquet":
         import pyarrow.parquet as pq
 
@@ -305,64 +268,80 @@ def _file_sums(path, score, group_cols, threshold, score_clip, n_bins, text=Fals
     if text:
         batches = (b.assign(**{c: _as_text(b[c]) for c in columns}) for b in batches)
     parts = [
-        _partition_sums(b, score, columns, threshold, score_clip, n_bins, origin=path)
+        _partition_sums(b, score, columns, threshold, score_clip, n_bins, path, target)
         for b in batches
     ]
-    return pd.concat(parts, ignore_index=True) if parts else _empty_sums()
+    return pd.concat(parts, ignore_index=True) if parts else _empty_sums(target is not None)
 
 
-def _empty_sums():
+def _empty_sums(labeled: bool = False):
     import pandas as pd
 
+    types = {"group": object, "side": bool, "bin": np.int64}
     return pd.DataFrame(
-        {"group": pd.Series([], dtype=object), "side": pd.Series([], dtype=bool),
-         "bin": pd.Series([], dtype=np.int64), "count": pd.Series([], dtype=np.int64),
-         "sum_log_s": pd.Series([], dtype=float), "sum_log_1ms": pd.Series([], dtype=float),
-         "sum_score": pd.Series([], dtype=float)}
-    )  # fmt: skip
+        {k: pd.Series([], dtype=types.get(k, float)) for k in _columns(labeled)}
+    )
 
 
-def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin=None):
+def _positives(values, pos_label: float, origin: str = "") -> np.ndarray:
+    """Labels as 0/1 floats (1 where the label equals ``pos_label``); anything else is an error."""
+    y = np.asarray(values, dtype=float) if not hasattr(values, "to_numpy") else (
+        values.to_numpy(dtype=float, na_value=np.nan)
+    )
+    bad = ~((y == 0.0) | (y == 1.0))
+    if bad.any():
+        raise InvalidParameterError(
+            f"Labels must be 0 or 1 (or booleans) without missing values: {int(bad.sum())} "
+            f"row(s) are not, the first{origin} (value {y[np.flatnonzero(bad)[0]]!r})."
+        )
+    return y if pos_label == 1.0 else 1.0 - y
+
+
+def _partition_sums(
+    frame, score, columns, threshold, score_clip, n_bins, origin=None, target=None
+):
     """One partition's aggregates as a pandas frame (the NumPy arithmetic).
 
     ``origin``, the file every row came from, is named in an error.
     """
     import pandas as pd
 
-    from bayesfair.data import _as_groups
-
+    where = f" in file {origin!r}" if origin is not None else ""
     s = frame[score].to_numpy(dtype=float, na_value=np.nan)
     bad = ~((s >= 0.0) & (s <= 1.0))
     missing = frame[columns].isna().to_numpy().any(axis=1)
-    if bad.any() or missing.any():
-        origin = f" in file {origin!r}" if origin is not None else ""
-        if bad.any():
-            raise InvalidParameterError(
-                f"Column {score!r} must hold scores in [0, 1] without missing values: "
-                f"{int(bad.sum())} row(s) of a partition do not, the first{origin} "
-                f"(value {s[np.flatnonzero(bad)[0]]!r})."
-            )
+    if bad.any():
+        raise InvalidParameterError(
+            f"Column {score!r} must hold scores in [0, 1] without missing values: "
+            f"{int(bad.sum())} row(s) of a partition do not, the first{where} "
+            f"(value {s[np.flatnonzero(bad)[0]]!r})."
+        )
+    if missing.any():
         raise InvalidParameterError(
             f"Group column(s) {columns} must not contain missing values: {int(missing.sum())} "
-            f"row(s) of a partition do, the first{origin}."
+            f"row(s) of a partition do, the first{where}."
         )
-    out = _empty_sums()
+    y = None if target is None else _positives(frame[target[0]], target[1], where)
+    out = _empty_sums(target is not None)
     if len(frame):
         labels, _ = _as_groups(frame[columns].reset_index(drop=True), "unlabeled groups")
         codes, levels = pd.factorize(labels, sort=False)
-        cols = bin_sums(s, codes, len(levels), threshold, score_clip, n_bins)
+        cols = bin_rows(
+            s, codes, len(levels), threshold=threshold, score_clip=score_clip, n_bins=n_bins,
+            labels=y,
+        )  # fmt: skip
         cols["group"] = np.asarray(levels, dtype=object)[cols.pop("code")]
-        out = pd.DataFrame({k: cols[k] for k in _COLUMNS})
+        out = pd.DataFrame({k: cols[k] for k in _columns(target is not None)})
     out["group"] = out["group"].astype(object)
     out["side"] = out["side"].astype(bool)
     out["bin"] = out["bin"].astype(np.int64)
-    out["count"] = out["count"].astype(np.int64)
     return out
 
 
 # --------------------------------------------------------------------------- dask
 def _dask_engine(
-    source, score, columns, threshold, score_clip, n_bins, scheduler, progress, text=False
+    source, score, columns, threshold, score_clip, n_bins, scheduler, progress, text=False,
+    target=None,
 ):
     dd, distributed = _require("dask")
     client = _dask_client(distributed, scheduler)
@@ -372,32 +351,36 @@ def _dask_engine(
         _kind(files)
         # one task per file, reading it in batches of rows: memory stays bounded
         parts = dd.from_map(
-            _file_sums, files, args=(score, columns, *settings, text), meta=_empty_sums(),
-            enforce_metadata=False,
+            _file_sums, files, args=(score, columns, *settings, text, target),
+            meta=_empty_sums(target is not None), enforce_metadata=False,
         )  # fmt: skip
-        return _collect(parts, client, columns, settings, progress)
+        return _collect(parts, client, columns, settings, progress, target is not None)
     if not isinstance(source, dd.DataFrame):
         raise InvalidParameterError(
             "The dask engine takes a Dask DataFrame or a path or glob. "
             f"Got {type(source).__name__}."
         )
     ddf = source
-    missing = [c for c in [score, *columns] if c not in ddf.columns]
+    extra = [target[0]] if target else []
+    missing = [c for c in [score, *columns, *extra] if c not in ddf.columns]
     if missing:
         raise InvalidParameterError(
             f"The Dask DataFrame has no column(s) {missing}; it has {list(ddf.columns)}."
         )
-    ddf = ddf[[score, *columns]]
+    ddf = ddf[[score, *columns, *extra]]
     if text:
         ddf = ddf.map_partitions(
             lambda f: f.assign(**{c: _as_text(f[c]) for c in columns}),
-            meta={score: float, **dict.fromkeys(columns, object)},
+            meta={score: float, **dict.fromkeys(columns, object), **dict.fromkeys(extra, float)},
         )
-    parts = ddf.map_partitions(_partition_sums, score, columns, *settings, meta=_empty_sums())
-    return _collect(parts, client, columns, settings, progress)
+    parts = ddf.map_partitions(
+        _partition_sums, score, columns, *settings, None, target,
+        meta=_empty_sums(target is not None),
+    )  # fmt: skip
+    return _collect(parts, client, columns, settings, progress, target is not None)
 
 
-def _collect(parts, client, columns, settings, progress=False):
+def _collect(parts, client, columns, settings, progress=False, labeled=False):
     """Compute the partitions' aggregates (on the client if any) and sum them.
 
     The per-partition aggregates are summed on the workers (a tree reduction),
@@ -415,7 +398,7 @@ def _collect(parts, client, columns, settings, progress=False):
     else:
         frame = parts.compute()
     attributes = tuple(columns) if len(columns) > 1 else None
-    return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, *settings, attributes)
+    return _aggregate({k: frame[k].to_numpy() for k in _columns(labeled)}, *settings, attributes)
 
 
 def _dask_client(distributed, scheduler):
@@ -437,7 +420,9 @@ def _dask_client(distributed, scheduler):
 
 
 # --------------------------------------------------------------------------- spark
-def _spark_engine(source, score, columns, threshold, score_clip, n_bins, scheduler, text=False):
+def _spark_engine(
+    source, score, columns, threshold, score_clip, n_bins, scheduler, text=False, target=None
+):
     _require("spark")
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import functions as F
@@ -476,12 +461,13 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
             "The spark engine takes a Spark DataFrame or a path or glob. "
             f"Got {type(source).__name__}."
         )
-    missing = [c for c in [score, *columns] if c not in sdf.columns]
+    extra = [target[0]] if target else []
+    missing = [c for c in [score, *columns, *extra] if c not in sdf.columns]
     if missing:
         raise InvalidParameterError(
             f"The Spark DataFrame has no column(s) {missing}; it has {sdf.columns}."
         )
-    # Spark's own aggregation, in one pass: the same bin arithmetic as bin_sums.
+    # Spark's own aggregation, in one pass: the same bin arithmetic as summary.bin_rows.
     s = F.col(score).cast("double")
     types = dict(sdf.dtypes)
 
@@ -493,24 +479,41 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
     if len(columns) == 1:
         label = as_text(columns[0])
     else:
-        label = F.concat_ws(_SEP, *(as_text(c) for c in columns))
+        label = F.concat_ws(INTERSECTION_SEP, *(as_text(c) for c in columns))
     bad = (s.isNull() | F.isnan(s) | (s < 0) | (s > 1)).cast("long")
     missing_group = F.lit(0).cast("long")
     for col in columns:
         missing_group = F.greatest(missing_group, F.col(col).isNull().cast("long"))
+    if target:
+        yv = F.col(target[0]).cast("double")
+        badlabel = (yv.isNull() | ~yv.isin(0.0, 1.0)).cast("long")
+        y = yv if target[1] == 1.0 else 1.0 - yv
+    else:
+        badlabel, y = F.lit(0).cast("long"), F.lit(0.0)
     c = F.least(F.greatest(s, F.lit(score_clip)), F.lit(1.0 - score_clip))
-    lo, hi = _edges(score_clip)
+    lo, hi = bin_edges(score_clip)
     rows = sdf.select(
         label.alias("group"), s.alias("s"), (s >= threshold).alias("side"),
         F.log(c).alias("ls"), F.log(1.0 - c).alias("l1"), bad.alias("bad"),
-        missing_group.alias("nogroup"),
+        missing_group.alias("nogroup"), badlabel.alias("badlabel"), y.alias("y"),
     )  # fmt: skip
     binned = F.floor((F.col("ls") - F.col("l1") - lo) / (hi - lo) * n_bins).cast("long")
     rows = rows.withColumn("bin", F.least(F.greatest(binned, F.lit(0)), F.lit(n_bins - 1)))
+    ls, l1, yc = F.col("ls"), F.col("l1"), F.col("y")
+    sums = [
+        F.count(F.lit(1)).alias("count"), F.sum(ls).alias("sum_log_s"),
+        F.sum(l1).alias("sum_log_1ms"), F.sum("s").alias("sum_score"),
+        F.sum(ls * ls).alias("sum_sq_log_s"), F.sum(l1 * l1).alias("sum_sq_log_1ms"),
+        F.sum(ls * l1).alias("sum_log_s_log_1ms"),
+    ]  # fmt: skip
+    if target:
+        sums += [
+            F.sum(yc).alias("positives"), F.sum(yc * ls).alias("pos_sum_log_s"),
+            F.sum(yc * l1).alias("pos_sum_log_1ms"),
+        ]  # fmt: skip
     aggregated = rows.groupBy("group", "side", "bin").agg(
-        F.count(F.lit(1)).alias("count"), F.sum("ls").alias("sum_log_s"),
-        F.sum("l1").alias("sum_log_1ms"), F.sum("s").alias("sum_score"),
-        F.sum("bad").alias("bad"), F.sum("nogroup").alias("nogroup"),
+        *sums, F.sum("bad").alias("bad"), F.sum("nogroup").alias("nogroup"),
+        F.sum("badlabel").alias("badlabel"),
     )  # fmt: skip
     try:
         with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
@@ -520,6 +523,14 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
     except Exception as exc:  # Spark wraps its errors: keep the first line
         raise InvalidParameterError(_spark_message(exc)) from exc
     n_bad, n_nogroup = int(frame["bad"].sum()), int(frame["nogroup"].sum())
+    n_badlabel = int(frame["badlabel"].sum())
+    if n_badlabel and not (n_bad or n_nogroup):
+        first = sdf.filter(badlabel == 1).limit(1).collect()[0]
+        origin = f" in file {first[path]!r}" if path else ""
+        raise InvalidParameterError(
+            f"Labels must be 0 or 1 (or booleans) without missing values: {n_badlabel} row(s) "
+            f"are not, the first{origin} (value {first[target[0]]!r})."
+        )
     if n_bad or n_nogroup:
         cond = (bad == 1) if n_bad else (missing_group == 1)
         first = sdf.filter(cond).limit(1).collect()[0]
@@ -536,8 +547,8 @@ def _spark_engine(source, score, columns, threshold, score_clip, n_bins, schedul
     groups = {} if text else _spark_group_values(sdf, columns)
     frame["group"] = [groups.get(g, g) for g in frame["group"]]
     attributes = tuple(columns) if len(columns) > 1 else None
-    return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, threshold, score_clip,
-                      n_bins, attributes)  # fmt: skip
+    cols = {k: frame[k].to_numpy() for k in _columns(target is not None)}
+    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
 
 
 def _check_reachable(address: str, what: str, timeout: float = 5.0) -> None:
@@ -612,64 +623,59 @@ def _in_memory(source) -> bool:
 
 
 # --------------------------------------------------------------------------- numpy
-def bin_sums(s, codes, n_groups: int, threshold, score_clip, n_bins) -> dict:
-    """Per non-empty (group code, side, bin): count and sums, from arrays in memory."""
-    lo, hi = _edges(score_clip)
-    side = s >= threshold
-    c = np.clip(s, score_clip, 1.0 - score_clip)
-    log_s, log_1ms = np.log(c), np.log(1.0 - c)
-    b = np.clip(np.floor((log_s - log_1ms - lo) / (hi - lo) * n_bins), 0, n_bins - 1)
-    cell = (np.asarray(codes, dtype=np.intp) * 2 + side) * n_bins + b.astype(np.intp)
-    size = max(n_groups, 1) * 2 * n_bins
-    count = np.bincount(cell, minlength=size)
-    keep = np.flatnonzero(count)
-    return {
-        "code": keep // (2 * n_bins),
-        "side": (keep // n_bins) % 2 == 1,
-        "bin": keep % n_bins,
-        "count": count[keep],
-        "sum_log_s": np.bincount(cell, weights=log_s, minlength=size)[keep],
-        "sum_log_1ms": np.bincount(cell, weights=log_1ms, minlength=size)[keep],
-        "sum_score": np.bincount(cell, weights=s, minlength=size)[keep],
-    }
-
-
-def _numpy_engine(source, score, columns, threshold, score_clip, n_bins):
+def _numpy_engine(source, score, columns, threshold, score_clip, n_bins, target=None):
     import pandas as pd
 
-    from bayesfair.data import _as_groups, _as_scores
-
+    labels = None
     if isinstance(source, tuple):
-        scores, groups = source
+        if len(source) not in (2, 3):
+            raise InvalidParameterError(
+                "Arrays are a pair (scores, groups) or a triple (scores, groups, labels). "
+                f"Got a tuple of {len(source)}."
+            )
+        scores, groups = source[:2]
+        labels = source[2] if len(source) == 3 else None
         attributes = None
     elif isinstance(source, pd.DataFrame):
-        missing = [c for c in [score, *columns] if c not in source.columns]
+        extra = [target[0]] if target else []
+        missing = [c for c in [score, *columns, *extra] if c not in source.columns]
         if missing:
             raise InvalidParameterError(
                 f"The frame has no column(s) {missing}; it has {list(source.columns)}."
             )
         scores, groups = source[score], source[columns]
+        labels = source[target[0]] if target else None
         attributes = tuple(columns) if len(columns) > 1 else None
     else:
         raise InvalidParameterError(
             "The numpy engine takes a pandas DataFrame or a pair (scores, groups) of arrays. "
             f"Got {type(source).__name__}."
         )
-    s = _as_scores(scores, "unlabeled scores")
-    labels, _ = _as_groups(groups, "unlabeled groups")
-    if len(labels) != s.size:
+    s = _as_scores(scores, "scores")
+    group_labels, _ = _as_groups(groups, "groups")
+    y = None
+    if target is not None:
+        y = _positives(labels, target[1])
+        if y.size != s.size:
+            raise InvalidParameterError(
+                f"The scores ({s.size}) and labels ({y.size}) differ in length."
+            )
+    if len(group_labels) != s.size:
         raise InvalidParameterError(
-            f"The unlabeled scores ({s.size}) and groups ({len(labels)}) differ in length."
+            f"The scores ({s.size}) and groups ({len(group_labels)}) differ in length."
         )
-    codes, levels = pd.factorize(labels, sort=False)
-    cols = bin_sums(s, codes, len(levels), threshold, score_clip, n_bins)
+    codes, levels = pd.factorize(group_labels, sort=False)
+    cols = bin_rows(
+        s, codes, len(levels), threshold=threshold, score_clip=score_clip, n_bins=n_bins, labels=y
+    )
     cols["group"] = np.asarray([_plain(v) for v in levels], dtype=object)[cols.pop("code")]
     return _aggregate(cols, threshold, score_clip, n_bins, attributes)
 
 
 # --------------------------------------------------------------------------- duckdb
 def _duckdb_engine(
-    source, score, columns, threshold, score_clip, n_bins, progress=False, text=False
+    source, score, columns, threshold, score_clip, n_bins, progress=False, text=False,
+    target=None,
 ):
     import duckdb
 
@@ -678,13 +684,14 @@ def _duckdb_engine(
         con.execute("SET enable_progress_bar = true")
     relation, where = _duckdb_relation(con, source, columns if text else ())
     have = [c.lower() for c in relation.columns]
-    missing = [c for c in [score, *columns] if c.lower() not in have]
+    extra = [target[0]] if target else []
+    missing = [c for c in [score, *columns, *extra] if c.lower() not in have]
     if missing:
         raise InvalidParameterError(
             f"{where} has no column(s) {missing}; it has {relation.columns}."
         )
     q = _quote
-    lo, hi = _edges(score_clip)
+    lo, hi = bin_edges(score_clip)
     s = f"CAST({q(score)} AS DOUBLE)"
     types = dict(zip(relation.columns, map(str, relation.types), strict=True))
 
@@ -696,7 +703,7 @@ def _duckdb_engine(
     if len(columns) == 1:
         label = as_text(columns[0]) if text else q(columns[0])
     else:
-        label = "concat_ws(" + f"'{_SEP}', " + ", ".join(as_text(c) for c in columns) + ")"
+        label = f"concat_ws('{INTERSECTION_SEP}', " + ", ".join(map(as_text, columns)) + ")"
     nulls = " OR ".join(f"{q(c)} IS NULL" for c in columns)
 
     def run(sql, frame=False):  # on the relation's own connection (a user's may not be ours)
@@ -708,33 +715,44 @@ def _duckdb_engine(
                 f"{where} could not be summarised by DuckDB: {exc}"
             ) from None
 
+    y = f"CAST({q(target[0])} AS DOUBLE)" if target else "0.0"
     bad = run(
         f"SELECT count(*) FILTER (WHERE {s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1), "
-        f"count(*) FILTER (WHERE {nulls}) FROM _bf_source"
+        f"count(*) FILTER (WHERE {nulls}), "
+        f"count(*) FILTER (WHERE {y} IS NULL OR {y} NOT IN (0.0, 1.0)) FROM _bf_source"
     )[0]
-    if bad[0] or bad[1]:
-        _raise_bad_rows(run, s, nulls, where, bad, score, columns)
+    if any(bad):
+        _raise_bad_rows(run, s, nulls, where, bad, score, columns, y)
+    if target and target[1] == 0.0:
+        y = f"(1.0 - {y})"
+    label_sums = (
+        ", fsum(y) AS positives, fsum(y * ls) AS pos_sum_log_s, fsum(y * l1) AS pos_sum_log_1ms"
+        if target
+        else ""
+    )
     sql = f"""
         WITH clipped AS (
-            SELECT {label} AS g, {s} AS s,
+            SELECT {label} AS g, {s} AS s, {y} AS y,
                    least(greatest({s}, {score_clip!r}), {1.0 - score_clip!r}) AS c
             FROM _bf_source
         ), feats AS (
-            SELECT g, s, s >= {threshold!r} AS side, ln(c) AS ls, ln(1.0 - c) AS l1
+            SELECT g, s, y, s >= {threshold!r} AS side, ln(c) AS ls, ln(1.0 - c) AS l1
             FROM clipped
         )
         SELECT g AS "group", side,
                least(greatest(CAST(floor((ls - l1 - ({lo!r})) / ({hi - lo!r}) * {n_bins})
                      AS BIGINT), 0), {n_bins - 1}) AS bin,
                count(*) AS count, fsum(ls) AS sum_log_s, fsum(l1) AS sum_log_1ms,
-               fsum(s) AS sum_score
+               fsum(s) AS sum_score, fsum(ls * ls) AS sum_sq_log_s,
+               fsum(l1 * l1) AS sum_sq_log_1ms, fsum(ls * l1) AS sum_log_s_log_1ms
+               {label_sums}
         FROM feats GROUP BY ALL
     """
     frame = run(sql, frame=True)
     con.close()
     attributes = tuple(columns) if len(columns) > 1 else None
-    return _aggregate({k: frame[k].to_numpy() for k in _COLUMNS}, threshold, score_clip,
-                      n_bins, attributes)  # fmt: skip
+    cols = {k: frame[k].to_numpy() for k in _columns(target is not None)}
+    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
 
 
 def _quote(name: str) -> str:
@@ -779,9 +797,14 @@ def _duckdb_relation(con, source, text_columns=()):
     return rel, where
 
 
-def _raise_bad_rows(run, s, nulls, where, bad, score, columns):
+def _raise_bad_rows(run, s, nulls, where, bad, score, columns, y="0.0"):
     """Name the first offending row and, for files, the file it came from."""
-    cond = f"{s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1" if bad[0] else nulls
+    conds = (f"{s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1", nulls,
+             f"{y} IS NULL OR {y} NOT IN (0.0, 1.0)")  # fmt: skip
+    which = next(i for i in range(3) if bad[i])
+    cond = conds[which]
+    if which == 2:
+        s = y
     try:
         row = run(f"SELECT filename, {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
         origin = f"in file {row[0]!r}"
@@ -789,10 +812,15 @@ def _raise_bad_rows(run, s, nulls, where, bad, score, columns):
     except InvalidParameterError:
         row = run(f"SELECT {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
         origin, value = f"in {where[4:].lower()}", row[0]
-    if bad[0]:
+    if which == 0:
         raise InvalidParameterError(
             f"Column {score!r} must hold scores in [0, 1] without missing values: "
             f"{bad[0]} row(s) do not, the first {origin} (value {value!r})."
+        )
+    if which == 2:
+        raise InvalidParameterError(
+            f"Labels must be 0 or 1 (or booleans) without missing values: {bad[2]} row(s) "
+            f"are not, the first {origin} (value {value!r})."
         )
     raise InvalidParameterError(
         f"Group column(s) {columns} must not contain missing values: {bad[1]} row(s) do, "

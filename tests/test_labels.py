@@ -9,6 +9,20 @@ import pytest
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.labels import _Acquisition, _Pool, _Posterior
+from bayesfair.summary import ScoreSummary
+
+
+def _pool_of(group, scores, count, k, threshold=0.5):
+    """A pool of one entry per score (in the order given), ``count`` examples each."""
+    s, n = np.asarray(scores, float), np.asarray(count, float)
+    ls, l1 = np.log(s), np.log1p(-s)
+    summary = ScoreSummary(
+        levels=tuple(range(k)), group=np.asarray(group), side=s >= threshold,
+        bin=np.arange(s.size), count=n, sum_log_s=n * ls, sum_log_1ms=n * l1, sum_score=n * s,
+        sum_sq_log_s=n * ls**2, sum_sq_log_1ms=n * l1**2, sum_log_s_log_1ms=n * ls * l1,
+        threshold=threshold, score_clip=0.01, n_bins=s.size,
+    )  # fmt: skip
+    return _Pool.from_summary(summary)
 
 
 @pytest.fixture(scope="module")
@@ -195,8 +209,7 @@ def test_map_gain_is_the_exact_variance_reduction():
         center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
-    pool = _Pool(group=np.array([0, 1]), side=np.array([0, 1]), count=np.array([5.0, 5.0]),
-                 log_s=np.log([0.3, 0.7]), log_1ms=np.log([0.7, 0.3]), n_groups=k)  # fmt: skip
+    pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
     acq = _Acquisition(post, pool, [(1, 0)], "variance")
     gains = acq.gains()
     np.testing.assert_allclose(acq.jac, np.tile(jac, (k, 1)), atol=1e-10)
@@ -228,9 +241,7 @@ def _correlated_acquisition(seed: int, rho: float = 0.5) -> tuple:
         p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
-    pool = _Pool(group=np.array([0, 1, 0, 1]), side=np.array([0, 1, 1, 0]),
-                 count=np.array([5.0, 5.0, 5.0, 5.0]), log_s=np.log([0.3, 0.7, 0.6, 0.2]),
-                 log_1ms=np.log([0.7, 0.3, 0.4, 0.8]), n_groups=k)  # fmt: skip
+    pool = _pool_of([0, 1, 0, 1], [0.3, 0.7, 0.6, 0.2], [5.0, 5.0, 5.0, 5.0], k)
     return post, pool
 
 
@@ -275,8 +286,7 @@ def test_mixed_halves_share_the_pool_and_start_from_the_posterior():
     picks, values = _Acquisition(post, pool, [(1, 0)], "variance").greedy(
         2, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
     assert values[1] == pytest.approx(best, rel=1e-10)
-    one_each = _Pool(group=pool.group, side=pool.side, count=np.ones(4), log_s=pool.log_s,
-                     log_1ms=pool.log_1ms, n_groups=k)  # fmt: skip
+    one_each = _Pool(base=pool.base, count=np.ones(4))
     for seed in range(20):
         acq = _Acquisition(post, one_each, [(1, 0)], "variance")
         picks, _ = acq.greedy(4, within="mixed", rng=np.random.default_rng(seed))
@@ -301,8 +311,7 @@ def test_covariance_when_rates_are_undefined_in_different_draws():
         p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
-    pool = _Pool(group=np.array([0, 1]), side=np.array([0, 1]), count=np.array([5.0, 5.0]),
-                 log_s=np.log([0.3, 0.7]), log_1ms=np.log([0.7, 0.3]), n_groups=k)  # fmt: skip
+    pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
     acq = _Acquisition(post, pool, [(1, 0)], "variance")
     assert np.all(acq.gains() > 0)
     np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
@@ -423,7 +432,7 @@ def test_plan_bad_input(data):
         bf.plan_labels(data, budgets=[100], n_sims=2, methods=["wald"])
     with pytest.raises(InvalidParameterError, match="Unknown strategy"):
         bf.plan_labels(data, budgets=[100], n_sims=2, strategies=["greedy"])
-    with pytest.raises(TypeError, match="AssessmentData or an UnlabeledScores"):
+    with pytest.raises(TypeError, match="AssessmentData or an unlabeled ScoreSummary"):
         bf.plan_labels(pd.DataFrame({"score": [0.1]}), budgets=[1])
     with pytest.raises(InvalidParameterError, match="design_prior"):
         bf.plan_labels(data, budgets=[100], n_sims=2, design_prior={"mu_a_sd": 1.0})

@@ -19,8 +19,10 @@ from bayesfair.models.calibration import (
     DiscrepancyPrior,
     build_calibration_model,
     free_log_likelihoods,
+    likelihood_data,
     stratum_counts,
 )
+from bayesfair.summary import summarize_arrays
 
 native = pytest.importorskip("bayesfair.models._calibration_native")
 
@@ -30,11 +32,12 @@ CENTER = np.array([[0.2, 0.7], [0.35, 0.9], [0.1, 0.5]])  # of a misfitting stra
 
 
 def _data(n=80, k=3, seed=0):
+    """A labeled summary of ``n`` random rows in ``k`` groups."""
     rng = np.random.default_rng(seed)
     s = np.clip(rng.uniform(0, 1, n), 0.01, 0.99)
     y = (rng.uniform(0, 1, n) < s).astype(int)
     g = rng.integers(0, k, n)
-    return s, y, g
+    return summarize_arrays(s, g, range(k), labels=y)
 
 
 @pytest.fixture(
@@ -45,20 +48,15 @@ def _data(n=80, k=3, seed=0):
 def pair(request):
     """(variant, PyMC model, native model with data) on the same data; bc and rbc."""
     variant, disc = request.param
-    s, y, g = _data()
+    labeled = _data()
     model = build_calibration_model(
-        s, y, g, 3, variant=variant, priors=PRIORS, discrepancy=disc, threshold=0.5,
-        center=CENTER,
-    )  # fmt: skip
+        labeled, variant=variant, priors=PRIORS, discrepancy=disc, center=CENTER
+    )
     extra = {}
     if disc is not None:
-        x_st, n_st = stratum_counts(s, y, g, 3)
-        extra = {
-            "side": (s >= 0.5).astype(int),
-            "log_free": free_log_likelihoods(x_st, n_st, CENTER, disc),
-        }
+        extra = {"log_free": free_log_likelihoods(*stratum_counts(labeled), CENTER, disc)}
     nat = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
-        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y, **extra
+        **likelihood_data(labeled), **extra
     )
     return variant, model, nat
 
@@ -129,9 +127,8 @@ def test_initial_points_are_jittered_support_points(pair):
 
 def test_rbc_native_model_needs_the_strata():
     nat = native.compile_native_calibration("beta", PRIORS, 2, DISCREPANCY)
-    s, y, g = _data(k=2)
     with pytest.raises(KeyError, match="log_free"):
-        nat.with_data(log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y)
+        nat.with_data(**likelihood_data(_data(k=2)))
 
 
 def test_raw_trace_conversion_matches_nutpie():
@@ -139,9 +136,8 @@ def test_raw_trace_conversion_matches_nutpie():
 
     from bayesfair.sampling import _nutpie_to_idata
 
-    s, y, g = _data(k=2)
     nat = native.compile_native_calibration("beta", CalibrationPriors(), 2).with_data(
-        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=y
+        **likelihood_data(_data(k=2))
     )
     kw = dict(draws=60, tune=60, chains=2, cores=1, seed=5, progress_bar=False)
     with warnings.catch_warnings():

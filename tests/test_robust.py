@@ -24,6 +24,7 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.simulate import miscalibrated_scores
+from bayesfair.summary import summarize_arrays
 
 FAST = dict(draws=200, tune=200, chains=2, progressbar=False)
 
@@ -134,8 +135,12 @@ def test_free_log_likelihood_is_the_beta_binomial_marginal():
     assert free_log_likelihood(0, 0, 0.3) == 0.0
 
 
+def _labeled(s, y, g, k):
+    return summarize_arrays(np.asarray(s, float), np.asarray(g, int), range(k), labels=y)
+
+
 def test_stratum_counts():
-    x, n = stratum_counts([0.2, 0.7, 0.5, 0.1], [1, 0, 1, 1], [0, 0, 1, 1], 2)
+    x, n = stratum_counts(_labeled([0.2, 0.7, 0.5, 0.1], [1, 0, 1, 1], [0, 0, 1, 1], 2))
     np.testing.assert_array_equal(n, [[1, 1], [1, 1]])
     np.testing.assert_array_equal(x, [[1, 0], [1, 1]])
 
@@ -145,10 +150,7 @@ def test_sample_misfit_without_labels_keeps_the_prior():
     ones, zeros = np.ones((draws, k)), np.zeros((draws, k))
     prior = DiscrepancyPrior()
     free, rate, p_s, p_free = sample_misfit(
-        [],
-        [],
-        [],
-        k,
+        _labeled([], [], [], k),
         ones,
         ones,
         zeros,
@@ -178,7 +180,7 @@ def test_sample_misfit_follows_contradicting_labels():
     g = np.repeat([0, 1], 60)
     ones, zeros = np.ones((500, 2)), np.zeros((500, 2))
     _, rate, _, p_free = sample_misfit(
-        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(0),
+        _labeled(s, y, g, 2), ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(0),
         center=np.full((2, 2), 0.5),
     )  # fmt: skip
     # group 1 is free; group 0 only as far as "the whole side is off" stays plausible
@@ -282,7 +284,8 @@ def test_sample_misfit_ties_a_shared_side():
     draws = 20_000
     ones, zeros = np.ones((draws, 2)), np.zeros((draws, 2))
     free, rate, p_s, _ = sample_misfit(
-        s, y, g, 2, ones, ones, zeros, DiscrepancyPrior(tie=(50.0,)), np.random.default_rng(1),
+        _labeled(s, y, g, 2), ones, ones, zeros, DiscrepancyPrior(tie=(50.0,)),
+        np.random.default_rng(1),
         center=np.full((2, 2), 0.5),
     )  # fmt: skip
     assert p_s[:, 0].mean() > 0.5

@@ -44,7 +44,7 @@ def test_reduction_matches_exact_in_every_rate(repo_root, score_clip):
         r_exact = rate_from_counts(exact + labeled, name)
         assert np.nanmax(np.abs(r_approx - r_exact)) < 1e-4, name
     # the reduction is a real compression
-    assert summary.n_bins < s.size
+    assert summary.n_entries < s.size
 
 
 def test_reduction_on_extreme_scores():
@@ -113,7 +113,7 @@ def test_sampled_totals_match_per_bin_binomial_draws(repo_root):
 
     p = _bin_probabilities(summary, a[:1], b[:1], c[:1])[0]
     rng = np.random.default_rng(6)
-    cell = summary.group * 2 + summary.predicted_positive.astype(int)
+    cell = summary.group * 2 + summary.side.astype(int)
     n_bin = summary.count.astype(int)
     exact = np.stack(
         [

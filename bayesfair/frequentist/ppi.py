@@ -308,9 +308,10 @@ def _binned_moments(summary, code: int, side: int, coefs) -> tuple[float, float,
     """
     from scipy.special import expit
 
-    sel = (summary.group == code) & (summary.predicted_positive == bool(side))
+    sel = (summary.group == code) & (summary.side == bool(side))
     count = summary.count[sel]
-    eta = coefs[:, :1] + coefs[:, 1:2] * summary.log_s[sel] - coefs[:, 2:3] * summary.log_1ms[sel]
+    log_s, log_1ms = summary.mean_log_s[sel], summary.mean_log_1ms[sel]
+    eta = coefs[:, :1] + coefs[:, 1:2] * log_s - coefs[:, 2:3] * log_1ms
     f = expit(eta).mean(axis=0)
     return float(count.sum()), float(count @ f), float(count @ (f * f))
 

@@ -1,8 +1,8 @@
-"""Model builders: each returns a ``pm.Model`` from counts (and scores) and priors.
+"""Model builders: each returns a ``pm.Model`` from counts (or score summaries) and priors.
 
 - :mod:`~bayesfair.models.beta_binomial`: ``bb`` (with its exact conjugate sampler) and ``hbb``;
 - :mod:`~bayesfair.models.calibration`: ``bc``, hierarchical beta calibration;
-- :mod:`~bayesfair.models.unlabeled`: the sufficient-statistic reduction of unlabeled scores.
+- :mod:`~bayesfair.models.unlabeled`: unlabeled counts per draw from the score summary.
 
 PyMC is imported inside the builders, so importing this package stays light.
 """
@@ -10,7 +10,6 @@ PyMC is imported inside the builders, so importing this package stays light.
 from bayesfair.models.beta_binomial import build_bb_model, build_hbb_model, sample_bb_exact
 from bayesfair.models.calibration import CalibrationPriors, build_calibration_model, calibrate
 from bayesfair.models.unlabeled import (
-    UnlabeledSummary,
     exact_expected_counts,
     expected_counts,
     reduce_unlabeled,
@@ -19,7 +18,6 @@ from bayesfair.models.unlabeled import (
 
 __all__ = [
     "CalibrationPriors",
-    "UnlabeledSummary",
     "build_bb_model",
     "build_calibration_model",
     "build_hbb_model",

@@ -34,13 +34,19 @@ import numba
 import numpy as np
 from nutpie.compile_pymc import CompiledPyMCModel
 
+from bayesfair.models.calibration import LIKELIHOOD_FIELDS
+
 __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
-# n_L, n_groups, variant code, the six prior scales, then the robust model (rbc):
-# 1.0 when present, and the prior misfit probabilities (group, shared).
+# entries of the labeled summary, n_groups, variant code, the six prior scales, then the
+# robust model (rbc): 1.0 when present, and the prior misfit probabilities (group, shared).
 _HEADER = 12
+# Arrays of the labeled likelihood per entry (models.calibration.LIKELIHOOD_FIELDS), each of
+# length n after the header: group, side, count, positives, mean ln c, mean ln(1 - c), their
+# sums over the positives, their variances and covariance.
+_FIELDS = len(LIKELIHOOD_FIELDS)
 _VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
 
 _LOGP_SIG = numba.types.int64(
@@ -100,9 +106,43 @@ def _logaddexp(u, v):
     return hi + math.log1p(math.exp(-abs(u - v)))
 
 
+@numba.njit(cache=True, inline="always")
+def _entry_loglik(data, n, i, a, b, c):
+    """Entry ``i``'s labeled log likelihood and its derivatives in (a_g, b_g, c_g), and g.
+
+    ``Σ y η − n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]`` over the entry's rows
+    (:func:`bayesfair.models.calibration.binned_loglik`).
+    """
+    base = _HEADER
+    g = int(data[base + i])
+    cnt = data[base + 2 * n + i]
+    pos = data[base + 3 * n + i]
+    m1 = data[base + 4 * n + i]
+    m2 = data[base + 5 * n + i]
+    ps1 = data[base + 6 * n + i]
+    ps2 = data[base + 7 * n + i]
+    v1 = data[base + 8 * n + i]
+    v2 = data[base + 9 * n + i]
+    cv = data[base + 10 * n + i]
+    aa, bb, cc = a[g], b[g], c[g]
+    eta = cc + aa * m1 - bb * m2
+    v_eta = aa * aa * v1 + bb * bb * v2 - 2.0 * aa * bb * cv
+    e = math.exp(-abs(eta))
+    softplus = max(eta, 0.0) + math.log1p(e)
+    p = 1.0 / (1.0 + e) if eta >= 0.0 else e / (1.0 + e)
+    q = p * (1.0 - p)
+    ll = cc * pos + aa * ps1 - bb * ps2 - cnt * (softplus + 0.5 * q * v_eta)
+    d = p + 0.5 * q * (1.0 - 2.0 * p) * v_eta
+    d_c = pos - cnt * d
+    d_a = ps1 - cnt * (d * m1 + q * (aa * v1 - bb * cv))
+    d_b = -ps2 + cnt * (d * m2 - q * (bb * v2 - aa * cv))
+    return ll, d_a, d_b, d_c, g
+
+
 @numba.njit(cache=True)
-def _loglik_term(y, eta):
-    return y * eta - (max(eta, 0.0) + math.log1p(math.exp(-abs(eta))))
+def _logaddexp(u, v):
+    hi = max(u, v)
+    return hi + math.log1p(math.exp(-abs(u - v)))
 
 
 @numba.njit(cache=True)
@@ -112,24 +152,24 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     Per side h: logaddexp(log(1 − π_s) + Σ_g logaddexp(log(1 − π_g) + log L_map[g, h],
     log π_g + log L_free[g, h]), log π_s + Σ_g log L_free[g, h]), where L_free is the
     stratum's Beta-binomial marginal likelihood (data, not a parameter). Adds
-    d logp / d(a, b, c) into ``d_a, d_b, d_c``: each example's map residual
-    weighted by the posterior probability that its stratum follows the map.
+    d logp / d(a, b, c) into ``d_a, d_b, d_c``: each entry's map gradient weighted by
+    the posterior probability that its stratum follows the map.
     """
     pg = data[10]
     ps = data[11]
-    log_s = data[_HEADER : _HEADER + n]
-    log_1ms = data[_HEADER + n : _HEADER + 2 * n]
-    group = data[_HEADER + 2 * n : _HEADER + 3 * n]
-    y = data[_HEADER + 3 * n : _HEADER + 4 * n]
-    side = data[_HEADER + 4 * n : _HEADER + 5 * n]
-    log_free = data[_HEADER + 5 * n : _HEADER + 5 * n + 2 * k]
-    log_shared = data[_HEADER + 5 * n + 2 * k : _HEADER + 5 * n + 2 * k + 2]
+    side = data[_HEADER + n : _HEADER + 2 * n]
+    start = _HEADER + _FIELDS * n
+    log_free = data[start : start + 2 * k]
+    log_shared = data[start + 2 * k : start + 2 * k + 2]
     m = 2 * k
     ll_map = np.zeros(m)
+    grads = np.empty((n, 3))
     for i in range(n):
-        g = int(group[i])
-        eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-        ll_map[g * 2 + int(side[i])] += _loglik_term(y[i], eta)
+        ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
+        ll_map[g * 2 + int(side[i])] += ll
+        grads[i, 0] = ga
+        grads[i, 1] = gb
+        grads[i, 2] = gc
     lpg, l1pg = math.log(pg), math.log1p(-pg)
     lps, l1ps = math.log(ps), math.log1p(-ps)
     w_map = np.zeros(m)  # P(stratum follows the map | θ, y)
@@ -148,12 +188,11 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
             inner = _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
             w_map[st] = p_not_shared * math.exp(l1pg + ll_map[st] - inner)
     for i in range(n):
-        g = int(group[i])
-        eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-        r = w_map[g * 2 + int(side[i])] * (y[i] - 0.5 * (1.0 + math.tanh(0.5 * eta)))
-        d_a[g] += r * log_s[i]
-        d_b[g] -= r * log_1ms[i]
-        d_c[g] += r
+        g = int(data[_HEADER + i])
+        w = w_map[g * 2 + int(side[i])]
+        d_a[g] += w * grads[i, 0]
+        d_b[g] += w * grads[i, 1]
+        d_c[g] += w * grads[i, 2]
     return logp
 
 
@@ -166,10 +205,6 @@ def calibration_logp_grad(x, grad, data):
     sd_mu_a, sd_mu_b, sd_mu_c = data[3], data[4], data[5]
     sd_s_a, sd_s_b, sd_s_c = data[6], data[7], data[8]
     disc = data[9] > 0.5
-    log_s = data[_HEADER : _HEADER + n]
-    log_1ms = data[_HEADER + n : _HEADER + 2 * n]
-    group = data[_HEADER + 2 * n : _HEADER + 3 * n]
-    y = data[_HEADER + 3 * n : _HEADER + 4 * n]
 
     work = np.zeros(6 * k)  # one allocation: a, b, c and d logp / d(a, b, c) per group
     a = work[:k]
@@ -194,18 +229,13 @@ def calibration_logp_grad(x, grad, data):
         logp += _normal_block(x, c_start, k, sd_mu_c, sd_s_c, c)
 
     if not disc:
-        # labeled data: y ~ Bernoulli(logit = c + a log s - b log(1 - s))
+        # the labeled summary: y ~ Bernoulli(logit = c + a log s - b log(1 - s)), per entry
         for i in range(n):
-            g = int(group[i])
-            eta = c[g] + a[g] * log_s[i] - b[g] * log_1ms[i]
-            e = math.exp(-abs(eta))
-            softplus = max(eta, 0.0) + math.log1p(e)
-            p = 1.0 / (1.0 + e) if eta >= 0.0 else e / (1.0 + e)
-            logp += y[i] * eta - softplus
-            r = y[i] - p
-            d_a[g] += r * log_s[i]
-            d_b[g] -= r * log_1ms[i]
-            d_c[g] += r
+            ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
+            logp += ll
+            d_a[g] += ga
+            d_b[g] += gb
+            d_c[g] += gc
     else:
         logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c)
 
@@ -243,7 +273,7 @@ def robust_loglik_batch(abc, data):
 def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     head = numba.carray(user_data_, (_HEADER,), np.float64)
     n = int(head[0])
-    size = _HEADER + (5 * n + 2 * int(head[1]) if head[9] > 0.5 else 4 * n)
+    size = _HEADER + _FIELDS * n + (2 * int(head[1]) + 2 if head[9] > 0.5 else 0)
     data = numba.carray(user_data_, (size,), np.float64)
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (dim,))
@@ -307,26 +337,24 @@ def _layout(variant: str, k: int):
     return free, expanded
 
 
-def pack_data(
-    header: np.ndarray, log_s, log_1ms, group_idx, y, side=None, log_free=None
-) -> np.ndarray:
-    """The ``user_data``: header, log s, log(1 − s), group codes, labels[, sides, log_free]."""
-    log_s = np.asarray(log_s, dtype=np.float64)
-    n = log_s.size
+def pack_data(header: np.ndarray, fields: dict, log_free=None) -> np.ndarray:
+    """The ``user_data``: header, the labeled likelihood's arrays (``fields``, keyed by
+    :data:`~bayesfair.models.calibration.LIKELIHOOD_FIELDS`)[, log_free]."""
+    n = np.asarray(fields["count"]).size
     k = int(header[1])
     disc = header[9] > 0.5
-    if disc != (side is not None) or disc != (log_free is not None):
-        raise ValueError("The sides and log_free are needed exactly for the robust model.")
-    out = np.empty(_HEADER + (5 * n + 2 * k + 2 if disc else 4 * n))
+    if disc != (log_free is not None):
+        raise ValueError("log_free is needed exactly for the robust model.")
+    out = np.empty(_HEADER + _FIELDS * n + (2 * k + 2 if disc else 0))
     out[:_HEADER] = header
     out[0] = n
-    out[_HEADER : _HEADER + n] = log_s
-    out[_HEADER + n : _HEADER + 2 * n] = np.asarray(log_1ms, dtype=np.float64)
-    out[_HEADER + 2 * n : _HEADER + 3 * n] = np.asarray(group_idx, dtype=np.float64)
-    out[_HEADER + 3 * n : _HEADER + 4 * n] = np.asarray(y, dtype=np.float64)
+    for j, name in enumerate(LIKELIHOOD_FIELDS):
+        values = np.asarray(fields[name], dtype=np.float64)
+        if values.shape != (n,):
+            raise ValueError(f"The labeled field {name!r} must have shape ({n},).")
+        out[_HEADER + j * n : _HEADER + (j + 1) * n] = values
     if disc:
-        out[_HEADER + 4 * n : _HEADER + 5 * n] = np.asarray(side, dtype=np.float64)
-        out[_HEADER + 5 * n :] = np.asarray(log_free, dtype=np.float64).reshape(2 * k + 2)
+        out[_HEADER + _FIELDS * n :] = np.asarray(log_free, dtype=np.float64).reshape(2 * k + 2)
     out.flags.writeable = False
     return out
 
@@ -339,13 +367,14 @@ class NativeCalibrationModel(CompiledPyMCModel):
     support: np.ndarray | None = None  # the initial points' centre, before jitter
 
     def with_data(self, **updates):
-        """New labeled data: log s, log(1 − s), group codes, labels (rbc: sides, log_free)."""
-        extra = {"side", "log_free"} if self.header[9] else set()
-        needed = {"log_s", "log_1ms", "group_idx", "y"} | extra
+        """New labeled data: the fields of
+        :func:`~bayesfair.models.calibration.likelihood_data` (rbc: and ``log_free``)."""
+        needed = set(LIKELIHOOD_FIELDS) | ({"log_free"} if self.header[9] else set())
         missing = needed - set(updates)
         if missing or len(updates) != len(needed):
             raise KeyError(f"with_data needs {sorted(needed)}; missing {sorted(missing)}.")
-        user_data = pack_data(self.header, **updates)
+        log_free = updates.pop("log_free", None)
+        user_data = pack_data(self.header, updates, log_free)
         return dataclasses.replace(self, user_data=user_data)
 
 
@@ -419,11 +448,7 @@ def compile_native_calibration(
         shared_data={},
         user_data=pack_data(
             header,
-            [],
-            [],
-            [],
-            [],
-            None if discrepancy is None else [],
+            {name: np.empty(0) for name in LIKELIHOOD_FIELDS},
             None if discrepancy is None else np.zeros(2 * k + 2),
         ),
         n_expanded=pos,

@@ -214,14 +214,12 @@ class DiscrepancyPrior:
 _CENTER_CLIP = 1e-4
 
 
-def stratum_counts(scores, labels, group_codes, n_groups: int, threshold: float = 0.5):
-    """Labeled positives and examples per stratum (group, side), each shape ``(n_groups, 2)``."""
-    side = (np.asarray(scores, dtype=float) >= threshold).astype(np.intp)
-    g = np.asarray(group_codes, dtype=np.intp)
-    cell = g * 2 + side
-    n = np.bincount(cell, minlength=2 * n_groups).reshape(n_groups, 2).astype(float)
-    x = np.bincount(cell, weights=np.asarray(labels, dtype=float), minlength=2 * n_groups)
-    return x.reshape(n_groups, 2), n
+def stratum_counts(labeled):
+    """Labeled positives and examples per stratum (group, side), each shape ``(n_groups, 2)``.
+
+    ``labeled`` is a :class:`~bayesfair.summary.ScoreSummary` of labeled rows.
+    """
+    return labeled.stratum_positives(), labeled.totals()
 
 
 def _kappas(concentration) -> np.ndarray:
@@ -339,57 +337,44 @@ def draw_prior_rates(discrepancy, center, shared, rng) -> np.ndarray:
 
 
 def free_center(
-    scores,
-    labels,
-    group_codes,
-    n_groups: int,
+    labeled,
     population=None,
     *,
     variant: Variant = "beta",
     priors: CalibrationPriors | None = None,
-    score_clip: float = 0.01,
-    threshold: float = 0.5,
     start=None,
 ) -> np.ndarray:
     """The centre of a misfitting stratum's rate: ``bc``'s map mean at its posterior mode.
 
     Finds the mode of the ``bc`` posterior (the model without strata states)
-    in its unconstrained parameters by L-BFGS from the prior's support point,
-    and returns each stratum's mean of ``f_g(s)`` over ``population`` (an
-    :class:`~bayesfair.models.unlabeled.UnlabeledSummary` of the assessed
-    scores; the labeled scores' when None), shape ``(n_groups, 2)``; 1/2 for
-    a stratum without assessed examples. It depends on the data, as an
-    empirical-Bayes choice does: the mode is one point computed before
-    sampling (milliseconds), and the sampler treats the centre as known.
-    ``start`` (unconstrained parameters of the native density) replaces the
-    support point as the optimiser's start.
+    given the labeled summary ``labeled`` in its unconstrained parameters by
+    L-BFGS from the prior's support point, and returns each stratum's mean of
+    ``f_g(s)`` over ``population`` (a :class:`~bayesfair.summary.ScoreSummary`
+    of the assessed scores; the labeled scores' when None), shape
+    ``(n_groups, 2)``; 1/2 for a stratum without assessed examples. It depends
+    on the data, as an empirical-Bayes choice does: the mode is one point
+    computed before sampling (milliseconds), and the sampler treats the centre
+    as known. ``start`` (unconstrained parameters of the native density)
+    replaces the support point as the optimiser's start.
     """
-    return center_and_mode(scores, labels, group_codes, n_groups, population, variant=variant,
-                           priors=priors, score_clip=score_clip, threshold=threshold,
-                           start=start)[0]  # fmt: skip
+    return center_and_mode(labeled, population, variant=variant, priors=priors, start=start)[0]
 
 
-def center_and_mode(
-    scores, labels, group_codes, n_groups, population=None, *, variant="beta", priors=None,
-    score_clip=0.01, threshold=0.5, start=None, solver=None,
-):  # fmt: skip
+def center_and_mode(labeled, population=None, *, variant="beta", priors=None, start=None,
+                    solver=None):  # fmt: skip
     """:func:`free_center`, and the mode in the native density's parameters (None if
     the PyMC fallback found it), to start the next search from. ``solver(objective,
     x0) -> x`` replaces L-BFGS (``objective`` returns the negative log density and its
     gradient)."""
-    from bayesfair.models.unlabeled import expected_counts, reduce_unlabeled
+    from bayesfair.models.unlabeled import expected_counts
 
     priors = priors or CalibrationPriors()
-    g = np.asarray(group_codes, dtype=np.int64)
     if population is None:
-        population = reduce_unlabeled(
-            scores, g, n_groups, threshold=threshold, score_clip=score_clip
-        )
+        population = labeled.without_labels()
     try:
-        a, b, c, x = _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start,
-                                  solver)  # fmt: skip
+        a, b, c, x = _mode_native(labeled, variant, priors, start, solver)
     except Exception:  # nutpie's private API changed: the same mode from the PyMC model
-        a, b, c = _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip)
+        a, b, c = _mode_pymc(labeled, variant, priors)
         x = None
     counts = expected_counts(population, a[None], b[None], c[None])[0]
     totals = population.totals()
@@ -398,8 +383,7 @@ def center_and_mode(
     return np.clip(np.nan_to_num(center, nan=0.5), _CENTER_CLIP, 1.0 - _CENTER_CLIP), x
 
 
-def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start=None,
-                 solver=None):  # fmt: skip
+def _mode_native(labeled, variant, priors, start=None, solver=None):
     """``bc``'s posterior mode ``(a, b, c, x)`` by L-BFGS on the hand-written log density.
 
     ``x`` is the mode in the density's unconstrained parameters.
@@ -412,9 +396,8 @@ def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start
         compile_native_calibration,
     )
 
-    s = clip_scores(scores, score_clip)
-    nat = compile_native_calibration(variant, priors, n_groups).with_data(
-        log_s=np.log(s), log_1ms=np.log1p(-s), group_idx=g, y=np.asarray(labels, dtype=float)
+    nat = compile_native_calibration(variant, priors, labeled.n_groups).with_data(
+        **likelihood_data(labeled)
     )
 
     def objective(x):
@@ -434,13 +417,11 @@ def _mode_native(scores, labels, g, n_groups, variant, priors, score_clip, start
     return (*(out[found[v]] for v in ("a", "b", "c")), x)
 
 
-def _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip):
+def _mode_pymc(labeled, variant, priors):
     """``bc``'s posterior mode (a, b, c) by L-BFGS on the PyMC model's log density."""
     from scipy.optimize import minimize
 
-    model = build_calibration_model(
-        scores, labels, g, n_groups, variant=variant, priors=priors, score_clip=score_clip
-    )
+    model = build_calibration_model(labeled, variant=variant, priors=priors)
     f = model.logp_dlogp_function(ravel_inputs=True)
     f.set_extra_values({})
     start = model.initial_point()
@@ -467,6 +448,88 @@ def _mode_pymc(scores, labels, g, n_groups, variant, priors, score_clip):
     return tuple(np.asarray(values[v], dtype=float) for v in ("a", "b", "c"))
 
 
+#: Bins per group of the labeled likelihood: the summary's grid, coarsened (module docstring).
+LIKELIHOOD_BINS = 128
+
+#: The containers of the labeled likelihood, in the order the native density packs them.
+LIKELIHOOD_FIELDS = (
+    "group_idx",
+    "side",
+    "count",
+    "positives",
+    "mean_log_s",
+    "mean_log_1ms",
+    "pos_sum_log_s",
+    "pos_sum_log_1ms",
+    "var_log_s",
+    "var_log_1ms",
+    "cov_log",
+)
+
+
+def likelihood_grid(n_bins: int) -> int:
+    """Bins per group of the labeled likelihood for a summary on ``n_bins`` bins.
+
+    The largest divisor of ``n_bins`` not above :data:`LIKELIHOOD_BINS`, so that
+    the coarse edges are edges of the summary's grid; the summary's own grid
+    when no divisor of at least half of it exists.
+    """
+    if n_bins <= LIKELIHOOD_BINS:
+        return n_bins
+    best = max(d for d in range(1, LIKELIHOOD_BINS + 1) if n_bins % d == 0)
+    return best if best >= LIKELIHOOD_BINS // 2 else n_bins
+
+
+def likelihood_data(labeled) -> dict:
+    """The labeled likelihood's data from a summary of labeled rows.
+
+    The summary (:class:`~bayesfair.summary.ScoreSummary`) coarsened to
+    :func:`likelihood_grid` bins per group; per entry: group, side, rows,
+    positives, the means of ``ln c`` and ``ln(1 − c)``, their sums over the
+    positives, and their within-entry variances and covariance. These are the
+    ``pm.Data`` containers of :func:`build_calibration_model` and the data of
+    the native density.
+    """
+    if not labeled.labeled:
+        raise ValueError("The calibration likelihood needs a summary of labeled rows.")
+    lab = labeled.coarsen(likelihood_grid(labeled.n_bins))
+    v1, v2, cv = lab.moments()
+    return {
+        "group_idx": lab.group.astype(np.int64),
+        "side": lab.side.astype(np.int64),
+        "count": np.asarray(lab.count, dtype=float),
+        "positives": np.asarray(lab.positives, dtype=float),
+        "mean_log_s": lab.mean_log_s,
+        "mean_log_1ms": lab.mean_log_1ms,
+        "pos_sum_log_s": np.asarray(lab.pos_sum_log_s, dtype=float),
+        "pos_sum_log_1ms": np.asarray(lab.pos_sum_log_1ms, dtype=float),
+        "var_log_s": v1,
+        "var_log_1ms": v2,
+        "cov_log": cv,
+    }
+
+
+def binned_loglik(lik: dict, a, b, c) -> np.ndarray:
+    """Each entry's labeled log likelihood under maps ``(a, b, c)``, shape ``(n_draws, n_entries)``.
+
+    ``lik`` is :func:`likelihood_data`'s; ``a, b, c`` have shape ``(n_draws, n_groups)``.
+    ``Σ_i [y_i η_i − softplus(η_i)]`` over the entry's rows: the first term exactly
+    (``η`` is linear in the log features), the second to second order about the
+    entry's mean predictor, ``n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]``.
+    """
+    g = lik["group_idx"]
+    a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))
+    eta = c + a * lik["mean_log_s"] - b * lik["mean_log_1ms"]
+    v_eta = (a * a * lik["var_log_s"] + b * b * lik["var_log_1ms"]
+             - 2.0 * a * b * lik["cov_log"])  # fmt: skip
+    p = 0.5 * (1.0 + np.tanh(0.5 * eta))
+    softplus = np.logaddexp(0.0, eta)
+    return (
+        c * lik["positives"] + a * lik["pos_sum_log_s"] - b * lik["pos_sum_log_1ms"]
+        - lik["count"] * (softplus + 0.5 * p * (1.0 - p) * v_eta)
+    )  # fmt: skip
+
+
 def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
     """Evaluate beta-calibration maps ``f(s; a, b, c)`` (Ji et al. Eq. 2).
 
@@ -484,49 +547,40 @@ def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
 
 
 def build_calibration_model(
-    scores,
-    labels,
-    group_codes,
-    n_groups: int,
+    labeled,
     *,
     variant: Variant = "beta",
     priors: CalibrationPriors | None = None,
-    score_clip: float = 0.01,
     discrepancy: DiscrepancyPrior | None = None,
-    threshold: float = 0.5,
     center=None,
 ):
     """Build the hierarchical beta-calibration model as a ``pm.Model``.
 
-    The labeled data enter through ``pm.Data`` containers (``log_s``,
-    ``log_1ms``, ``group_idx``, ``y``) so that a compiled model can be reused
-    on new labeled sets of any size without recompiling.
+    The labeled rows enter as a summary (:class:`~bayesfair.summary.ScoreSummary`)
+    through the ``pm.Data`` containers of :func:`likelihood_data`, so that the
+    log density costs O(bins) whatever the number of labeled rows, and a
+    compiled model is reused on new labeled sets without recompiling. The
+    likelihood of ``y_i ~ Bernoulli(f_g(s_i))`` is summed per entry as
+    :func:`binned_loglik` states (a ``Potential`` named ``y_obs``).
 
     Parameters
     ----------
-    scores, labels, group_codes : array_like, shape (n_L,)
-        Labeled scores in [0, 1], 0/1 labels, and group codes in ``range(n_groups)``.
-    n_groups : int
-        Number of groups (including groups without labels: they are informed
-        by the hierarchy alone).
+    labeled : ScoreSummary
+        The labeled rows; its levels are the groups (groups without labels are
+        informed by the hierarchy alone). Threshold and clipping are the summary's.
     variant : {"beta", "llo", "temperature"}
         The calibration family.
     priors : CalibrationPriors, optional
         Hyperprior scales; default the paper's.
-    score_clip : float
-        ε of the clipping ``[ε, 1 − ε]``.
     discrepancy : DiscrepancyPrior, optional
         The robust model ``rbc``: each stratum (group × side of the threshold)
-        follows the map or a rate of its own, the states integrated out (a
-        ``Potential`` replaces the Bernoulli likelihood; no extra parameters).
-        The labeled data get two more containers: ``side`` (ŷ of each labeled
-        example) and ``log_free`` (each stratum's Beta-binomial log marginal
-        likelihood, :func:`free_log_likelihood`, at the fixed ``center``).
-    threshold : float
-        Decision threshold that defines the side (raw scores, ŷ = 1[s ≥ t]).
+        follows the map or a rate of its own, the states integrated out (no
+        extra parameters). One more container: ``log_free`` (each stratum's
+        Beta-binomial log marginal likelihood, :func:`free_log_likelihood`, at
+        the fixed ``center``).
     center : array_like, shape (n_groups, 2), optional
         rbc: the centre of a misfitting stratum's rate; default the
-        ``discrepancy``'s fixed one, else :func:`free_center` over the labeled scores.
+        ``discrepancy``'s fixed one, else :func:`free_center`.
 
     Returns
     -------
@@ -539,57 +593,36 @@ def build_calibration_model(
     Ji, Smyth & Steyvers 2020, §2.4 and Eq. 2; Kull, Silva Filho & Flach 2017.
     """
     import pymc as pm
+    import pytensor.tensor as pt
 
     if variant not in VARIANTS:
         raise ValueError(f"Unknown calibration variant {variant!r}. Choose one of {VARIANTS}.")
     priors = priors or CalibrationPriors()
-    side_values = (np.asarray(scores, dtype=float) >= threshold).astype(np.int64)
-    s = clip_scores(scores, score_clip)
+    n_groups = labeled.n_groups
+    lik = likelihood_data(labeled)
     coords = {"group": np.arange(n_groups), "side": np.array([0, 1])}
     with pm.Model(coords=coords) as model:
-        log_s = pm.Data("log_s", np.log(s))
-        log_1ms = pm.Data("log_1ms", np.log1p(-s))
-        gidx = pm.Data("group_idx", np.asarray(group_codes, dtype=np.int64))
-        y = pm.Data("y", np.asarray(labels, dtype=np.int64))
-
-        mu_a = pm.Normal("mu_a", 0.0, priors.mu_a_sd)
-        sigma_a = pm.HalfNormal("sigma_a", priors.sigma_a_sd)
-        z_a = pm.Normal("z_a", 0.0, 1.0, dims="group")
-        a = pm.Deterministic("a", pm.math.exp(mu_a + sigma_a * z_a), dims="group")
-        if variant == "beta":
-            mu_b = pm.Normal("mu_b", 0.0, priors.mu_b_sd)
-            sigma_b = pm.HalfNormal("sigma_b", priors.sigma_b_sd)
-            z_b = pm.Normal("z_b", 0.0, 1.0, dims="group")
-            b = pm.Deterministic("b", pm.math.exp(mu_b + sigma_b * z_b), dims="group")
-        else:
-            b = pm.Deterministic("b", a, dims="group")
-        if variant == "temperature":
-            c = pm.Deterministic("c", pm.math.zeros_like(a), dims="group")
-        else:
-            mu_c = pm.Normal("mu_c", 0.0, priors.mu_c_sd)
-            sigma_c = pm.HalfNormal("sigma_c", priors.sigma_c_sd)
-            z_c = pm.Normal("z_c", 0.0, 1.0, dims="group")
-            c = pm.Deterministic("c", mu_c + sigma_c * z_c, dims="group")
-        eta = c[gidx] + a[gidx] * log_s - b[gidx] * log_1ms
+        d = {name: pm.Data(name, lik[name]) for name in LIKELIHOOD_FIELDS}
+        a, b, c = _map_parameters(pm, variant, priors)
+        g = d["group_idx"]
+        ag, bg, cg = a[g], b[g], c[g]
+        eta = cg + ag * d["mean_log_s"] - bg * d["mean_log_1ms"]
+        v_eta = ag**2 * d["var_log_s"] + bg**2 * d["var_log_1ms"] - 2.0 * ag * bg * d["cov_log"]
+        p = pm.math.sigmoid(eta)
+        ll = (
+            cg * d["positives"] + ag * d["pos_sum_log_s"] - bg * d["pos_sum_log_1ms"]
+            - d["count"] * (pt.softplus(eta) + 0.5 * p * (1.0 - p) * v_eta)
+        )  # fmt: skip
         if discrepancy is None:
-            pm.Bernoulli("y_obs", logit_p=eta, observed=y)
+            pm.Potential("y_obs", ll.sum())
             return model
-        import pytensor.tensor as pt
-
-        side = pm.Data("side", side_values)
-        x_st, n_st = stratum_counts(scores, labels, group_codes, n_groups, threshold)
         if center is None and discrepancy.center is not None:
             center = np.full((n_groups, 2), float(discrepancy.center))
         if center is None:
-            center = free_center(
-                scores, labels, group_codes, n_groups, variant=variant, priors=priors,
-                score_clip=score_clip, threshold=threshold,
-            )  # fmt: skip
-        log_free = pm.Data(
-            "log_free", free_log_likelihoods(x_st, n_st, center, discrepancy)
-        )
-        ll = y * eta - pt.softplus(eta)
-        stratum = gidx * 2 + side
+            center = free_center(labeled, variant=variant, priors=priors)
+        x_st, n_st = stratum_counts(labeled)
+        log_free = pm.Data("log_free", free_log_likelihoods(x_st, n_st, center, discrepancy))
+        stratum = g * 2 + d["side"]
         ll_map = pt.inc_subtensor(pt.zeros(2 * n_groups)[stratum], ll).reshape((n_groups, 2))
         ll_free = log_free[: 2 * n_groups].reshape((n_groups, 2))
         ll_shared = log_free[2 * n_groups :]
@@ -602,19 +635,37 @@ def build_calibration_model(
     return model
 
 
+def _map_parameters(pm, variant, priors):
+    """The hierarchy over the groups' maps (non-centred): deterministics ``a, b, c``."""
+    mu_a = pm.Normal("mu_a", 0.0, priors.mu_a_sd)
+    sigma_a = pm.HalfNormal("sigma_a", priors.sigma_a_sd)
+    z_a = pm.Normal("z_a", 0.0, 1.0, dims="group")
+    a = pm.Deterministic("a", pm.math.exp(mu_a + sigma_a * z_a), dims="group")
+    if variant == "beta":
+        mu_b = pm.Normal("mu_b", 0.0, priors.mu_b_sd)
+        sigma_b = pm.HalfNormal("sigma_b", priors.sigma_b_sd)
+        z_b = pm.Normal("z_b", 0.0, 1.0, dims="group")
+        b = pm.Deterministic("b", pm.math.exp(mu_b + sigma_b * z_b), dims="group")
+    else:
+        b = pm.Deterministic("b", a, dims="group")
+    if variant == "temperature":
+        c = pm.Deterministic("c", pm.math.zeros_like(a), dims="group")
+    else:
+        mu_c = pm.Normal("mu_c", 0.0, priors.mu_c_sd)
+        sigma_c = pm.HalfNormal("sigma_c", priors.sigma_c_sd)
+        z_c = pm.Normal("z_c", 0.0, 1.0, dims="group")
+        c = pm.Deterministic("c", mu_c + sigma_c * z_c, dims="group")
+    return a, b, c
+
+
 def sample_misfit(
-    scores,
-    labels,
-    group_codes,
-    n_groups: int,
+    labeled,
     a,
     b,
     c,
     discrepancy: DiscrepancyPrior,
     rng: np.random.Generator,
     *,
-    threshold: float = 0.5,
-    score_clip: float = 0.01,
     center=None,
 ):
     """Draw which strata do not follow the map, and their rates, for each posterior draw.
@@ -628,6 +679,9 @@ def sample_misfit(
 
     Parameters
     ----------
+    labeled : ScoreSummary
+        The labeled rows (:mod:`bayesfair.summary`); the map's likelihood per
+        stratum is :func:`binned_loglik`'s, as in the sampler.
     a, b, c : array_like, shape (..., n_groups)
     center : array_like, shape (n_groups, 2), optional
         The rate's centre, as given to :func:`build_calibration_model`;
@@ -643,26 +697,20 @@ def sample_misfit(
     p_free : ndarray, shape (..., n_groups, 2)
         P(stratum free | θ, y).
     """
-    s_raw = np.asarray(scores, dtype=float)
-    side = (s_raw >= threshold).astype(np.intp)
-    s = clip_scores(s_raw, score_clip)
-    ls, l1 = np.log(s), np.log1p(-s)
-    y = np.asarray(labels, dtype=float)
-    g = np.asarray(group_codes, dtype=np.intp)
     a, b, c = (np.asarray(v, dtype=float) for v in (a, b, c))
     lead = a.shape[:-1]
-    k = n_groups
+    k = labeled.n_groups
     a, b, c = (v.reshape(-1, k) for v in (a, b, c))
     n_draws = a.shape[0]
-    onehot = np.zeros((y.size, 2 * k))
-    onehot[np.arange(y.size), g * 2 + side] = 1.0
-    eta = c[:, g] + a[:, g] * ls - b[:, g] * l1
-    ll_map = ((y * eta - np.logaddexp(0.0, eta)) @ onehot).reshape(n_draws, k, 2)
-    x_st, n_st = stratum_counts(s_raw, y, g, k, threshold)
+    lik = likelihood_data(labeled)
+    onehot = np.zeros((lik["count"].size, 2 * k))
+    onehot[np.arange(lik["count"].size), lik["group_idx"] * 2 + lik["side"]] = 1.0
+    ll_map = (binned_loglik(lik, a, b, c) @ onehot).reshape(n_draws, k, 2)
+    x_st, n_st = stratum_counts(labeled)
     if center is None and discrepancy.center is not None:
         center = np.full((k, 2), float(discrepancy.center))
     if center is None:
-        center = free_center(s_raw, y, g, k, score_clip=score_clip, threshold=threshold)
+        center = free_center(labeled)
     center = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
     kappa = discrepancy.concentration
     log_free, tie = _free_terms(x_st, n_st, center, discrepancy)

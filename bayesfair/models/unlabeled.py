@@ -1,4 +1,4 @@
-"""Unlabeled scores at any scale: a one-time reduction to sufficient statistics.
+"""Unlabeled scores at any scale: expected and sampled counts from the summary.
 
 For a posterior draw of a group's calibration map ``f_g`` the unlabeled
 examples contribute *expected* confusion counts (Ji et al. 2020, Eq. 1,
@@ -8,11 +8,10 @@ generalised from accuracy to every rate):
     E[FN] = Σ_{ŷ=0} f_g(s),  E[TN] = Σ_{ŷ=0} (1 − f_g(s)).
 
 Summing ``f_g`` over all ``n_U`` scores for each of thousands of draws would
-cost O(draws × n_U). Instead, each group's scores are reduced **once** to a
-fine histogram on each side of the threshold, binned uniformly in logit(s).
-Within a bin we keep the count and the *means* of ``log s`` and
-``log(1 − s)`` (the bin arithmetic is :func:`bayesfair.sources.bin_sums`, the
-same in every engine). Because the beta-calibration linear predictor
+cost O(draws × n_U). Instead the scores arrive as their summary
+(:class:`~bayesfair.summary.ScoreSummary`): per group, side of the threshold
+and bin of a fine grid in logit(s), the count and the sums of ``log s`` and
+``log(1 − s)``. Because the beta-calibration linear predictor
 ``η = c + a log s − b log(1 − s)`` is linear in those two features, the bin's
 mean predictor is exact; the only approximation is ``Σ σ(η_j) ≈ n_b σ(η̄_b)``,
 whose error per example is at most ``max|σ''| / 2 · Var_b(η) ≈ 0.048 Var_b(η)``.
@@ -25,74 +24,25 @@ O(n_U).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from bayesfair.summary import DEFAULT_BINS, ScoreSummary, bin_index, summarize_arrays
+
 __all__ = [
-    "UnlabeledSummary",
+    "DEFAULT_BINS",
     "exact_expected_counts",
     "expected_counts",
     "reduce_unlabeled",
     "sampled_counts",
 ]
 
-#: Default number of histogram bins per group and side of the threshold.
-DEFAULT_BINS = 1024
-
 # Draws are processed in chunks so that memory stays O(chunk × bins).
 _CHUNK = 256
-# reduce_unlabeled: rows per chunk (temporaries of 8 MB each).
-_ROW_CHUNK = 1 << 20
 # sampled_counts: a group's and side's total of positives is drawn from its normal
 # approximation where its variance is at least this, else bin by bin.
 _NORMAL_MIN_VARIANCE = 25.0
 # expected_counts: draws x bins elements per temporary array (512 kB, cache-sized).
 _CHUNK_ELEMENTS = 1 << 16
-
-
-@dataclass(frozen=True)
-class UnlabeledSummary:
-    """Per-group, per-side histogram of the unlabeled scores (non-empty bins only).
-
-    Attributes
-    ----------
-    n_groups : int
-        Number of groups.
-    group : ndarray of int, shape (n_bins,)
-        Group code of each bin.
-    predicted_positive : ndarray of bool, shape (n_bins,)
-        Whether the bin lies at or above the threshold (ŷ = 1).
-    count : ndarray of float, shape (n_bins,)
-        Number of unlabeled examples in the bin.
-    log_s, log_1ms : ndarray of float, shape (n_bins,)
-        Mean of ``log s`` and of ``log(1 − s)`` (clipped scores) in the bin.
-    n_total : int
-        Number of unlabeled examples summarised.
-    cell_id : ndarray of int, shape (n_bins,), optional
-        Each bin's index ``(group * 2 + side) * bins_per_side + bin`` in the
-        full grid, where the summary was built from rows
-        (:func:`cell_of_rows` maps rows onto bins with it).
-    """
-
-    n_groups: int
-    group: np.ndarray
-    predicted_positive: np.ndarray
-    count: np.ndarray
-    log_s: np.ndarray
-    log_1ms: np.ndarray
-    n_total: int
-    cell_id: np.ndarray | None = None
-
-    @property
-    def n_bins(self) -> int:
-        return int(self.count.size)
-
-    def totals(self) -> np.ndarray:
-        """Unlabeled examples per group and side, shape ``(n_groups, 2)`` (ŷ=0, ŷ=1)."""
-        out = np.zeros((self.n_groups, 2))
-        np.add.at(out, (self.group, self.predicted_positive.astype(int)), self.count)
-        return out
 
 
 def clip_scores(scores: np.ndarray, score_clip: float) -> np.ndarray:
@@ -108,8 +58,8 @@ def reduce_unlabeled(
     threshold: float = 0.5,
     score_clip: float = 0.01,
     n_bins: int = DEFAULT_BINS,
-) -> UnlabeledSummary:
-    """Reduce unlabeled scores to per-group, per-side logit-space histograms.
+) -> ScoreSummary:
+    """Unlabeled scores in memory as a :class:`~bayesfair.summary.ScoreSummary`.
 
     Parameters
     ----------
@@ -117,103 +67,47 @@ def reduce_unlabeled(
         Unlabeled scores in [0, 1] (unclipped; the side of the threshold is
         decided on the raw score).
     group_codes : array_like of int, shape (n_U,)
-        Group code of each score, in ``range(n_groups)``.
+        Group code of each score, in ``range(n_groups)`` (the levels are the codes).
     n_groups : int
         Number of groups.
-    threshold : float
-        Decision threshold: ŷ = 1 when ``score >= threshold``.
-    score_clip : float
-        ε of the clipping ``[ε, 1 − ε]`` applied before taking logs.
-    n_bins : int
-        Bins per group and side.
+    threshold, score_clip, n_bins
+        The grid (:func:`bayesfair.summary.bin_rows`).
 
     Returns
     -------
-    UnlabeledSummary
+    ScoreSummary
     """
-    from bayesfair.sources import bin_sums
-
-    s = np.asarray(scores, dtype=float)
-    codes = np.asarray(group_codes, dtype=np.intp)
     if n_bins < 1:
         raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins}.")
-    size = n_groups * 2 * n_bins
-    count = np.zeros(size)
-    sum_ls = np.zeros(size)
-    sum_l1 = np.zeros(size)
-    # In chunks of rows, so that the temporaries stay O(chunk), not O(n_U).
-    for start in range(0, s.size, _ROW_CHUNK):
-        part = bin_sums(
-            s[start : start + _ROW_CHUNK], codes[start : start + _ROW_CHUNK], n_groups,
-            threshold, score_clip, n_bins,
-        )  # fmt: skip
-        cell = (part["code"] * 2 + part["side"]) * n_bins + part["bin"]
-        count[cell] += part["count"]
-        sum_ls[cell] += part["sum_log_s"]
-        sum_l1[cell] += part["sum_log_1ms"]
-    return _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, int(s.size))
+    return summarize_arrays(
+        scores, group_codes, tuple(range(n_groups)), threshold=threshold, score_clip=score_clip,
+        n_bins=n_bins,
+    )  # fmt: skip
 
 
-def _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, n_total) -> UnlabeledSummary:
-    keep = np.flatnonzero(count)
-    return UnlabeledSummary(
-        n_groups=n_groups,
-        group=keep // (2 * n_bins),
-        predicted_positive=((keep // n_bins) % 2).astype(bool),
-        count=count[keep],
-        log_s=sum_ls[keep] / count[keep],
-        log_1ms=sum_l1[keep] / count[keep],
-        n_total=n_total,
-        cell_id=keep,
-    )
+def cell_of_rows(scores, group_codes, summary: ScoreSummary) -> np.ndarray:
+    """Each row's entry in ``summary`` (its position in the summary's arrays), shape (n,).
 
-
-def cell_of_rows(
-    scores, group_codes, summary: UnlabeledSummary, *, threshold: float, score_clip: float = 0.01,
-    n_bins: int = DEFAULT_BINS,
-) -> np.ndarray:  # fmt: skip
-    """Each row's bin in ``summary`` (its position in the summary's arrays), shape (n_U,).
-
-    The binning is :func:`bayesfair.sources.bin_sums`'; ``summary`` must have been
-    reduced from these rows with the same ``threshold``, ``score_clip`` and ``n_bins``.
+    The rows' bins on the summary's grid (:func:`bayesfair.summary.bin_rows`);
+    ``summary`` must have been made from these rows, with codes as its groups.
     """
-    from bayesfair.sources import _edges
-
-    s = np.asarray(scores, dtype=float)
-    lo, hi = _edges(score_clip)
-    c = np.clip(s, score_clip, 1.0 - score_clip)
-    b = np.clip(np.floor((np.log(c) - np.log1p(-c) - lo) / (hi - lo) * n_bins), 0, n_bins - 1)
-    dense = (np.asarray(group_codes, dtype=np.intp) * 2 + (s >= threshold)) * n_bins + b.astype(
-        np.intp
+    n_bins = summary.n_bins
+    side, b, _, _ = bin_index(
+        np.asarray(scores, dtype=float), summary.threshold, summary.score_clip, n_bins
     )
-    return np.searchsorted(summary.cell_id, dense)
+    dense = (np.asarray(group_codes, dtype=np.intp) * 2 + side) * n_bins + b
+    held = (summary.group * 2 + summary.side) * n_bins + summary.bin
+    return np.searchsorted(held, dense)
 
 
-def from_scores_summary(summary, group_levels) -> UnlabeledSummary:
-    """The models' summary from an :class:`~bayesfair.sources.UnlabeledScores`.
-
-    ``group_levels`` are the data's groups (codes are positions in it); every
-    group of ``summary`` must be among them.
-    """
-    n_groups, n_bins = len(group_levels), summary.n_bins
-    position = {g: i for i, g in enumerate(group_levels)}
-    codes = np.array([position[g] for g in summary.group.tolist()], dtype=np.intp)
-    cell = (codes * 2 + summary.side) * n_bins + summary.bin
-    size = n_groups * 2 * n_bins
-    count = np.bincount(cell, weights=summary.count, minlength=size)
-    sum_ls = np.bincount(cell, weights=summary.sum_log_s, minlength=size)
-    sum_l1 = np.bincount(cell, weights=summary.sum_log_1ms, minlength=size)
-    return _from_dense(count, sum_ls, sum_l1, n_groups, n_bins, summary.n_total)
-
-
-def _bin_probabilities(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
+def _bin_probabilities(summary: ScoreSummary, a, b, c) -> np.ndarray:
     """Calibrated P(y=1) per draw and bin, shape (n_draws, n_bins)."""
     g = summary.group
-    eta = c[:, g] + a[:, g] * summary.log_s - b[:, g] * summary.log_1ms
+    eta = c[:, g] + a[:, g] * summary.mean_log_s - b[:, g] * summary.mean_log_1ms
     return 0.5 * (1.0 + np.tanh(0.5 * eta))  # the logistic function, overflow-free
 
 
-def _counts_from_positives(summary: UnlabeledSummary, pos: np.ndarray) -> np.ndarray:
+def _counts_from_positives(summary: ScoreSummary, pos: np.ndarray) -> np.ndarray:
     """Assemble (draws, groups, 4) counts from per-(group, side) positive totals."""
     totals = summary.totals()  # (K, 2): ŷ=0, ŷ=1
     tp = pos[:, :, 1]
@@ -228,13 +122,13 @@ def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]
     return a.reshape(-1, k), b.reshape(-1, k), c.reshape(-1, k), lead
 
 
-def expected_counts(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
+def expected_counts(summary: ScoreSummary, a, b, c) -> np.ndarray:
     """Expected unlabeled confusion counts for each draw of the calibration maps.
 
     Parameters
     ----------
-    summary : UnlabeledSummary
-        From :func:`reduce_unlabeled`.
+    summary : ScoreSummary
+        The unlabeled rows (:mod:`bayesfair.summary`), coded to the maps' groups.
     a, b, c : array_like, shape (..., n_groups)
         Draws of the beta-calibration parameters per group.
 
@@ -253,13 +147,14 @@ def expected_counts(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
     # Per (group, side) block of bins: the group's draws of a, b, c broadcast against
     # the block's bins (no per-bin gather), computed in place, and the count-weighted
     # sum over bins is one matrix-vector product.
-    side = summary.predicted_positive.astype(np.intp)
+    side = summary.side.astype(np.intp)
     for g in range(k):
         for y_hat in (0, 1):
             idx = np.flatnonzero((summary.group == g) & (side == y_hat))
             if idx.size == 0:
                 continue
-            log_s, log_1ms, count = summary.log_s[idx], summary.log_1ms[idx], summary.count[idx]
+            log_s, log_1ms = summary.mean_log_s[idx], summary.mean_log_1ms[idx]
+            count = summary.count[idx]
             step = max(1, _CHUNK_ELEMENTS // idx.size)
             for start in range(0, a.shape[0], step):
                 sl = slice(start, start + step)
@@ -274,7 +169,7 @@ def expected_counts(summary: UnlabeledSummary, a, b, c) -> np.ndarray:
     return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
 
 
-def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:
+def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:
     """Unlabeled confusion counts *drawn* from the calibrated probabilities.
 
     The finite-population predictive: for each draw, the unknown labels are
@@ -299,9 +194,9 @@ def sampled_counts(summary: UnlabeledSummary, a, b, c, rng: np.random.Generator)
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
     out = np.empty((a.shape[0], k, 4))
-    cell = summary.group * 2 + summary.predicted_positive.astype(int)
-    onehot = np.zeros((summary.n_bins, 2 * k))
-    onehot[np.arange(summary.n_bins), cell] = summary.count
+    cell = summary.group * 2 + summary.side.astype(int)
+    onehot = np.zeros((summary.n_entries, 2 * k))
+    onehot[np.arange(summary.n_entries), cell] = summary.count
     totals = summary.totals().reshape(-1)  # (2k,), the same cell order
     n = summary.count.astype(np.int64)
     for start in range(0, a.shape[0], _CHUNK):
