@@ -39,6 +39,7 @@ __all__ = ["AssessmentData", "UnlabeledGroupWarning"]
 
 logger = logging.getLogger("bayesfair")
 
+
 class AssessmentData:
     """Labeled and unlabeled classifier outputs, validated and grouped.
 

@@ -1007,6 +1007,7 @@ def _newton(objective, x0: np.ndarray, max_iter: int = 100, tol: float = 1e-6):
 
 def _prior_draws(priors, k: int, n: int, rng):
     """Draws of (a, b, c) from the calibration prior (a plan without any label)."""
+
     def block(mu_sd, sigma_sd):
         mu = rng.normal(0.0, mu_sd, (n, 1))
         sigma = np.abs(rng.normal(0.0, sigma_sd, (n, 1)))
@@ -1498,8 +1499,10 @@ def _summarise_plan(sims: pd.DataFrame) -> pd.DataFrame:
         p_decision=("verdict", lambda v: float(np.isin(v, ["practically fair", "unfair"]).mean())),
         p_fair=("verdict", lambda v: float((v == "practically fair").mean())),
         valid=("valid", "all"),
-        unreliable=("pareto_k", lambda k: float((k > _PARETO_K_MAX).mean()) if k.notna().any()
-                    else np.nan),
+        unreliable=(
+            "pareto_k",
+            lambda k: float((k > _PARETO_K_MAX).mean()) if k.notna().any() else np.nan,
+        ),
         n_sims=("sim", "nunique"),
     ).reset_index()
     return out

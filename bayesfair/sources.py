@@ -278,15 +278,15 @@ def _empty_sums(labeled: bool = False):
     import pandas as pd
 
     types = {"group": object, "side": bool, "bin": np.int64}
-    return pd.DataFrame(
-        {k: pd.Series([], dtype=types.get(k, float)) for k in _columns(labeled)}
-    )
+    return pd.DataFrame({k: pd.Series([], dtype=types.get(k, float)) for k in _columns(labeled)})
 
 
 def _positives(values, pos_label: float, origin: str = "") -> np.ndarray:
     """Labels as 0/1 floats (1 where the label equals ``pos_label``); anything else is an error."""
-    y = np.asarray(values, dtype=float) if not hasattr(values, "to_numpy") else (
-        values.to_numpy(dtype=float, na_value=np.nan)
+    y = (
+        np.asarray(values, dtype=float)
+        if not hasattr(values, "to_numpy")
+        else (values.to_numpy(dtype=float, na_value=np.nan))
     )
     bad = ~((y == 0.0) | (y == 1.0))
     if bad.any():
@@ -297,9 +297,7 @@ def _positives(values, pos_label: float, origin: str = "") -> np.ndarray:
     return y if pos_label == 1.0 else 1.0 - y
 
 
-def _partition_sums(
-    frame, score, columns, threshold, score_clip, n_bins, origin=None, target=None
-):
+def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin=None, target=None):
     """One partition's aggregates as a pandas frame (the NumPy arithmetic).
 
     ``origin``, the file every row came from, is named in an error.
@@ -340,7 +338,15 @@ def _partition_sums(
 
 # --------------------------------------------------------------------------- dask
 def _dask_engine(
-    source, score, columns, threshold, score_clip, n_bins, scheduler, progress, text=False,
+    source,
+    score,
+    columns,
+    threshold,
+    score_clip,
+    n_bins,
+    scheduler,
+    progress,
+    text=False,
     target=None,
 ):
     dd, distributed = _require("dask")
@@ -674,7 +680,14 @@ def _numpy_engine(source, score, columns, threshold, score_clip, n_bins, target=
 
 # --------------------------------------------------------------------------- duckdb
 def _duckdb_engine(
-    source, score, columns, threshold, score_clip, n_bins, progress=False, text=False,
+    source,
+    score,
+    columns,
+    threshold,
+    score_clip,
+    n_bins,
+    progress=False,
+    text=False,
     target=None,
 ):
     import duckdb

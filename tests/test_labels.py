@@ -321,7 +321,7 @@ def test_covariance_when_rates_are_undefined_in_different_draws():
 
 @pytest.mark.parametrize("within", ["stratum", "score"])
 def test_stratum_and_score_picks_use_the_groups_variances(within):
-    """"stratum" and "score" rank by Σ's block diagonal (the groups' maps as independent:
+    """ "stratum" and "score" rank by Σ's block diagonal (the groups' maps as independent:
     the map term w (J_gᵀ Σ_gg x)² / (1 + w xᵀ Σ_gg x) per group and gap) and update only
     the picked group's block. One cell per stratum, so both pick the best cell."""
     post, pool = _correlated_acquisition(2)
@@ -527,6 +527,7 @@ def test_block_prior_integrates_the_hierarchy():
         def f(m, s):
             return (stats.norm.pdf(t, m, s).prod() * stats.norm.pdf(m, 0, sd_mu)
                     * 2 * stats.norm.pdf(s, 0, sd_sigma))  # fmt: skip
+
         return integrate.dblquad(f, floor * sd_sigma, 6 * sd_sigma, -3, 3, epsabs=1e-12)[0]
 
     offset = value - np.log([density(t) for t in theta])

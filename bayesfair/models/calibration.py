@@ -178,12 +178,9 @@ class DiscrepancyPrior:
                 raise ValueError(f"The probability '{name}' must be in (0, 1). Got {value!r}.")
         k = self.concentration
         ks = k if isinstance(k, tuple) else (k,)
-        if not ks or not all(
-            isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in ks
-        ):
+        if not ks or not all(isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in ks):
             raise ValueError(
-                "The 'concentration' must be a positive number or a tuple of them. "
-                f"Got {k!r}."
+                f"The 'concentration' must be a positive number or a tuple of them. Got {k!r}."
             )
         t = self.tie
         if t is not None and not (
@@ -191,9 +188,7 @@ class DiscrepancyPrior:
             and t
             and all(isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in t)
         ):
-            raise ValueError(
-                f"The 'tie' must be None or a tuple of positive numbers. Got {t!r}."
-            )
+            raise ValueError(f"The 'tie' must be None or a tuple of positive numbers. Got {t!r}.")
         m = self.center
         if m is not None and not (isinstance(m, int | float) and 0 < m < 1):
             raise ValueError(f"The 'center' must be None or a number in (0, 1). Got {m!r}.")
