@@ -48,6 +48,9 @@ _HEADER = 12
 # sums over the positives, their variances and covariance.
 _FIELDS = len(LIKELIHOOD_FIELDS)
 _VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
+# The partial centring, per group (module docstring): the labels' mode θ̂ (3) and their
+# information h (3) about each of the group's map parameters; the first d of each are used.
+_PRE = 6
 
 _LOGP_SIG = numba.types.int64(
     numba.types.uint64,
@@ -196,16 +199,79 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     return logp
 
 
+@numba.njit(cache=True, inline="always")
+def _blocks(k, variant):
+    """Start of each active block (mu, log sigma, z[k]) in x: a[, b][, c]."""
+    if variant == 0:
+        return np.array([0, 2 + k, 4 + 2 * k])
+    if variant == 1:
+        return np.array([0, 2 + k])
+    return np.array([0])
+
+
+@numba.njit(cache=True, inline="always")
+def _scales(data, variant, j):
+    """Prior sds of block j's mu and sigma (blocks a, b, c; llo has a, c)."""
+    v = 2 if variant == 1 and j == 1 else j
+    return data[3 + v], data[6 + v]
+
+
+@numba.njit(cache=True, inline="always")
+def _pre_start(data, n, k):
+    """Where the preconditioner's region begins in ``data`` (after log_free, if any)."""
+    return _HEADER + _FIELDS * n + (2 * k + 2 if data[9] > 0.5 else 0)
+
+
+@numba.njit(cache=True, inline="always")
+def _partial(data, pre, g, j, mu, u, eps):
+    """Group g's parameter θ of block j from (mu, u = ln sigma, ε), partially centred.
+
+    θ = (1 − w) θ̂ + w mu + r ε with λ = 1/sigma², P = h + λ, w = λ/P, r = P^(−1/2)
+    (module docstring). Returns θ, w, r, λ, P and θ̂."""
+    th_hat = data[pre + _PRE * g + j]
+    h = data[pre + _PRE * g + 3 + j]
+    lam = math.exp(-2.0 * u)
+    prec = h + lam
+    w = lam / prec
+    r = 1.0 / math.sqrt(prec)
+    return (1.0 - w) * th_hat + w * mu + r * eps, w, r, lam, prec, th_hat
+
+
+@numba.njit(cache=True)
+def _group_values(x, data, n, k, variant, theta):
+    """The groups' map parameters θ (ln a[, ln b][, c] per active block) into ``theta``
+    (shape (3, k)), and the log prior of x: each block's hyperpriors, θ_g ~ N(mu, sigma)
+    and the Jacobian of θ's partial centring (module docstring)."""
+    starts = _blocks(k, variant)
+    pre = _pre_start(data, n, k)
+    lp = 0.0
+    for j in range(starts.size):
+        s = starts[j]
+        sd_mu, sd_sig = _scales(data, variant, j)
+        mu = x[s]
+        u = x[s + 1]
+        sig = math.exp(u)
+        lp += -0.5 * (mu / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
+        lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sig) - 0.5 * (sig / sd_sig) ** 2 + u
+        for g in range(k):
+            th, w, r, lam, prec, th_hat = _partial(data, pre, g, j, mu, u, x[s + 2 + g])
+            theta[j, g] = th
+            dev = th - mu
+            lp += -u - 0.5 * dev * dev * lam - _HALF_LOG_2PI + math.log(r)
+    return lp
+
+
 @numba.njit(cache=True)
 def calibration_logp_grad(x, grad, data):
     """Log density of the unconstrained point ``x``; writes its gradient to ``grad``."""
     n = int(data[0])
     k = int(data[1])
     variant = int(data[2])
-    sd_mu_a, sd_mu_b, sd_mu_c = data[3], data[4], data[5]
-    sd_s_a, sd_s_b, sd_s_c = data[6], data[7], data[8]
     disc = data[9] > 0.5
+    starts = _blocks(k, variant)
 
+    theta = np.zeros((3, k))
+    logp = _group_values(x, data, n, k, variant, theta)
     work = np.zeros(6 * k)  # one allocation: a, b, c and d logp / d(a, b, c) per group
     a = work[:k]
     b = work[k : 2 * k]
@@ -213,20 +279,14 @@ def calibration_logp_grad(x, grad, data):
     d_a = work[3 * k : 4 * k]
     d_b = work[4 * k : 5 * k]
     d_c = work[5 * k :]
-    b_start = 2 + k
-    c_start = 2 + k if variant == 1 else 4 + 2 * k
-
-    logp = _normal_block(x, 0, k, sd_mu_a, sd_s_a, a)
     for g in range(k):
-        a[g] = math.exp(a[g])
-    if variant == 0:
-        logp += _normal_block(x, b_start, k, sd_mu_b, sd_s_b, b)
-        for g in range(k):
-            b[g] = math.exp(b[g])
-    else:
-        b[:] = a
-    if variant != 2:
-        logp += _normal_block(x, c_start, k, sd_mu_c, sd_s_c, c)
+        a[g] = math.exp(theta[0, g])
+        if variant == 0:
+            b[g] = math.exp(theta[1, g])
+            c[g] = theta[2, g]
+        else:
+            b[g] = a[g]
+            c[g] = theta[1, g] if variant == 1 else 0.0
 
     if not disc:
         # the labeled summary: y ~ Bernoulli(logit = c + a log s - b log(1 - s)), per entry
@@ -239,18 +299,39 @@ def calibration_logp_grad(x, grad, data):
     else:
         logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c)
 
-    # chain rule to the unconstrained parameters (d/dh of exp(h) is exp(h))
+    # the likelihood's d logp / dθ (θ = ln a, ln b, c: d/dh of exp(h) is exp(h))
+    dh = np.zeros((3, k))
     for g in range(k):
         if variant == 0:
-            d_a[g] *= a[g]
-            d_b[g] *= b[g]
+            dh[0, g] = d_a[g] * a[g]
+            dh[1, g] = d_b[g] * b[g]
+            dh[2, g] = d_c[g]
         else:
-            d_a[g] = (d_a[g] + d_b[g]) * a[g]
-    _block_grad(x, grad, d_a, 0, k, sd_mu_a, sd_s_a)
-    if variant == 0:
-        _block_grad(x, grad, d_b, b_start, k, sd_mu_b, sd_s_b)
-    if variant != 2:
-        _block_grad(x, grad, d_c, c_start, k, sd_mu_c, sd_s_c)
+            dh[0, g] = (d_a[g] + d_b[g]) * a[g]
+            if variant == 1:
+                dh[1, g] = d_c[g]
+    # to the unconstrained parameters (mu, u = ln sigma, ε) of each block
+    pre = _pre_start(data, n, k)
+    for j in range(starts.size):
+        s = starts[j]
+        sd_mu, sd_sig = _scales(data, variant, j)
+        mu = x[s]
+        u = x[s + 1]
+        sig = math.exp(u)
+        dmu = -mu / (sd_mu * sd_mu)
+        du = 1.0 - (sig / sd_sig) ** 2
+        for g in range(k):
+            eps = x[s + 2 + g]
+            th, w, r, lam, prec, th_hat = _partial(data, pre, g, j, mu, u, eps)
+            dev = th - mu
+            gth = dh[j, g] - dev * lam  # d logp / dθ: likelihood and the group's prior
+            grad[s + 2 + g] = gth * r
+            dmu += gth * w + dev * lam
+            h = prec - lam
+            dtheta_du = (mu - th_hat) * (-2.0 * lam * h / (prec * prec)) + eps * lam * r**3
+            du += gth * dtheta_du - 1.0 + dev * dev * lam + w
+        grad[s] = dmu
+        grad[s + 1] = du
     return logp
 
 
@@ -273,7 +354,8 @@ def robust_loglik_batch(abc, data):
 def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     head = numba.carray(user_data_, (_HEADER,), np.float64)
     n = int(head[0])
-    size = _HEADER + _FIELDS * n + (2 * int(head[1]) + 2 if head[9] > 0.5 else 0)
+    k = int(head[1])
+    size = _HEADER + _FIELDS * n + (2 * k + 2 if head[9] > 0.5 else 0) + _PRE * k
     data = numba.carray(user_data_, (size,), np.float64)
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (dim,))
@@ -289,38 +371,45 @@ def _logp_cfunc(dim, x_, out_, logp_, user_data_):
 
 @numba.njit(cache=True)
 def calibration_expand(x, out, data):
-    """The trace row of ``x``: ``x`` itself, then sigma_a[, sigma_b][, sigma_c], a, b, c."""
+    """The trace row of ``x``: the free variables as the PyMC model defines them
+    (``z = (θ − mu) / sigma``, whatever the partial centring), then sigma_a[, sigma_b][,
+    sigma_c], a, b, c."""
+    n = int(data[0])
     k = int(data[1])
     variant = int(data[2])
+    starts = _blocks(k, variant)
+    d = starts.size
     dim = x.size
+    theta = np.zeros((3, k))
+    _group_values(x, data, n, k, variant, theta)
     out[:dim] = x
-    b_start = 2 + k
-    c_start = 2 + k if variant == 1 else 4 + 2 * k
-    pos = dim
-    out[pos] = math.exp(x[1])
-    pos += 1
-    if variant == 0:
-        out[pos] = math.exp(x[b_start + 1])
-        pos += 1
-    if variant != 2:
-        out[pos] = math.exp(x[c_start + 1])
-        pos += 1
+    pre = _pre_start(data, n, k)
+    for j in range(d):
+        s = starts[j]
+        sig = math.exp(x[s + 1])
+        out[dim + j] = sig
+        for g in range(k):
+            if data[pre + _PRE * g + 3 + j] > 0.0:  # else θ = mu + sigma ε: z is ε itself
+                out[s + 2 + g] = (theta[j, g] - x[s]) / sig
+    pos = dim + d
     for g in range(k):
-        a = math.exp(x[0] + math.exp(x[1]) * x[2 + g])
+        a = math.exp(theta[0, g])
         out[pos + g] = a
         if variant == 0:
-            out[pos + k + g] = math.exp(x[b_start] + math.exp(x[b_start + 1]) * x[b_start + 2 + g])
+            out[pos + k + g] = math.exp(theta[1, g])
+            out[pos + 2 * k + g] = theta[2, g]
         else:
             out[pos + k + g] = a
-        if variant == 2:
-            out[pos + 2 * k + g] = 0.0
-        else:
-            out[pos + 2 * k + g] = x[c_start] + math.exp(x[c_start + 1]) * x[c_start + 2 + g]
+            out[pos + 2 * k + g] = theta[1, g] if variant == 1 else 0.0
 
 
 @numba.cfunc(_EXPAND_SIG, cache=True)
 def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
-    data = numba.carray(user_data_, (_HEADER,), np.float64)
+    head = numba.carray(user_data_, (_HEADER,), np.float64)
+    n = int(head[0])
+    k = int(head[1])
+    size = _HEADER + _FIELDS * n + (2 * k + 2 if head[9] > 0.5 else 0) + _PRE * k
+    data = numba.carray(user_data_, (size,), np.float64)
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_expanded,))
     calibration_expand(x, out, data)
@@ -337,15 +426,17 @@ def _layout(variant: str, k: int):
     return free, expanded
 
 
-def pack_data(header: np.ndarray, fields: dict, log_free=None) -> np.ndarray:
+def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: bool = True):
     """The ``user_data``: header, the labeled likelihood's arrays (``fields``, keyed by
-    :data:`~bayesfair.models.calibration.LIKELIHOOD_FIELDS`)[, log_free]."""
+    :data:`~bayesfair.models.calibration.LIKELIHOOD_FIELDS`)[, log_free], then the
+    preconditioner (:func:`preconditioner`; every group non-centred without
+    ``precondition``)."""
     n = np.asarray(fields["count"]).size
     k = int(header[1])
     disc = header[9] > 0.5
     if disc != (log_free is not None):
         raise ValueError("log_free is needed exactly for the robust model.")
-    out = np.empty(_HEADER + _FIELDS * n + (2 * k + 2 if disc else 0))
+    out = np.zeros(_HEADER + _FIELDS * n + (2 * k + 2 if disc else 0) + _PRE * k)
     out[:_HEADER] = header
     out[0] = n
     for j, name in enumerate(LIKELIHOOD_FIELDS):
@@ -353,10 +444,130 @@ def pack_data(header: np.ndarray, fields: dict, log_free=None) -> np.ndarray:
         if values.shape != (n,):
             raise ValueError(f"The labeled field {name!r} must have shape ({n},).")
         out[_HEADER + j * n : _HEADER + (j + 1) * n] = values
+    end = _HEADER + _FIELDS * n
     if disc:
-        out[_HEADER + _FIELDS * n :] = np.asarray(log_free, dtype=np.float64).reshape(2 * k + 2)
+        out[end : end + 2 * k + 2] = np.asarray(log_free, dtype=np.float64).reshape(2 * k + 2)
+    if precondition and n:
+        out[-_PRE * k :] = preconditioner(header, fields).ravel()
     out.flags.writeable = False
     return out
+
+
+def _group_loglik(fields, sel, theta, variant):
+    """One group's labeled log likelihood (bc) and its gradient in θ = (ln a[, ln b][, c])."""
+    f = {name: np.asarray(fields[name], dtype=float)[sel] for name in LIKELIHOOD_FIELDS}
+    a = math.exp(theta[0])
+    b = math.exp(theta[1]) if variant == 0 else a
+    c = theta[-1] if variant != 2 else 0.0
+    eta = c + a * f["mean_log_s"] - b * f["mean_log_1ms"]
+    v_eta = a * a * f["var_log_s"] + b * b * f["var_log_1ms"] - 2.0 * a * b * f["cov_log"]
+    p = 0.5 * (1.0 + np.tanh(0.5 * eta))
+    q = p * (1.0 - p)
+    n_ = f["count"]
+    ll = np.sum(
+        c * f["positives"] + a * f["pos_sum_log_s"] - b * f["pos_sum_log_1ms"]
+        - n_ * (np.logaddexp(0.0, eta) + 0.5 * q * v_eta)
+    )  # fmt: skip
+    dd = p + 0.5 * q * (1.0 - 2.0 * p) * v_eta
+    d_c = np.sum(f["positives"] - n_ * dd)
+    d_a = np.sum(
+        f["pos_sum_log_s"]
+        - n_ * (dd * f["mean_log_s"] + q * (a * f["var_log_s"] - b * f["cov_log"]))
+    )
+    d_b = np.sum(
+        -f["pos_sum_log_1ms"]
+        + n_ * (dd * f["mean_log_1ms"] - q * (b * f["var_log_1ms"] - a * f["cov_log"]))
+    )
+    if variant == 0:
+        grad = np.array([d_a * a, d_b * b, d_c])
+    elif variant == 1:
+        grad = np.array([(d_a + d_b) * a, d_c])
+    else:
+        grad = np.array([(d_a + d_b) * a])
+    return ll, grad
+
+
+def preconditioner(header: np.ndarray, fields: dict) -> np.ndarray:
+    """Per group and map parameter: the labels' mode θ̂ and information h (partial centring).
+
+    The groups' map parameters ``θ_g = (ln a, ln b, c)`` have the prior
+    ``N(mu, sigma)``. Sampled non-centred (``θ = mu + sigma z``), a group whose
+    labels pin θ down forces the sampler into ever smaller steps as labels are
+    added (its cost grew like the square root of the labeled count); sampled
+    centred, a group with few labels forms a funnel with sigma. Each parameter
+    is therefore sampled as ``θ = (1 − w) θ̂ + w mu + r ε`` with
+    ``w = λ / (h + λ)``, ``r = (h + λ)^(−1/2)``, ``λ = 1 / sigma²``: the mean and
+    sd of θ given (mu, sigma) were the labels' likelihood Gaussian with mode θ̂
+    and precision h (Papaspiliopoulos, Roberts & Sköld 2007, *Stat. Sci.* 22(1),
+    on partial non-centring). Without labels (h = 0) this is the non-centred
+    form; with many it is centred and scaled; the posterior is the same either
+    way, only the sampler's coordinates change.
+
+    θ̂ and h come from Newton's method on the group's labeled log likelihood (bc)
+    plus a N(0, s²) penalty per parameter (s² the sum of its two prior
+    variances, so the mode exists for separable labels); h is the marginal
+    precision, ``1 / (H⁻¹)_vv − 1 / s²`` (H the penalised negative Hessian),
+    floored at 0.
+
+    Returns
+    -------
+    ndarray, shape (n_groups, 6)
+        Per group: θ̂ (3), h (3); the first d used (3 for beta, 2 llo, 1 temperature).
+    """
+    k, variant = int(header[1]), int(header[2])
+    d = 3 if variant == 0 else 2 if variant == 1 else 1
+    blocks = [0, 1, 2] if variant == 0 else [0, 2] if variant == 1 else [0]
+    s0 = np.array([math.hypot(header[3 + v], header[6 + v]) for v in blocks])
+    out = np.zeros((k, _PRE))
+    groups = np.asarray(fields["group_idx"], dtype=np.intp)
+
+    def penalised(sel, th):
+        ll, gr = _group_loglik(fields, sel, th, variant)
+        return ll - 0.5 * np.sum((th / s0) ** 2), gr - th / s0**2
+
+    for g in range(k):
+        sel = groups == g
+        if not sel.any():
+            continue
+        th = np.zeros(d)
+        value, grad = penalised(sel, th)
+        for _ in range(100):
+            hess = -_hessian(lambda t, sel=sel: penalised(sel, t)[1], th)
+            try:
+                step = np.linalg.solve(hess, grad)
+            except np.linalg.LinAlgError:
+                break
+            size = 1.0
+            while True:
+                new_value, new_grad = penalised(sel, th + size * step)
+                if (np.isfinite(new_value) and new_value >= value - 1e-12) or size < 1e-6:
+                    break
+                size *= 0.5
+            if not np.isfinite(new_value):
+                break
+            th, value, grad = th + size * step, new_value, new_grad
+            if np.max(np.abs(size * step)) < 1e-8:
+                break
+        hess = -_hessian(lambda t, sel=sel: penalised(sel, t)[1], th)
+        try:
+            marginal = 1.0 / np.diag(np.linalg.inv(hess))
+        except np.linalg.LinAlgError:
+            continue
+        info = np.where(np.isfinite(marginal), marginal - 1.0 / s0**2, 0.0)
+        out[g, :d] = th
+        out[g, 3 : 3 + d] = np.maximum(info, 0.0)
+    return out
+
+
+def _hessian(grad, x, h=1e-4):
+    """Central differences of an analytic gradient (symmetrised)."""
+    d = x.size
+    out = np.empty((d, d))
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = h
+        out[:, j] = (grad(x + e) - grad(x - e)) / (2 * h)
+    return 0.5 * (out + out.T)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -366,15 +577,18 @@ class NativeCalibrationModel(CompiledPyMCModel):
     header: np.ndarray | None = None
     support: np.ndarray | None = None  # the initial points' centre, before jitter
 
-    def with_data(self, **updates):
+    def with_data(self, precondition: bool = True, **updates):
         """New labeled data: the fields of
-        :func:`~bayesfair.models.calibration.likelihood_data` (rbc: and ``log_free``)."""
+        :func:`~bayesfair.models.calibration.likelihood_data` (rbc: and ``log_free``).
+
+        ``precondition=False`` samples every group non-centred, exactly the PyMC
+        model's coordinates (the tests compare the two that way)."""
         needed = set(LIKELIHOOD_FIELDS) | ({"log_free"} if self.header[9] else set())
         missing = needed - set(updates)
         if missing or len(updates) != len(needed):
             raise KeyError(f"with_data needs {sorted(needed)}; missing {sorted(missing)}.")
         log_free = updates.pop("log_free", None)
-        user_data = pack_data(self.header, updates, log_free)
+        user_data = pack_data(self.header, updates, log_free, precondition)
         return dataclasses.replace(self, user_data=user_data)
 
 
