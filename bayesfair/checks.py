@@ -20,6 +20,17 @@ statistic with a posterior predictive p-value, per group:
 3. Replicated labels ``y_rep ~ Bernoulli(p)`` give ``T(y_rep, θ)``; the
    p-value is ``P(T(y_rep, θ) ≥ T(y, θ) | y)`` over the draws.
 
+**From the summary.** The labeled examples enter as their summary
+(:class:`~bayesfair.summary.ScoreSummary`, 1,024 cells per group over the
+logit range, cells 0.009 logit units wide at the default clipping), so the
+check costs O(draws × cells), not O(draws × labels). A cell's examples share
+one probability, the map at the cell's mean ``ln c`` and ``ln(1 − c)`` (within a
+cell the map moves by at most ``max(a, b) × 0.009`` on the logit scale), and
+its replicated positives are ``Binomial(n_cell, p_cell)``. The score bins of
+step 1 are groups of consecutive cells: a cell belongs to the bin that holds
+its middle example, so a bin's edges fall between cells and its size may
+differ from the row-level quantile bin by the examples of one cell.
+
 A map that is too flat, too steep, shifted, or decreasing where the labels
 increase (an inverted classifier), gives observed bin frequencies that the
 replicated ones rarely reach, hence a small p-value. The statistic is a
@@ -40,36 +51,39 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["VERDICTS", "calibration_ppc"]
+__all__ = ["VERDICTS", "calibration_ppc", "entry_bins"]
 
 #: The values of the ``verdict`` column.
 VERDICTS = ("ok", "misfit", "too few labels")
 
 
-def _bins(scores: np.ndarray, threshold: float, bins_per_side: int, min_per_bin: int):
-    """Bin index of each example: sides of the threshold, then score quantiles."""
-    out = np.empty(scores.size, dtype=np.intp)
-    side = scores >= threshold
+def entry_bins(side, count, bins_per_side: int = 5, min_per_bin: int = 10):
+    """Check bin of each summary cell of one group (cells sorted by side, then score).
+
+    Within each side, ``nb = max(1, min(bins_per_side, n_side // min_per_bin))``
+    bins of about equal counts; a cell goes to the bin of its middle example.
+    Returns the bin of each cell and the number of bins.
+    """
+    side = np.asarray(side, dtype=bool)
+    count = np.asarray(count, dtype=float)
+    out = np.empty(side.size, dtype=np.intp)
     offset = 0
     for h in (False, True):
         idx = np.flatnonzero(side == h)
         if idx.size == 0:
             continue
-        nb = max(1, min(bins_per_side, idx.size // max(min_per_bin, 1)))
-        order = idx[np.argsort(scores[idx], kind="stable")]
-        out[order] = offset + (np.arange(idx.size) * nb) // idx.size
+        n = count[idx].sum()
+        nb = max(1, min(bins_per_side, int(n) // max(min_per_bin, 1)))
+        middle = np.cumsum(count[idx]) - 0.5 * count[idx]
+        out[idx] = offset + np.minimum((middle * nb / n).astype(np.intp), nb - 1)
         offset += nb
     return out, offset
 
 
 def calibration_ppc(
-    scores,
-    labels,
-    group_codes,
-    n_groups: int,
+    labeled,
     probabilities,
     *,
-    threshold: float = 0.5,
     rng: np.random.Generator,
     bins_per_side: int = 5,
     min_per_bin: int = 10,
@@ -78,16 +92,12 @@ def calibration_ppc(
 
     Parameters
     ----------
-    scores, labels, group_codes : array_like, shape (n_L,)
-        The labeled examples: raw scores, 0/1 labels, group codes.
-    n_groups : int
-        Number of groups (codes ``0 .. n_groups − 1``).
+    labeled : ScoreSummary
+        The labeled examples' summary (:mod:`bayesfair.summary`).
     probabilities : callable
-        ``probabilities(g, s)`` returns the map's P(y = 1) for the scores ``s``
-        of group ``g`` under each retained posterior draw, shape
-        ``(n_draws, s.size)``.
-    threshold : float
-        Decision threshold; bins never straddle it.
+        ``probabilities(g, mean_log_s, mean_log_1ms)`` returns the map's
+        P(y = 1) at the given mean features of group ``g``'s cells under each
+        retained posterior draw, shape ``(n_draws, n_cells)``.
     rng : numpy.random.Generator
         For the replicated labels.
     bins_per_side, min_per_bin : int
@@ -106,28 +116,28 @@ def calibration_ppc(
     predictive assessment with realised discrepancies); Gelman et al., BDA3
     §6.3; Hosmer & Lemeshow 1980 (the binned statistic).
     """
-    s_all = np.asarray(scores, dtype=float)
-    y_all = np.asarray(labels, dtype=float)
-    codes = np.asarray(group_codes, dtype=np.intp)
     rows = []
-    for g in range(n_groups):
-        idx = np.flatnonzero(codes == g)
-        if idx.size == 0:
+    for g in range(labeled.n_groups):
+        sel = labeled.group == g
+        n_g = float(labeled.count[sel].sum())
+        if n_g == 0:
             rows.append({"n_labeled": 0, "statistic": np.nan, "n_bins": 0, "p_value": np.nan})
             continue
-        s, y = s_all[idx], y_all[idx]
-        bins, n_bins = _bins(s, threshold, bins_per_side, min_per_bin)
-        onehot = np.zeros((s.size, n_bins))
-        onehot[np.arange(s.size), bins] = 1.0
-        p = np.asarray(probabilities(g, s), dtype=float)
-        expected = p @ onehot
-        var = np.maximum((p * (1.0 - p)) @ onehot, 1e-12)
-        t_obs = ((y @ onehot - expected) ** 2 / var).sum(axis=1)
-        y_rep = (rng.random(p.shape) < p).astype(float)
+        count, pos = labeled.count[sel], labeled.positives[sel]
+        bins, n_bins = entry_bins(labeled.side[sel], count, bins_per_side, min_per_bin)
+        onehot = np.zeros((count.size, n_bins))
+        onehot[np.arange(count.size), bins] = 1.0
+        p = np.asarray(
+            probabilities(g, labeled.mean_log_s[sel], labeled.mean_log_1ms[sel]), dtype=float
+        )
+        expected = (p * count) @ onehot
+        var = np.maximum((p * (1.0 - p) * count) @ onehot, 1e-12)
+        t_obs = ((pos @ onehot - expected) ** 2 / var).sum(axis=1)
+        y_rep = rng.binomial(np.broadcast_to(count.astype(np.int64), p.shape), p)
         t_rep = ((y_rep @ onehot - expected) ** 2 / var).sum(axis=1)
         rows.append(
             {
-                "n_labeled": int(idx.size),
+                "n_labeled": round(n_g),
                 "statistic": float(t_obs.mean()),
                 "n_bins": int(n_bins),
                 "p_value": float(np.mean(t_rep >= t_obs)),

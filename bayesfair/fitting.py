@@ -362,7 +362,7 @@ def fit(
             prior=repr(prior),
         )
 
-    idata = _attach(idata, data, metrics, rate_draws)
+    idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins)
     reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
     result = FairnessPosterior(
         idata, model=model, reference=_plain(reference), notes=notes, settings=settings
@@ -616,8 +616,12 @@ def _native_calibration(variant, priors, k, disc=None):
     return compile_native_calibration(variant, priors, k, disc)
 
 
-def _attach(idata, data: AssessmentData, metrics, rate_draws):
-    """Label groups; return InferenceData with observed counts and the ``rates`` group."""
+def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None):
+    """Label groups; return InferenceData with observed counts and the ``rates`` group.
+
+    ``constant_data`` keeps the labeled examples' summary (``labeled_*`` on the
+    ``labeled_cell`` dimension, :func:`labeled_cells`) for the calibration check:
+    its size does not grow with the labeled set."""
     import arviz as az
 
     labels = _coord_labels(data.group_levels)
@@ -642,10 +646,7 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
         {
             "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
             "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy()),
-            # the labeled examples themselves, for the calibration check
-            "labeled_score": (("labeled_example",), np.asarray(data.scores, dtype=float)),
-            "labeled_label": (("labeled_example",), np.asarray(data.labels, dtype=np.int64)),
-            "labeled_group": (("labeled_example",), np.asarray(data.group_codes, dtype=np.int64)),
+            **_cell_variables(data.labeled_summary(score_clip, n_bins)),
             **extra,
         },
         coords={"group": labels},
@@ -656,6 +657,39 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "rates" is a custom group, on purpose
         return az.InferenceData(**groups, **{RATES_GROUP: rates})
+
+
+def _cell_variables(labeled) -> dict:
+    """The labeled summary as ``constant_data`` variables on the ``labeled_cell`` dimension."""
+    cols = labeled._columns()
+    out = {"labeled_group": (("labeled_cell",), labeled.group.astype(np.int64))}
+    out.update({f"labeled_{k}": (("labeled_cell",), np.asarray(v)) for k, v in cols.items()})
+    return out
+
+
+def labeled_cells(idata, levels, *, threshold: float, score_clip: float, n_bins: int | None):
+    """The labeled summary a result keeps in ``constant_data`` (:func:`_cell_variables`).
+
+    A result saved by an older bayesfair kept the labeled rows instead
+    (``labeled_score``, ``labeled_label``, ``labeled_group``): they are summarised
+    here. None when the result holds neither.
+    """
+    from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
+
+    const = idata.constant_data
+    if "labeled_count" in const:
+        cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
+        return ScoreSummary(
+            levels=tuple(levels), group=const["labeled_group"].values, threshold=threshold,
+            score_clip=score_clip, n_bins=int(n_bins or DEFAULT_BINS), **cols,
+        )  # fmt: skip
+    if "labeled_score" in const:
+        return summarize_arrays(
+            const["labeled_score"].values, const["labeled_group"].values, levels,
+            labels=const["labeled_label"].values, threshold=threshold, score_clip=score_clip,
+            n_bins=int(n_bins or DEFAULT_BINS),
+        )  # fmt: skip
+    return None
 
 
 def _coord_labels(levels: list) -> np.ndarray:

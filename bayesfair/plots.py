@@ -388,7 +388,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     -------
     list of matplotlib.axes.Axes
     """
-    from bayesfair.checks import _bins
+    from bayesfair.checks import entry_bins
     from bayesfair.frequentist.intervals import wilson_interval
     from bayesfair.models.calibration import calibrate
 
@@ -409,7 +409,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     axes = list(np.ravel(axes))
     if len(axes) != len(groups):
         raise ValueError(f"'axes' must hold one Axes per group ({len(groups)}). Got {len(axes)}.")
-    const = posterior.idata.constant_data
+    cells = posterior.labeled_cells()
     clip = float(posterior.settings.get("score_clip", 0.01))
     threshold = float(posterior.settings.get("threshold", 0.5))
     post = posterior.idata.posterior
@@ -425,16 +425,15 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
         ax.plot(grid, f.mean(axis=1), color="C0", lw=2, label="map (posterior mean)")
         ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1)
         ax.axvline(threshold, color="0.7", lw=0.8)
-        mask = const["labeled_group"].values == code
-        s = const["labeled_score"].values[mask]
-        y = const["labeled_label"].values[mask]
-        if s.size:
-            bins, n_bins = _bins(s, threshold, 5, 10)
+        mask = cells.group == code if cells is not None else np.zeros(0, dtype=bool)
+        if mask.any():  # the check's bins: groups of consecutive summary cells
+            count, pos, total = cells.count[mask], cells.positives[mask], cells.sum_score[mask]
+            bins, n_bins = entry_bins(cells.side[mask], count, 5, 10)
             for j in range(n_bins):
                 inside = bins == j
-                n, k = int(inside.sum()), int(y[inside].sum())
+                n, k = round(count[inside].sum()), round(pos[inside].sum())
                 lo, hi = wilson_interval(k, n)
-                x, p = float(s[inside].mean()), k / n
+                x, p = float(total[inside].sum() / n), k / n
                 ax.errorbar(x, p, yerr=[[p - lo], [hi - p]], fmt="o", color="k", ms=4, lw=1)
                 ax.annotate(f"{n}", (x, p), textcoords="offset points", xytext=(4, 4), fontsize=7)
         row = by_group.loc[str(g)] if str(g) in by_group.index else None

@@ -593,13 +593,25 @@ class FairnessPosterior:
             warnings.warn(message, CalibrationWarning, stacklevel=2)
         return out
 
+    def labeled_cells(self):
+        """The labeled examples' summary kept with the result (a
+        :class:`~bayesfair.summary.ScoreSummary` whose levels are the result's
+        group positions), or None if the result has none."""
+        from bayesfair.fitting import labeled_cells
+
+        return labeled_cells(
+            self.idata, range(len(self.groups)),
+            threshold=float(self.settings.get("threshold", 0.5)),
+            score_clip=float(self.settings.get("score_clip") or 0.01),
+            n_bins=self.settings.get("n_bins"),
+        )  # fmt: skip
+
     def _calibration_check(self, alpha, min_labels, max_draws, random_seed) -> pd.DataFrame:
         """The computation behind :meth:`calibration_check` (no warning)."""
         from bayesfair.checks import calibration_ppc
-        from bayesfair.models.calibration import calibrate
 
-        const = self.idata.constant_data
-        if "labeled_score" not in const:
+        labeled = self.labeled_cells()
+        if labeled is None:
             raise ValueError(
                 "This result does not store its labeled examples (saved by an older "
                 "bayesfair); refit it to run the calibration check."
@@ -611,21 +623,13 @@ class FairnessPosterior:
         }
         n_total = draws["a"].shape[0]
         keep = np.unique(np.linspace(0, n_total - 1, min(max_draws, n_total)).astype(int))
-        clip = float(self.settings.get("score_clip", 0.01))
 
-        def probabilities(g, s):
+        def probabilities(g, log_s, log_1ms):
             a, b, c = (draws[v][keep, g][:, None] for v in ("a", "b", "c"))
-            return calibrate(s[None, :], a, b, c, score_clip=clip)
+            eta = c + a * log_s[None, :] - b * log_1ms[None, :]
+            return 0.5 * (1.0 + np.tanh(0.5 * eta))
 
-        table = calibration_ppc(
-            const["labeled_score"].values,
-            const["labeled_label"].values,
-            const["labeled_group"].values,
-            len(self.groups),
-            probabilities,
-            threshold=float(self.settings.get("threshold", 0.5)),
-            rng=np.random.default_rng(random_seed),
-        )
+        table = calibration_ppc(labeled, probabilities, rng=np.random.default_rng(random_seed))
         misfit = table["p_value"] < alpha
         few = table["n_labeled"] < min_labels
         table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))

@@ -254,7 +254,7 @@ def _group_values(x, data, n, k, variant, theta):
         lp += -0.5 * (mu / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
         lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sig) - 0.5 * (sig / sd_sig) ** 2 + u
         for g in range(k):
-            th, w, r, lam, prec, th_hat = _partial(data, pre, g, j, mu, u, x[s + 2 + g])
+            th, _w, r, lam, _prec, _th_hat = _partial(data, pre, g, j, mu, u, x[s + 2 + g])
             theta[j, g] = th
             dev = th - mu
             lp += -u - 0.5 * dev * dev * lam - _HALF_LOG_2PI + math.log(r)
