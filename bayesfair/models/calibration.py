@@ -444,7 +444,7 @@ def _mode_pymc(labeled, variant, priors):
 
 
 #: Bins per group of the labeled likelihood: the summary's grid, coarsened (module docstring).
-LIKELIHOOD_BINS = 128
+LIKELIHOOD_BINS = 32
 
 #: The containers of the labeled likelihood, in the order the native density packs them.
 LIKELIHOOD_FIELDS = (
