@@ -15,10 +15,20 @@ same initial points (support point + U(−1, 1) jitter), same trace layout.
 ``tests/test_native.py`` checks log density, gradient and expansion against the
 PyMC model for all variants.
 
-The data (labeled ``log s``, ``log(1 − s)``, group codes, labels, the variant
-and the prior scales) live in one float64 array passed to the callbacks as
-nutpie's ``user_data`` pointer, so one compiled pair of functions serves every
-variant, prior, number of groups and labeled set.
+The data (the labeled summary's cells, :func:`~bayesfair.models.calibration.
+likelihood_data`; the variant and the prior scales; rbc's strata terms; the
+partial centring) live in one float64 array passed to the callbacks as nutpie's
+``user_data`` pointer, so one compiled pair of functions serves every variant,
+prior, number of groups and labeled set.
+
+**Coordinates.** Unlike the PyMC model, which is non-centred, each group's map
+parameter is sampled partially centred, ``θ = (1 − w) θ̂ + w mu + r ε``
+(:func:`preconditioner`): the same posterior in coordinates where NUTS' step
+count does not grow with the labels. The log density includes the change of
+variables' Jacobian (``ln r`` per parameter), and the trace row writes ``z =
+(θ − mu) / sigma``, so the trace means what the PyMC model's does
+(``tests/test_native.py`` checks both). ``with_data(precondition=False)`` gives
+the PyMC model's coordinates exactly.
 
 This relies on nutpie's ``CompiledPyMCModel`` layout (nutpie 0.16);
 :mod:`bayesfair.sampling` falls back to compiling the PyMC model when anything
