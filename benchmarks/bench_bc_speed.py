@@ -510,11 +510,7 @@ def _adult_columns(df):
 
     s = df["score_MultiLayerPerceptron"].to_numpy(float)
     y = df["income-per-year"].to_numpy().astype(int)
-    g = (
-        (df["sex"].to_numpy() == "Female").astype(int)
-        if df["sex"].dtype == object
-        else (df["sex"].to_numpy().astype(int))
-    )
+    g = (df["sex"] == "Female").to_numpy().astype(int)
     return s, y, np.asarray(g)
 
 

@@ -158,3 +158,25 @@ def test_spark_text_groups(spark, tmp_path, kind):
         ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
         got = bf.summarize_unlabeled(path, group=col, engine="spark", text_groups=True)
         _assert_same(ref, got)
+
+
+def test_dask_labeled_summary_equals_numpy(client, tmp_path):
+    from test_sources import _assert_same_labeled, _labeled_frame
+
+    frame = _labeled_frame(6_000, seed=21)
+    ref = bf.summarize(frame, group=["race", "sex"], label="label")
+    got = bf.summarize(dd.from_pandas(frame, npartitions=5), group=["race", "sex"], label="label")
+    _assert_same_labeled(ref, got)
+    path = _write(frame, tmp_path, 3)
+    _assert_same_labeled(ref.with_levels(ref.levels), bf.summarize(
+        path, group=["race", "sex"], label="label", engine="dask", scheduler=client))  # fmt: skip
+
+
+@pytest.mark.slow
+def test_spark_labeled_summary_equals_numpy(spark):
+    from test_sources import _assert_same_labeled, _labeled_frame
+
+    frame = _labeled_frame(6_000, seed=22)
+    ref = bf.summarize(frame, group="race", label="label")
+    got = bf.summarize(spark.createDataFrame(frame).repartition(4), group="race", label="label")
+    _assert_same_labeled(ref, got)

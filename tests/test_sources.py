@@ -205,3 +205,56 @@ def test_text_groups_keep_what_the_file_says(tmp_path, kind):
         assert set(got.group_levels) == expected, (col, got.group_levels)
         ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
         _assert_same(ref, got)
+
+
+def _assert_same_labeled(a, b):
+    _assert_same(a, b)
+    assert a.labeled and b.labeled
+    fa, fb = a.to_frame(), b.to_frame()
+    cols = ("positives", "pos_sum_log_s", "pos_sum_log_1ms", "sum_sq_log_s", "sum_sq_log_1ms",
+            "sum_log_s_log_1ms")  # fmt: skip
+    for col in cols:
+        np.testing.assert_allclose(fa[col], fb[col], rtol=1e-12, atol=1e-12)
+
+
+def _labeled_frame(n=20_000, seed=13):
+    frame = _frame(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    return frame.assign(label=(rng.uniform(size=n) < frame["score"]).astype(int))
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
+    """summarize(label=) on DuckDB equals NumPy, and equals AssessmentData's own."""
+    frame = _labeled_frame()
+    ref = bf.summarize(frame, group="race", label="label")
+    got = bf.summarize(_write(frame, tmp_path, 5, kind), group="race", label="label")
+    _assert_same_labeled(ref, got)
+    data = bf.AssessmentData(frame["score"], frame["label"], frame["race"])
+    _assert_same_labeled(ref, data.labeled_summary())
+    np.testing.assert_array_equal(ref.confusion_counts(), data.counts_array())
+    arrays = bf.summarize((frame["score"], frame["race"], frame["label"]))
+    _assert_same_labeled(ref, arrays)
+    parts = [bf.summarize(frame.iloc[c], group="race", label="label")
+             for c in np.array_split(np.arange(len(frame)), 3)]  # fmt: skip
+    _assert_same_labeled(ref, parts[0] + parts[1] + parts[2])
+    flipped = bf.summarize(frame, group="race", label="label", pos_label=0)
+    np.testing.assert_allclose(flipped.positives, ref.count - ref.positives)
+
+
+def test_labeled_summary_refuses_bad_labels(tmp_path):
+    frame = _labeled_frame(2_000)
+    frame.loc[17, "label"] = 2
+    with pytest.raises(InvalidParameterError, match="Labels must be 0 or 1"):
+        bf.summarize(frame, group="race", label="label")
+    with pytest.raises(InvalidParameterError, match="Labels must be 0 or 1.*value 2"):
+        bf.summarize(_write(frame, tmp_path, 2), group="race", label="label")
+    with pytest.raises(InvalidParameterError, match="label"):
+        bf.summarize(_write(frame.drop(columns="label"), tmp_path, 1, "csv"), label="label")
+    with pytest.raises(ValueError, match="holds labels"):
+        bf.AssessmentData(
+            [0.2],
+            [1],
+            ["a"],
+            unlabeled=bf.summarize(_labeled_frame(50), group="race", label="label"),
+        )
