@@ -78,41 +78,6 @@ _EXPAND_SIG = numba.types.int64(
 )
 
 
-@numba.njit(cache=True, inline="always")
-def _normal_block(x, start, k, sd_mu, sd_sigma, out):
-    """Log prior of (mu, log sigma, z[k]) and the group values mu + sigma z into ``out``.
-
-    mu ~ N(0, sd_mu), sigma ~ HalfNormal(sd_sigma) on the log scale (with the
-    Jacobian), z ~ N(0, 1); PyMC's normalising constants included.
-    """
-    mu = x[start]
-    u = x[start + 1]
-    sig = math.exp(u)
-    lp = -0.5 * (mu / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
-    lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sigma) - 0.5 * (sig / sd_sigma) ** 2 + u
-    for g in range(k):
-        z = x[start + 2 + g]
-        lp += -0.5 * z * z - _HALF_LOG_2PI
-        out[g] = mu + sig * z
-    return lp
-
-
-@numba.njit(cache=True, inline="always")
-def _block_grad(x, grad, dh, start, k, sd_mu, sd_sigma):
-    """Gradient of a block given d logp / d(mu + sigma z_g) = dh[g]."""
-    mu = x[start]
-    sig = math.exp(x[start + 1])
-    dmu = -mu / (sd_mu * sd_mu)
-    du = 1.0 - (sig / sd_sigma) ** 2
-    for g in range(k):
-        z = x[start + 2 + g]
-        dmu += dh[g]
-        du += dh[g] * sig * z
-        grad[start + 2 + g] = dh[g] * sig - z
-    grad[start] = dmu
-    grad[start + 1] = du
-
-
 @numba.njit(cache=True)
 def _logaddexp(u, v):
     hi = max(u, v)
@@ -150,12 +115,6 @@ def _entry_loglik(data, n, i, a, b, c):
     d_a = ps1 - cnt * (d * m1 + q * (aa * v1 - bb * cv))
     d_b = -ps2 + cnt * (d * m2 - q * (bb * v2 - aa * cv))
     return ll, d_a, d_b, d_c, g
-
-
-@numba.njit(cache=True)
-def _logaddexp(u, v):
-    hi = max(u, v)
-    return hi + math.log1p(math.exp(-abs(u - v)))
 
 
 @numba.njit(cache=True)

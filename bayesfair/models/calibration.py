@@ -17,6 +17,16 @@ non-centred (``log a_g = μ_a + σ_a z_a[g]`` with ``z_a ~ N(0, 1)``), which
 removes the funnel between group effects and their scale when groups have
 few labels.
 
+**The labeled examples enter as a summary** (:mod:`bayesfair.summary`,
+:func:`likelihood_data`): per group, side and bin of the logit grid coarsened
+to :data:`LIKELIHOOD_BINS` bins per group (w = 9.19 / 32 ≈ 0.29 logit units at
+ε = 0.01), ``Σ y η`` exactly from the positives' sums and ``Σ softplus(η)`` to
+second order about the bin's mean predictor with the bin's exact Var(η)
+(:func:`binned_loglik`). The remainder is third order: per row at most
+``max|σ''| / 6 · Δ³ ≈ 0.016 Δ³`` with ``Δ = max(a, b) · w``; measured against the
+row-level likelihood on every bundled score set the posterior means of the
+rates' differences move by < 0.001 posterior sd (``tests/test_oracle.py``).
+
 Variants: ``"llo"`` (linear in log-odds, a = b; Turner et al. 2014) and
 ``"temperature"`` (a = b, c = 0; Guo et al. 2017).
 
@@ -51,13 +61,16 @@ import numpy as np
 from bayesfair.models.unlabeled import clip_scores
 
 __all__ = [
+    "LIKELIHOOD_BINS",
     "VARIANTS",
     "CalibrationPriors",
     "DiscrepancyPrior",
+    "binned_loglik",
     "build_calibration_model",
     "calibrate",
     "free_center",
     "free_log_likelihood",
+    "likelihood_data",
     "sample_misfit",
     "stratum_counts",
 ]
