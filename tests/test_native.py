@@ -175,6 +175,43 @@ def test_partial_centring_is_a_change_of_variables(variant):
             np.testing.assert_allclose(grad[i], (up - down) / (2 * h), rtol=1e-5, atol=1e-4)
 
 
+def test_preconditioner_mode_search_stays_bounded_on_flat_labels():
+    """The mode search of the partial centring converges or gives up, never overflows.
+
+    A cubed group of ``miscalibrated_scores`` (seed 10004) once sent undamped
+    Newton steps to ln a ≈ 1400 and ``math.exp`` overflowed inside ``fit``. Now
+    every group's θ̂ is finite and a stationary point of the penalised labeled
+    log likelihood (gradient by central differences ≈ 0), or the group keeps the
+    non-centred coordinates (h = 0), which leave the posterior unchanged.
+    """
+    from bayesfair.simulate import miscalibrated_scores
+
+    lab, _ = miscalibrated_scores(100, 2000, kind="cubed", random_seed=10_004)
+    codes = (lab["group"].to_numpy() == "B").astype(int)
+    labeled = summarize_arrays(
+        lab["score"].to_numpy(), codes, ["A", "B"], labels=lab["label"].to_numpy()
+    )
+    fields = likelihood_data(labeled)
+    header = native.compile_native_calibration("beta", CalibrationPriors(), 2).header  # the defaults
+    pre = native.preconditioner(header, fields)
+    assert np.all(np.isfinite(pre))
+    s0 = np.hypot(header[3:6], header[6:9])
+    for g in range(2):
+        if pre[g, 3:].max() == 0:
+            continue
+        sel = fields["group_idx"] == g
+
+        def value(t, sel=sel):
+            return native._group_loglik(fields, sel, t, 0)[0] - 0.5 * np.sum((t / s0) ** 2)
+
+        th = pre[g, :3]
+        for j in range(3):
+            e = np.zeros(3)
+            e[j] = 1e-5
+            slope = (value(th + e) - value(th - e)) / 2e-5
+            assert abs(slope) < 1e-3, (g, j, slope)
+
+
 def test_rbc_native_model_needs_the_strata():
     nat = native.compile_native_calibration("beta", PRIORS, 2, DISCREPANCY)
     with pytest.raises(KeyError, match="log_free"):

@@ -491,6 +491,8 @@ def preconditioner(header: np.ndarray, fields: dict) -> np.ndarray:
     groups = np.asarray(fields["group_idx"], dtype=np.intp)
 
     def penalised(sel, th):
+        if not np.all(np.abs(th) <= _MODE_BOUND):
+            return -np.inf, np.zeros(d)
         ll, gr = _group_loglik(fields, sel, th, variant)
         return ll - 0.5 * np.sum((th / s0) ** 2), gr - th / s0**2
 
@@ -498,34 +500,69 @@ def preconditioner(header: np.ndarray, fields: dict) -> np.ndarray:
         sel = groups == g
         if not sel.any():
             continue
-        th = np.zeros(d)
-        value, grad = penalised(sel, th)
-        for _ in range(100):
-            hess = -_hessian(lambda t, sel=sel: penalised(sel, t)[1], th)
-            try:
-                step = np.linalg.solve(hess, grad)
-            except np.linalg.LinAlgError:
-                break
-            size = 1.0
-            while True:
-                new_value, new_grad = penalised(sel, th + size * step)
-                if (np.isfinite(new_value) and new_value >= value - 1e-12) or size < 1e-6:
-                    break
-                size *= 0.5
-            if not np.isfinite(new_value):
-                break
-            th, value, grad = th + size * step, new_value, new_grad
-            if np.max(np.abs(size * step)) < 1e-8:
-                break
-        hess = -_hessian(lambda t, sel=sel: penalised(sel, t)[1], th)
-        try:
-            marginal = 1.0 / np.diag(np.linalg.inv(hess))
-        except np.linalg.LinAlgError:
+        mode = _penalised_mode(lambda t, sel=sel: penalised(sel, t), d)
+        if mode is None:  # no mode found: this group stays non-centred (h = 0)
             continue
+        th, hess = mode
+        marginal = 1.0 / np.diag(np.linalg.inv(hess))
         info = np.where(np.isfinite(marginal), marginal - 1.0 / s0**2, 0.0)
         out[g, :d] = th
         out[g, 3 : 3 + d] = np.maximum(info, 0.0)
     return out
+
+
+_MODE_BOUND = 30.0  # |ln a|, |ln b|, |c| beyond this is no calibration map
+_MAX_STEP = 1.0  # largest Newton move per coordinate (a trust region)
+
+
+def _penalised_mode(penalised, d):
+    """Damped Newton ascent on a penalised log likelihood; ``(θ̂, −Hessian)`` or None.
+
+    Each step solves ``(H + δI) s = g`` with the damping δ raised until the
+    matrix is positive definite, is shortened so that no coordinate moves more
+    than ``_MAX_STEP``, and is halved until the value rises. None when the
+    search does not converge to a point with a positive definite negative
+    Hessian; the caller then keeps the non-centred coordinates, which give the
+    same posterior (only the sampler's coordinates depend on θ̂ and h).
+    """
+    th = np.zeros(d)
+    value, grad = penalised(th)
+    if not np.isfinite(value):
+        return None
+    for _ in range(200):
+        hess = -_hessian(lambda t: penalised(t)[1], th)
+        if not np.all(np.isfinite(hess)):
+            return None
+        step = None
+        for damping in (0.0, 1e-6, 1e-4, 1e-2, 1.0, 1e2):
+            try:
+                chol = np.linalg.cholesky(hess + damping * np.eye(d))
+            except np.linalg.LinAlgError:
+                continue
+            step = np.linalg.solve(chol.T, np.linalg.solve(chol, grad))
+            break
+        if step is None:
+            step = grad / max(np.max(np.abs(grad)), 1.0)  # plain ascent
+        step *= min(1.0, _MAX_STEP / max(np.max(np.abs(step)), 1e-300))
+        size = 1.0
+        while size >= 1e-6:
+            new_value, new_grad = penalised(th + size * step)
+            if np.isfinite(new_value) and new_value >= value - 1e-12:
+                break
+            size *= 0.5
+        else:
+            break
+        th, value, grad = th + size * step, new_value, new_grad
+        if np.max(np.abs(size * step)) < 1e-8:
+            break
+    hess = -_hessian(lambda t: penalised(t)[1], th)
+    if not np.all(np.isfinite(hess)) or np.max(np.abs(grad)) > 1e-3 * max(1.0, abs(value)):
+        return None
+    try:
+        np.linalg.cholesky(hess)
+    except np.linalg.LinAlgError:
+        return None
+    return th, hess
 
 
 def _hessian(grad, x, h=1e-4):
