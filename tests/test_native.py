@@ -104,6 +104,35 @@ def test_c_callback_reports_like_nutpie_expects(pair):
     np.testing.assert_allclose(logp[0], f(x)[0], atol=1e-6)
 
 
+def test_c_callback_refuses_a_point_where_sigma_is_out_of_range(pair):
+    """A group scale ``exp(u)`` beyond float range (u = ±400, as a diverging
+    trajectory in tuning can reach) makes the callback return a non-zero code
+    (nutpie's divergence), not raise inside the C callback: an exception there is
+    only printed, and the sampler would read a stale log density."""
+    import sys
+
+    _, _, nat = pair
+    seen = []
+    hook, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        for u in (400.0, -400.0):
+            x = np.full(nat.n_dim, u)
+            out, logp = np.empty(nat.n_dim), np.full(1, 123.0)
+            p = ctypes.POINTER(ctypes.c_double)
+            code = nat.compiled_logp_func.ctypes(
+                nat.n_dim,
+                x.ctypes.data_as(p),
+                out.ctypes.data_as(p),
+                logp.ctypes.data_as(p),
+                ctypes.c_void_p(nat.user_data.ctypes.data),
+            )
+            assert code != 0 or (np.isfinite(logp[0]) and np.all(np.isfinite(out)))
+            assert logp[0] != 123.0
+    finally:
+        sys.unraisablehook = hook
+    assert not seen
+
+
 def test_expansion_matches_pymc(pair):
     _, model, nat = pair
     fn = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars)

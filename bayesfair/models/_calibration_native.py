@@ -78,13 +78,13 @@ _EXPAND_SIG = numba.types.int64(
 )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _logaddexp(u, v):
     hi = max(u, v)
     return hi + math.log1p(math.exp(-abs(u - v)))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _entry_loglik(data, n, i, a, b, c):
     """Entry ``i``'s labeled log likelihood and its derivatives in (a_g, b_g, c_g), and g.
 
@@ -117,7 +117,7 @@ def _entry_loglik(data, n, i, a, b, c):
     return ll, d_a, d_b, d_c, g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     """rbc's labeled log likelihood, the strata's states (map or own rate) integrated out.
 
@@ -168,7 +168,7 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     return logp
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _blocks(k, variant):
     """Start of each active block (mu, log sigma, z[k]) in x: a[, b][, c]."""
     if variant == 0:
@@ -178,20 +178,20 @@ def _blocks(k, variant):
     return np.array([0])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _scales(data, variant, j):
     """Prior sds of block j's mu and sigma (blocks a, b, c; llo has a, c)."""
     v = 2 if variant == 1 and j == 1 else j
     return data[3 + v], data[6 + v]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _pre_start(data, n, k):
     """Where the preconditioner's region begins in ``data`` (after log_free, if any)."""
     return _HEADER + _FIELDS * n + (2 * k + 2 if data[9] > 0.5 else 0)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _partial(data, pre, g, j, mu, u, eps):
     """Group g's parameter θ of block j from (mu, u = ln sigma, ε), partially centred.
 
@@ -206,7 +206,7 @@ def _partial(data, pre, g, j, mu, u, eps):
     return (1.0 - w) * th_hat + w * mu + r * eps, w, r, lam, prec, th_hat
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _group_values(x, data, n, k, variant, theta):
     """The groups' map parameters θ (ln a[, ln b][, c] per active block) into ``theta``
     (shape (3, k)), and the log prior of x: each block's hyperpriors, θ_g ~ N(mu, sigma)
@@ -230,7 +230,7 @@ def _group_values(x, data, n, k, variant, theta):
     return lp
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def calibration_logp_grad(x, grad, data):
     """Log density of the unconstrained point ``x``; writes its gradient to ``grad``."""
     n = int(data[0])
@@ -304,7 +304,7 @@ def calibration_logp_grad(x, grad, data):
     return logp
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def robust_loglik_batch(abc, data):
     """rbc's labeled log likelihood at each row of ``abc`` (shape (N, 3, k): a, b, c per
     group), and its gradient in (a, b, c)."""
@@ -319,7 +319,7 @@ def robust_loglik_batch(abc, data):
     return out, grad
 
 
-@numba.cfunc(_LOGP_SIG, cache=True)
+@numba.cfunc(_LOGP_SIG, cache=True, error_model="numpy")
 def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     head = numba.carray(user_data_, (_HEADER,), np.float64)
     n = int(head[0])
@@ -338,7 +338,7 @@ def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     return 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def calibration_expand(x, out, data):
     """The trace row of ``x``: the free variables as the PyMC model defines them
     (``z = (θ − mu) / sigma``, whatever the partial centring), then sigma_a[, sigma_b][,
@@ -372,7 +372,7 @@ def calibration_expand(x, out, data):
             out[pos + 2 * k + g] = theta[1, g] if variant == 1 else 0.0
 
 
-@numba.cfunc(_EXPAND_SIG, cache=True)
+@numba.cfunc(_EXPAND_SIG, cache=True, error_model="numpy")
 def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
     head = numba.carray(user_data_, (_HEADER,), np.float64)
     n = int(head[0])
