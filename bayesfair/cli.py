@@ -449,10 +449,16 @@ def assess(
             raise _BadInput("The '--group' option must name at least one column.")
         sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep)
         _check_writable(out)
-        lab = _read_table(labeled, "labeled", sep, text_columns=group_cols)
-        _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
-        _check_values(lab, score, label, group_cols, pos_label)
-        pos_label = _pos_label(lab, label, pos_label)
+        n_rows = _count_rows(labeled) if engine != "memory" else None
+        if n_rows is not None and n_rows > LABELED_ROWS_IN_MEMORY:
+            lab = _labeled_source(
+                labeled, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet
+            )
+        else:
+            lab = _read_table(labeled, "labeled", sep, text_columns=group_cols)
+            _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
+            _check_values(lab, score, label, group_cols, pos_label)
+            pos_label = _pos_label(lab, label, pos_label)
         unl = (
             _unlabeled_source(
                 unlabeled, engine, scheduler, score, group_cols, threshold, quiet, sep
@@ -511,6 +517,70 @@ def assess(
         _echo(quiet, f"Wrote {fmt} report to {out}.")
 
 
+LABELED_ROWS_IN_MEMORY = 1_000_000
+"""Above this many rows, ``assess`` summarises the labeled file with ``--engine`` instead
+of loading it: the models and the count-based intervals are the same from the summary,
+and memory stays flat; PPI++ (which cross-fits on the rows) is then left out. Below it
+the rows are loaded, which keeps PPI++ and the row-level checks of the file."""
+
+
+def _count_rows(path) -> int | None:
+    """Rows of a labeled Parquet or CSV file (or glob), counted by DuckDB without loading
+    them (Parquet: from the footers); None when DuckDB cannot read it (the reader of
+    the in-memory path then says why)."""
+    import duckdb
+
+    kind = _format_of(path)
+    if kind is None:
+        return None
+    reader = "read_parquet" if kind == "parquet" else "read_csv"
+    try:
+        con = duckdb.connect()
+        try:
+            return int(con.execute(f"SELECT count(*) FROM {reader}(?)", [str(path)]).fetchone()[0])
+        finally:
+            con.close()
+    except Exception:  # unreadable here: the in-memory reader gives the message
+        return None
+
+
+def _labeled_source(path, engine, scheduler, score, label, group_cols, threshold, pos_label,
+                    quiet):  # fmt: skip
+    """The labeled file(s) as a labeled summary built by the engine (not loaded)."""
+    import time
+
+    from bayesfair.sources import summarize
+
+    value = 1
+    if pos_label is not None:
+        try:
+            value = float(pos_label)
+        except ValueError:
+            raise _BadInput(
+                f"--pos-label {pos_label}: a labeled file above {LABELED_ROWS_IN_MEMORY:,} "
+                "rows is summarised without loading it, which needs labels 0/1 or booleans; "
+                "recode the labels."
+            ) from None
+    if scheduler is not None and engine == "duckdb":
+        raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
+    start = time.perf_counter()
+    try:
+        summary = summarize(
+            path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
+            threshold=threshold, engine=engine, label=label, pos_label=value,
+            scheduler=scheduler, progress=not quiet, text_groups=True,
+        )  # fmt: skip
+    except (ValueError, TypeError, ImportError) as exc:
+        raise _BadInput(_one_line(exc)) from None
+    _echo(
+        quiet,
+        f"Summarised {summary.n_total:,} labeled rows with {engine} in "
+        f"{time.perf_counter() - start:.1f} s (more than {LABELED_ROWS_IN_MEMORY:,}: not "
+        "loaded; PPI++ is left out).",
+    )
+    return summary
+
+
 def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet, sep=None):
     """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
     import time
@@ -554,8 +624,12 @@ def _record_inputs(comp, labeled, lab, unlabeled, unl) -> None:
         return h.hexdigest()
 
     prov = comp.settings.setdefault("provenance", {})
+    rows = lab.n_total if hasattr(lab, "n_total") else len(lab)
+    files = sorted(glob.glob(str(labeled))) or [str(labeled)]
     inputs = [
-        {"role": "labeled", "path": str(labeled), "rows": len(lab), "sha256": digest(labeled)}
+        {"role": "labeled", "path": str(labeled), "rows": rows,
+         "sha256": ", ".join(f"{f}: {digest(f)}" for f in files) if len(files) > 1
+         else digest(files[0])}  # fmt: skip
     ]
     if unlabeled is not None:
         total = unl.n_total if hasattr(unl, "n_total") else len(unl)
@@ -616,13 +690,21 @@ def _surprises(lab, score, label, model, unlabeled, chains) -> None:
         )
     if chains == 1:
         notes.append("--chains 1: convergence cannot be checked (no R-hat); use 2 or more.")
-    if pd.unique(lab[label]).size == 1:
+    if hasattr(lab, "n_total"):  # a labeled summary: its label counts
+        positives = float(lab.positives.sum())
+        if positives in (0.0, float(lab.n_total)):
+            notes.append(
+                f"--label {label}: every labeled example is "
+                f"{'positive' if positives else 'negative'}; rates that need the other "
+                "class are undefined."
+            )
+    elif pd.unique(lab[label]).size == 1:
         notes.append(
             f"--label {label}: every labeled example has the label {lab[label].iloc[0]!r}; "
             "rates that need the other class are undefined."
         )
-    s = pd.to_numeric(lab[score])
-    if ((s == 0) | (s == 1)).all():
+    s = None if hasattr(lab, "n_total") else pd.to_numeric(lab[score])
+    if s is not None and ((s == 0) | (s == 1)).all():
         notes.append(
             f"--score {score}: every score is 0 or 1; these look like hard predictions, not "
             "scores, and the calibration model has nothing to calibrate."
@@ -652,6 +734,11 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
     from bayesfair.data import AssessmentData
 
     try:
+        if hasattr(lab, "n_total"):  # the labeled file as a summary (_labeled_source); the
+            # unlabeled one is then a summary too (the same --engine, never 'memory')
+            return AssessmentData.from_summaries(
+                lab, unl, reference=reference, pos_label=1 if pos_label is None else pos_label
+            )
         return AssessmentData.from_frames(
             lab,
             unl,

@@ -476,6 +476,9 @@ def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]
     cols = dict.fromkeys(["ppi_estimate", "ppi_lower", "ppi_upper", "ppi_effective_n"], np.nan)
     if data.n_unlabeled == 0:
         return cols, []
+    if data.labeled_is_summary:  # PPI++ cross-fits its predictions on the labeled rows
+        return cols, ["PPI++ is omitted: it needs the labeled examples as rows, and they "
+                      "were given as a summary."]  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("ignore", UndefinedRateWarning)
         warnings.simplefilter("always", SparseStratumWarning)

@@ -111,14 +111,15 @@ class AssessmentData:
         id_name: str = "id",
     ):
         self.threshold = self._check_threshold(threshold)
-        self.scores = _readonly(_as_scores(scores, "scores"))
-        self.labels, self.pos_label = _as_labels(labels, pos_label)
-        _readonly(self.labels)
+        self._labeled = None  # a labeled ScoreSummary in place of the rows (from_summaries)
+        self._scores = _readonly(_as_scores(scores, "scores"))
+        self._labels, self.pos_label = _as_labels(labels, pos_label)
+        _readonly(self._labels)
         group_labels, self.attributes = _as_groups(groups, "groups")
         self._check_lengths(
-            scores=len(self.scores), labels=len(self.labels), groups=len(group_labels)
+            scores=len(self._scores), labels=len(self._labels), groups=len(group_labels)
         )
-        if len(self.scores) == 0:
+        if len(self._scores) == 0:
             raise ValueError("The labeled set is empty: 'scores' must hold at least one example.")
 
         if (unlabeled_scores is None) != (unlabeled_groups is None):
@@ -150,11 +151,15 @@ class AssessmentData:
         self._u_ids = None if unlabeled_ids is None else self._check_ids(unlabeled_ids, u_scores)
 
         self.group_levels: list = _ordered_levels(group_labels, u_labels)
-        self.group_codes = _readonly(_encode(group_labels, self.group_levels))
+        self._group_codes = _readonly(_encode(group_labels, self.group_levels))
         self._u_codes = _readonly(
             np.empty(0, dtype=np.intp) if self._summary else _encode(u_labels, self.group_levels)
         )
-        n_per_group = np.bincount(self.group_codes, minlength=self.n_groups)
+        self._finish(reference)
+
+    def _finish(self, reference) -> None:
+        """Warn about groups without labels, set the reference, log the data set."""
+        n_per_group = self._labeled_counts()
         only_unlabeled = [g for g, n in zip(self.group_levels, n_per_group, strict=True) if n == 0]
         if only_unlabeled:
             warnings.warn(
@@ -163,7 +168,7 @@ class AssessmentData:
                 "the calibration model borrows strength through its hierarchy, and frequentist "
                 "rates are undefined (NaN).",
                 UnlabeledGroupWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         self.reference = (
             self._default_reference()
@@ -182,6 +187,84 @@ class AssessmentData:
         )
 
     # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_summaries(cls, labeled, unlabeled=None, *, reference=None, pos_label=1):
+        """Data whose labeled (and unlabeled) examples are held as summaries.
+
+        For a labeled set too large to load: summarise it where it lives with
+        ``bayesfair.summarize(source, ..., label=...)`` (DuckDB, Dask, Spark or
+        NumPy) and assess the summary. The Bayesian models (``bb``, ``hbb``,
+        ``bc``, ``rbc``) take the labeled examples only as a summary, so their
+        fits are the same as from the rows; so are the counts, the rates, and
+        the frequentist intervals that need only the confusion counts
+        (Newcombe, bootstrap, Bernstein, Lum et al.'s variances). What needs
+        the rows is refused with a message: :attr:`scores`, :attr:`labels`,
+        PPI++ (its cross-fitted predictions), label suggestions and planning.
+
+        Parameters
+        ----------
+        labeled : ScoreSummary
+            A labeled summary (built with ``label=``); its threshold is the data's.
+        unlabeled : ScoreSummary, optional
+            An unlabeled summary with the same threshold and sensitive attributes.
+        reference : optional
+            The reference group (default: the group with the most labeled examples).
+        pos_label : default 1
+            The positive label the summary was built with (shown in reports only:
+            the summary already holds positives).
+
+        Raises
+        ------
+        TypeError
+            When ``labeled`` or ``unlabeled`` is not a ScoreSummary.
+        ValueError
+            When ``labeled`` holds no labels or no rows, or the two summaries
+            disagree on threshold or attributes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bayesfair.summary import summarize_arrays
+        >>> lab = summarize_arrays(np.array([0.9, 0.2, 0.7, 0.4]), np.array([0, 0, 1, 1]),
+        ...                        ["a", "b"], labels=np.array([1, 0, 0, 1]))
+        >>> data = AssessmentData.from_summaries(lab)
+        >>> data.confusion_counts().loc["a"].tolist()  # tp, fp, tn, fn
+        [1, 0, 1, 0]
+        """
+        from bayesfair.summary import ScoreSummary
+
+        if not isinstance(labeled, ScoreSummary):
+            raise TypeError(
+                "The 'labeled' parameter must be a ScoreSummary built with labels "
+                f"(bayesfair.summarize(..., label=...)). Got {type(labeled).__name__}."
+            )
+        if not labeled.labeled:
+            raise ValueError(
+                "The 'labeled' summary holds no labels: build it with "
+                "bayesfair.summarize(source, ..., label=<column>)."
+            )
+        if labeled.n_total == 0:
+            raise ValueError("The labeled summary is empty: it must hold at least one example.")
+        self = cls.__new__(cls)
+        self.threshold = float(labeled.threshold)
+        self.pos_label = pos_label
+        self.attributes = list(labeled.attributes) if labeled.attributes else None
+        self._scores = self._labels = self._group_codes = None
+        self._summary = None
+        u_labels = (
+            pd.Series([], dtype=object)
+            if unlabeled is None
+            else self._accept_summary(unlabeled, None)
+        )
+        self._u_scores = _readonly(np.empty(0, dtype=float))
+        self._u_codes = _readonly(np.empty(0, dtype=np.intp))
+        self._u_ids = None
+        self.id_name = "id"
+        self.group_levels = _ordered_levels(pd.Series(labeled.group_levels, dtype=object), u_labels)
+        self._labeled = labeled.with_levels(self.group_levels)
+        self._finish(reference)
+        return self
+
     @classmethod
     def from_frames(
         cls,
@@ -289,8 +372,47 @@ class AssessmentData:
             raise ValueError(f"Length mismatch: {shown} entries; they must be equal.")
 
     def _default_reference(self):
-        sizes = np.bincount(self.group_codes, minlength=self.n_groups)
-        return self.group_levels[int(np.argmax(sizes))]
+        return self.group_levels[int(np.argmax(self._labeled_counts()))]
+
+    def _labeled_counts(self) -> np.ndarray:
+        """Labeled examples per group, shape ``(n_groups,)``."""
+        if self._labeled is not None:
+            return self._labeled.totals().sum(axis=1).round().astype(np.int64)
+        return np.bincount(self._group_codes, minlength=self.n_groups)
+
+    # ------------------------------------------------------------------ labeled rows
+    @property
+    def labeled_is_summary(self) -> bool:
+        """Whether the labeled examples are held as a summary (:meth:`from_summaries`)."""
+        return self._labeled is not None
+
+    def _require_labeled_rows(self, what: str) -> None:
+        if self._labeled is not None:
+            raise ValueError(
+                f"'{what}' needs the labeled examples as rows; this data set holds its "
+                f"{self._labeled.n_total} labeled examples as a summary "
+                "(AssessmentData.from_summaries), which keeps per-group histograms and "
+                "label counts. The models, the counts and the frequentist intervals work "
+                "from it; PPI++ and row-level plots need the rows."
+            )
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Scores of the labeled examples (not available when given as a summary)."""
+        self._require_labeled_rows("scores")
+        return self._scores
+
+    @property
+    def labels(self) -> np.ndarray:
+        """True labels (0/1) of the labeled examples (not available for a summary)."""
+        self._require_labeled_rows("labels")
+        return self._labels
+
+    @property
+    def group_codes(self) -> np.ndarray:
+        """Group code of each labeled example (not available for a summary)."""
+        self._require_labeled_rows("group_codes")
+        return self._group_codes
 
     # ------------------------------------------------------------------ groups
     @property
@@ -299,7 +421,9 @@ class AssessmentData:
 
     @property
     def n_labeled(self) -> int:
-        return len(self.scores)
+        if self._labeled is not None:
+            return self._labeled.n_total
+        return len(self._scores)
 
     def _accept_summary(self, summary, unlabeled_scores) -> pd.Series:
         """Validate ``unlabeled=`` and return its group labels (for the levels)."""
@@ -444,6 +568,8 @@ class AssessmentData:
     # ------------------------------------------------------------------ counts
     def counts_array(self) -> np.ndarray:
         """Labeled confusion counts, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn."""
+        if self._labeled is not None:
+            return self._labeled.confusion_counts().round().astype(np.int64)
         return count_confusion(self.predictions, self.labels, self.group_codes, self.n_groups)
 
     def confusion_counts(self) -> pd.DataFrame:
@@ -468,7 +594,7 @@ class AssessmentData:
         """Labeled and unlabeled example counts per group."""
         return pd.DataFrame(
             {
-                "n_labeled": np.bincount(self.group_codes, minlength=self.n_groups),
+                "n_labeled": self._labeled_counts(),
                 "n_unlabeled": self._unlabeled_counts(),
             },
             index=pd.Index(self.group_levels, name="group", dtype=object),
@@ -573,6 +699,15 @@ class AssessmentData:
 
         key = ("labeled", float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
         cache = self.__dict__.setdefault("_reductions", {})
+        if key not in cache and self._labeled is not None:
+            held = self._labeled
+            if held.score_clip != key[1] or held.n_bins % key[2]:
+                raise ValueError(
+                    f"The labeled summary was built with score_clip={held.score_clip} and "
+                    f"n_bins={held.n_bins}; this needs score_clip={key[1]} and n_bins={key[2]} "
+                    "(a divisor of the summary's). Summarise again with those settings."
+                )
+            cache[key] = held if held.n_bins == key[2] else held.coarsen(key[2])
         if key not in cache:
             cache[key] = summarize_arrays(
                 self.scores, self.group_codes, self.group_levels, labels=self.labels,

@@ -304,9 +304,10 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     posterior : FairnessPosterior
         A fit with ``model="bc"``.
     data : AssessmentData
-        The data it was fitted to; its labeled examples are split per group
-        into ``n_bins`` bins of equal size by score, and each bin's mean score
-        and fraction of positive labels is drawn as a point.
+        The data it was fitted to (rows or summaries); its labeled examples are
+        split per group into ``n_bins`` chunks of about equal size by score, and
+        each chunk's mean score and fraction of positive labels is drawn as a
+        point.
     n_bins : int
     ax : matplotlib.axes.Axes, optional
     ci_prob : float
@@ -334,6 +335,7 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     clip = float(posterior.settings.get("score_clip", 0.01))
     grid = np.linspace(0.0, 1.0, 101)
     post = posterior.idata.posterior
+    labeled = data.labeled_summary(clip)
     ax = _axes(ax, figsize=(5.0, 5.0))
     ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1, label="perfect calibration")
     q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
@@ -344,12 +346,9 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
         lower, upper = np.quantile(f, q, axis=1)
         ax.fill_between(grid, lower, upper, color=color, alpha=0.25, lw=0)
         ax.plot(grid, f.mean(axis=1), color=color, lw=2, label=f"{g} (posterior mean)")
-        mask = np.array([str(x) == str(g) for x in data.groups], dtype=bool)
-        s, y = data.scores[mask], data.labels[mask]
-        if s.size:
-            chunks = np.array_split(np.argsort(s, kind="stable"), min(n_bins, s.size))
-            xs = [s[k].mean() for k in chunks]
-            ys = [y[k].mean() for k in chunks]
+        xs, ys = _equal_count_points(labeled, data.group_levels.index(data.resolve_group(g)),
+                                     n_bins)  # fmt: skip
+        if xs.size:
             ax.scatter(xs, ys, color=color, edgecolor="k", zorder=3, label=f"{g} labeled (binned)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -359,6 +358,28 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     # outside the axes, to the right: inside, it could hide the binned frequencies
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     return ax
+
+
+def _equal_count_points(labeled, code: int, n_bins: int):
+    """Mean score and fraction of positives of ``n_bins`` about equal-count chunks of
+    one group's labeled examples, ordered by score, from the labeled summary.
+
+    The summary's entries (side, logit bin) are in score order; an entry is not
+    split, so chunks hold whole entries (equal in count up to one entry's size).
+    """
+    keep = labeled.group == code
+    order = np.lexsort((labeled.side[keep], labeled.bin[keep]))
+    count = labeled.count[keep][order]
+    n = count.sum()
+    if n == 0:
+        return np.empty(0), np.empty(0)
+    chunks = min(n_bins, int(round(n)), count.size)
+    cut = np.minimum((np.cumsum(count) - count / 2) * chunks // n, chunks - 1).astype(np.intp)
+    m = np.bincount(cut, weights=count, minlength=chunks)
+    used = m > 0
+    xs = np.bincount(cut, weights=labeled.sum_score[keep][order], minlength=chunks)
+    ys = np.bincount(cut, weights=labeled.positives[keep][order], minlength=chunks)
+    return xs[used] / m[used], ys[used] / m[used]
 
 
 def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):

@@ -125,12 +125,22 @@ def test_plot_calibration_curves_bands_and_binned_points(comparison, data, ax):
     bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
     points = [c for c in ax.collections if isinstance(c, PathCollection)]
     assert len(bands) == 2 and len(points) == 2
-    # equal-size bins of the labeled data: 5 points per group, at empirical frequencies
+    # about equal-count chunks of the labeled summary: 5 points per group, in score order,
+    # each at its chunk's mean score and fraction of positives; pooled, they give the
+    # group's mean score and positive rate (weights: the chunks' counts)
     female = data.groups == "Female"
     s, y = data.scores[female], data.labels[female]
-    order = np.array_split(np.argsort(s, kind="stable"), 5)
-    expected = np.array([[s[k].mean(), y[k].mean()] for k in order])
-    assert np.allclose(points[0].get_offsets(), expected)
+    xy = np.asarray(points[0].get_offsets())
+    assert xy.shape == (5, 2) and np.all(np.diff(xy[:, 0]) > 0)
+    assert s.min() <= xy[0, 0] and xy[-1, 0] <= s.max()
+    lab = data.labeled_summary()
+    keep = lab.group == data.group_levels.index("Female")
+    order = np.lexsort((lab.side[keep], lab.bin[keep]))
+    count = lab.count[keep][order]
+    cut = np.minimum((np.cumsum(count) - count / 2) * 5 // count.sum(), 4).astype(int)
+    m = np.bincount(cut, weights=count, minlength=5)
+    assert np.isclose(m @ xy[:, 0], s.sum()) and np.isclose(m @ xy[:, 1], y.sum())
+    assert np.all(np.abs(m - s.size / 5) <= count.max())
     # the posterior mean curve lies inside its band
     mean = ax.get_lines()[1].get_ydata()
     band = bands[0].get_paths()[0].vertices[:, 1]
