@@ -265,3 +265,37 @@ def test_progress_fits_80_columns(runner, tmp_path):
     lines = res.stderr.splitlines()
     assert any(line.startswith("Fitted in ") for line in lines)
     assert max(map(len, lines)) <= 80, max(lines, key=len)
+
+
+def test_a_large_labeled_file_is_summarised_not_loaded(runner, tmp_path, monkeypatch):
+    """Above ``LABELED_ROWS_IN_MEMORY`` rows the labeled Parquet file goes through the
+    engine's summary (here the limit is lowered to 100 rows): the report's counts,
+    frequentist intervals and BB posterior equal those from the loaded rows, PPI++ is
+    left out with a note, and the provenance counts every row."""
+    import json
+
+    import bayesfair.cli as cli
+
+    rng = np.random.default_rng(5)
+    frame = _frame(["a", "b"], n=400, seed=5)
+    unl = pd.DataFrame({"score": rng.uniform(size=300), "g": rng.choice(["a", "b"], 300)})
+    lab_path, unl_path = tmp_path / "lab.parquet", tmp_path / "unl.parquet"
+    frame.to_parquet(lab_path)
+    unl.to_parquet(unl_path)
+    args = ["--unlabeled", unl_path, "--out"]
+    loaded = _assess(runner, lab_path, *args, tmp_path / "loaded.json")
+    assert loaded.exit_code == 0, loaded.output
+    monkeypatch.setattr(cli, "LABELED_ROWS_IN_MEMORY", 100)
+    summarised = _assess(runner, lab_path, *args, tmp_path / "summary.json")
+    assert summarised.exit_code == 0, summarised.output
+    a = json.loads((tmp_path / "loaded.json").read_text())
+    b = json.loads((tmp_path / "summary.json").read_text())
+    ra, rb = a["pairs"][0], b["pairs"][0]
+    for key in ("n_group", "n_reference", "freq_estimate", "newcombe_lower", "newcombe_upper",
+                "bootstrap_lower", "bootstrap_upper", "bernstein_lower", "bb_mean", "bb_lower"):
+        assert ra[key] == pytest.approx(rb[key], rel=1e-12), key
+    assert ra["ppi_lower"] is not None and rb["ppi_lower"] is None
+    assert "PPI++ is omitted" in rb["note"] and "PPI++ is omitted" not in ra["note"]
+    assert a["variance"] == b["variance"]
+    rows = {i["role"]: i["rows"] for i in b["provenance"]["inputs"]}
+    assert rows == {"labeled": 400, "unlabeled": 300}

@@ -181,3 +181,70 @@ def test_unlabeled_scores_without_groups():
 def test_empty_labeled_set():
     with pytest.raises(ValueError, match="labeled set is empty"):
         AssessmentData([], [], [])
+
+
+class TestFromSummaries:
+    """AssessmentData.from_summaries: the labeled examples as a summary."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def pair(cls):
+        from bayesfair.datasets import load_assessment
+        from bayesfair.summary import summarize_arrays
+
+        rows = load_assessment("compas-race", "LR", n_labeled=200, random_seed=1)
+        lab = summarize_arrays(rows.scores, rows.group_codes, rows.group_levels,
+                               labels=rows.labels, threshold=rows.threshold)  # fmt: skip
+        return rows, AssessmentData.from_summaries(
+            lab, rows.unlabeled_reduction(), reference=rows.reference
+        )
+
+    def test_counts_groups_and_reference_match_the_rows(self, pair):
+        rows, summ = pair
+        assert summ.group_levels == rows.group_levels and summ.reference == rows.reference
+        assert (summ.n_labeled, summ.n_unlabeled) == (rows.n_labeled, rows.n_unlabeled)
+        pd.testing.assert_frame_equal(summ.confusion_counts(), rows.confusion_counts())
+        pd.testing.assert_frame_equal(summ.group_sizes(), rows.group_sizes())
+        assert summ.labeled_is_summary and not rows.labeled_is_summary
+
+    @pytest.mark.parametrize("model", ["bb", "bc", "rbc"])
+    def test_fits_are_the_fits_of_the_rows(self, pair, model):
+        import warnings
+
+        import bayesfair as bf
+
+        rows, summ = pair
+        kw = dict(model=model, metrics=["accuracy"], random_seed=2, draws=60, tune=60,
+                  chains=1, progressbar=False)  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = bf.fit(rows, **kw).difference("accuracy").values
+            b = bf.fit(summ, **kw).difference("accuracy").values
+        np.testing.assert_array_equal(a, b)
+
+    @pytest.mark.parametrize("attribute", ["scores", "labels", "group_codes", "predictions"])
+    def test_rows_are_refused_with_a_message(self, pair, attribute):
+        with pytest.raises(ValueError, match="as a summary"):
+            getattr(pair[1], attribute)
+
+    def test_ppi_is_refused_with_a_message(self, pair):
+        import bayesfair.frequentist as fq
+
+        with pytest.raises(ValueError, match="needs the labeled examples as rows"):
+            fq.ppi_difference(pair[1], "accuracy")
+
+    def test_bad_summaries(self, pair):
+        rows, summ = pair
+        unl = rows.unlabeled_reduction()
+        with pytest.raises(TypeError, match="ScoreSummary"):
+            AssessmentData.from_summaries(rows)
+        with pytest.raises(ValueError, match="no labels"):
+            AssessmentData.from_summaries(unl)
+        lab = summ.labeled_summary()
+        with pytest.raises(ValueError, match="holds labels"):
+            AssessmentData.from_summaries(lab, lab)
+        from bayesfair.summary import summarize_arrays
+
+        other = summarize_arrays(np.array([0.3]), np.array([0]), ["x"], threshold=0.4)
+        with pytest.raises(ValueError, match="threshold"):
+            AssessmentData.from_summaries(lab, other)
