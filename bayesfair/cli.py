@@ -626,11 +626,8 @@ def _record_inputs(comp, labeled, lab, unlabeled, unl) -> None:
     prov = comp.settings.setdefault("provenance", {})
     rows = lab.n_total if hasattr(lab, "n_total") else len(lab)
     files = sorted(glob.glob(str(labeled))) or [str(labeled)]
-    inputs = [
-        {"role": "labeled", "path": str(labeled), "rows": rows,
-         "sha256": ", ".join(f"{f}: {digest(f)}" for f in files) if len(files) > 1
-         else digest(files[0])}  # fmt: skip
-    ]
+    sha = ", ".join(f"{f}: {digest(f)}" for f in files) if len(files) > 1 else digest(files[0])
+    inputs = [{"role": "labeled", "path": str(labeled), "rows": rows, "sha256": sha}]
     if unlabeled is not None:
         total = unl.n_total if hasattr(unl, "n_total") else len(unl)
         files = sorted(glob.glob(str(unlabeled))) or [str(unlabeled)]
@@ -821,21 +818,40 @@ def _budgets(text: str | None) -> list[int] | None:
 
 @main.command()
 @click.argument("unlabeled", metavar="UNLABELED")
-@click.option("--labeled", default=None, metavar="FILE",
-              help="The labels collected so far (score, label and group columns).")
+@click.option(
+    "--labeled",
+    default=None,
+    metavar="FILE",
+    help="The labels collected so far (score, label and group columns).",
+)
 @click.option("--score", default="score", show_default=True, metavar="COL")
 @click.option("--label", default="label", show_default=True, metavar="COL")
 @click.option("--group", default="group", show_default=True, metavar="COL[,COL]")
 @click.option("--metric", default="accuracy", show_default=True)
 @click.option("--epsilon", default=0.02, show_default=True, type=float, callback=_positive_finite)
-@click.option("--budgets", default=None, metavar="N,N,...",
-              help="Total label counts to plan for (default: 50 to 1,600 more than collected).")
+@click.option(
+    "--budgets",
+    default=None,
+    metavar="N,N,...",
+    help="Total label counts to plan for (default: 50 to 1,600 more than collected).",
+)
 @click.option("--n-sims", default=50, show_default=True, type=click.IntRange(min=1))
 @click.option("--methods", default="bayes,newcombe,ppi,bernstein", show_default=True)
-@click.option("--within", type=click.Choice(["stratum", "score", "mixed"]), default="stratum",
-              show_default=True, help="What the active strategy chooses (see suggest).")
-@click.option("--plot", "plot_path", default="label_plan.png", show_default=True, metavar="FILE",
-              help="Where to write the figure (PNG, SVG or PDF).")
+@click.option(
+    "--within",
+    type=click.Choice(["stratum", "score", "mixed"]),
+    default="stratum",
+    show_default=True,
+    help="What the active strategy chooses (see suggest).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    default="label_plan.png",
+    show_default=True,
+    metavar="FILE",
+    help="Where to write the figure (PNG, SVG or PDF).",
+)
 @click.option("--out", default=None, metavar="FILE", help="Also write the table as CSV.")
 @click.option("--reference", default=None)
 @click.option("--pos-label", default=None)
@@ -918,23 +934,43 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
 
 @main.command()
 @click.argument("labeled", metavar="LABELED")
-@click.option("--unlabeled", required=True, metavar="FILE",
-              help="The unlabeled rows to choose from (read in memory: rows are needed).")
+@click.option(
+    "--unlabeled",
+    required=True,
+    metavar="FILE",
+    help="The unlabeled rows to choose from (read in memory: rows are needed).",
+)
 @click.option("--n", "n_labels", default=50, show_default=True, type=click.IntRange(min=1))
 @click.option("--out", default="to_label.csv", show_default=True, metavar="FILE.csv")
 @click.option("--metric", default="accuracy", show_default=True)
-@click.option("--objective", type=click.Choice(["variance", "information"]), default="variance",
-              show_default=True)
-@click.option("--within", type=click.Choice(["stratum", "score", "mixed"]), default="stratum",
-              show_default=True,
-              help="stratum: choose how many labels each group and side of the threshold gets, "
-              "at random within it (intervals stay valid if the calibration map is wrong); "
-              "score: also target scores (fewer labels when the map is right); mixed: half "
-              "of each, the most savings in the benchmark when the calibration check passes.")
-@click.option("--id", "id_col", default=None, metavar="COL",
-              help="Column identifying the unlabeled rows (default: 'id' when present).")
-@click.option("--by-position", is_flag=True,
-              help="Without an id column: identify rows by their 0-based position in the file.")
+@click.option(
+    "--objective",
+    type=click.Choice(["variance", "information"]),
+    default="variance",
+    show_default=True,
+)
+@click.option(
+    "--within",
+    type=click.Choice(["stratum", "score", "mixed"]),
+    default="stratum",
+    show_default=True,
+    help="stratum: choose how many labels each group and side of the threshold gets, "
+    "at random within it (intervals stay valid if the calibration map is wrong); "
+    "score: also target scores (fewer labels when the map is right); mixed: half "
+    "of each, the most savings in the benchmark when the calibration check passes.",
+)
+@click.option(
+    "--id",
+    "id_col",
+    default=None,
+    metavar="COL",
+    help="Column identifying the unlabeled rows (default: 'id' when present).",
+)
+@click.option(
+    "--by-position",
+    is_flag=True,
+    help="Without an id column: identify rows by their 0-based position in the file.",
+)
 @click.option("--score", default="score", show_default=True, metavar="COL")
 @click.option("--label", default="label", show_default=True, metavar="COL")
 @click.option("--group", default="group", show_default=True, metavar="COL[,COL]")

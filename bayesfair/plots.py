@@ -373,7 +373,7 @@ def _equal_count_points(labeled, code: int, n_bins: int):
     n = count.sum()
     if n == 0:
         return np.empty(0), np.empty(0)
-    chunks = min(n_bins, int(round(n)), count.size)
+    chunks = min(n_bins, round(n), count.size)
     cut = np.minimum((np.cumsum(count) - count / 2) * chunks // n, chunks - 1).astype(np.intp)
     m = np.bincount(cut, weights=count, minlength=chunks)
     used = m > 0

@@ -113,8 +113,17 @@ def main(argv=None) -> int:
         report = directory / "report.json"
         results = {
             "summary": run(["assess", lab, "--unlabeled", unl, "--out", str(report), *common]),
-            "loaded": run(["assess", lab, "--engine", "memory", "--out",
-                           str(directory / "loaded.json"), *common]),  # fmt: skip
+            "loaded": run(
+                [
+                    "assess",
+                    lab,
+                    "--engine",
+                    "memory",
+                    "--out",
+                    str(directory / "loaded.json"),
+                    *common,
+                ]
+            ),
         }
         print("\n| run | labeled rows | unlabeled rows | seconds | peak MB | exit |")
         print("|---|---|---|---|---|---|")

@@ -291,8 +291,18 @@ def test_a_large_labeled_file_is_summarised_not_loaded(runner, tmp_path, monkeyp
     a = json.loads((tmp_path / "loaded.json").read_text())
     b = json.loads((tmp_path / "summary.json").read_text())
     ra, rb = a["pairs"][0], b["pairs"][0]
-    for key in ("n_group", "n_reference", "freq_estimate", "newcombe_lower", "newcombe_upper",
-                "bootstrap_lower", "bootstrap_upper", "bernstein_lower", "bb_mean", "bb_lower"):
+    for key in (
+        "n_group",
+        "n_reference",
+        "freq_estimate",
+        "newcombe_lower",
+        "newcombe_upper",
+        "bootstrap_lower",
+        "bootstrap_upper",
+        "bernstein_lower",
+        "bb_mean",
+        "bb_lower",
+    ):
         assert ra[key] == pytest.approx(rb[key], rel=1e-12), key
     assert ra["ppi_lower"] is not None and rb["ppi_lower"] is None
     assert "PPI++ is omitted" in rb["note"] and "PPI++ is omitted" not in ra["note"]

@@ -221,7 +221,8 @@ def test_preconditioner_mode_search_stays_bounded_on_flat_labels():
         lab["score"].to_numpy(), codes, ["A", "B"], labels=lab["label"].to_numpy()
     )
     fields = likelihood_data(labeled)
-    header = native.compile_native_calibration("beta", CalibrationPriors(), 2).header  # the defaults
+    # the default priors
+    header = native.compile_native_calibration("beta", CalibrationPriors(), 2).header
     pre = native.preconditioner(header, fields)
     assert np.all(np.isfinite(pre))
     s0 = np.hypot(header[3:6], header[6:9])
