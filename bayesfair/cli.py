@@ -547,66 +547,61 @@ def _count_rows(path) -> int | None:
 def _labeled_source(path, engine, scheduler, score, label, group_cols, threshold, pos_label,
                     quiet):  # fmt: skip
     """The labeled file(s) as a labeled summary built by the engine (not loaded)."""
-    import time
-
-    from bayesfair.sources import summarize
-
-    value = 1
-    if pos_label is not None:
+    text = "1" if pos_label is None else str(pos_label).strip().lower()
+    value = {"true": 1.0, "false": 0.0}.get(text)
+    if value is None:
         try:
-            value = float(pos_label)
+            value = float(text)
         except ValueError:
             raise _BadInput(
                 f"--pos-label {pos_label}: a labeled file above {LABELED_ROWS_IN_MEMORY:,} "
                 "rows is summarised without loading it, which needs labels 0/1 or booleans; "
                 "recode the labels."
             ) from None
+    return _summarise_file(
+        path, "labeled", engine, scheduler, score, group_cols, threshold, quiet,
+        label=label, pos_label=value,
+    )  # fmt: skip
+
+
+def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet, sep=None):
+    """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
+    if engine == "memory":
+        frame = _read_table(path, "unlabeled", sep, text_columns=group_cols)
+        _check_columns(frame, "unlabeled", score=[score], group=group_cols)
+        _check_values(frame, score, None, group_cols, None)
+        return frame
+    return _summarise_file(path, "unlabeled", engine, scheduler, score, group_cols, threshold,
+                           quiet)  # fmt: skip
+
+
+def _summarise_file(path, which, engine, scheduler, score, group_cols, threshold, quiet,
+                    label=None, pos_label=1):  # fmt: skip
+    """One file or glob summarised by ``engine`` (:func:`bayesfair.summarize`), timed."""
+    import time
+
+    from bayesfair.sources import summarize
+
     if scheduler is not None and engine == "duckdb":
         raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
     start = time.perf_counter()
     try:
         summary = summarize(
             path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
-            threshold=threshold, engine=engine, label=label, pos_label=value,
+            threshold=threshold, engine=engine, label=label, pos_label=pos_label,
             scheduler=scheduler, progress=not quiet, text_groups=True,
         )  # fmt: skip
     except (ValueError, TypeError, ImportError) as exc:
         raise _BadInput(_one_line(exc)) from None
-    _echo(
-        quiet,
-        f"Summarised {summary.n_total:,} labeled rows with {engine} in "
-        f"{time.perf_counter() - start:.1f} s (more than {LABELED_ROWS_IN_MEMORY:,}: not "
-        "loaded; PPI++ is left out).",
+    extra = (
+        f" (more than {LABELED_ROWS_IN_MEMORY:,}: not loaded; PPI++ is left out)"
+        if which == "labeled"
+        else ""
     )
-    return summary
-
-
-def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet, sep=None):
-    """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
-    import time
-
-    if engine == "memory":
-        frame = _read_table(path, "unlabeled", sep, text_columns=group_cols)
-        _check_columns(frame, "unlabeled", score=[score], group=group_cols)
-        _check_values(frame, score, None, group_cols, None)
-        return frame
-    if scheduler is not None and engine == "duckdb":
-        raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
-    from bayesfair.sources import summarize_unlabeled
-
-    start = time.perf_counter()
-    try:
-        summary = summarize_unlabeled(
-            path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
-            threshold=threshold, engine=engine, scheduler=scheduler, progress=not quiet,
-            text_groups=True,
-        )  # fmt: skip
-    except (ValueError, TypeError, ImportError) as exc:
-        raise _BadInput(_one_line(exc)) from None
     _echo(
         quiet,
-        f"Summarised {summary.n_total:,} unlabeled rows with {engine} in "
-        f"{time.perf_counter() - start:.1f} s.",
+        f"Summarised {summary.n_total:,} {which} rows with {engine} in "
+        f"{time.perf_counter() - start:.1f} s{extra}.",
     )
     return summary
 

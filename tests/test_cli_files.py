@@ -309,3 +309,17 @@ def test_a_large_labeled_file_is_summarised_not_loaded(runner, tmp_path, monkeyp
     assert a["variance"] == b["variance"]
     rows = {i["role"]: i["rows"] for i in b["provenance"]["inputs"]}
     assert rows == {"labeled": 400, "unlabeled": 300}
+
+
+def test_a_summarised_labeled_file_needs_0_1_labels(runner, tmp_path, monkeypatch):
+    """Text labels cannot be summarised unloaded: the error says to recode them."""
+    import bayesfair.cli as cli
+
+    frame = _frame(["a", "b"], n=200)
+    frame["label"] = np.where(frame["label"] == 1, "yes", "no")
+    path = tmp_path / "lab.parquet"
+    frame.to_parquet(path)
+    monkeypatch.setattr(cli, "LABELED_ROWS_IN_MEMORY", 100)
+    res = _assess(runner, path, "--pos-label", "yes")
+    assert res.exit_code == 2
+    assert "recode the labels" in res.output

@@ -86,12 +86,9 @@ def test_logp_and_gradient_match_pymc(pair):
         np.testing.assert_allclose(out, grad, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(grad).max()))
 
 
-def test_c_callback_reports_like_nutpie_expects(pair):
-    _, model, nat = pair
-    f = model.logp_dlogp_function(ravel_inputs=True)
-    f.set_extra_values({})
-    x = np.full(nat.n_dim, 0.1)
-    out, logp = np.empty(nat.n_dim), np.empty(1)
+def _call_logp(nat, x, fill=0.0):
+    """nutpie's call of the C log density: (return code, logp array, gradient)."""
+    out, logp = np.empty(nat.n_dim), np.full(1, fill)
     p = ctypes.POINTER(ctypes.c_double)
     code = nat.compiled_logp_func.ctypes(
         nat.n_dim,
@@ -100,6 +97,15 @@ def test_c_callback_reports_like_nutpie_expects(pair):
         logp.ctypes.data_as(p),
         ctypes.c_void_p(nat.user_data.ctypes.data),
     )
+    return code, logp, out
+
+
+def test_c_callback_reports_like_nutpie_expects(pair):
+    _, model, nat = pair
+    f = model.logp_dlogp_function(ravel_inputs=True)
+    f.set_extra_values({})
+    x = np.full(nat.n_dim, 0.1)
+    code, logp, _ = _call_logp(nat, x)
     assert code == 0
     np.testing.assert_allclose(logp[0], f(x)[0], atol=1e-6)
 
@@ -116,16 +122,7 @@ def test_c_callback_refuses_a_point_where_sigma_is_out_of_range(pair):
     hook, sys.unraisablehook = sys.unraisablehook, seen.append
     try:
         for u in (400.0, -400.0):
-            x = np.full(nat.n_dim, u)
-            out, logp = np.empty(nat.n_dim), np.full(1, 123.0)
-            p = ctypes.POINTER(ctypes.c_double)
-            code = nat.compiled_logp_func.ctypes(
-                nat.n_dim,
-                x.ctypes.data_as(p),
-                out.ctypes.data_as(p),
-                logp.ctypes.data_as(p),
-                ctypes.c_void_p(nat.user_data.ctypes.data),
-            )
+            code, logp, out = _call_logp(nat, np.full(nat.n_dim, u), fill=123.0)
             assert code != 0 or (np.isfinite(logp[0]) and np.all(np.isfinite(out)))
             assert logp[0] != 123.0
     finally:
