@@ -193,23 +193,30 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
+    from bayesfair.models._unlabeled_kernels import cell_moments  # numba: compiled loops
+
     out = np.empty((a.shape[0], k, 4))
-    cell = summary.group * 2 + summary.side.astype(int)
-    onehot = np.zeros((summary.n_entries, 2 * k))
-    onehot[np.arange(summary.n_entries), cell] = summary.count
+    cell = (summary.group * 2 + summary.side.astype(np.intp)).astype(np.intp)
     totals = summary.totals().reshape(-1)  # (2k,), the same cell order
     n = summary.count.astype(np.int64)
+    order = np.argsort(cell, kind="stable")  # the kernel reads each cell's entries as a run
+    starts = np.searchsorted(cell[order], np.arange(2 * k + 1))
+    log_s = np.ascontiguousarray(summary.mean_log_s[order], dtype=float)
+    log_1ms = np.ascontiguousarray(summary.mean_log_1ms[order], dtype=float)
+    count = summary.count[order].astype(float)
     for start in range(0, a.shape[0], _CHUNK):
         sl = slice(start, start + _CHUNK)
-        p = _bin_probabilities(summary, a[sl], b[sl], c[sl])
-        mean = p @ onehot
-        var = (p * (1.0 - p)) @ onehot
+        mean, var = cell_moments(
+            np.ascontiguousarray(a[sl]), np.ascontiguousarray(b[sl]),
+            np.ascontiguousarray(c[sl]), starts, log_s, log_1ms, count,
+        )  # fmt: skip
         pos = np.clip(np.rint(mean + np.sqrt(var) * rng.standard_normal(mean.shape)), 0, totals)
         small = var < _NORMAL_MIN_VARIANCE
         for st in np.flatnonzero(small.any(axis=0)):
             rows = np.flatnonzero(small[:, st])
             bins = np.flatnonzero(cell == st)
-            pos[rows, st] = rng.binomial(n[bins], p[np.ix_(rows, bins)]).sum(axis=1)
+            p = _bin_probabilities(summary, a[sl][rows], b[sl][rows], c[sl][rows])[:, bins]
+            pos[rows, st] = rng.binomial(n[bins], p).sum(axis=1)
         out[sl] = _counts_from_positives(summary, pos.reshape(-1, k, 2))
     return out.reshape(*lead, k, 4)
 
