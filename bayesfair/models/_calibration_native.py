@@ -59,8 +59,9 @@ _HEADER = 12
 _FIELDS = len(LIKELIHOOD_FIELDS)
 _VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
 # The partial centring, per group (module docstring): the labels' mode θ̂ (3) and their
-# information h (3) about each of the group's map parameters; the first d of each are used.
-_PRE = 6
+# information matrix H about the group's map parameters (3 x 3, row-major); the first d
+# entries of θ̂ and the leading d x d block of H are used.
+_PRE = 12
 
 _LOGP_SIG = numba.types.int64(
     numba.types.uint64,
@@ -192,41 +193,94 @@ def _pre_start(data, n, k):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _partial(data, pre, g, j, mu, u, eps):
-    """Group g's parameter θ of block j from (mu, u = ln sigma, ε), partially centred.
+def _whiten(data, pre, g, d, mu, lam, eps, chol, mean, theta):
+    """Group g's map parameters θ from (mu, λ = 1/sigma², ε), partially centred.
 
-    θ = (1 − w) θ̂ + w mu + r ε with λ = 1/sigma², P = h + λ, w = λ/P, r = P^(−1/2)
-    (module docstring). Returns θ, w, r, λ, P and θ̂."""
-    th_hat = data[pre + _PRE * g + j]
-    h = data[pre + _PRE * g + 3 + j]
-    lam = math.exp(-2.0 * u)
-    prec = h + lam
-    w = lam / prec
-    r = 1.0 / math.sqrt(prec)
-    return (1.0 - w) * th_hat + w * mu + r * eps, w, r, lam, prec, th_hat
+    ``θ = m + L⁻ᵀ ε`` with ``P = H + diag(λ) = L Lᵀ`` and ``m = P⁻¹ (H θ̂ + λ ∘ mu)``
+    (module docstring): the mean and Cholesky factor of θ's conditional posterior
+    had the labels' likelihood been Gaussian with mode θ̂ and information H. Writes
+    L into ``chol``, m into ``mean`` and θ into ``theta`` (the first d entries);
+    returns ``−Σ ln L_ii``, the log Jacobian of ε ↦ θ.
+    """
+    base = pre + _PRE * g
+    for i in range(d):
+        for j in range(i + 1):
+            v = data[base + 3 + 3 * i + j] + (lam[i] if i == j else 0.0)
+            for t in range(j):
+                v -= chol[i, t] * chol[j, t]
+            chol[i, j] = math.sqrt(v) if i == j else v / chol[j, j]
+    # m: solve L y = H θ̂ + λ mu, then Lᵀ m = y
+    for i in range(d):
+        v = lam[i] * mu[i]
+        for j in range(d):
+            v += data[base + 3 + 3 * i + j] * data[base + j]
+        for t in range(i):
+            v -= chol[i, t] * mean[t]
+        mean[i] = v / chol[i, i]
+    _back(chol, mean, d)
+    # θ = m + L⁻ᵀ ε
+    for i in range(d):
+        theta[i] = eps[i]
+    _back(chol, theta, d)
+    log_jac = 0.0
+    for i in range(d):
+        theta[i] += mean[i]
+        log_jac -= math.log(chol[i, i])
+    return log_jac
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _back(chol, v, d):
+    """``v ← L⁻ᵀ v`` in place (back substitution with the lower factor's transpose)."""
+    for i in range(d - 1, -1, -1):
+        w = v[i]
+        for t in range(i + 1, d):
+            w -= chol[t, i] * v[t]
+        v[i] = w / chol[i, i]
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _forward(chol, v, d):
+    """``v ← L⁻¹ v`` in place (forward substitution)."""
+    for i in range(d):
+        w = v[i]
+        for t in range(i):
+            w -= chol[i, t] * v[t]
+        v[i] = w / chol[i, i]
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _group_values(x, data, n, k, variant, theta):
+def _group_values(x, data, n, k, variant, theta, chol, mean):
     """The groups' map parameters θ (ln a[, ln b][, c] per active block) into ``theta``
     (shape (3, k)), and the log prior of x: each block's hyperpriors, θ_g ~ N(mu, sigma)
-    and the Jacobian of θ's partial centring (module docstring)."""
+    and the Jacobian of θ's partial centring (module docstring). Each group's Cholesky
+    factor and conditional mean go to ``chol`` (k, 3, 3) and ``mean`` (k, 3)."""
     starts = _blocks(k, variant)
+    d = starts.size
     pre = _pre_start(data, n, k)
+    mu = np.empty(3)
+    lam = np.empty(3)
+    eps = np.empty(3)
+    th = np.empty(3)
     lp = 0.0
-    for j in range(starts.size):
+    for j in range(d):
         s = starts[j]
         sd_mu, sd_sig = _scales(data, variant, j)
-        mu = x[s]
+        mu[j] = x[s]
         u = x[s + 1]
         sig = math.exp(u)
-        lp += -0.5 * (mu / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
+        lam[j] = math.exp(-2.0 * u)
+        lp += -0.5 * (mu[j] / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
         lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sig) - 0.5 * (sig / sd_sig) ** 2 + u
-        for g in range(k):
-            th, _w, r, lam, _prec, _th_hat = _partial(data, pre, g, j, mu, u, x[s + 2 + g])
-            theta[j, g] = th
-            dev = th - mu
-            lp += -u - 0.5 * dev * dev * lam - _HALF_LOG_2PI + math.log(r)
+        lp -= k * (u + _HALF_LOG_2PI)  # the groups' N(mu, sigma) normalising constants
+    for g in range(k):
+        for j in range(d):
+            eps[j] = x[starts[j] + 2 + g]
+        lp += _whiten(data, pre, g, d, mu, lam, eps, chol[g], mean[g], th)
+        for j in range(d):
+            theta[j, g] = th[j]
+            dev = th[j] - mu[j]
+            lp -= 0.5 * dev * dev * lam[j]
     return lp
 
 
@@ -240,7 +294,9 @@ def calibration_logp_grad(x, grad, data):
     starts = _blocks(k, variant)
 
     theta = np.zeros((3, k))
-    logp = _group_values(x, data, n, k, variant, theta)
+    chol = np.zeros((k, 3, 3))
+    mean = np.zeros((k, 3))
+    logp = _group_values(x, data, n, k, variant, theta, chol, mean)
     work = np.zeros(6 * k)  # one allocation: a, b, c and d logp / d(a, b, c) per group
     a = work[:k]
     b = work[k : 2 * k]
@@ -280,27 +336,57 @@ def calibration_logp_grad(x, grad, data):
             if variant == 1:
                 dh[1, g] = d_c[g]
     # to the unconstrained parameters (mu, u = ln sigma, ε) of each block
-    pre = _pre_start(data, n, k)
-    for j in range(starts.size):
+    d = starts.size
+    mu = np.empty(3)
+    lam = np.empty(3)
+    dmu = np.empty(3)
+    du = np.empty(3)
+    for j in range(d):
         s = starts[j]
         sd_mu, sd_sig = _scales(data, variant, j)
-        mu = x[s]
-        u = x[s + 1]
-        sig = math.exp(u)
-        dmu = -mu / (sd_mu * sd_mu)
-        du = 1.0 - (sig / sd_sig) ** 2
-        for g in range(k):
-            eps = x[s + 2 + g]
-            th, w, r, lam, prec, th_hat = _partial(data, pre, g, j, mu, u, eps)
-            dev = th - mu
-            gth = dh[j, g] - dev * lam  # d logp / dθ: likelihood and the group's prior
-            grad[s + 2 + g] = gth * r
-            dmu += gth * w + dev * lam
-            h = prec - lam
-            dtheta_du = (mu - th_hat) * (-2.0 * lam * h / (prec * prec)) + eps * lam * r**3
-            du += gth * dtheta_du - 1.0 + dev * dev * lam + w
-        grad[s] = dmu
-        grad[s + 1] = du
+        mu[j] = x[s]
+        lam[j] = math.exp(-2.0 * x[s + 1])
+        dmu[j] = -mu[j] / (sd_mu * sd_mu)
+        du[j] = 1.0 - (math.exp(x[s + 1]) / sd_sig) ** 2 - k
+    gth = np.empty(3)
+    r = np.empty(3)
+    q = np.empty(3)
+    v = np.empty(3)
+    for g in range(k):
+        L = chol[g]
+        for j in range(d):
+            dev = theta[j, g] - mu[j]
+            gth[j] = dh[j, g] - dev * lam[j]  # d logp / dθ: likelihood and the group's prior
+            dmu[j] += dev * lam[j]
+            du[j] += dev * dev * lam[j]
+            r[j] = gth[j]
+        _forward(L, r, d)  # r = L⁻¹ gθ: the gradient in ε
+        for j in range(d):
+            grad[starts[j] + 2 + g] = r[j]
+            q[j] = r[j]
+        _back(L, q, d)  # q = P⁻¹ gθ
+        for j in range(d):
+            # dθ/dmu_j = P⁻¹ λ_j e_j
+            dmu[j] += lam[j] * q[j]
+            # dθ/dλ_j = P⁻¹ e_j (mu_j − m_j) − L⁻ᵀ Xᵀ ε, X = Φ(L⁻¹ e_j e_jᵀ L⁻ᵀ) (the
+            # Cholesky factor's derivative; Φ: lower triangle, diagonal halved)
+            for i in range(d):
+                v[i] = 1.0 if i == j else 0.0
+            _forward(L, v, d)
+            quad = 0.0
+            norm = 0.0
+            for a_ in range(d):
+                ea = x[starts[a_] + 2 + g]
+                norm += v[a_] * v[a_]
+                for b_ in range(a_ + 1):
+                    xab = v[a_] * v[b_] * (0.5 if a_ == b_ else 1.0)
+                    quad += ea * xab * r[b_]
+            dth_dlam = q[j] * (mu[j] - mean[g, j]) - quad
+            # d/du_j = −2 λ_j d/dλ_j; the Jacobian −Σ ln L_ii has d/dλ_j = −½ (P⁻¹)_jj
+            du[j] += -2.0 * lam[j] * dth_dlam + lam[j] * norm
+    for j in range(d):
+        grad[starts[j]] = dmu[j]
+        grad[starts[j] + 1] = du[j]
     return logp
 
 
@@ -350,7 +436,7 @@ def calibration_expand(x, out, data):
     d = starts.size
     dim = x.size
     theta = np.zeros((3, k))
-    _group_values(x, data, n, k, variant, theta)
+    _group_values(x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)))
     out[:dim] = x
     pre = _pre_start(data, n, k)
     for j in range(d):
@@ -358,7 +444,10 @@ def calibration_expand(x, out, data):
         sig = math.exp(x[s + 1])
         out[dim + j] = sig
         for g in range(k):
-            if data[pre + _PRE * g + 3 + j] > 0.0:  # else θ = mu + sigma ε: z is ε itself
+            informed = False
+            for t in range(9):
+                informed = informed or data[pre + _PRE * g + 3 + t] != 0.0
+            if informed:  # else θ = mu + sigma ε: z is ε itself
                 out[s + 2 + g] = (theta[j, g] - x[s]) / sig
     pos = dim + d
     for g in range(k):
@@ -457,31 +546,34 @@ def _group_loglik(fields, sel, theta, variant):
 
 
 def preconditioner(header: np.ndarray, fields: dict) -> np.ndarray:
-    """Per group and map parameter: the labels' mode θ̂ and information h (partial centring).
+    """Per group: the labels' mode θ̂ and information matrix H (partial centring).
 
     The groups' map parameters ``θ_g = (ln a, ln b, c)`` have the prior
-    ``N(mu, sigma)``. Sampled non-centred (``θ = mu + sigma z``), a group whose
-    labels pin θ down forces the sampler into ever smaller steps as labels are
-    added (its cost grew like the square root of the labeled count); sampled
-    centred, a group with few labels forms a funnel with sigma. Each parameter
-    is therefore sampled as ``θ = (1 − w) θ̂ + w mu + r ε`` with
-    ``w = λ / (h + λ)``, ``r = (h + λ)^(−1/2)``, ``λ = 1 / sigma²``: the mean and
-    sd of θ given (mu, sigma) were the labels' likelihood Gaussian with mode θ̂
-    and precision h (Papaspiliopoulos, Roberts & Sköld 2007, *Stat. Sci.* 22(1),
-    on partial non-centring). Without labels (h = 0) this is the non-centred
-    form; with many it is centred and scaled; the posterior is the same either
-    way, only the sampler's coordinates change.
+    ``N(mu, diag sigma²)``. Sampled non-centred (``θ = mu + sigma z``), a group
+    whose labels pin θ down forces the sampler into ever smaller steps as labels
+    are added (its cost grew like the square root of the labeled count); sampled
+    centred, a group with few labels forms a funnel with sigma. Each group's θ
+    is therefore sampled as ``θ = m + L⁻ᵀ ε`` with ``P = H + diag(λ) = L Lᵀ``,
+    ``m = P⁻¹ (H θ̂ + λ ∘ mu)``, ``λ = 1 / sigma²``: the mean and Cholesky factor
+    of θ's conditional posterior given (mu, sigma), had the labels' likelihood
+    been Gaussian with mode θ̂ and information H (Papaspiliopoulos, Roberts &
+    Sköld 2007, *Stat. Sci.* 22(1), on partial non-centring, here with the full
+    matrix so that the strong correlation of ln a, ln b and c within a
+    well-labeled group is whitened too). Without labels (H = 0) this is the
+    non-centred form; with many it is centred and whitened; the posterior is
+    the same either way, only the sampler's coordinates change.
 
-    θ̂ and h come from Newton's method on the group's labeled log likelihood (bc)
+    θ̂ comes from Newton's method on the group's labeled log likelihood (bc)
     plus a N(0, s²) penalty per parameter (s² the sum of its two prior
-    variances, so the mode exists for separable labels); h is the marginal
-    precision, ``1 / (H⁻¹)_vv − 1 / s²`` (H the penalised negative Hessian),
-    floored at 0.
+    variances, so the mode exists for separable labels); H is the negative
+    Hessian of the unpenalised log likelihood there, its negative eigenvalues
+    (if any) set to 0.
 
     Returns
     -------
-    ndarray, shape (n_groups, 6)
-        Per group: θ̂ (3), h (3); the first d used (3 for beta, 2 llo, 1 temperature).
+    ndarray, shape (n_groups, 12)
+        Per group: θ̂ (3), then H (3 × 3, row-major); the first d of θ̂ and the
+        leading d × d block of H are used (d = 3 for beta, 2 llo, 1 temperature).
     """
     k, variant = int(header[1]), int(header[2])
     d = 3 if variant == 0 else 2 if variant == 1 else 1
@@ -504,11 +596,26 @@ def preconditioner(header: np.ndarray, fields: dict) -> np.ndarray:
         if mode is None:  # no mode found: this group stays non-centred (h = 0)
             continue
         th, hess = mode
-        marginal = 1.0 / np.diag(np.linalg.inv(hess))
-        info = np.where(np.isfinite(marginal), marginal - 1.0 / s0**2, 0.0)
+        info = _nearest_psd(hess - np.diag(1.0 / s0**2))
+        if info is None:
+            continue
         out[g, :d] = th
-        out[g, 3 : 3 + d] = np.maximum(info, 0.0)
+        full = np.zeros((3, 3))
+        full[:d, :d] = info
+        out[g, 3:] = full.ravel()
     return out
+
+
+def _nearest_psd(matrix):
+    """The symmetric matrix with the negative eigenvalues of ``matrix`` set to 0 (None
+    when it is not finite). The labels' information is positive semidefinite where
+    their log likelihood is concave in θ; elsewhere this keeps ``P = H + diag(λ)``
+    positive definite, which is all the coordinates need (the posterior does not
+    depend on H)."""
+    if not np.all(np.isfinite(matrix)):
+        return None
+    values, vectors = np.linalg.eigh(0.5 * (matrix + matrix.T))
+    return (vectors * np.maximum(values, 0.0)) @ vectors.T
 
 
 _MODE_BOUND = 30.0  # |ln a|, |ln b|, |c| beyond this is no calibration map

@@ -394,7 +394,8 @@ def center_and_mode(labeled, population=None, *, variant="beta", priors=None, st
 def _mode_native(labeled, variant, priors, start=None, solver=None):
     """``bc``'s posterior mode ``(a, b, c, x)`` by L-BFGS on the hand-written log density.
 
-    ``x`` is the mode in the density's unconstrained parameters.
+    ``x`` is the mode in the PyMC model's unconstrained parameters (non-centred),
+    the parametrisation in which :func:`_mode_pymc` finds it too.
     """
     from scipy.optimize import minimize
 
@@ -404,8 +405,10 @@ def _mode_native(labeled, variant, priors, start=None, solver=None):
         compile_native_calibration,
     )
 
+    # the PyMC model's (non-centred) coordinates, as _mode_pymc's: a mode depends on the
+    # parametrisation, and the sampler's partial centring must not move the centre
     nat = compile_native_calibration(variant, priors, labeled.n_groups).with_data(
-        **likelihood_data(labeled)
+        precondition=False, **likelihood_data(labeled)
     )
 
     def objective(x):
