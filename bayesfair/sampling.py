@@ -198,7 +198,8 @@ def sample_model(
         data = {k: v for k, v in data.items() if k in compiled.shared_data}
     compiled = compiled.with_data(**data) if data else compiled
     options = dict(draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
-                   target_accept=target_accept, progress_bar=progressbar)  # fmt: skip
+                   target_accept=target_accept, progress_bar=progressbar,
+                   save_warmup=False)  # fmt: skip  (fit discards the warm-up: not stored)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         if tested:

@@ -12,7 +12,8 @@ only ratios taken in the same run are comparable:
 
 1. one process: ``bayesfair.fit(data, MODEL)``, 4 chains x (1000 tuning + 1000
    draws), plus ``summary(["accuracy", "tpr", "fpr"])`` -- the first call
-   (compile or load of the log density included) and the second call; the JAGS
+   (compile or load of the log density included) and the median of five later
+   calls (target: at least 20x faster than JAGS); the JAGS
    reference, 4 chains x (1500 burn-in + 200 draws), on the same rows; posterior
    means of Δ accuracy / TPR / FPR (Female − Male) from both;
 2. n_U scaling, n_U = 10^4 ... 10^7, each size in its own process (warm fit
@@ -48,6 +49,7 @@ SEED = 0
 N_LABELED = 100
 N_UNLABELED = 10_000
 FIT = dict(draws=1000, tune=1000, chains=4)
+SECOND_CALLS = 5  # timed fits after the first; their median is compared with JAGS
 JAGS = dict(n_chains=4, n_burnin=1500, n_draws=200)
 METRICS = ("accuracy", "tpr", "fpr")
 JAGS_NAMES = {"accuracy": "acc", "tpr": "tpr", "fpr": "fpr"}
@@ -246,15 +248,22 @@ def section_one_process(args, rows: list) -> dict:
         f"unlabeled {data.n_unlabeled} drawn with replacement from the other rows (seed {SEED})"
     )
     out = {}
-    for name in ("first call", "second call"):
+    repeats = []
+    for i in range(1 + SECOND_CALLS):
+        name = "first call" if i == 0 else f"call {i + 1}"
         wall, cpu, (res, table, warned) = timed(lambda: fit_and_summarise(data))
         d = describe_fit(res)
         out[name] = {"wall": wall, "cpu": cpu, "load": load(), "table": table, **d}
+        if i:
+            repeats.append(out[name])
         print(
             f"bayesfair {name:12s} {wall:7.2f} s wall, {cpu:6.2f} s CPU  [{load()}]  "
             f"max R-hat {d['max_rhat']:.4f}, divergences {d['divergences']}, "
             f"min bulk ESS {d['min_ess_bulk']:.0f}" + (f"  WARNED: {warned}" if warned else "")
         )
+    # the later calls' median (the same work each time: a shared machine's noise is one-sided)
+    out["second call"] = sorted(repeats, key=lambda r: r["wall"])[len(repeats) // 2]
+    print(f"later calls, median   {out['second call']['wall']:7.2f} s wall")
     print(f"compiled models in this process: {len(sampling.CACHE)}")
 
     if args.alternatives:
@@ -303,7 +312,7 @@ def section_one_process(args, rows: list) -> dict:
     rows.append(
         (f"1. {MODEL} fit, first call (+ nutpie/arviz import)", out["first call"], jags, None)
     )
-    rows.append((f"1. {MODEL} fit, second call (same process)", s, jags, 10.0))
+    rows.append((f"1. {MODEL} fit, later calls' median (same process)", s, jags, 20.0))
     return out
 
 

@@ -119,14 +119,15 @@ def _entry_loglik(data, n, i, a, b, c):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
+def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, scratch):
     """rbc's labeled log likelihood, the strata's states (map or own rate) integrated out.
 
     Per side h: logaddexp(log(1 − π_s) + Σ_g logaddexp(log(1 − π_g) + log L_map[g, h],
     log π_g + log L_free[g, h]), log π_s + Σ_g log L_free[g, h]), where L_free is the
     stratum's Beta-binomial marginal likelihood (data, not a parameter). Adds
     d logp / d(a, b, c) into ``d_a, d_b, d_c``: each entry's map gradient weighted by
-    the posterior probability that its stratum follows the map.
+    the posterior probability that its stratum follows the map. ``scratch``: at least
+    ``4 k + 3 n`` floats of work space (no allocation per gradient).
     """
     pg = data[10]
     ps = data[11]
@@ -135,8 +136,11 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
     log_free = data[start : start + 2 * k]
     log_shared = data[start + 2 * k : start + 2 * k + 2]
     m = 2 * k
-    ll_map = np.zeros(m)
-    grads = np.empty((n, 3))
+    ll_map = scratch[:m]
+    ll_map[:] = 0.0
+    w_map = scratch[m : 2 * m]  # P(stratum follows the map | θ, y)
+    w_map[:] = 0.0
+    grads = scratch[2 * m : 2 * m + 3 * n].reshape((n, 3))
     for i in range(n):
         ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
         ll_map[g * 2 + int(side[i])] += ll
@@ -145,7 +149,6 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c):
         grads[i, 2] = gc
     lpg, l1pg = math.log(pg), math.log1p(-pg)
     lps, l1ps = math.log(ps), math.log1p(-ps)
-    w_map = np.zeros(m)  # P(stratum follows the map | θ, y)
     logp = 0.0
     for h in range(2):
         v0 = l1ps
@@ -250,18 +253,19 @@ def _forward(chol, v, d):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _group_values(x, data, n, k, variant, theta, chol, mean):
+def _group_values(x, data, n, k, variant, theta, chol, mean, small):
     """The groups' map parameters θ (ln a[, ln b][, c] per active block) into ``theta``
     (shape (3, k)), and the log prior of x: each block's hyperpriors, θ_g ~ N(mu, sigma)
     and the Jacobian of θ's partial centring (module docstring). Each group's Cholesky
-    factor and conditional mean go to ``chol`` (k, 3, 3) and ``mean`` (k, 3)."""
+    factor and conditional mean go to ``chol`` (k, 3, 3) and ``mean`` (k, 3); ``small``
+    is work space of 12 floats."""
     starts = _blocks(k, variant)
     d = starts.size
     pre = _pre_start(data, n, k)
-    mu = np.empty(3)
-    lam = np.empty(3)
-    eps = np.empty(3)
-    th = np.empty(3)
+    mu = small[0:3]
+    lam = small[3:6]
+    eps = small[6:9]
+    th = small[9:12]
     lp = 0.0
     for j in range(d):
         s = starts[j]
@@ -284,6 +288,12 @@ def _group_values(x, data, n, k, variant, theta, chol, mean):
     return lp
 
 
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _scratch_size(n, k, disc):
+    """Floats of work space per gradient: the groups' blocks, 36 small ones, rbc's."""
+    return 24 * k + 36 + (4 * k + 3 * n if disc else 0)
+
+
 @numba.njit(cache=True, error_model="numpy")
 def calibration_logp_grad(x, grad, data):
     """Log density of the unconstrained point ``x``; writes its gradient to ``grad``."""
@@ -293,11 +303,15 @@ def calibration_logp_grad(x, grad, data):
     disc = data[9] > 0.5
     starts = _blocks(k, variant)
 
-    theta = np.zeros((3, k))
-    chol = np.zeros((k, 3, 3))
-    mean = np.zeros((k, 3))
-    logp = _group_values(x, data, n, k, variant, theta, chol, mean)
-    work = np.zeros(6 * k)  # one allocation: a, b, c and d logp / d(a, b, c) per group
+    # one allocation per gradient: every work array is a view of this buffer
+    buf = np.zeros(_scratch_size(n, k, disc))
+    theta = buf[: 3 * k].reshape((3, k))
+    chol = buf[3 * k : 12 * k].reshape((k, 3, 3))
+    mean = buf[12 * k : 15 * k].reshape((k, 3))
+    work = buf[15 * k : 21 * k]  # a, b, c and d logp / d(a, b, c) per group
+    dh = buf[21 * k : 24 * k].reshape((3, k))
+    small = buf[24 * k : 24 * k + 36]
+    logp = _group_values(x, data, n, k, variant, theta, chol, mean, small)
     a = work[:k]
     b = work[k : 2 * k]
     c = work[2 * k : 3 * k]
@@ -322,10 +336,9 @@ def calibration_logp_grad(x, grad, data):
             d_b[g] += gb
             d_c[g] += gc
     else:
-        logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c)
+        logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, buf[24 * k + 36 :])
 
     # the likelihood's d logp / dθ (θ = ln a, ln b, c: d/dh of exp(h) is exp(h))
-    dh = np.zeros((3, k))
     for g in range(k):
         if variant == 0:
             dh[0, g] = d_a[g] * a[g]
@@ -337,10 +350,10 @@ def calibration_logp_grad(x, grad, data):
                 dh[1, g] = d_c[g]
     # to the unconstrained parameters (mu, u = ln sigma, ε) of each block
     d = starts.size
-    mu = np.empty(3)
-    lam = np.empty(3)
-    dmu = np.empty(3)
-    du = np.empty(3)
+    mu = small[0:3]
+    lam = small[3:6]
+    dmu = small[6:9]
+    du = small[9:12]
     for j in range(d):
         s = starts[j]
         sd_mu, sd_sig = _scales(data, variant, j)
@@ -348,10 +361,10 @@ def calibration_logp_grad(x, grad, data):
         lam[j] = math.exp(-2.0 * x[s + 1])
         dmu[j] = -mu[j] / (sd_mu * sd_mu)
         du[j] = 1.0 - (math.exp(x[s + 1]) / sd_sig) ** 2 - k
-    gth = np.empty(3)
-    r = np.empty(3)
-    q = np.empty(3)
-    v = np.empty(3)
+    gth = small[12:15]
+    r = small[15:18]
+    q = small[18:21]
+    v = small[21:24]
     for g in range(k):
         L = chol[g]
         for j in range(d):
@@ -398,9 +411,11 @@ def robust_loglik_batch(abc, data):
     k = int(data[1])
     out = np.empty(abc.shape[0])
     grad = np.zeros(abc.shape)
+    scratch = np.empty(4 * k + 3 * n)
     for i in range(abc.shape[0]):
         out[i] = _robust_loglik(
-            data, n, k, abc[i, 0], abc[i, 1], abc[i, 2], grad[i, 0], grad[i, 1], grad[i, 2]
+            data, n, k, abc[i, 0], abc[i, 1], abc[i, 2], grad[i, 0], grad[i, 1], grad[i, 2],
+            scratch,
         )
     return out, grad
 
@@ -436,7 +451,8 @@ def calibration_expand(x, out, data):
     d = starts.size
     dim = x.size
     theta = np.zeros((3, k))
-    _group_values(x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)))
+    _group_values(x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)),
+                  np.zeros(12))  # fmt: skip
     out[:dim] = x
     pre = _pre_start(data, n, k)
     for j in range(d):
