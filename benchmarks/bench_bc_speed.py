@@ -50,6 +50,7 @@ N_LABELED = 100
 N_UNLABELED = 10_000
 FIT = dict(draws=1000, tune=1000, chains=4)
 SECOND_CALLS = 5  # timed fits after the first; their median is compared with JAGS
+CELL_CALLS = 3  # timed fits per cell of section 5 (after a warm-up fit); the median is used
 JAGS = dict(n_chains=4, n_burnin=1500, n_draws=200)
 METRICS = ("accuracy", "tpr", "fpr")
 JAGS_NAMES = {"accuracy": "acc", "tpr": "tpr", "fpr": "fpr"}
@@ -459,8 +460,8 @@ def section_labeled(args, rows: list) -> dict:
     Labeled rows are drawn with replacement from the whole adult split (the
     likelihood sees only their summary, so repeats cost nothing extra); n_U =
     10^4 rows, and at n_L = 10^5 also n_U = 10^7 given as a summary. Each cell:
-    a warm-up fit on the same data, then the timed fit + Δ table; the ratio is
-    to the same model's n_L = 100 time in this run.
+    a warm-up fit on the same data, then three timed fits + Δ table, of which the
+    median counts; the ratio is to the same model's n_L = 100 time in this run.
     """
     import numpy as np
 
@@ -496,7 +497,9 @@ def section_labeled(args, rows: list) -> dict:
                 warnings.simplefilter("ignore")
                 bayesfair.fit(data, model, random_seed=0, progressbar=False,
                               draws=200, tune=200, chains=4)  # fmt: skip
-                wall, cpu, res = timed(lambda data=data, model=model: _fit_table(data, model))
+                timings = [timed(lambda data=data, model=model: _fit_table(data, model))
+                           for _ in range(CELL_CALLS)]  # fmt: skip
+                wall, cpu, res = sorted(timings, key=lambda t: t[0])[CELL_CALLS // 2]
             base = wall if base is None else base
             stats = res.idata.get("sample_stats")
             steps = (float(stats["n_steps"].mean())

@@ -8,12 +8,42 @@ numba is imported here, not in :mod:`bayesfair.models.unlabeled`, so that
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
 
+# Draws per task of moments_by_draw: large enough that a task's overhead is negligible.
+_TASK_DRAWS = 512
 
-@numba.njit(cache=True, fastmath=True, error_model="numpy")
+
+def moments_by_draw(a, b, c, starts, log_s, log_1ms, count):
+    """:func:`cell_moments` over all draws, split into blocks of draws computed on
+    threads (the kernel releases the GIL; threads, not numba's parallel layer, so
+    that concurrent fits in one process stay safe). The result does not depend on
+    the number of threads."""
+    a, b, c = (np.ascontiguousarray(v, dtype=float) for v in (a, b, c))
+    n_draws = a.shape[0]
+    n_cells = starts.size - 1
+    mean = np.empty((n_draws, n_cells))
+    var = np.empty((n_draws, n_cells))
+    blocks = [slice(i, i + _TASK_DRAWS) for i in range(0, n_draws, _TASK_DRAWS)]
+
+    def task(sl):
+        mean[sl], var[sl] = cell_moments(a[sl], b[sl], c[sl], starts, log_s, log_1ms, count)
+
+    workers = min(len(blocks), os.cpu_count() or 1)
+    if workers <= 1:
+        for sl in blocks:
+            task(sl)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(task, blocks))
+    return mean, var
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def cell_moments(a, b, c, starts, log_s, log_1ms, count):
     """Per draw and (group, side) cell: the mean and variance of its unlabeled positives.
 

@@ -193,7 +193,7 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
-    from bayesfair.models._unlabeled_kernels import cell_moments  # numba: compiled loops
+    from bayesfair.models._unlabeled_kernels import moments_by_draw  # numba: compiled loops
 
     out = np.empty((a.shape[0], k, 4))
     cell = (summary.group * 2 + summary.side.astype(np.intp)).astype(np.intp)
@@ -204,12 +204,10 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     log_s = np.ascontiguousarray(summary.mean_log_s[order], dtype=float)
     log_1ms = np.ascontiguousarray(summary.mean_log_1ms[order], dtype=float)
     count = summary.count[order].astype(float)
+    mean_all, var_all = moments_by_draw(a, b, c, starts, log_s, log_1ms, count)
     for start in range(0, a.shape[0], _CHUNK):
         sl = slice(start, start + _CHUNK)
-        mean, var = cell_moments(
-            np.ascontiguousarray(a[sl]), np.ascontiguousarray(b[sl]),
-            np.ascontiguousarray(c[sl]), starts, log_s, log_1ms, count,
-        )  # fmt: skip
+        mean, var = mean_all[sl], var_all[sl]
         pos = np.clip(np.rint(mean + np.sqrt(var) * rng.standard_normal(mean.shape)), 0, totals)
         small = var < _NORMAL_MIN_VARIANCE
         for st in np.flatnonzero(small.any(axis=0)):
