@@ -151,26 +151,34 @@ def test_initial_points_are_jittered_support_points(pair):
     np.testing.assert_array_equal(nat.initial_point_func(7), nat.initial_point_func(7))
 
 
+@pytest.mark.parametrize("disc", [None, DISCREPANCY], ids=["bc", "rbc"])
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_partial_centring_is_a_change_of_variables(variant):
+def test_partial_centring_is_a_change_of_variables(variant, disc):
     """The partially centred coordinates (``preconditioner``) give the same posterior.
 
     x_w (partially centred, whitened) maps to the PyMC model's x (non-centred,
     z = (θ − mu) / sigma). The densities of a change of variables differ by the log
-    Jacobian ``Σ_g [−½ ln det(H_g + diag sigma⁻²) − Σ_v ln sigma_v]``: the expansion gives x, so this checks log
-    density, the map and the trace row at random points; and the gradient against
-    central differences of the log density.
+    Jacobian ``Σ_g [−½ ln det(H_g + diag sigma⁻²) − Σ_v ln sigma_v]``: the expansion
+    gives x, so this checks log density, the map and the trace row at random points;
+    and the gradient against central differences of the log density. For bc and for
+    the robust model, whose θ̂ and H come from its own labeled likelihood.
     """
     labeled = _data(n=3000, k=3, seed=4)  # enough labels that the centring is partial
     fields = likelihood_data(labeled)
-    model = build_calibration_model(labeled, variant=variant, priors=PRIORS)
+    model = build_calibration_model(
+        labeled, variant=variant, priors=PRIORS, discrepancy=disc, center=CENTER
+    )
     f = model.logp_dlogp_function(ravel_inputs=True)
     f.set_extra_values({})
-    plain = native.compile_native_calibration(variant, PRIORS, 3).with_data(
+    if disc is not None:
+        fields = {**fields, "log_free": free_log_likelihoods(*stratum_counts(labeled), CENTER, disc)}
+    plain = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
         precondition=False, **fields
     )
-    nat = native.compile_native_calibration(variant, PRIORS, 3).with_data(**fields)
-    pre = native.preconditioner(nat.header, fields)
+    nat = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(**fields)
+    pre = nat.user_data[-3 * native._PRE :].reshape(3, native._PRE)  # the packed tail
+    if disc is None:
+        np.testing.assert_array_equal(pre, native.preconditioner(nat.header, fields))
     assert np.all(pre[:, 3] > 0)  # every group's labels inform its map
     info = pre[:, 3:].reshape(-1, 3, 3)
     assert np.all(np.abs(info[:, 0, 1:]) > 0) or variant != "beta"  # correlated: whitened
@@ -292,3 +300,45 @@ def test_vectorised_diagnostics_match_arviz():
         x[1, 5, 0] = np.nan
         assert np.isnan(rank_rhat(x)[0]) and np.isnan(ess_bulk(x)[0])
         assert np.all(np.isnan(rank_rhat(x[:1])))  # one chain: no R-hat
+
+
+def test_robust_preconditioner_is_the_robust_likelihoods_mode():
+    """The robust model whitens at the mode of its own labeled likelihood.
+
+    A group whose ŷ = 1 side contradicts every calibration map: bc's mode is a
+    compromise between the sides, rbc's (the strata's states integrated out)
+    follows the side that fits. θ̂ is a stationary point of rbc's penalised labeled
+    log likelihood (all groups jointly: the shared state couples them), and it is
+    not bc's compromise.
+    """
+    rng = np.random.default_rng(5)
+    n = 1500
+    s = np.clip(rng.uniform(0, 1, n), 0.01, 0.99)
+    g = rng.integers(0, 2, n)
+    y = (rng.uniform(0, 1, n) < s).astype(int)
+    flip = (g == 1) & (s >= 0.5)
+    y[flip] = (rng.uniform(0, 1, flip.sum()) < 0.1).astype(int)  # inverted above 0.5
+    labeled = summarize_arrays(s, g, range(2), labels=y)
+    disc = DiscrepancyPrior()
+    center = np.full((2, 2), 0.5)
+    fields = likelihood_data(labeled)
+    log_free = free_log_likelihoods(*stratum_counts(labeled), center, disc)
+    nat = native.compile_native_calibration("beta", CalibrationPriors(), 2, disc)
+    packed = native.pack_data(nat.header, fields, log_free, precondition=False)
+    pre = native.preconditioner(nat.header, fields, packed)
+    assert np.all(np.isfinite(pre)) and np.all(pre[:, 3] > 0)
+    s0 = np.hypot(nat.header[3:6], nat.header[6:9])
+
+    def value(th):
+        t = th.reshape(2, 3)
+        abc = np.stack([np.exp(t[:, 0]), np.exp(t[:, 1]), t[:, 2]])[None]
+        return native.robust_loglik_batch(abc, packed)[0][0] - 0.5 * np.sum((t / s0) ** 2)
+
+    th = pre[:, :3].ravel()
+    for j in range(6):
+        e = np.zeros(6)
+        e[j] = 1e-5
+        slope = (value(th + e) - value(th - e)) / 2e-5
+        assert abs(slope) < 1e-3 * max(1.0, abs(value(th))), (j, slope)
+    bc_pre = native.preconditioner(nat.header, fields)
+    assert np.max(np.abs(bc_pre[1, :3] - pre[1, :3])) > 0.1  # not bc's compromise
