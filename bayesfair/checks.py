@@ -26,7 +26,13 @@ logit range, cells 0.009 logit units wide at the default clipping), so the
 check costs O(draws × cells), not O(draws × labels). A cell's examples share
 one probability, the map at the cell's mean ``ln c`` and ``ln(1 − c)`` (within a
 cell the map moves by at most ``max(a, b) × 0.009`` on the logit scale), and
-its replicated positives are ``Binomial(n_cell, p_cell)``. The score bins of
+its replicated positives are ``Binomial(n_cell, p_cell)``. Only a bin's total
+enters T: where its variance ``V_b`` is at least 25 the total is drawn as
+``round(E_b + √V_b Z)`` clipped to ``[0, n_b]`` (the rule of
+:func:`bayesfair.models.unlabeled.sampled_counts`; with ``V_b ≥ 25`` the
+total is a sum of at least dozens of Bernoulli trials, and the normal law is
+within a count of its quantiles), elsewhere cell by cell; so a check on 10⁵
+labels does not draw 10⁶ binomials per group. The score bins of
 step 1 are groups of consecutive cells: a cell belongs to the bin that holds
 its middle example, so a bin's edges fall between cells and its size may
 differ from the row-level quantile bin by the examples of one cell.
@@ -38,7 +44,7 @@ discrepancy (it depends on θ), which is what makes the check sensitive to a
 misfit of a *parametric family* fitted to the same labels; posterior
 predictive p-values are conservative (concentrated near 0.5 under the model),
 so the false-alarm rate at ``alpha`` is at most ``alpha`` (measured in
-``tests/test_calibration_check.py``).
+``tests/test_robust_coverage.py``).
 
 For ``rbc`` the check examines the group's beta-calibration map: a misfit
 says that the labels contradict it, so that ``rbc`` lets the group's labeled
@@ -55,6 +61,8 @@ __all__ = ["VERDICTS", "calibration_ppc", "entry_bins"]
 
 #: The values of the ``verdict`` column.
 VERDICTS = ("ok", "misfit", "too few labels")
+# A bin's replicated total is drawn from its normal law where its variance is at least this.
+_NORMAL_MIN_VARIANCE = 25.0
 
 
 def entry_bins(side, count, bins_per_side: int = 5, min_per_bin: int = 10):
@@ -131,10 +139,21 @@ def calibration_ppc(
             probabilities(g, labeled.mean_log_s[sel], labeled.mean_log_1ms[sel]), dtype=float
         )
         expected = (p * count) @ onehot
-        var = np.maximum((p * (1.0 - p) * count) @ onehot, 1e-12)
+        spread = (p * (1.0 - p) * count) @ onehot
+        var = np.maximum(spread, 1e-12)
         t_obs = ((pos @ onehot - expected) ** 2 / var).sum(axis=1)
-        y_rep = rng.binomial(np.broadcast_to(count.astype(np.int64), p.shape), p)
-        t_rep = ((y_rep @ onehot - expected) ** 2 / var).sum(axis=1)
+        # replicated bin totals: normal where the bin's variance allows (module docstring)
+        y_rep = np.clip(
+            np.rint(expected + np.sqrt(spread) * rng.standard_normal(expected.shape)),
+            0.0, count @ onehot,
+        )  # fmt: skip
+        small = spread < _NORMAL_MIN_VARIANCE
+        for b in np.flatnonzero(small.any(axis=0)):
+            at, cells = np.flatnonzero(small[:, b]), np.flatnonzero(bins == b)
+            y_rep[at, b] = rng.binomial(
+                count[cells].astype(np.int64), p[np.ix_(at, cells)]
+            ).sum(axis=1)
+        t_rep = ((y_rep - expected) ** 2 / var).sum(axis=1)
         rows.append(
             {
                 "n_labeled": round(n_g),
