@@ -99,11 +99,13 @@ def _split_rhat(z: np.ndarray) -> np.ndarray:
         return np.sqrt((between / within + n - 1) / n)
 
 
-def rank_rhat(x) -> np.ndarray:
+def rank_rhat(x, z=None) -> np.ndarray:
     """Rank-normalised split R-hat (Vehtari et al. 2021) per column of (chain, draw, m).
 
     Vectorised over columns; the same statistic as ``arviz.rhat`` (method "rank"),
-    including NaN for fewer than 2 chains or 4 draws or any NaN draw.
+    including NaN for fewer than 2 chains or 4 draws or any NaN draw. ``z``: the
+    rank-normalised split chains of the columns without NaN, if already computed
+    (:func:`ess_bulk` needs the same).
     """
     x = np.asarray(x, dtype=float)
     out = np.full(x.shape[2], np.nan)
@@ -111,15 +113,17 @@ def rank_rhat(x) -> np.ndarray:
     if x.shape[0] < 2 or x.shape[1] < 4 or not ok.any():
         return out
     split = _split_chains(x[:, :, ok])
-    bulk = _split_rhat(_z_scale(split))
+    bulk = _split_rhat(_z_scale(split) if z is None else z)
     folded = np.abs(split - np.median(split.reshape(-1, split.shape[-1]), axis=0))
     tail = _split_rhat(_z_scale(folded))
     out[ok] = np.where(tail > bulk, tail, bulk)  # max(bulk, tail), NaN bulk kept as arviz does
     return out
 
 
-def ess_bulk(x) -> np.ndarray:
-    """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk")."""
+def ess_bulk(x, z=None) -> np.ndarray:
+    """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk").
+
+    ``z`` as in :func:`rank_rhat`."""
     from scipy.fft import next_fast_len
 
     x = np.asarray(x, dtype=float)
@@ -129,7 +133,8 @@ def ess_bulk(x) -> np.ndarray:
     ok = ~np.isnan(x).any(axis=(0, 1))
     if not ok.any():
         return out
-    z = _z_scale(_split_chains(x[:, :, ok]))
+    if z is None:
+        z = _z_scale(_split_chains(x[:, :, ok]))
     n_chain, n_draw = z.shape[:2]
     centred = z - z.mean(axis=1, keepdims=True)
     m = next_fast_len(2 * n_draw)
@@ -651,8 +656,12 @@ class FairnessPosterior:
         columns = np.concatenate(blocks, axis=2) if blocks else np.empty((0, 0, 0))
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # tiny draws in plumbing tests
-            rhat_all = rank_rhat(columns) if blocks else columns
-            ess_all = ess_bulk(columns) if blocks else columns
+            z = None  # the rank-normalised split chains, shared by R-hat and ESS
+            if blocks and columns.shape[1] >= 4:
+                ok = ~np.isnan(columns).any(axis=(0, 1))
+                z = _z_scale(_split_chains(columns[:, :, ok])) if ok.any() else None
+            rhat_all = rank_rhat(columns, z) if blocks else columns
+            ess_all = ess_bulk(columns, z) if blocks else columns
         bounds = np.cumsum([0] + [b.shape[2] for b in blocks])
         div = 0
         if "sample_stats" in self.idata.groups() and "diverging" in self.idata.sample_stats:
