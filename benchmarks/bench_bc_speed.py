@@ -448,7 +448,7 @@ def section_repeated(args, rows: list) -> dict:
     )
     print(
         f"Δ accuracy MAE x100 vs the whole split (truth {truth:+.4f}): "
-        f"{100 * np.mean(np.abs(errors)):.1f} (REFERENCE.md, BC, 100 runs: 1.7)"
+        f"{100 * np.mean(np.abs(errors)):.1f} (independent implementation, BC, 100 runs: 1.7)"
     )
     rows.append((f"4. {n_fits} repeated fits, total", {"wall": total, "load": load()}, None, None))
     return {"total": total, "times": times, "new_keys": len(new_keys), "warned": warned}

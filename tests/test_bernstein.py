@@ -25,7 +25,7 @@ def reference_t(n, rho=0.95, C=1.0, gamma=0.5, var=4.0):
 
 # --------------------------------------------------------------------------- worked example
 def test_worked_example():
-    # REFERENCE.md: t(11,902) = 0.0500017, t(11,903) = 0.0499995; t(3,160) = 0.0974
+    # reference values: t(11,902) = 0.0500017, t(11,903) = 0.0499995; t(3,160) = 0.0974
     assert bernstein_half_width(11902) == pytest.approx(0.0500017, abs=5e-8)
     assert bernstein_half_width(11903) == pytest.approx(0.0499995, abs=5e-8)
     assert bernstein_half_width(11903) <= 0.05 < bernstein_half_width(11902)
