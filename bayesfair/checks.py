@@ -150,9 +150,8 @@ def calibration_ppc(
         small = spread < _NORMAL_MIN_VARIANCE
         for b in np.flatnonzero(small.any(axis=0)):
             at, cells = np.flatnonzero(small[:, b]), np.flatnonzero(bins == b)
-            y_rep[at, b] = rng.binomial(
-                count[cells].astype(np.int64), p[np.ix_(at, cells)]
-            ).sum(axis=1)
+            draws = rng.binomial(count[cells].astype(np.int64), p[np.ix_(at, cells)])
+            y_rep[at, b] = draws.sum(axis=1)
         t_rep = ((y_rep - expected) ** 2 / var).sum(axis=1)
         rows.append(
             {

@@ -197,9 +197,10 @@ def sample_model(
         # nutpie keeps only the containers the compiled graph reads (bc ignores 'side')
         data = {k: v for k, v in data.items() if k in compiled.shared_data}
     compiled = compiled.with_data(**data) if data else compiled
+    # save_warmup=False: fit discards the warm-up draws, so nutpie need not store them
     options = dict(draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
                    target_accept=target_accept, progress_bar=progressbar,
-                   save_warmup=False)  # fmt: skip  (fit discards the warm-up: not stored)
+                   save_warmup=False)  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         if tested:

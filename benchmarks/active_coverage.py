@@ -55,5 +55,7 @@ if __name__ == "__main__":
     out = np.array([one(args.kind, args.how, r) for r in range(args.reps)])
     cover = out[:, 0].mean()
     se = np.sqrt(cover * (1 - cover) / args.reps)
-    print(f"{args.kind}, {args.how}: coverage {cover:.3f} (MC SE {se:.3f}) over {args.reps} "
-          f"data sets, mean width {out[:, 1].mean():.3f}")
+    print(
+        f"{args.kind}, {args.how}: coverage {cover:.3f} (MC SE {se:.3f}) over {args.reps} "
+        f"data sets, mean width {out[:, 1].mean():.3f}"
+    )

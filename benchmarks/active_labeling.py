@@ -68,7 +68,7 @@ def _data(frame, labeled_idx, pool_idx, reference):
 
 def truth(frame, reference) -> dict:
     data = bf.AssessmentData(frame["score"], frame["label"], frame["group"], reference=reference)
-    (grp, ref), = data.pairs()
+    ((grp, ref),) = data.pairs()
     return {m: float(data.rates(m)[grp] - data.rates(m)[ref]) for m in TARGETS}
 
 
@@ -154,8 +154,9 @@ def run(settings, out: Path, plan_out: Path, loops: int, strategies=None,
             for strategy in strategies or STRATEGIES:
                 rows += one_loop(frame, strategy, loop, reference, seed=1000 * loop + 7,
                                  plan_budgets=plan_budgets)  # fmt: skip
-            fits = pd.DataFrame(rows).assign(setting=f"{name}:{clf}",
-                                             **{f"{m}_truth": v for m, v in real.items()})
+            fits = pd.DataFrame(rows).assign(
+                setting=f"{name}:{clf}", **{f"{m}_truth": v for m, v in real.items()}
+            )
             fits.to_csv(out, mode="a", header=not out.exists(), index=False)
             print(f"{name}:{clf} loop {loop}: {len(fits)} fits in "
                   f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
@@ -324,8 +325,12 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                              f"{act.median():.0f} | {saving:.0%} | {oracle:.0%} | {cover:.2f} | "
                              f"{len(act)} |")  # fmt: skip
     n_set = fits["setting"].nunique()
-    lines += ["", "Settings with a saving of at least 25%: "
-              + "; ".join(f"{w}, {m}: {k} of {n_set}" for (w, m), k in wins.items()) + "."]
+    lines += [
+        "",
+        "Settings with a saving of at least 25%: "
+        + "; ".join(f"{w}, {m}: {k} of {n_set}" for (w, m), k in wins.items())
+        + ".",
+    ]
     lines += ["", "| setting | metric | budget | planned median width | measured median "
               "width (random loops) | ratio | plan seconds |",
               "|---|---|---|---|---|---|---|"]  # fmt: skip
@@ -363,13 +368,25 @@ if __name__ == "__main__":
     ap.add_argument("--out", type=Path, default=Path("active_fits.csv"))
     ap.add_argument("--plan-out", type=Path, default=Path("active_plan.csv"))
     ap.add_argument("--report", nargs=2, type=Path, metavar=("FITS", "PLAN"))
-    ap.add_argument("--plan-starts", default=None, metavar="L,L,...",
-                    help="only plan, from the starting labels of these loops, into --plan-out")
-    ap.add_argument("--strategies", nargs="*", default=None, choices=STRATEGIES,
-                    help="only these strategies (default all)")
-    ap.add_argument("--no-plan-budgets", action="store_true",
-                    help="random loops stop once both targets are reached (no planner "
-                    "budgets beyond; no plans)")
+    ap.add_argument(
+        "--plan-starts",
+        default=None,
+        metavar="L,L,...",
+        help="only plan, from the starting labels of these loops, into --plan-out",
+    )
+    ap.add_argument(
+        "--strategies",
+        nargs="*",
+        default=None,
+        choices=STRATEGIES,
+        help="only these strategies (default all)",
+    )
+    ap.add_argument(
+        "--no-plan-budgets",
+        action="store_true",
+        help="random loops stop once both targets are reached (no planner "
+        "budgets beyond; no plans)",
+    )
     ap.add_argument("--markdown", type=Path, default=Path("docs/results/active_labeling.md"))
     args = ap.parse_args()
     settings = [tuple(s.split(":")) for s in args.settings]
@@ -379,5 +396,6 @@ if __name__ == "__main__":
     elif args.plan_starts:
         plan_starts(settings, [int(x) for x in args.plan_starts.split(",")], args.plan_out)
     else:
-        run(settings, args.out, args.plan_out, args.loops, args.strategies,
-            not args.no_plan_budgets)
+        run(
+            settings, args.out, args.plan_out, args.loops, args.strategies, not args.no_plan_budgets
+        )

@@ -46,8 +46,10 @@ def main() -> None:
                 times[within].append(time.perf_counter() - t)
     print(f"load {os.getloadavg()[0]:.1f}; NUTS fit (reference) {fit_s:.2f} s")
     for within, ts in times.items():
-        print(f"suggest_labels(within={within!r}), 10^6 rows, n=50: best {min(ts):.2f} s, "
-              f"all {', '.join(f'{x:.2f}' for x in ts)} (goal < 2 s)")
+        print(
+            f"suggest_labels(within={within!r}), 10^6 rows, n=50: best {min(ts):.2f} s, "
+            f"all {', '.join(f'{x:.2f}' for x in ts)} (goal < 2 s)"
+        )
 
     small = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=20, random_seed=1)
     budgets = [20, 100, 200, 400, 600, 800]
@@ -60,9 +62,11 @@ def main() -> None:
         bf.plan_labels(small, metric="tpr", epsilon=0.05, budgets=budgets, n_sims=50,
                        random_seed=0)  # fmt: skip
         plan_s = time.perf_counter() - t
-    print(f"plan_labels, 6 budgets x 50 sims x 2 strategies x 4 methods: {plan_s:.1f} s "
-          f"(goal < 60 s) = {plan_s / ref:.0f} NUTS fits of {ref:.2f} s; with NUTS refits it "
-          f"would be {6 * 50 * 2} fits, about {6 * 50 * 2 * ref / 60:.0f} min")
+    print(
+        f"plan_labels, 6 budgets x 50 sims x 2 strategies x 4 methods: {plan_s:.1f} s "
+        f"(goal < 60 s) = {plan_s / ref:.0f} NUTS fits of {ref:.2f} s; with NUTS refits it "
+        f"would be {6 * 50 * 2} fits, about {6 * 50 * 2 * ref / 60:.0f} min"
+    )
 
 
 if __name__ == "__main__":

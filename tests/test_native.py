@@ -171,7 +171,10 @@ def test_partial_centring_is_a_change_of_variables(variant, disc):
     f = model.logp_dlogp_function(ravel_inputs=True)
     f.set_extra_values({})
     if disc is not None:
-        fields = {**fields, "log_free": free_log_likelihoods(*stratum_counts(labeled), CENTER, disc)}
+        fields = {
+            **fields,
+            "log_free": free_log_likelihoods(*stratum_counts(labeled), CENTER, disc),
+        }
     plain = native.compile_native_calibration(variant, PRIORS, 3, disc).with_data(
         precondition=False, **fields
     )

@@ -414,7 +414,15 @@ def robust_loglik_batch(abc, data):
     scratch = np.empty(4 * k + 3 * n)
     for i in range(abc.shape[0]):
         out[i] = _robust_loglik(
-            data, n, k, abc[i, 0], abc[i, 1], abc[i, 2], grad[i, 0], grad[i, 1], grad[i, 2],
+            data,
+            n,
+            k,
+            abc[i, 0],
+            abc[i, 1],
+            abc[i, 2],
+            grad[i, 0],
+            grad[i, 1],
+            grad[i, 2],
             scratch,
         )
     return out, grad
@@ -562,7 +570,9 @@ def _group_loglik(fields, sel, theta, variant):
     return ll, grad
 
 
-def preconditioner(header: np.ndarray, fields: dict, packed: np.ndarray | None = None) -> np.ndarray:
+def preconditioner(
+    header: np.ndarray, fields: dict, packed: np.ndarray | None = None
+) -> np.ndarray:
     """Per group: the labels' mode θ̂ and information matrix H (partial centring).
 
     The groups' map parameters ``θ_g = (ln a, ln b, c)`` have the prior
