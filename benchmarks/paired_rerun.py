@@ -31,13 +31,17 @@ KEYS = ["dataset", "classifier", "method", "run"]
 
 def paired(old: pd.DataFrame, new: pd.DataFrame, methods) -> pd.DataFrame:
     """One row per (method, cell) with runs in both files: old, new, differences, SEs."""
-    cols = [*KEYS, "abs_error", "covered", "width"]
-    both = old[cols].merge(new[cols], on=KEYS, suffixes=("_old", "_new"))
+    keys = KEYS + (["n_labeled"] if "n_labeled" in old and "n_labeled" in new else [])
+    cols = [*keys, "abs_error", "covered", "width"]
+    both = old[cols].merge(new[cols], on=keys, suffixes=("_old", "_new"))
     both = both[both["method"].isin(methods)]
+    cell_keys = ["method", "dataset", "classifier", *keys[len(KEYS) :]]
     rows = []
-    for (method, dataset, clf), g in both.groupby(["method", "dataset", "classifier"]):
+    for key, g in both.groupby(cell_keys):
+        method, dataset, clf = key[:3]
         n = len(g)
-        row = {"method": method, "cell": f"{dataset} {clf}", "runs": n}
+        name = f"{dataset} {clf}" + (f" n_L={key[3]}" if len(key) > 3 else "")
+        row = {"method": method, "cell": name, "runs": n}
         for name, col, scale in (("cov", "covered", 1.0), ("mae", "abs_error", 100.0),
                                  ("width", "width", 100.0)):  # fmt: skip
             o, w = g[f"{col}_old"].to_numpy(float) * scale, g[f"{col}_new"].to_numpy(float) * scale
