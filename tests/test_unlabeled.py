@@ -108,10 +108,9 @@ def test_sampled_totals_match_per_bin_binomial_draws(repo_root):
     n_draws = 4000
     a, b, c = np.full((n_draws, 2), 1.3), np.full((n_draws, 2), 0.8), np.full((n_draws, 2), 0.2)
     ours = sampled_counts(summary, a, b, c, np.random.default_rng(5))
-    # the reference: every bin drawn
-    from bayesfair.models.unlabeled import _bin_probabilities
-
-    p = _bin_probabilities(summary, a[:1], b[:1], c[:1])[0]
+    # the reference: every bin drawn, at the map's probability of the bin's mean features
+    eta = 0.2 + 1.3 * summary.mean_log_s - 0.8 * summary.mean_log_1ms
+    p = 1.0 / (1.0 + np.exp(-eta))
     rng = np.random.default_rng(6)
     cell = summary.group * 2 + summary.side.astype(int)
     n_bin = summary.count.astype(int)

@@ -100,13 +100,6 @@ def cell_of_rows(scores, group_codes, summary: ScoreSummary) -> np.ndarray:
     return np.searchsorted(held, dense)
 
 
-def _bin_probabilities(summary: ScoreSummary, a, b, c) -> np.ndarray:
-    """Calibrated P(y=1) per draw and bin, shape (n_draws, n_bins)."""
-    g = summary.group
-    eta = c[:, g] + a[:, g] * summary.mean_log_s - b[:, g] * summary.mean_log_1ms
-    return 0.5 * (1.0 + np.tanh(0.5 * eta))  # the logistic function, overflow-free
-
-
 def _counts_from_positives(summary: ScoreSummary, pos: np.ndarray) -> np.ndarray:
     """Assemble (draws, groups, 4) counts from per-(group, side) positive totals."""
     totals = summary.totals()  # (K, 2): ŷ=0, ŷ=1
@@ -213,7 +206,10 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
         for st in np.flatnonzero(small.any(axis=0)):
             rows = np.flatnonzero(small[:, st])
             bins = np.flatnonzero(cell == st)
-            p = _bin_probabilities(summary, a[sl][rows], b[sl][rows], c[sl][rows])[:, bins]
+            g = st // 2  # the cell's group: only its bins' probabilities are needed
+            eta = (c[sl][rows, g, None] + a[sl][rows, g, None] * summary.mean_log_s[bins]
+                   - b[sl][rows, g, None] * summary.mean_log_1ms[bins])  # fmt: skip
+            p = 0.5 * (1.0 + np.tanh(0.5 * eta))
             pos[rows, st] = rng.binomial(n[bins], p).sum(axis=1)
         out[sl] = _counts_from_positives(summary, pos.reshape(-1, k, 2))
     return out.reshape(*lead, k, 4)
