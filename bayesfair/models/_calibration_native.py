@@ -22,11 +22,12 @@ partial centring) live in one float64 array passed to the callbacks as nutpie's
 prior, number of groups and labeled set.
 
 **Coordinates.** Unlike the PyMC model, which is non-centred, each group's map
-parameter is sampled partially centred, ``θ = (1 − w) θ̂ + w mu + r ε``
-(:func:`preconditioner`): the same posterior in coordinates where NUTS' step
-count does not grow with the labels. The log density includes the change of
-variables' Jacobian (``ln r`` per parameter), and the trace row writes ``z =
-(θ − mu) / sigma``, so the trace means what the PyMC model's does
+parameters are sampled partially centred and whitened, ``θ_g = m_g + L_g⁻ᵀ ε_g``
+with ``P_g = H_g + diag(λ) = L_g L_gᵀ``, ``m_g = P_g⁻¹ (H_g θ̂_g + λ ∘ mu)``,
+``λ = 1 / sigma²`` (:func:`preconditioner`): the same posterior in coordinates
+where NUTS' step count does not grow with the labels. The log density includes
+the change of variables' Jacobian (``−Σ ln L_ii`` per group), and the trace row
+writes ``z = (θ − mu) / sigma``, so the trace means what the PyMC model's does
 (``tests/test_native.py`` checks both). ``with_data(precondition=False)`` gives
 the PyMC model's coordinates exactly.
 
