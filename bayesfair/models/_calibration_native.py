@@ -635,14 +635,20 @@ def preconditioner(
         if mode is None:  # no mode found: this group stays non-centred (h = 0)
             continue
         th, hess = mode
-        info = _nearest_psd(hess - np.diag(1.0 / s0**2))
-        if info is None:
-            continue
-        out[g, :d] = th
-        full = np.zeros((3, 3))
-        full[:d, :d] = info
-        out[g, 3:] = full.ravel()
+        _store(out, g, th, _nearest_psd(hess - np.diag(1.0 / s0**2)))
     return out
+
+
+def _store(out, g, theta_hat, info) -> None:
+    """Group g's row of the preconditioner: θ̂, then H in the leading d × d block of a
+    3 × 3 matrix. Nothing (the group stays non-centred) without information."""
+    if info is None or not np.any(info):
+        return
+    d = theta_hat.size
+    out[g, :d] = theta_hat
+    full = np.zeros((3, 3))
+    full[:d, :d] = info
+    out[g, 3:] = full.ravel()
 
 
 def _robust_preconditioner(header, packed, d, s0, out):
@@ -676,13 +682,7 @@ def _robust_preconditioner(header, packed, d, s0, out):
     th = th.reshape(k, d)
     for g in range(k):
         block = hess[g * d : (g + 1) * d, g * d : (g + 1) * d]
-        info = _nearest_psd(block - np.diag(1.0 / s0**2))
-        if info is None or not np.any(info):
-            continue
-        out[g, :d] = th[g]
-        full = np.zeros((3, 3))
-        full[:d, :d] = info
-        out[g, 3:] = full.ravel()
+        _store(out, g, th[g], _nearest_psd(block - np.diag(1.0 / s0**2)))
     return out
 
 
