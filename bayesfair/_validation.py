@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from bayesfair._names import suggest
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
     "check_random_state",
     "seed_record",
     "seed_sequence",
-    "undefined_rate_message",
 ]
 
 _SEED_TYPES = "None, a non-negative integer, a numpy SeedSequence or a numpy Generator"
@@ -90,8 +90,6 @@ def check_group(label, levels, argument: str = "group"):
     >>> check_group("1", [0, 1])
     1
     """
-    from bayesfair._names import suggest
-
     for g in levels:
         if g == label and type(g) is not bool:
             return g
@@ -154,27 +152,6 @@ def seed_record(seq: np.random.SeedSequence) -> dict:
     else:  # a sequence of integers, as SeedSequence also accepts
         entropy = [str(int(w)) for w in entropy]
     return {"entropy": entropy, "spawn_key": [int(k) for k in seq.spawn_key]}
-
-
-def undefined_rate_message(rate, groups) -> str:
-    """The one message for a rate that is undefined (zero denominator) in some groups.
-
-    ``rate`` is a :class:`~bayesfair.metrics.Rate` (or its name); ``groups`` the
-    groups concerned. Callers add what they do about it in a second sentence.
-
-    Examples
-    --------
-    >>> print(undefined_rate_message("fpr", ["A"]))  # doctest: +NORMALIZE_WHITESPACE
-    The false positive rate ('fpr') is undefined for group(s) ['A']: its
-    denominator (fp + tn) is 0 there.
-    """
-    from bayesfair.metrics import get_rate
-
-    rate = get_rate(rate) if isinstance(rate, str) else rate
-    return (
-        f"The {rate.label} ('{rate.name}') is undefined for group(s) {list(groups)}: its "
-        f"denominator ({' + '.join(rate.denominator)}) is 0 there."
-    )
 
 
 def _check_seed_int(random_seed, argument: str) -> int:

@@ -6,7 +6,19 @@ stderr, no traceback, no partial output file); 1 anything else.
 
 from __future__ import annotations
 
+import os
+
 import click
+
+from bayesfair.compare import compare
+from bayesfair.data import AssessmentData
+from bayesfair.datasets import get_score_set, list_datasets, load_assessment
+from bayesfair.fitting import fit
+from bayesfair.labels import plan_labels, suggest_labels
+from bayesfair.metrics import get_rate
+from bayesfair.plots import plot_label_plan
+from bayesfair.report import comparison_html, comparison_json
+from bayesfair.sources import _as_text, summarize, summarize_unlabeled
 
 EXIT_BAD_INPUT = 2
 
@@ -54,9 +66,6 @@ def main() -> None:
 def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, quiet):
     """Assess a bundled classifier: n_L labels at random, the rest unlabeled, BB vs RBC."""
     import warnings
-
-    from bayesfair.compare import compare
-    from bayesfair.datasets import get_score_set, load_assessment
 
     try:
         spec = get_score_set(dataset)
@@ -149,8 +158,6 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
     from pathlib import Path
 
     import pandas as pd
-
-    from bayesfair.sources import _as_text
 
     p = Path(path)
     kind = _format_of(p)
@@ -580,8 +587,6 @@ def _summarise_file(path, which, engine, scheduler, score, group_cols, threshold
     """One file or glob summarised by ``engine`` (:func:`bayesfair.summarize`), timed."""
     import time
 
-    from bayesfair.sources import summarize
-
     if scheduler is not None and engine == "duckdb":
         raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
     start = time.perf_counter()
@@ -706,8 +711,6 @@ def _surprises(lab, score, label, model, unlabeled, chains) -> None:
 
 
 def _metric_list(metrics: str) -> list[str]:
-    from bayesfair.metrics import get_rate
-
     names = [m.strip() for m in metrics.split(",") if m.strip()]
     if not names:
         raise _BadInput("The '--metrics' option must name at least one rate, e.g. accuracy,tpr.")
@@ -723,8 +726,6 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference):
-    from bayesfair.data import AssessmentData
-
     try:
         if hasattr(lab, "n_total"):  # the labeled file as a summary (_labeled_source); the
             # unlabeled one is then a summary too (the same --engine, never 'memory')
@@ -747,8 +748,6 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
 
 def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None,
              selection="random"):  # fmt: skip
-    from bayesfair.compare import compare
-
     fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}
     if estimand is not None:
         fit_kwargs["estimand"] = estimand
@@ -769,8 +768,6 @@ def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quie
 
 
 def _render(comp, fmt: str, data) -> str:
-    from bayesfair.report import comparison_html, comparison_json
-
     if fmt == "html":
         return comparison_html(comp, data=data)
     if fmt == "json":
@@ -780,11 +777,7 @@ def _render(comp, fmt: str, data) -> str:
 
 def _own(w) -> bool:
     """A warning bayesfair raised (its category, or a call site in the package)."""
-    import os
-
-    import bayesfair
-
-    package = os.path.dirname(bayesfair.__file__)
+    package = os.path.dirname(__file__)
     return type(w.message).__module__.startswith("bayesfair") or str(w.filename).startswith(package)
 
 
@@ -872,9 +865,6 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
         method_list = [m.strip() for m in methods.split(",") if m.strip()]
         for target in (plot_path, out):
             _check_writable(target)
-        from bayesfair.labels import plan_labels
-        from bayesfair.sources import summarize_unlabeled
-
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if labeled is None:
@@ -899,8 +889,6 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
         import matplotlib
 
         matplotlib.use("Agg")
-        from bayesfair.plots import plot_label_plan
-
         axes = plot_label_plan(table)
         axes[0].figure.savefig(plot_path, dpi=120)
     except click.ClickException:
@@ -1013,10 +1001,6 @@ def suggest(labeled, unlabeled, n_labels, out, metric, objective, within, id_col
             raise _BadInput(
                 f"--n {n_labels} is more than the {len(unl)} unlabeled rows of '{unlabeled}'."
             )
-        from bayesfair.data import AssessmentData
-        from bayesfair.fitting import fit
-        from bayesfair.labels import suggest_labels
-
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -1050,8 +1034,6 @@ def datasets():
     """List the bundled data sets: score sets (for demo) and raw data sets."""
     import re
     import textwrap
-
-    from bayesfair.datasets import list_datasets
 
     table = list_datasets()
     width = 80 - (15 + 7 + 2 + 22 + 1)

@@ -22,15 +22,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bayesfair import frequentist as fq
 from bayesfair._validation import (
     check_epsilon,
     seed_record,
     seed_sequence,
-    undefined_rate_message,
 )
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import InvalidParameterError, SamplingWarning, SparseStratumWarning
-from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
+from bayesfair.fitting import _coord_labels, fit, model_options
+from bayesfair.metrics import (
+    COUNT_NAMES,
+    UndefinedRateWarning,
+    get_rate,
+    rate_fraction,
+    undefined_rate_message,
+)
+from bayesfair.posterior import hdi, prob_within
+from bayesfair.report import comparison_html, comparison_json, comparison_markdown
 
 __all__ = ["Comparison", "compare"]
 
@@ -83,20 +92,14 @@ class Comparison:
 
     def to_markdown(self, digits: int = 3) -> str:
         """The tables as Markdown text."""
-        from bayesfair.report import comparison_markdown
-
         return comparison_markdown(self, digits=digits)
 
     def to_html(self, figures: bool = True, data=None) -> str:
         """A self-contained HTML page: tables, settings, diagnostics, figures."""
-        from bayesfair.report import comparison_html
-
         return comparison_html(self, figures=figures, data=data)
 
     def to_json(self) -> str:
         """The comparison as JSON (NaN as null)."""
-        from bayesfair.report import comparison_json
-
         return comparison_json(self)
 
     def __str__(self) -> str:
@@ -167,9 +170,6 @@ def _too_few_draws(posteriors, ci_prob) -> set:
 def _check_same_data(name, res, data) -> None:
     """Refuse a posterior fitted on other data: its groups and stored counts must match."""
     import numpy as np
-
-    from bayesfair.fitting import _coord_labels
-    from bayesfair.metrics import COUNT_NAMES
 
     idata = getattr(res, "idata", None)
     if idata is None or "observed_data" not in idata.groups():
@@ -260,10 +260,6 @@ def compare(
     Ji, Smyth & Steyvers 2020 (Bayesian columns); Newcombe 1998; Lum, Zhang &
     Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
     """
-    from bayesfair import frequentist as fq
-    from bayesfair.fitting import fit, model_options
-    from bayesfair.posterior import hdi, prob_within
-
     if not isinstance(data, AssessmentData):
         raise TypeError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."

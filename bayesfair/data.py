@@ -32,8 +32,11 @@ from bayesfair._inputs import (
     count_confusion,
 )
 from bayesfair._names import suggest
+from bayesfair._validation import check_group
 from bayesfair.exceptions import UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
+from bayesfair.sources import summarize_unlabeled
+from bayesfair.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 
 __all__ = ["AssessmentData", "UnlabeledGroupWarning"]
 
@@ -231,8 +234,6 @@ class AssessmentData:
         >>> data.confusion_counts().loc["a"].tolist()  # tp, fp, tn, fn
         [1, 0, 1, 0]
         """
-        from bayesfair.summary import ScoreSummary
-
         if not isinstance(labeled, ScoreSummary):
             raise TypeError(
                 "The 'labeled' parameter must be a ScoreSummary built with labels "
@@ -315,9 +316,6 @@ class AssessmentData:
         cls._check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
         u_scores = u_groups = summary = None
         if unlabeled is not None and not isinstance(unlabeled, pd.DataFrame):
-            from bayesfair.sources import summarize_unlabeled
-            from bayesfair.summary import ScoreSummary
-
             summary = (
                 unlabeled
                 if isinstance(unlabeled, ScoreSummary)
@@ -427,8 +425,6 @@ class AssessmentData:
 
     def _accept_summary(self, summary, unlabeled_scores) -> pd.Series:
         """Validate ``unlabeled=`` and return its group labels (for the levels)."""
-        from bayesfair.summary import ScoreSummary
-
         if unlabeled_scores is not None:
             raise ValueError(
                 "Pass the unlabeled examples either as 'unlabeled' (a summary) or as "
@@ -547,8 +543,6 @@ class AssessmentData:
 
     def resolve_group(self, label, argument: str = "group"):
         """Return the stored group label equal to ``label`` (also matching by string)."""
-        from bayesfair._validation import check_group
-
         return check_group(label, self.group_levels, argument)
 
     def require_groups(self, k: int = 2, what: str = "a group difference") -> None:
@@ -662,8 +656,6 @@ class AssessmentData:
         ScoreSummary
             With ``levels`` equal to :attr:`group_levels`.
         """
-        from bayesfair.summary import DEFAULT_BINS, summarize_arrays
-
         key = (float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
         cache = self.__dict__.setdefault("_reductions", {})
         if key not in cache and self._summary is not None:
@@ -695,8 +687,6 @@ class AssessmentData:
         ScoreSummary
             A labeled summary with ``levels`` equal to :attr:`group_levels`.
         """
-        from bayesfair.summary import DEFAULT_BINS, summarize_arrays
-
         key = ("labeled", float(score_clip), DEFAULT_BINS if n_bins is None else int(n_bins))
         cache = self.__dict__.setdefault("_reductions", {})
         if key not in cache and self._labeled is not None:

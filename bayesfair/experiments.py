@@ -64,6 +64,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from bayesfair._names import suggest
 from bayesfair._validation import (
     check_positive_int,
     check_probability,
@@ -71,6 +72,9 @@ from bayesfair._validation import (
     seed_sequence,
 )
 from bayesfair.data import AssessmentData, count_confusion
+from bayesfair.datasets import get_score_set, load_scores, split_labeled
+from bayesfair.fitting import fit, model_options
+from bayesfair.frequentist.intervals import newcombe_interval
 from bayesfair.metrics import get_rate, rate_fraction
 
 __all__ = ["METHODS", "mae_table", "run_experiment", "run_grid"]
@@ -136,8 +140,6 @@ def frequency_difference(counts, metric: str, ci_prob: float = 0.95) -> tuple[fl
     estimate, lower, upper : float
         All NaN when either group's denominator is zero (the rate is undefined).
     """
-    from bayesfair.frequentist.intervals import newcombe_interval
-
     num, den = rate_fraction(counts, metric)
     if np.any(den == 0):
         return (np.nan, np.nan, np.nan)
@@ -155,8 +157,6 @@ def _check_args(metric, n_labeled, n_runs, methods, interval, ci_prob):
     methods = tuple(dict.fromkeys(methods))
     for m in methods:
         if m not in METHODS:
-            from bayesfair._names import suggest
-
             raise ValueError(
                 f"Unknown method {m!r} in 'methods'.{suggest(str(m), METHODS)} "
                 f"Methods: {', '.join(METHODS)}."
@@ -337,8 +337,6 @@ def _experiment_tasks(
     method_kwargs=None,
 ):  # fmt: skip
     """Validate the arguments; one ``(job, run, seed)`` task per run, and the root seed."""
-    from bayesfair.fitting import model_options
-
     metric, n_labeled, n_runs, methods, ci_prob = _check_args(
         metric, n_labeled, n_runs, methods, interval, ci_prob
     )
@@ -357,8 +355,6 @@ def _experiment_tasks(
 @functools.lru_cache(maxsize=32)
 def _split_and_truth(name, classifier, metric, threshold):
     """The score set, its split and the true Δ (cached: each worker loads a split once)."""
-    from bayesfair.datasets import get_score_set, load_scores
-
     spec = get_score_set(name)
     frame = load_scores(name, classifier)
     codes = (frame["group"] == spec.privileged_group).to_numpy().astype(np.intp)
@@ -373,9 +369,6 @@ def _one_run(job: dict, run: int, run_seq) -> list[dict]:
     Everything random comes from ``run_seq``, so the rows are the same in any
     process and in any order (the serial loop and a Dask cluster agree).
     """
-    from bayesfair.datasets import split_labeled
-    from bayesfair.fitting import fit
-
     metric, threshold, ci_prob = job["metric"], job["threshold"], job["ci_prob"]
     spec, frame, truth = _split_and_truth(job["name"], job["classifier"], metric, threshold)
     base = dict(

@@ -14,9 +14,23 @@ import xarray as xr
 from bayesfair._names import resolve_name
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.data import AssessmentData, _plain
-from bayesfair.exceptions import IgnoredOptionWarning, InvalidParameterError, NoLabelsWarning
+from bayesfair.exceptions import (
+    CalibrationWarning,
+    IgnoredOptionWarning,
+    InvalidParameterError,
+    NoLabelsWarning,
+)
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
-from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
+from bayesfair.models.beta_binomial import (
+    BetaPrior,
+    KappaPrior,
+    build_bb_model,
+    build_hbb_model,
+    hbb_group_means,
+    sample_bb_exact,
+    sample_hbb_rates,
+    size_basis,
+)
 from bayesfair.models.calibration import (
     VARIANTS,
     CalibrationPriors,
@@ -29,7 +43,8 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
-from bayesfair.posterior import RATES_GROUP, FairnessPosterior
+from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior, misfit_message
+from bayesfair.sampling import check_backend, sample_model
 
 __all__ = ["ESTIMANDS", "MODELS", "fit"]
 
@@ -76,8 +91,6 @@ def _resolve_prior(model: str, prior):
 
 def _resolve_backend(model, sampler, backend, cores, nuts_sampler):
     """``backend`` and ``cores`` checked; the deprecated ``nuts_sampler`` mapped onto them."""
-    from bayesfair.sampling import check_backend
-
     if nuts_sampler is not None:
         if nuts_sampler not in ("nutpie", "pymc"):
             raise InvalidParameterError(
@@ -370,12 +383,8 @@ def fit(
     result.data = data
     result.check_diagnostics(stacklevel=2)
     if model in ("bc", "rbc") and data.n_labeled > 0:
-        from bayesfair.posterior import misfit_message
-
         msg = misfit_message(model, result.calibration_check(warn=False))
         if msg:
-            from bayesfair.exceptions import CalibrationWarning
-
             warnings.warn(msg, CalibrationWarning, stacklevel=2)
             result.notes.append(msg)
     return result
@@ -388,14 +397,6 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
     fractions = [rate_fraction(counts, m) for m in metrics]
     x = np.stack([f[0] for f in fractions])
     n = np.stack([f[1] for f in fractions])
-    from bayesfair.models.beta_binomial import (
-        build_bb_model,
-        build_hbb_model,
-        sample_bb_exact,
-        sample_hbb_rates,
-    )
-    from bayesfair.sampling import sample_model
-
     k = data.n_groups
     if model == "bb":
         alpha, beta = prior.alpha, prior.beta
@@ -416,8 +417,6 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
                 **run,
             )
     else:
-        from bayesfair.models.beta_binomial import hbb_group_means, size_basis
-
         kappa_min = prior.kappa_min
         q = size_basis(n)
         idata = sample_model(
@@ -461,13 +460,6 @@ def model_options(model: str, fit_kwargs) -> dict:
     return options
 
 
-#: What each estimand is, in words (summaries and reports print it).
-ESTIMANDS = {
-    "assessed": "the gap on the assessed examples (labeled and unlabeled together)",
-    "expected": "the classifier's expected gap in each group's score distribution",
-}
-
-
 def _resolve_estimand(estimand, unlabeled, model, data) -> str:
     if unlabeled is not None:
         if unlabeled not in ("expected", "sampled"):
@@ -507,8 +499,6 @@ def _resolve_estimand(estimand, unlabeled, model, data) -> str:
 
 
 def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, run, notes, disc):
-    from bayesfair.sampling import sample_model
-
     k = data.n_groups
     labeled = data.labeled_summary(score_clip, n_bins)
     if data.n_unlabeled == 0:
@@ -620,8 +610,9 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n
     """Label groups; return InferenceData with observed counts and the ``rates`` group.
 
     ``constant_data`` keeps the labeled examples' summary (``labeled_*`` on the
-    ``labeled_cell`` dimension, :func:`labeled_cells`) for the calibration check:
-    its size does not grow with the labeled set."""
+    ``labeled_cell`` dimension; :func:`~bayesfair.posterior.stored_labeled_summary`
+    reads it back) for the calibration check: its size does not grow with the
+    labeled set."""
     import arviz as az
 
     labels = _coord_labels(data.group_levels)
@@ -665,31 +656,6 @@ def _cell_variables(labeled) -> dict:
     out = {"labeled_group": (("labeled_cell",), labeled.group.astype(np.int64))}
     out.update({f"labeled_{k}": (("labeled_cell",), np.asarray(v)) for k, v in cols.items()})
     return out
-
-
-def labeled_cells(idata, levels, *, threshold: float, score_clip: float, n_bins: int | None):
-    """The labeled summary a result keeps in ``constant_data`` (:func:`_cell_variables`).
-
-    A result saved by an older bayesfair kept the labeled rows instead
-    (``labeled_score``, ``labeled_label``, ``labeled_group``): they are summarised
-    here. None when the result holds neither.
-    """
-    from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
-
-    const = idata.constant_data
-    if "labeled_count" in const:
-        cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
-        return ScoreSummary(
-            levels=tuple(levels), group=const["labeled_group"].values, threshold=threshold,
-            score_clip=score_clip, n_bins=int(n_bins or DEFAULT_BINS), **cols,
-        )  # fmt: skip
-    if "labeled_score" in const:
-        return summarize_arrays(
-            const["labeled_score"].values, const["labeled_group"].values, levels,
-            labels=const["labeled_label"].values, threshold=threshold, score_clip=score_clip,
-            n_bins=int(n_bins or DEFAULT_BINS),
-        )  # fmt: skip
-    return None
 
 
 def _coord_labels(levels: list) -> np.ndarray:

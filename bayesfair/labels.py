@@ -148,8 +148,24 @@ from bayesfair._validation import (
     check_probability,
     check_random_state,
 )
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair.data import AssessmentData, count_confusion
+from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
+from bayesfair.fitting import fit, robust_unlabeled_counts
+from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
 from bayesfair.metrics import get_rate, rate_fraction, rate_from_counts
+from bayesfair.models.calibration import (
+    CalibrationPriors,
+    DiscrepancyPrior,
+    center_and_mode,
+    draw_prior_rates,
+    free_log_likelihoods,
+    likelihood_data,
+    mean_concentration,
+    sample_misfit,
+    stratum_counts,
+)
+from bayesfair.models.unlabeled import cell_of_rows, expected_counts, sampled_counts
+from bayesfair.posterior import FairnessPosterior, _check_epsilon, _rope_decide, hdi
 from bayesfair.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 
 __all__ = ["OBJECTIVES", "STRATEGIES", "plan_labels", "suggest_labels"]
@@ -487,9 +503,6 @@ def _pairs_index(levels: list, reference, group) -> list[tuple[int, int]]:
 
 def _result_posterior(res, data, metric: str) -> _Posterior:
     """The acquisition's view of a fitted ``bc``/``rbc`` posterior."""
-    from bayesfair.models.calibration import stratum_counts
-    from bayesfair.models.unlabeled import expected_counts
-
     post = res.idata.posterior
     k = data.n_groups
     a, b, c = (post[v].transpose("chain", "draw", "group").values.reshape(-1, k) for v in "abc")
@@ -502,8 +515,6 @@ def _result_posterior(res, data, metric: str) -> _Posterior:
     p_free = center = None
     concentration = 2.0
     if "p_misfit" in post:
-        from bayesfair.models.calibration import mean_concentration
-
         p_free = post["p_misfit"].mean(("chain", "draw")).transpose("group", "side").values
         center = res.idata.constant_data["misfit_center"].transpose("group", "side").values
         disc = _fitted_discrepancy(res.settings)
@@ -519,8 +530,6 @@ def _fitted_discrepancy(settings: dict):
     """The ``DiscrepancyPrior`` a fit used, read back from ``settings["discrepancy"]`` (its
     repr, which a posterior saved to a file keeps); the default when absent."""
     import ast
-
-    from bayesfair.models.calibration import DiscrepancyPrior
 
     text = settings.get("discrepancy")
     if not text:
@@ -623,9 +632,6 @@ def suggest_labels(
         ``n`` larger than the unlabeled pool, a rate undefined for a group, or
         unlabeled data held as a summary (no rows to suggest).
     """
-    from bayesfair.data import AssessmentData
-    from bayesfair.posterior import FairnessPosterior
-
     if not isinstance(res, FairnessPosterior):
         raise TypeError(
             f"The 'res' parameter must be a FairnessPosterior. Got {type(res).__name__}."
@@ -699,8 +705,6 @@ def _guard_targeting(res, within: str) -> str:
     choice for a map known to be right) keeps its picks and warns. A posterior that
     cannot be checked (no labeled scores kept) is taken as it is.
     """
-    from bayesfair.exceptions import CalibrationWarning
-
     try:
         check = res.calibration_check(warn=False)
     except ValueError:
@@ -732,8 +736,6 @@ def _labeled_sides(data) -> np.ndarray:
 
 def _rows_for_cells(data, summary, pool: _Pool, picks, rng, clip, n_bins) -> np.ndarray:
     """Unlabeled row positions for the picked cells, drawn at random within each cell."""
-    from bayesfair.models.unlabeled import cell_of_rows
-
     cell = cell_of_rows(data.unlabeled_scores, data.unlabeled_group_codes, summary)
     wanted = np.bincount(picks, minlength=pool.group.size)
     chosen = np.flatnonzero(wanted)
@@ -830,13 +832,6 @@ class _Laplace:
 
         The labeled rows enter as their summary, as in a fit
         (:func:`~bayesfair.models.calibration.likelihood_data`)."""
-        from bayesfair.models.calibration import (
-            center_and_mode,
-            free_log_likelihoods,
-            likelihood_data,
-            stratum_counts,
-        )
-
         k = self.k
         center, self.bc_x0 = center_and_mode(
             labeled, population, priors=self.priors, start=self.bc_x0,
@@ -1063,8 +1058,6 @@ class _SimData:
     simulated labeled set and the pool left unlabeled (internal)."""
 
     def __init__(self, state: _State, levels: list, reference, threshold: float):
-        from bayesfair.data import count_confusion
-
         self.group_levels, self.reference, self.threshold = levels, reference, threshold
         self.scores, self.labels, self.group_codes = state.s, state.y, state.g
         self.n_groups = len(levels)
@@ -1118,8 +1111,6 @@ def _check_budgets(budgets, n_have: int, n_pool: int) -> list[int]:
 
 def _frequentist(method, sim: _SimData, metric, pairs, ci_prob, rng):
     """``{(i, j): (lo, hi)}`` of one frequentist method on a simulated data set."""
-    from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
-
     out = {}
     num, den = rate_fraction(sim.counts_array(), metric)
     for i, j in pairs:
@@ -1238,10 +1229,6 @@ def plan_labels(
         ``n_sims``. With ``return_simulations``, a pair ``(summary,
         simulations)``; the simulations carry each refit's ``pareto_k``.
     """
-    from bayesfair.data import AssessmentData
-    from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
-    from bayesfair.posterior import _check_epsilon
-
     metric = get_rate(metric).name
     epsilon = _check_epsilon(epsilon)
     ci_prob = check_probability(ci_prob)
@@ -1306,9 +1293,6 @@ def plan_labels(
     start = _State(s0, y0, g0, pool)
     first = None
     if s0.size:  # the current posterior, by NUTS: the truths
-        from bayesfair.exceptions import CalibrationWarning
-        from bayesfair.fitting import fit
-
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = fit(data, metrics=[metric], draws=500, tune=500, chains=2, progressbar=False,
@@ -1377,8 +1361,6 @@ def plan_labels(
     # the plan reports medians over the simulations, which a few rough refits barely move
     shaky = summary[summary["unreliable"] > 0.2]
     if len(shaky):
-        from bayesfair.exceptions import SamplingWarning
-
         warnings.warn(
             "The planner's Bayesian refits were unreliable (Pareto k̂ > 0.7) in more than "
             f"20% of the simulations at budget(s) {sorted(set(shaky['budget']))}: the proposal "
@@ -1397,10 +1379,6 @@ class _Fitted:
 
 
 def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
-    from bayesfair.fitting import robust_unlabeled_counts
-    from bayesfair.models.calibration import mean_concentration, stratum_counts
-    from bayesfair.models.unlabeled import expected_counts, sampled_counts
-
     summary = state.pool.summary()
     lab = laplace.labeled(state)
     a, b, c, center = laplace.draws(lab, summary, rng)
@@ -1423,8 +1401,6 @@ def _fit_state(laplace: _Laplace, state: _State, metric, rng) -> _Fitted:
 
 def _prior_posterior(state: _State, priors, metric, k, n_draws, rng) -> _Posterior:
     """The acquisition's view of the prior (nothing labeled yet)."""
-    from bayesfair.models.unlabeled import expected_counts
-
     summary = state.pool.summary()
     a, b, c = _prior_draws(priors, k, n_draws, rng)
     counts = expected_counts(summary, a, b, c)
@@ -1438,8 +1414,6 @@ def _prior_posterior(state: _State, priors, metric, k, n_draws, rng) -> _Posteri
 
 def _draw_truths(post, start: _State, laplace, priors, disc, k, n_sims, rng) -> list[_Truth]:
     """``n_sims`` truths from a posterior (:class:`_Posterior`), or from ``priors`` if None."""
-    from bayesfair.models.calibration import draw_prior_rates, sample_misfit
-
     if post is not None:
         idx = rng.choice(post.a.shape[0], size=n_sims, replace=n_sims > post.a.shape[0])
         a, b, c = post.a[idx], post.b[idx], post.c[idx]
@@ -1463,8 +1437,6 @@ def _valid(method: str, strategy: str, within: str) -> bool:
 
 def _record(sim, strategy, budget, n_new, state, fitted, methods, metric, pairs, levels, ref,
             threshold, ci_prob, epsilon, within, rng) -> list[dict]:  # fmt: skip
-    from bayesfair.posterior import _rope_decide, hdi
-
     intervals = {}
     for method in methods:
         if method == "bayes":

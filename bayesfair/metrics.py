@@ -40,6 +40,7 @@ __all__ = [
     "get_rate",
     "rate_fraction",
     "rate_from_counts",
+    "undefined_rate_message",
 ]
 
 #: Order of the confusion counts on the last axis of every counts array.
@@ -166,13 +167,30 @@ def rate_from_counts(counts, metric: str) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+def undefined_rate_message(rate, groups) -> str:
+    """The one message for a rate that is undefined (zero denominator) in some groups.
+
+    ``rate`` is a :class:`~bayesfair.metrics.Rate` (or its name); ``groups`` the
+    groups concerned. Callers add what they do about it in a second sentence.
+
+    Examples
+    --------
+    >>> print(undefined_rate_message("fpr", ["A"]))  # doctest: +NORMALIZE_WHITESPACE
+    The false positive rate ('fpr') is undefined for group(s) ['A']: its
+    denominator (fp + tn) is 0 there.
+    """
+    rate = get_rate(rate) if isinstance(rate, str) else rate
+    return (
+        f"The {rate.label} ('{rate.name}') is undefined for group(s) {list(groups)}: its "
+        f"denominator ({' + '.join(rate.denominator)}) is 0 there."
+    )
+
+
 def warn_undefined(values, groups, metric: str, stacklevel: int = 2) -> None:
     """Warn, naming the groups, where a rate is undefined (zero denominator)."""
     values = np.asarray(values)
     bad = [g for g, v in zip(groups, values, strict=True) if np.isnan(v)]
     if bad:
-        from bayesfair._validation import undefined_rate_message
-
         warnings.warn(
             f"{undefined_rate_message(metric, bad)} It is reported as NaN.",
             UndefinedRateWarning,

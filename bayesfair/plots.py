@@ -16,7 +16,10 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._validation import check_positive_int, check_probability
+from bayesfair.checks import entry_bins
+from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics import get_rate
+from bayesfair.models.calibration import calibrate
 
 __all__ = [
     "plot_bootstrap_variance",
@@ -323,8 +326,6 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     ----------
     Ji, Smyth & Steyvers 2020, Fig. 2 and Eq. 2.
     """
-    from bayesfair.models.calibration import calibrate
-
     if getattr(posterior, "model", None) not in ("bc", "rbc"):
         raise ValueError(
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
@@ -409,10 +410,6 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     -------
     list of matplotlib.axes.Axes
     """
-    from bayesfair.checks import entry_bins
-    from bayesfair.frequentist.intervals import wilson_interval
-    from bayesfair.models.calibration import calibrate
-
     if getattr(posterior, "model", None) not in ("bc", "rbc"):
         raise ValueError(
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "

@@ -19,11 +19,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_group, check_probability
+from bayesfair._validation import check_epsilon, check_group, check_probability
+from bayesfair.checks import calibration_ppc
 from bayesfair.exceptions import (
+    CalibrationWarning,
     SamplingWarning,
 )
 from bayesfair.metrics import composite_value, get_composite, get_rate
+from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 
@@ -188,14 +191,44 @@ def _geyer_ess(mean_acov, mean_var, var_plus, n_chain, n_draw) -> float:
 
 
 def _check_epsilon(epsilon) -> float:
-    from bayesfair._validation import check_epsilon
-
     return check_epsilon(epsilon)
 
 
 # ---------------------------------------------------------------------------
 # Labeled layer
 # ---------------------------------------------------------------------------
+#: What each estimand is, in words (summaries and reports print it).
+ESTIMANDS = {
+    "assessed": "the gap on the assessed examples (labeled and unlabeled together)",
+    "expected": "the classifier's expected gap in each group's score distribution",
+}
+
+
+def stored_labeled_summary(
+    idata, levels, *, threshold: float, score_clip: float, n_bins: int | None
+):
+    """The labeled summary a result keeps in ``constant_data`` (:func:`bayesfair.fit` stores it).
+
+    A result saved by an older bayesfair kept the labeled rows instead
+    (``labeled_score``, ``labeled_label``, ``labeled_group``): they are summarised
+    here. None when the result holds neither.
+    """
+    const = idata.constant_data
+    if "labeled_count" in const:
+        cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
+        return ScoreSummary(
+            levels=tuple(levels), group=const["labeled_group"].values, threshold=threshold,
+            score_clip=score_clip, n_bins=int(n_bins or DEFAULT_BINS), **cols,
+        )  # fmt: skip
+    if "labeled_score" in const:
+        return summarize_arrays(
+            const["labeled_score"].values, const["labeled_group"].values, levels,
+            labels=const["labeled_label"].values, threshold=threshold, score_clip=score_clip,
+            n_bins=int(n_bins or DEFAULT_BINS),
+        )  # fmt: skip
+    return None
+
+
 class FairnessPosterior:
     """Posterior draws of per-group rates and the fairness quantities derived from them.
 
@@ -502,8 +535,6 @@ class FairnessPosterior:
     @property
     def estimand_text(self) -> str:
         """The estimand in words, as summaries and reports print it."""
-        from bayesfair.fitting import ESTIMANDS
-
         return ESTIMANDS[self.estimand]
 
     def rate_note(self, metric: str, groups) -> str:
@@ -579,8 +610,6 @@ class FairnessPosterior:
         ValueError
             For ``bb`` and ``hbb``, which have no calibration map.
         """
-        from bayesfair.exceptions import CalibrationWarning
-
         if self.model not in ("bc", "rbc"):
             raise ValueError(
                 f"The '{self.model}' model has no calibration map to check; "
@@ -602,9 +631,7 @@ class FairnessPosterior:
         """The labeled examples' summary kept with the result (a
         :class:`~bayesfair.summary.ScoreSummary` whose levels are the result's
         group positions), or None if the result has none."""
-        from bayesfair.fitting import labeled_cells
-
-        return labeled_cells(
+        return stored_labeled_summary(
             self.idata, range(len(self.groups)),
             threshold=float(self.settings.get("threshold", 0.5)),
             score_clip=float(self.settings.get("score_clip") or 0.01),
@@ -613,8 +640,6 @@ class FairnessPosterior:
 
     def _calibration_check(self, alpha, min_labels, max_draws, random_seed) -> pd.DataFrame:
         """The computation behind :meth:`calibration_check` (no warning)."""
-        from bayesfair.checks import calibration_ppc
-
         labeled = self.labeled_cells()
         if labeled is None:
             raise ValueError(

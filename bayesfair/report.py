@@ -12,6 +12,10 @@ import math
 
 import pandas as pd
 
+from bayesfair import plots
+from bayesfair.metrics import get_rate
+from bayesfair.posterior import _rope_decide
+
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
 
 
@@ -226,9 +230,6 @@ def findings(comp) -> list[dict]:
     interval decides (also when the models have too few draws for one) and P(|Δ| < ε) is
     not given.
     """
-    from bayesfair.metrics import get_rate
-    from bayesfair.posterior import _rope_decide
-
     eps = comp.settings["epsilon"]
     misfit = set()
     calibration = getattr(comp, "calibration", None)
@@ -354,8 +355,6 @@ def prior_words(prior) -> str:
 
 def _plain_sentences(comp) -> list[str]:
     """One sentence per pair and model saying what P(|Δ| < ε) (and P(Δ > 0)) means."""
-    from bayesfair.metrics import get_rate
-
     eps = comp.settings["epsilon"]
     out = []
     for _, r in comp.pairs.iterrows():
@@ -474,8 +473,6 @@ def _png(fig) -> str:
 def _figures(comp, data=None) -> list[tuple[str, str]]:
     """(caption, base64 PNG) of the report's figures, drawn without pyplot's global state."""
     from matplotlib.figure import Figure
-
-    from bayesfair import plots
 
     out = []
     eps = comp.settings["epsilon"]

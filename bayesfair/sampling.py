@@ -42,6 +42,8 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
+from bayesfair._names import resolve_name
+
 __all__ = ["BACKENDS", "TESTED_NUTPIE", "ModelCache", "clear_cache", "sample_model"]
 
 #: The sampling backends (module docstring).
@@ -115,8 +117,6 @@ def nutpie_version_tested() -> bool:
 
 def check_backend(backend) -> str:
     """The canonical backend name; an unknown one lists the valid ones."""
-    from bayesfair._names import resolve_name
-
     return resolve_name(backend, dict.fromkeys(BACKENDS), what="backend", argument="backend")
 
 

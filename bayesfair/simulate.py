@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayesfair._names import resolve_name
+from bayesfair._validation import check_positive_int, check_random_state
 
 #: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
 MISCALIBRATIONS = {
@@ -99,8 +100,6 @@ def lum_scenario(name: str, K: int = 100, n: int = 5000) -> LumScenario:
     """
     canonical = resolve_name(name, LUM_SCENARIOS, what="scenario", argument="name")
     equal_size, equal_perf = LUM_SCENARIOS[canonical]
-    from bayesfair._validation import check_positive_int
-
     K, n = check_positive_int(K, "K", minimum=2), check_positive_int(n, "n")
     step = np.arange(K) / (K - 1)  # (k - 1)/(K - 1)
     n_k = np.full(K, round(n / K)) if equal_size else np.rint(10 + 80 * step)
@@ -145,8 +144,6 @@ def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) 
     >>> simulate_counts(s.mu, s.n_k, random_seed=0, n_replicates=3).shape
     (3, 4)
     """
-    from bayesfair._validation import check_random_state
-
     p = np.asarray(mu, dtype=float)
     n = np.asarray(n_k)
     if p.ndim != 1 or n.shape != p.shape:

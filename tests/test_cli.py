@@ -209,14 +209,12 @@ def test_assess_parquet_without_pyarrow(runner, files, tmp_path, monkeypatch):
 def test_assess_unexpected_error_exits_1_without_partial_report(
     runner, files, tmp_path, monkeypatch
 ):
-    compare_module = importlib.import_module(
-        "bayesfair.compare"
-    )  # the package exports the function
+    cli_module = importlib.import_module("bayesfair.cli")  # the module the command calls from
 
     def broken(*args, **kwargs):
         raise RuntimeError("sampler exploded\nsecond line")
 
-    monkeypatch.setattr(compare_module, "compare", broken)
+    monkeypatch.setattr(cli_module, "compare", broken)
     out = tmp_path / "r.html"
     res = _run(runner, files["lab"], *COLS, "--model", "bb", "--out", out, "--quiet")
     assert res.exit_code == 1

@@ -119,12 +119,12 @@ def test_out_is_checked_before_fitting(runner, tmp_path, monkeypatch):
     _frame(["a", "b"]).to_csv(path, index=False)
     import importlib
 
-    compare_module = importlib.import_module("bayesfair.compare")
+    cli_module = importlib.import_module("bayesfair.cli")
 
     def no_fit(*args, **kwargs):
         raise AssertionError("fitted before checking --out")
 
-    monkeypatch.setattr(compare_module, "compare", no_fit)
+    monkeypatch.setattr(cli_module, "compare", no_fit)
     res = _assess(runner, path, "--out", tmp_path / "no" / "such" / "r.html")
     assert res.exit_code == 2 and "does not exist" in res.stderr
     monkeypatch.setattr(os, "access", lambda *a, **k: False)

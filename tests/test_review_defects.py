@@ -47,14 +47,12 @@ def test_html_and_markdown_print_the_variance_table_alike():
 
 
 def test_demo_reports_an_unexpected_error_in_one_line(monkeypatch):
-    import sys
-
-    compare_module = sys.modules["bayesfair.compare"]
+    import bayesfair.cli as cli_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(compare_module, "compare", broken)
+    monkeypatch.setattr(cli_module, "compare", broken)
     result = CliRunner().invoke(main, ["demo", "--dataset", "ricci-race", "--classifier", "LR",
                                        "--n-labeled", "10", "--quiet"])  # fmt: skip
     assert result.exit_code == 1

@@ -125,8 +125,7 @@ def test_one_message_for_an_undefined_rate():
     # the message of every module that meets a zero denominator starts the same way
     import warnings as w
 
-    from bayesfair._validation import undefined_rate_message
-    from bayesfair.metrics import warn_undefined
+    from bayesfair.metrics import undefined_rate_message, warn_undefined
 
     expected = undefined_rate_message("fpr", ["B"])
     with w.catch_warnings(record=True) as caught:

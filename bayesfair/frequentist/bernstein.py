@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import check_probability, undefined_rate_message
+from bayesfair._validation import check_probability
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.metrics import get_rate, rate_fraction
+from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
 
 __all__ = [
     "BernsteinInterval",

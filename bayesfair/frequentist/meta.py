@@ -18,9 +18,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import undefined_rate_message
 from bayesfair.frequentist.variance import between_group_variance
-from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
+from bayesfair.metrics import (
+    UndefinedRateWarning,
+    get_rate,
+    rate_fraction,
+    undefined_rate_message,
+)
 
 __all__ = [
     "generalized_entropy_index",

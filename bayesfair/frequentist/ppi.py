@@ -63,14 +63,15 @@ from bayesfair._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
-    undefined_rate_message,
+    seed_record,
+    seed_sequence,
 )
 from bayesfair.exceptions import (
     InvalidParameterError,
     SparseStratumWarning,
     UndefinedRateWarning,
 )
-from bayesfair.metrics import get_rate
+from bayesfair.metrics import get_rate, undefined_rate_message
 
 __all__ = [
     "PPIResult",
@@ -689,8 +690,6 @@ def ppi_between_group_variance(
     -------
     PPIVarianceResult
     """
-    from bayesfair._validation import seed_record, seed_sequence
-
     ci_prob, rate, own, k_folds = _check_common(data, metric, ci_prob, predictions, k_folds)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
     data.require_groups(2, "a between-group variance")

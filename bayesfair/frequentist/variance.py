@@ -31,7 +31,6 @@ from bayesfair._validation import (
     check_probability,
     seed_record,
     seed_sequence,
-    undefined_rate_message,
 )
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
@@ -41,7 +40,12 @@ from bayesfair.frequentist._bootstrap import (
     percentile_interval,
     resample_successes,
 )
-from bayesfair.metrics import UndefinedRateWarning, get_rate, rate_fraction
+from bayesfair.metrics import (
+    UndefinedRateWarning,
+    get_rate,
+    rate_fraction,
+    undefined_rate_message,
+)
 
 __all__ = [
     "VarianceBootstrapResult",

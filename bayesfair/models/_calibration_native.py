@@ -45,7 +45,7 @@ import numba
 import numpy as np
 from nutpie.compile_pymc import CompiledPyMCModel
 
-from bayesfair.models.calibration import LIKELIHOOD_FIELDS
+from bayesfair.models.likelihood import LIKELIHOOD_FIELDS
 
 __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 
@@ -54,7 +54,7 @@ _LOG2 = math.log(2.0)
 # entries of the labeled summary, n_groups, variant code, the six prior scales, then the
 # robust model (rbc): 1.0 when present, and the prior misfit probabilities (group, shared).
 _HEADER = 12
-# Arrays of the labeled likelihood per entry (models.calibration.LIKELIHOOD_FIELDS), each of
+# Arrays of the labeled likelihood per entry (models.likelihood.LIKELIHOOD_FIELDS), each of
 # length n after the header: group, side, count, positives, mean ln c, mean ln(1 - c), their
 # sums over the positives, their variances and covariance.
 _FIELDS = len(LIKELIHOOD_FIELDS)
@@ -91,7 +91,7 @@ def _entry_loglik(data, n, i, a, b, c):
     """Entry ``i``'s labeled log likelihood and its derivatives in (a_g, b_g, c_g), and g.
 
     ``Σ y η − n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]`` over the entry's rows
-    (:func:`bayesfair.models.calibration.binned_loglik`).
+    (:func:`bayesfair.models.likelihood.binned_loglik`).
     """
     base = _HEADER
     g = int(data[base + i])
@@ -511,7 +511,7 @@ def _layout(variant: str, k: int):
 
 def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: bool = True):
     """The ``user_data``: header, the labeled likelihood's arrays (``fields``, keyed by
-    :data:`~bayesfair.models.calibration.LIKELIHOOD_FIELDS`)[, log_free], then the
+    :data:`~bayesfair.models.likelihood.LIKELIHOOD_FIELDS`)[, log_free], then the
     preconditioner (:func:`preconditioner`; every group non-centred without
     ``precondition``)."""
     n = np.asarray(fields["count"]).size
@@ -772,7 +772,7 @@ class NativeCalibrationModel(CompiledPyMCModel):
 
     def with_data(self, precondition: bool = True, **updates):
         """New labeled data: the fields of
-        :func:`~bayesfair.models.calibration.likelihood_data` (rbc: and ``log_free``).
+        :func:`~bayesfair.models.likelihood.likelihood_data` (rbc: and ``log_free``).
 
         ``precondition=False`` samples every group non-centred, exactly the PyMC
         model's coordinates (the tests compare the two that way)."""

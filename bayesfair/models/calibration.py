@@ -18,8 +18,8 @@ removes the funnel between group effects and their scale when groups have
 few labels.
 
 **The labeled examples enter as a summary** (:mod:`bayesfair.summary`,
-:func:`likelihood_data`): per group, side and bin of the logit grid coarsened
-to :data:`LIKELIHOOD_BINS` bins per group (w = 9.19 / 32 ≈ 0.29 logit units at
+:mod:`bayesfair.models.likelihood`): per group, side and bin of the logit grid
+coarsened to :data:`LIKELIHOOD_BINS` bins per group (w = 9.19 / 32 ≈ 0.29 logit units at
 ε = 0.01), ``Σ y η`` exactly from the positives' sums and ``Σ softplus(η)`` to
 second order about the bin's mean predictor with the bin's exact Var(η)
 (:func:`binned_loglik`). The remainder is third order: per row at most
@@ -58,7 +58,13 @@ from typing import Literal
 
 import numpy as np
 
-from bayesfair.models.unlabeled import clip_scores
+from bayesfair.models.likelihood import (
+    LIKELIHOOD_BINS,
+    LIKELIHOOD_FIELDS,
+    binned_loglik,
+    likelihood_data,
+)
+from bayesfair.models.unlabeled import clip_scores, expected_counts
 
 __all__ = [
     "LIKELIHOOD_BINS",
@@ -374,8 +380,6 @@ def center_and_mode(labeled, population=None, *, variant="beta", priors=None, st
     the PyMC fallback found it), to start the next search from. ``solver(objective,
     x0) -> x`` replaces L-BFGS (``objective`` returns the negative log density and its
     gradient)."""
-    from bayesfair.models.unlabeled import expected_counts
-
     priors = priors or CalibrationPriors()
     if population is None:
         population = labeled.without_labels()
@@ -457,88 +461,6 @@ def _mode_pymc(labeled, variant, priors):
         )
     )
     return tuple(np.asarray(values[v], dtype=float) for v in ("a", "b", "c"))
-
-
-#: Bins per group of the labeled likelihood: the summary's grid, coarsened (module docstring).
-LIKELIHOOD_BINS = 32
-
-#: The containers of the labeled likelihood, in the order the native density packs them.
-LIKELIHOOD_FIELDS = (
-    "group_idx",
-    "side",
-    "count",
-    "positives",
-    "mean_log_s",
-    "mean_log_1ms",
-    "pos_sum_log_s",
-    "pos_sum_log_1ms",
-    "var_log_s",
-    "var_log_1ms",
-    "cov_log",
-)
-
-
-def likelihood_grid(n_bins: int) -> int:
-    """Bins per group of the labeled likelihood for a summary on ``n_bins`` bins.
-
-    The largest divisor of ``n_bins`` not above :data:`LIKELIHOOD_BINS`, so that
-    the coarse edges are edges of the summary's grid; the summary's own grid
-    when no divisor of at least half of it exists.
-    """
-    if n_bins <= LIKELIHOOD_BINS:
-        return n_bins
-    best = max(d for d in range(1, LIKELIHOOD_BINS + 1) if n_bins % d == 0)
-    return best if best >= LIKELIHOOD_BINS // 2 else n_bins
-
-
-def likelihood_data(labeled) -> dict:
-    """The labeled likelihood's data from a summary of labeled rows.
-
-    The summary (:class:`~bayesfair.summary.ScoreSummary`) coarsened to
-    :func:`likelihood_grid` bins per group; per entry: group, side, rows,
-    positives, the means of ``ln c`` and ``ln(1 − c)``, their sums over the
-    positives, and their within-entry variances and covariance. These are the
-    ``pm.Data`` containers of :func:`build_calibration_model` and the data of
-    the native density.
-    """
-    if not labeled.labeled:
-        raise ValueError("The calibration likelihood needs a summary of labeled rows.")
-    lab = labeled.coarsen(likelihood_grid(labeled.n_bins))
-    v1, v2, cv = lab.moments()
-    return {
-        "group_idx": lab.group.astype(np.int64),
-        "side": lab.side.astype(np.int64),
-        "count": np.asarray(lab.count, dtype=float),
-        "positives": np.asarray(lab.positives, dtype=float),
-        "mean_log_s": lab.mean_log_s,
-        "mean_log_1ms": lab.mean_log_1ms,
-        "pos_sum_log_s": np.asarray(lab.pos_sum_log_s, dtype=float),
-        "pos_sum_log_1ms": np.asarray(lab.pos_sum_log_1ms, dtype=float),
-        "var_log_s": v1,
-        "var_log_1ms": v2,
-        "cov_log": cv,
-    }
-
-
-def binned_loglik(lik: dict, a, b, c) -> np.ndarray:
-    """Each entry's labeled log likelihood under maps ``(a, b, c)``, shape ``(n_draws, n_entries)``.
-
-    ``lik`` is :func:`likelihood_data`'s; ``a, b, c`` have shape ``(n_draws, n_groups)``.
-    ``Σ_i [y_i η_i − softplus(η_i)]`` over the entry's rows: the first term exactly
-    (``η`` is linear in the log features), the second to second order about the
-    entry's mean predictor, ``n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]``.
-    """
-    g = lik["group_idx"]
-    a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))
-    eta = c + a * lik["mean_log_s"] - b * lik["mean_log_1ms"]
-    v_eta = (a * a * lik["var_log_s"] + b * b * lik["var_log_1ms"]
-             - 2.0 * a * b * lik["cov_log"])  # fmt: skip
-    p = 0.5 * (1.0 + np.tanh(0.5 * eta))
-    softplus = np.logaddexp(0.0, eta)
-    return (
-        c * lik["positives"] + a * lik["pos_sum_log_s"] - b * lik["pos_sum_log_1ms"]
-        - lik["count"] * (softplus + 0.5 * p * (1.0 - p) * v_eta)
-    )  # fmt: skip
 
 
 def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:

@@ -1,0 +1,174 @@
+"""The package's import structure (docs/architecture.md): layers, no cycles, lazy heavy imports.
+
+The imports are read with ``ast`` (module level and inside functions), so the
+test sees an import whether or not it has run.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
+
+#: The layers of docs/architecture.md, lowest first. A module imports only from its
+#: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
+LAYERS = [
+    ("foundations", ["exceptions", "_names"]),
+    ("vocabulary", ["metrics", "_validation"]),
+    ("summaries", ["summary", "_inputs", "sources"]),
+    ("data", ["data", "datasets", "simulate"]),
+    ("models", ["models", "frequentist", "sampling", "checks"]),
+    ("result", ["posterior"]),
+    ("fit and present", ["fitting", "plots", "report"]),
+    ("workflows", ["labels", "compare", "experiments"]),
+    ("entry points", ["cli", "__main__", ""]),
+]
+
+#: Modules that load numba or compile on import: imported inside the functions that
+#: sample, like pymc and matplotlib, so that ``import bayesfair`` stays fast.
+LAZY_MODULES = {"bayesfair.models._calibration_native", "bayesfair.models._unlabeled_kernels"}
+
+#: Third-party packages that only lazy modules may import at module level (pyarrow is
+#: not among them: pandas imports it whenever it is installed).
+HEAVY = {"pymc", "pytensor", "matplotlib", "numba", "nutpie", "arviz", "dask", "distributed",
+         "pyspark", "duckdb", "polars"}  # fmt: skip
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _layer(module: str) -> int:
+    rest = module.removeprefix("bayesfair").removeprefix(".")
+    top = rest.split(".")[0]
+    for i, (_, members) in enumerate(LAYERS):
+        if top in members:
+            return i
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
+
+
+def _target(module: str, node: ast.ImportFrom | ast.Import, alias: ast.alias) -> str | None:
+    """The bayesfair module an import reads from (None for other packages)."""
+    if isinstance(node, ast.Import):
+        name = alias.name
+    else:
+        if node.level:
+            base = module.split(".")
+            if MODULES[module].name != "__init__.py":
+                base = base[:-1]
+            base = base[: len(base) - (node.level - 1)]
+            name = ".".join(base + ([node.module] if node.module else []))
+        else:
+            name = node.module or ""
+        if f"{name}.{alias.name}" in MODULES:  # `from bayesfair import plots`
+            name = f"{name}.{alias.name}"
+    if name.split(".")[0] != "bayesfair":
+        return None
+    while name not in MODULES:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _imports(module: str):
+    """(target, inside a function, line) for every import of a bayesfair module."""
+    tree = ast.parse(MODULES[module].read_text())
+    in_function = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            in_function |= {
+                id(n) for n in ast.walk(fn) if isinstance(n, ast.Import | ast.ImportFrom)
+            }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                target = _target(module, node, alias)
+                if target is not None and target != module:
+                    yield target, id(node) in in_function, node.lineno
+
+
+def _third_party_at_module_level(module: str):
+    tree = ast.parse(MODULES[module].read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            yield from ((a.name.split(".")[0], node.lineno) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            yield node.module.split(".")[0], node.lineno
+
+
+def test_every_module_has_a_layer():
+    for module in MODULES:
+        _layer(module)
+
+
+def test_no_import_cycles():
+    graph = {m: {t for t, _, _ in _imports(m)} for m in MODULES}
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+
+    def visit(node, stack):
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = [*stack[stack.index(nxt) :], nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for module in MODULES:
+        if module not in state:
+            visit(module, [module])
+
+
+def test_no_import_from_a_higher_layer():
+    upward = [
+        f"{m}:{line} imports {t} ({LAYERS[_layer(t)][0]} above {LAYERS[_layer(m)][0]})"
+        for m in MODULES
+        for t, _, line in _imports(m)
+        if _layer(t) > _layer(m) and not (m == "bayesfair" or t.startswith(m + "."))
+    ]
+    assert upward == []
+
+
+def test_own_modules_are_imported_at_module_level():
+    inside = [
+        f"{m}:{line} imports {t} inside a function"
+        for m in MODULES
+        for t, in_function, line in _imports(m)
+        if in_function and t not in LAZY_MODULES
+    ]
+    assert inside == []
+
+
+def test_heavy_packages_only_in_lazy_modules():
+    found = [
+        f"{m}:{line} imports {pkg} at module level"
+        for m in MODULES
+        if m not in LAZY_MODULES
+        for pkg, line in _third_party_at_module_level(m)
+        if pkg in HEAVY
+    ]
+    assert found == []
+
+
+def test_import_bayesfair_loads_no_heavy_package():
+    code = (
+        "import sys, bayesfair, bayesfair.cli\n"
+        f"print(sorted(m for m in {sorted(HEAVY)!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
