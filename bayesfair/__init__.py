@@ -18,7 +18,7 @@ from bayesfair.summary import ScoreSummary
 #: The former name of :class:`ScoreSummary`.
 UnlabeledScores = ScoreSummary
 
-__version__ = "0.2.0.dev0"
+__version__ = "0.3.0.dev0"
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     # data

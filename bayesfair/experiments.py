@@ -284,17 +284,17 @@ def run_experiment(
     always defined (a rate without labeled support is informed by the prior,
     or for ``bc`` by the calibration model and the unlabeled scores).
 
-    **Which truth BC's intervals cover.** With ``fit``'s default
-    ``unlabeled="expected"`` (Ji et al. Eq. 1) the unlabeled rows contribute
+    **Which truth BC's intervals cover.** With
+    ``estimand="expected"`` (Ji et al. Eq. 1) the unlabeled rows contribute
     their *expected* correctness under each draw of the calibration maps, so
     the interval reflects uncertainty about the maps only, not the Bernoulli
     noise of the unlabeled labels themselves. The truth here is the realised
     Δ on the whole split (a finite population); when the unlabeled set is
-    small that noise matters, and ``fit_kwargs={"unlabeled": "sampled"}``
+    small that noise matters, and ``fit_kwargs={"estimand": "assessed"}``
     (the finite-population predictive) is the interval that covers it. On
     German-sex, LR, Δ TPR at ``n_L = 200`` (134 unlabeled rows), 40 runs:
     coverage 0.23 (width 1.3 points) with ``"expected"``, 0.95 (width 8.5)
-    with ``"sampled"``; on Adult (10⁴ unlabeled rows) the two agree. The
+    with ``"assessed"``; on Adult (10⁴ unlabeled rows) the two agree. The
     posterior *mean*, hence the MAE, is the same for both.
 
     References

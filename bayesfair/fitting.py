@@ -66,7 +66,7 @@ _PRIOR_TYPES = {
 
 
 def _resolve_prior(model: str, prior):
-    """The model's typed prior: its default, the given one, or an older form converted."""
+    """The model's typed prior: its default or the given one."""
     kind = _PRIOR_TYPES[model]
     if prior is None:
         return kind()
@@ -75,39 +75,19 @@ def _resolve_prior(model: str, prior):
     old = (model == "bb" and isinstance(prior, tuple | list) and len(prior) == 2) or (
         model == "hbb" and isinstance(prior, int | float) and not isinstance(prior, bool)
     )
-    if old:
-        new = BetaPrior(*map(float, prior)) if model == "bb" else KappaPrior(float(prior))
-        warnings.warn(
-            f"A {type(prior).__name__} as the prior of model={model!r} is deprecated; pass "
-            f"{new!r} instead.",
-            DeprecationWarning,
-            stacklevel=3,
+    if old:  # the forms of 0.1, removed in 0.3.0: say what to write instead
+        new = f"BetaPrior{tuple(prior)}" if model == "bb" else f"KappaPrior({prior})"
+        raise InvalidParameterError(
+            f"The 'prior' of model={model!r} must be a {kind.__name__}: write "
+            f"prior=bayesfair.models.beta_binomial.{new}. Got {prior!r}."
         )
-        return new
     raise InvalidParameterError(
         f"The 'prior' of model={model!r} must be a {kind.__name__}. Got {prior!r}."
     )
 
 
-def _resolve_backend(model, sampler, backend, cores, nuts_sampler):
-    """``backend`` and ``cores`` checked; the deprecated ``nuts_sampler`` mapped onto them."""
-    if nuts_sampler is not None:
-        if nuts_sampler not in ("nutpie", "pymc"):
-            raise InvalidParameterError(
-                f"The 'nuts_sampler' parameter must be 'nutpie' or 'pymc'. Got {nuts_sampler!r}."
-            )
-        mapped = "pymc" if nuts_sampler == "pymc" else "auto"
-        warnings.warn(
-            f"'nuts_sampler' is deprecated; use backend={mapped!r}.",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        if backend is not None and check_backend(backend) != mapped:
-            raise InvalidParameterError(
-                f"nuts_sampler={nuts_sampler!r} and backend={backend!r} disagree; "
-                "give backend only."
-            )
-        backend = mapped
+def _resolve_backend(model, sampler, backend, cores):
+    """``backend`` and ``cores`` checked."""
     exact = model == "bb" and sampler in ("auto", "exact")
     if exact and (backend is not None or cores is not None):
         given = [k for k, v in (("backend", backend), ("cores", cores)) if v is not None]
@@ -152,12 +132,10 @@ def fit(
     chains: int = 4,
     random_seed=None,
     estimand: str | None = None,
-    unlabeled: str | None = None,
     prior=None,
     variant: str | None = None,
     score_clip: float | None = None,
     sampler: str = "auto",
-    nuts_sampler: str | None = None,
     target_accept: float | None = None,
     n_bins: int | None = None,
     progressbar: bool = True,
@@ -208,15 +186,11 @@ def fit(
         ``"expected"`` (the assessed examples would then all be labeled and
         their gap known exactly). ``bb`` and ``hbb`` model rates, not labels:
         their posterior is always for the expected rates.
-    unlabeled : {"sampled", "expected"}, optional
-        The older name of ``estimand`` (``"sampled"`` is ``"assessed"``).
     prior : BetaPrior, KappaPrior or CalibrationPriors, optional
         One typed form per model: ``bb`` a
         :class:`~bayesfair.models.beta_binomial.BetaPrior` (default uniform);
         ``hbb`` a :class:`~bayesfair.models.beta_binomial.KappaPrior`; ``bc``
         and ``rbc`` a :class:`~bayesfair.models.calibration.CalibrationPriors`.
-        The older forms (a pair ``(alpha, beta)`` for ``bb``, a number for
-        ``hbb``) still work with a ``DeprecationWarning``.
     variant : {"beta", "llo", "temperature"}, default "beta"
         ``bc``/``rbc`` only: the calibration family.
     score_clip : float, default 0.01
@@ -224,9 +198,6 @@ def fit(
     sampler : {"auto", "exact", "nuts"}
         ``bb`` has an exact conjugate sampler, the default (``"auto"``);
         ``"nuts"`` samples the same PyMC model with NUTS. Other models use NUTS.
-    nuts_sampler : {"nutpie", "pymc"}, optional
-        Deprecated alias of ``backend`` (``"pymc"`` is ``backend="pymc"``,
-        ``"nutpie"`` is ``backend="auto"``).
     target_accept : float, optional
         NUTS target acceptance rate. Default 0.99 for ``hbb`` and ``bc`` and
         0.9 for ``bb`` with NUTS. Simulation-based calibration and the Ji et al.
@@ -289,14 +260,14 @@ def fit(
     model = resolve_name(model, MODELS, what="model", argument="model")
     _warn_ignored(model, variant=variant, score_clip=score_clip, n_bins=n_bins,
                   discrepancy=discrepancy)  # fmt: skip
-    backend, cores = _resolve_backend(model, sampler, backend, cores, nuts_sampler)
+    backend, cores = _resolve_backend(model, sampler, backend, cores)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
     n_bins = DEFAULT_BINS if n_bins is None else n_bins
     draws = check_positive_int(draws, "draws")
     chains = check_positive_int(chains, "chains")
     tune = check_positive_int(tune, "tune", minimum=0)
-    estimand = _resolve_estimand(estimand, unlabeled, model, data)
+    estimand = _resolve_estimand(estimand, model, data)
     if sampler not in ("auto", "exact", "nuts"):
         raise ValueError(
             f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
@@ -444,7 +415,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
 
 
 #: fit options that only the calibration models take.
-CALIBRATION_OPTIONS = ("estimand", "unlabeled", "discrepancy", "variant", "score_clip", "n_bins")
+CALIBRATION_OPTIONS = ("estimand", "discrepancy", "variant", "score_clip", "n_bins")
 
 
 def model_options(model: str, fit_kwargs) -> dict:
@@ -460,19 +431,7 @@ def model_options(model: str, fit_kwargs) -> dict:
     return options
 
 
-def _resolve_estimand(estimand, unlabeled, model, data) -> str:
-    if unlabeled is not None:
-        if unlabeled not in ("expected", "sampled"):
-            raise ValueError(
-                f"The 'unlabeled' parameter must be 'expected' or 'sampled'. Got {unlabeled!r}."
-            )
-        alias = "assessed" if unlabeled == "sampled" else "expected"
-        if estimand is not None and estimand != alias:
-            raise ValueError(
-                f"estimand={estimand!r} and unlabeled={unlabeled!r} contradict each other; "
-                "pass only 'estimand'."
-            )
-        estimand = alias
+def _resolve_estimand(estimand, model, data) -> str:
     if estimand is not None and estimand not in ESTIMANDS:
         raise ValueError(
             f"The 'estimand' parameter must be one of {', '.join(map(repr, ESTIMANDS))}. "
@@ -484,13 +443,6 @@ def _resolve_estimand(estimand, unlabeled, model, data) -> str:
                 f"model={model!r} models the group rates, not the labels of the unlabeled "
                 "examples: its posterior is for estimand='expected'. Use a calibration model "
                 "('rbc' or 'bc') for the gap on the assessed examples."
-            )
-        if unlabeled is not None:
-            warnings.warn(
-                f"model={model!r} ignores 'unlabeled' (the unlabeled scores enter the "
-                "calibration models only); its posterior is for estimand='expected'.",
-                IgnoredOptionWarning,
-                stacklevel=3,
             )
         return "expected"
     if estimand is None:

@@ -70,7 +70,7 @@ def test_seeds_and_priors_name_their_argument():
     data = _data()
     with pytest.raises(InvalidParameterError, match="'random_seed' parameter"):
         bf.fit(data, "bb", random_seed=-1)
-    with pytest.raises(ValueError, match="'prior' parameter: 'alpha' must be a positive"):
+    with pytest.raises(ValueError, match="'prior' of model='bb' must be a BetaPrior"):
         bf.fit(data, "bb", prior=(-1, 1))
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.labels import _Acquisition, _Pool, _Posterior
+from bayesfair.labels.acquisition import Acquisition, AcquisitionPosterior, Pool
 from bayesfair.summary import ScoreSummary
 
 
@@ -22,7 +22,7 @@ def _pool_of(group, scores, count, k, threshold=0.5):
         sum_sq_log_s=n * ls**2, sum_sq_log_1ms=n * l1**2, sum_log_s_log_1ms=n * ls * l1,
         threshold=threshold, score_clip=0.01, n_bins=s.size,
     )  # fmt: skip
-    return _Pool.from_summary(summary)
+    return Pool.from_summary(summary)
 
 
 @pytest.fixture(scope="module")
@@ -101,20 +101,20 @@ def test_stratum_selection_is_random_within_strata(res, data):
 def test_acquisition_reads_the_fits_discrepancy_prior(res):
     """suggest_labels' stratum terms use the κ the fit used: its DiscrepancyPrior read back
     from the settings (the default and a custom one), and its posterior mean per stratum."""
-    from bayesfair.labels import _fitted_discrepancy, _result_posterior
+    from bayesfair.labels.acquisition import fitted_discrepancy, result_posterior
     from bayesfair.models.calibration import DiscrepancyPrior, mean_concentration
 
-    assert _fitted_discrepancy(res.settings) == DiscrepancyPrior()
+    assert fitted_discrepancy(res.settings) == DiscrepancyPrior()
     custom = DiscrepancyPrior(0.02, 0.05, (3.0, 9.0), tie=None, center=0.4)
-    assert _fitted_discrepancy({"discrepancy": repr(custom)}) == custom
-    assert _fitted_discrepancy({}) == DiscrepancyPrior()
+    assert fitted_discrepancy({"discrepancy": repr(custom)}) == custom
+    assert fitted_discrepancy({}) == DiscrepancyPrior()
     # numpy numbers are stored as plain floats, so their repr reads back
     numpy_grid = DiscrepancyPrior(concentration=tuple(np.geomspace(2.0, 32.0, 5)), tie=None)
-    assert _fitted_discrepancy({"discrepancy": repr(numpy_grid)}) == numpy_grid
+    assert fitted_discrepancy({"discrepancy": repr(numpy_grid)}) == numpy_grid
     for bad in ("os.system('x')", "DiscrepancyPrior(gone=1.0)", "DiscrepancyPrior(("):
         with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
-            _fitted_discrepancy({"discrepancy": bad})
-    post = _result_posterior(res, res.data, "accuracy")
+            fitted_discrepancy({"discrepancy": bad})
+    post = result_posterior(res, res.data, "accuracy")
     expected = mean_concentration(post.x_st, post.n_st, post.center,
                                   DiscrepancyPrior().concentration)  # fmt: skip
     np.testing.assert_allclose(post.concentration, expected)
@@ -204,13 +204,13 @@ def test_map_gain_is_the_exact_variance_reduction():
     phi = rng.multivariate_normal([0.1, -0.2, 0.3] * 2, cov, size=n).reshape(n, k, 3)
     jac = np.array([0.3, -0.2, 0.5])
     rates = phi @ jac  # exactly linear in the parameters
-    post = _Posterior(
+    post = AcquisitionPosterior(
         a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=rates, p_free=None,
         center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
     pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
-    acq = _Acquisition(post, pool, [(1, 0)], "variance")
+    acq = Acquisition(post, pool, [(1, 0)], "variance")
     gains = acq.gains()
     np.testing.assert_allclose(acq.jac, np.tile(jac, (k, 1)), atol=1e-10)
     sigma = acq.sigma
@@ -236,7 +236,7 @@ def _correlated_acquisition(seed: int, rho: float = 0.5) -> tuple:
     block = np.diag([0.04, 0.05, 0.09])
     cov = np.block([[block, rho * block], [rho * block, block]])
     phi = rng.multivariate_normal(np.zeros(6), cov, size=n).reshape(n, k, 3)
-    post = _Posterior(
+    post = AcquisitionPosterior(
         a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=phi[..., 2],
         p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
@@ -251,12 +251,12 @@ def test_mixed_batch_is_a_stratum_half_and_a_joint_score_half():
     posterior, whose greedy update is the exact rank-one Bayesian update (Sherman–Morrison)
     and shrinks the other group's block too, through the correlation."""
     post, pool = _correlated_acquisition(1)
-    stratum_only = _Acquisition(post, pool, [(1, 0)], "variance")
+    stratum_only = Acquisition(post, pool, [(1, 0)], "variance")
     s_picks, s_values = stratum_only.greedy(2, within="stratum", rng=np.random.default_rng(5))
-    joint = _Acquisition(post, pool, [(1, 0)], "variance")
+    joint = Acquisition(post, pool, [(1, 0)], "variance")
     before = joint.sigma.copy()
     first_joint = int(np.argmax(joint.gains()))
-    mixed = _Acquisition(post, pool, [(1, 0)], "variance")
+    mixed = Acquisition(post, pool, [(1, 0)], "variance")
     picks, values = mixed.greedy(3, within="mixed", rng=np.random.default_rng(5))
     np.testing.assert_array_equal(picks[:2], s_picks)
     np.testing.assert_allclose(values[:2], s_values)
@@ -276,23 +276,23 @@ def test_mixed_halves_share_the_pool_and_start_from_the_posterior():
     first gain, stratum term included, is the fresh acquisition's best gain."""
     post, pool = _correlated_acquisition(3)
     k = 2
-    post = _Posterior(
+    post = AcquisitionPosterior(
         a=post.a, b=post.b, c=post.c, rates=post.rates, p_free=np.full((k, 2), 0.3),
         center=np.full((k, 2), 0.5), x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=post.counts, assessed=False, metric="accuracy",
     )  # fmt: skip
-    fresh = _Acquisition(post, pool, [(1, 0)], "variance")
+    fresh = Acquisition(post, pool, [(1, 0)], "variance")
     best = fresh.gains().max()
-    picks, values = _Acquisition(post, pool, [(1, 0)], "variance").greedy(
+    picks, values = Acquisition(post, pool, [(1, 0)], "variance").greedy(
         2, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
     assert values[1] == pytest.approx(best, rel=1e-10)
-    one_each = _Pool(base=pool.base, count=np.ones(4))
+    one_each = Pool(base=pool.base, count=np.ones(4))
     for seed in range(20):
-        acq = _Acquisition(post, one_each, [(1, 0)], "variance")
+        acq = Acquisition(post, one_each, [(1, 0)], "variance")
         picks, _ = acq.greedy(4, within="mixed", rng=np.random.default_rng(seed))
         assert np.all(np.bincount(picks, minlength=4) <= 1)
     with pytest.raises(InvalidParameterError, match="ran out"):
-        _Acquisition(post, one_each, [(1, 0)], "variance").greedy(
+        Acquisition(post, one_each, [(1, 0)], "variance").greedy(
             5, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
 
 
@@ -306,13 +306,13 @@ def test_covariance_when_rates_are_undefined_in_different_draws():
     rates = phi @ np.array([0.3, -0.2, 0.5])
     rates[: n // 2, 0] = np.nan
     rates[n // 2 :, 1] = np.nan
-    post = _Posterior(
+    post = AcquisitionPosterior(
         a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=rates,
         p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
     pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
-    acq = _Acquisition(post, pool, [(1, 0)], "variance")
+    acq = Acquisition(post, pool, [(1, 0)], "variance")
     assert np.all(acq.gains() > 0)
     np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
     own = np.cov(phi[n // 2 :, 0, :], rowvar=False)
@@ -325,7 +325,7 @@ def test_stratum_and_score_picks_use_the_groups_variances(within):
     the map term w (J_gᵀ Σ_gg x)² / (1 + w xᵀ Σ_gg x) per group and gap) and update only
     the picked group's block. One cell per stratum, so both pick the best cell."""
     post, pool = _correlated_acquisition(2)
-    acq = _Acquisition(post, pool, [(1, 0)], "variance")
+    acq = Acquisition(post, pool, [(1, 0)], "variance")
     joint = acq.sigma.copy()
     picks, values = acq.greedy(1, within=within, rng=np.random.default_rng(0))
     expected = []
@@ -392,17 +392,17 @@ def test_plan_contract(data):
 
 def test_plan_with_a_design_prior(data, monkeypatch):
     """The truths come from the posterior under the design prior, the refits use the model's."""
-    import bayesfair.labels as labels
+    import bayesfair.labels.planner as planner
     from bayesfair.models.calibration import CalibrationPriors
 
     seen = []
-    draw = labels._draw_truths
+    draw = planner.draw_truths
 
     def spy(post, start, laplace, priors, *args):
         seen.append((post, priors, laplace.priors))
         return draw(post, start, laplace, priors, *args)
 
-    monkeypatch.setattr(labels, "_draw_truths", spy)
+    monkeypatch.setattr(planner, "draw_truths", spy)
     design = CalibrationPriors(mu_a_sd=1.0, mu_b_sd=1.0)
     kw = dict(budgets=[100], n_sims=3, methods=["bayes"], random_seed=0, strategies=["random"])
     plan = bf.plan_labels(data, design_prior=design, **kw)
@@ -449,7 +449,9 @@ def test_laplace_width_close_to_nuts(data):
     ±20% the planner is held to; the NUTS width's Monte Carlo error at 2,000
     draws is about 3%, the refit's at an effective sample size of 300 about 6%.
     """
-    from bayesfair.labels import _PARETO_K_MAX, _SCORE_CLIP, _fit_state, _Laplace, _State
+    from bayesfair.labels.acquisition import SCORE_CLIP
+    from bayesfair.labels.approximate import PARETO_K_MAX, Laplace
+    from bayesfair.labels.planner import AuditState, fit_state
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
     from bayesfair.posterior import hdi
 
@@ -458,12 +460,12 @@ def test_laplace_width_close_to_nuts(data):
         nuts = bf.fit(data, draws=500, tune=500, chains=4, random_seed=2, progressbar=False,
                       metrics=["accuracy"])  # fmt: skip
     lo, hi = hdi(nuts.difference("accuracy").values)
-    laplace = _Laplace(2, data.threshold, DiscrepancyPrior(), CalibrationPriors(), 2000)
-    state = _State(np.asarray(data.scores, float), np.asarray(data.labels, np.int8),
-                   np.asarray(data.group_codes), _Pool.from_summary(
-                       data.unlabeled_reduction(_SCORE_CLIP)))  # fmt: skip
-    fitted = _fit_state(laplace, state, "accuracy", np.random.default_rng(0))
-    assert fitted.pareto_k < _PARETO_K_MAX
+    laplace = Laplace(2, data.threshold, DiscrepancyPrior(), CalibrationPriors(), 2000)
+    state = AuditState(np.asarray(data.scores, float), np.asarray(data.labels, np.int8),
+                   np.asarray(data.group_codes), Pool.from_summary(
+                       data.unlabeled_reduction(SCORE_CLIP)))  # fmt: skip
+    fitted = fit_state(laplace, state, "accuracy", np.random.default_rng(0))
+    assert fitted.pareto_k < PARETO_K_MAX
     g, r = data.group_levels.index("Caucasian"), data.group_levels.index(data.reference)
     d = fitted.posterior.rates[:, g] - fitted.posterior.rates[:, r]
     lo2, hi2 = hdi(d)
@@ -475,7 +477,7 @@ def test_importance_mixture_recovers_a_known_posterior():
     on a target it does not fit: a Gaussian in θ (k = 2, six dimensions) with its own mean and
     a correlated covariance. The weighted mean of each coordinate equals the truth within
     5 Monte Carlo SEs (SE from the effective sample size: sd / sqrt(ESS))."""
-    from bayesfair.labels import _PARETO_K_MAX, _Laplace
+    from bayesfair.labels.approximate import PARETO_K_MAX, Laplace
 
     rng = np.random.default_rng(4)
     d = 6
@@ -484,7 +486,7 @@ def test_importance_mixture_recovers_a_known_posterior():
     cov = half @ half.T + 0.05 * np.eye(d)
     prec = np.linalg.inv(cov)
 
-    laplace = _Laplace.__new__(_Laplace)
+    laplace = Laplace.__new__(Laplace)
     laplace.k, laplace.oversample, laplace.n_draws, laplace.target_floor = 2, 4, 5000, 0.1
 
     def gaussian(theta, data, floor):
@@ -495,7 +497,7 @@ def test_importance_mixture_recovers_a_known_posterior():
     laplace.nu = 4.0
 
     def check(theta, w, k_hat):
-        assert k_hat < _PARETO_K_MAX
+        assert k_hat < PARETO_K_MAX
         flat = theta.reshape(len(theta), -1)
         ess = 1.0 / np.sum(w**2)
         se = np.sqrt(np.diag(cov) / ess)
@@ -507,7 +509,7 @@ def test_importance_mixture_recovers_a_known_posterior():
     check(*laplace._importance([first, second], None, rng))
     # the adaptive step builds the second t itself from the first's weighted draws: the
     # first alone misses (k̂ > 0.7), the adapted mixture recovers the posterior
-    assert laplace._importance([first], None, np.random.default_rng(5))[2] > _PARETO_K_MAX
+    assert laplace._importance([first], None, np.random.default_rng(5))[2] > PARETO_K_MAX
     check(*laplace._sample(*first, None, np.random.default_rng(5)))
 
 
@@ -517,11 +519,11 @@ def test_block_prior_integrates_the_hierarchy():
     differences."""
     from scipy import integrate, stats
 
-    from bayesfair.labels import _block_prior
+    from bayesfair.labels.approximate import block_prior
 
     sd_mu, sd_sigma, floor = 0.4, 0.15, 0.1
     theta = np.array([[0.3, -0.2], [1.0, 1.2], [-0.5, 0.1], [0.05, 0.0]])
-    value, grad = _block_prior(theta, sd_mu, sd_sigma, floor)
+    value, grad = block_prior(theta, sd_mu, sd_sigma, floor)
 
     def density(t):
         def f(m, s):
@@ -533,8 +535,8 @@ def test_block_prior_integrates_the_hierarchy():
     offset = value - np.log([density(t) for t in theta])
     assert offset == pytest.approx(np.full(theta.shape[0], offset[0]), abs=1e-6)
     step = 1e-5
-    numeric = np.stack([(_block_prior(theta + step * e, sd_mu, sd_sigma, floor)[0]
-                         - _block_prior(theta - step * e, sd_mu, sd_sigma, floor)[0]) / (2 * step)
+    numeric = np.stack([(block_prior(theta + step * e, sd_mu, sd_sigma, floor)[0]
+                         - block_prior(theta - step * e, sd_mu, sd_sigma, floor)[0]) / (2 * step)
                         for e in np.eye(2)], axis=1)  # fmt: skip
     np.testing.assert_allclose(grad, numeric, atol=1e-6)
 

@@ -82,8 +82,7 @@ def test_assessed_interval_is_wider_than_expected_with_few_unlabeled_rows():
     ("kwargs", "match"),
     [
         ({"estimand": "population"}, "'estimand' parameter must be one of"),
-        ({"estimand": "expected", "unlabeled": "sampled"}, "contradict"),
-        ({"unlabeled": "maybe"}, "'unlabeled' parameter"),
+        ({"estimand": "sampled"}, "'estimand' parameter must be one of"),
     ],
 )
 def test_bad_estimand_arguments(kwargs, match):
@@ -96,11 +95,11 @@ def test_labeled_only_models_refuse_the_assessed_estimand():
         bf.fit(_data(n_labeled=10, n_unlabeled=10), "bb", estimand="assessed")
 
 
-def test_unlabeled_alias_maps_to_the_estimand():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
-        res = bf.fit(_data(), "bc", unlabeled="sampled", metrics=["accuracy"], **FAST)
-    assert res.estimand == "assessed"
+def test_removed_aliases_are_refused():
+    # `unlabeled=` (estimand) and `nuts_sampler=` (backend) were removed in 0.3.0
+    for removed in ({"unlabeled": "sampled"}, {"nuts_sampler": "nutpie"}):
+        with pytest.raises(TypeError, match="unexpected keyword"):
+            bf.fit(_data(), "bc", metrics=["accuracy"], **removed, **FAST)
 
 
 def test_discrepancy_prior_validation():

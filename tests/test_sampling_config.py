@@ -50,16 +50,6 @@ def test_options_the_exact_sampler_ignores_are_warned_about():
         bf.fit(_data(), "bb", metrics=["accuracy"], backend="nutpie", cores=1, **FAST)
 
 
-def test_nuts_sampler_is_a_deprecated_alias():
-    with pytest.warns(DeprecationWarning, match="backend='auto'"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.exceptions.SamplingWarning)  # short chains
-        res = bf.fit(_data(), "bc", metrics=["accuracy"], nuts_sampler="nutpie", **FAST)
-    assert res.settings["backend"] == "auto"
-    with pytest.raises(ValueError, match="disagree"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        bf.fit(_data(), "bc", metrics=["accuracy"], nuts_sampler="pymc", backend="native", **FAST)
-
-
 def test_the_cache_is_bounded_and_least_recently_used_goes_first():
     cache = sampling.ModelCache(maxsize=2)
     cache.put("a", 1)

@@ -28,7 +28,7 @@ parameters with the same function and the same data*:
   unlabeled labels y_U ~ Bernoulli(f_g(s)) as part of the data-generating
   process (they are latent, never shown to the fit); the posterior side draws
   them with :func:`~bayesfair.models.unlabeled.sampled_counts`, the function
-  behind ``fit(..., unlabeled="sampled")``. This Δ is discrete, so ties are
+  behind ``fit(..., estimand="assessed")``. This Δ is discrete, so ties are
   broken at random.
 * ``delta`` (hbb): θ_1 − θ_0 of the group rates.
 * ``delta_assessed`` (rbc): the finite-population Δ accuracy as ``fit``

@@ -170,8 +170,6 @@ def test_options_a_model_ignores_are_warned_about():
     with pytest.warns(IgnoredOptionWarning, match=r"'bc' ignores 'discrepancy'"):
         disc = bf.models.calibration.DiscrepancyPrior()
         bf.fit(data, "bc", metrics=["accuracy"], discrepancy=disc, **FAST)
-    with pytest.warns(IgnoredOptionWarning, match=r"'hbb' ignores 'unlabeled'"):
-        bf.fit(data, "hbb", metrics=["accuracy"], unlabeled="expected", **FAST)
     with warnings.catch_warnings():
         warnings.simplefilter("error", IgnoredOptionWarning)
         bf.fit(data, "bb", metrics=["accuracy"], **FAST)  # nothing given, nothing warned
@@ -192,9 +190,13 @@ def test_each_model_has_one_typed_prior():
     data = _data()
     res = bf.fit(data, "bb", metrics=["accuracy"], prior=BetaPrior(2.0, 3.0), **FAST)
     assert res.settings["prior"] == repr(BetaPrior(2.0, 3.0))
-    with pytest.warns(DeprecationWarning, match="BetaPrior"):
-        old = bf.fit(data, "bb", metrics=["accuracy"], prior=(2.0, 3.0), **FAST)
-    assert old.settings["prior"] == res.settings["prior"]
+    # the untyped forms of 0.1 were removed in 0.3.0; the error says what to write
+    with pytest.raises(
+        InvalidParameterError, match=r"prior=bayesfair.models.beta_binomial.BetaPrior\(2.0, 3.0\)"
+    ):
+        bf.fit(data, "bb", metrics=["accuracy"], prior=(2.0, 3.0), **FAST)
+    with pytest.raises(InvalidParameterError, match=r"KappaPrior\(2.0\)"):
+        bf.fit(data, "hbb", metrics=["accuracy"], prior=2.0, **FAST)
     for model, wrong in (("bb", KappaPrior()), ("hbb", BetaPrior()), ("bc", BetaPrior())):
         with pytest.raises(InvalidParameterError, match="must be a"):
             bf.fit(data, model, metrics=["accuracy"], prior=wrong, **FAST)
