@@ -38,8 +38,8 @@ from bayesfair.metrics import (
     rate_fraction,
     undefined_rate_message,
 )
-from bayesfair.posterior import hdi, prob_within
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
+from bayesfair.stats import hdi, prob_within
 
 __all__ = ["Comparison", "compare"]
 

@@ -1,9 +1,9 @@
 """The result of :func:`bayesfair.fit`: posterior draws of group rates and what follows.
 
 Two layers, as in arviz-stats: NumPy functions over arrays whose leading axes
-are ``(chain, draw)`` do the arithmetic (:func:`hdi`, :func:`eti`,
-:func:`prob_within`), and :class:`FairnessPosterior` wraps the
-``arviz.InferenceData`` and labels everything with groups and metrics.
+are ``(chain, draw)`` do the arithmetic (:mod:`bayesfair.stats`), and
+:class:`FairnessPosterior` wraps the ``arviz.InferenceData`` and labels
+everything with groups and metrics.
 
 Decision rule of :meth:`FairnessPosterior.rope_decision` (Kruschke 2018,
 "HDI + ROPE"): with the region of practical equivalence ``[−ε, ε]`` around
@@ -26,172 +26,21 @@ from bayesfair.exceptions import (
     SamplingWarning,
 )
 from bayesfair.metrics import composite_value, get_composite, get_rate
+from bayesfair.stats import (
+    ess_bulk,
+    eti,
+    hdi,
+    prob_within,
+    rank_rhat,
+    rope_decision,
+    split_chains,
+    z_scale,
+)
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 
 RATES_GROUP = "rates"
-
-
-# ---------------------------------------------------------------------------
-# NumPy layer
-# ---------------------------------------------------------------------------
-def _flat(values) -> np.ndarray:
-    a = np.asarray(values, dtype=float)
-    return a.reshape(-1) if a.ndim <= 2 else a.reshape(-1, *a.shape[2:])
-
-
-def hdi(values, ci_prob: float = 0.95) -> tuple[float, float]:
-    """Highest-density interval of draws (shortest interval holding ``ci_prob``).
-
-    Examples
-    --------
-    >>> lo, hi = hdi(np.linspace(0, 1, 1001), 0.5)
-    >>> round(hi - lo, 2)
-    0.5
-    """
-    x = np.sort(np.asarray(values, dtype=float).ravel())
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return (np.nan, np.nan)
-    n_in = max(int(np.floor(ci_prob * x.size)), 1)
-    widths = x[n_in - 1 :] - x[: x.size - n_in + 1]
-    i = int(np.argmin(widths))
-    return float(x[i]), float(x[i + n_in - 1])
-
-
-def eti(values, ci_prob: float = 0.95) -> tuple[float, float]:
-    """Equal-tailed interval of draws."""
-    x = np.asarray(values, dtype=float).ravel()
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return (np.nan, np.nan)
-    lo, hi = np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
-    return float(lo), float(hi)
-
-
-def prob_within(values, epsilon: float) -> float:
-    """Posterior probability that ``|Δ| < ε`` (Ji et al. 2020, §3)."""
-    x = np.asarray(values, dtype=float).ravel()
-    x = x[~np.isnan(x)]
-    return float(np.mean(np.abs(x) < epsilon)) if x.size else np.nan
-
-
-def _split_chains(x: np.ndarray) -> np.ndarray:
-    """(chain, draw, m) -> (2 chain, draw // 2, m): first halves, then second halves."""
-    half = x.shape[1] // 2
-    return np.concatenate([x[:, :half], x[:, x.shape[1] - half :]], axis=0)
-
-
-def _z_scale(x: np.ndarray) -> np.ndarray:
-    """Rank-normalise each column of (…, m) over all its values (Blom, c = 3/8)."""
-    from scipy.special import ndtri
-    from scipy.stats import rankdata
-
-    flat = x.reshape(-1, x.shape[-1])
-    ranks = rankdata(flat, method="average", axis=0)
-    return ndtri((ranks - 3 / 8) / (flat.shape[0] + 1 / 4)).reshape(x.shape)
-
-
-def _split_rhat(z: np.ndarray) -> np.ndarray:
-    """Split-chain R-hat of (chain, draw, m), per column."""
-    n = z.shape[1]
-    between = n * np.var(z.mean(axis=1), axis=0, ddof=1)
-    within = np.var(z, axis=1, ddof=1).mean(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sqrt((between / within + n - 1) / n)
-
-
-def rank_rhat(x, z=None) -> np.ndarray:
-    """Rank-normalised split R-hat (Vehtari et al. 2021) per column of (chain, draw, m).
-
-    Vectorised over columns; the same statistic as ``arviz.rhat`` (method "rank"),
-    including NaN for fewer than 2 chains or 4 draws or any NaN draw. ``z``: the
-    rank-normalised split chains of the columns without NaN, if already computed
-    (:func:`ess_bulk` needs the same).
-    """
-    x = np.asarray(x, dtype=float)
-    out = np.full(x.shape[2], np.nan)
-    ok = ~np.isnan(x).any(axis=(0, 1))
-    if x.shape[0] < 2 or x.shape[1] < 4 or not ok.any():
-        return out
-    split = _split_chains(x[:, :, ok])
-    bulk = _split_rhat(_z_scale(split) if z is None else z)
-    folded = np.abs(split - np.median(split.reshape(-1, split.shape[-1]), axis=0))
-    tail = _split_rhat(_z_scale(folded))
-    out[ok] = np.where(tail > bulk, tail, bulk)  # max(bulk, tail), NaN bulk kept as arviz does
-    return out
-
-
-def ess_bulk(x, z=None) -> np.ndarray:
-    """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk").
-
-    ``z`` as in :func:`rank_rhat`."""
-    from scipy.fft import next_fast_len
-
-    x = np.asarray(x, dtype=float)
-    out = np.full(x.shape[2], np.nan)
-    if x.shape[1] < 4:
-        return out
-    ok = ~np.isnan(x).any(axis=(0, 1))
-    if not ok.any():
-        return out
-    if z is None:
-        z = _z_scale(_split_chains(x[:, :, ok]))
-    n_chain, n_draw = z.shape[:2]
-    centred = z - z.mean(axis=1, keepdims=True)
-    m = next_fast_len(2 * n_draw)
-    spec = np.fft.rfft(centred, n=m, axis=1)
-    spec *= np.conjugate(spec)
-    acov = np.fft.irfft(spec, n=m, axis=1)[:, :n_draw] / n_draw  # (chain, lag, column)
-    mean_acov = acov.mean(axis=0)
-    mean_var = mean_acov[0] * n_draw / (n_draw - 1.0)
-    var_plus = mean_var * (n_draw - 1.0) / n_draw
-    if n_chain > 1:
-        var_plus = var_plus + np.var(z.mean(axis=1), axis=0, ddof=1)
-    constant = (z.max(axis=(0, 1)) - z.min(axis=(0, 1))) < np.finfo(float).resolution
-    values = np.empty(z.shape[2])
-    for j in range(z.shape[2]):
-        if constant[j]:
-            values[j] = z.shape[0] * z.shape[1]
-            continue
-        values[j] = _geyer_ess(mean_acov[:, j], mean_var[j], var_plus[j], n_chain, n_draw)
-    out[ok] = values
-    return out
-
-
-def _geyer_ess(mean_acov, mean_var, var_plus, n_chain, n_draw) -> float:
-    """ESS from chain-averaged autocovariances: Geyer's initial positive and monotone sequences."""
-    rho = np.zeros(n_draw)
-    rho_even = 1.0
-    rho[0] = rho_even
-    rho_odd = 1.0 - (mean_var - mean_acov[1]) / var_plus
-    rho[1] = rho_odd
-    t = 1
-    while t < (n_draw - 3) and (rho_even + rho_odd) > 0.0:
-        rho_even = 1.0 - (mean_var - mean_acov[t + 1]) / var_plus
-        rho_odd = 1.0 - (mean_var - mean_acov[t + 2]) / var_plus
-        if (rho_even + rho_odd) >= 0:
-            rho[t + 1] = rho_even
-            rho[t + 2] = rho_odd
-        t += 2
-    max_t = t - 2
-    if rho_even > 0:
-        rho[max_t + 1] = rho_even
-    t = 1
-    while t <= max_t - 2:
-        if (rho[t + 1] + rho[t + 2]) > (rho[t - 1] + rho[t]):
-            rho[t + 1] = (rho[t - 1] + rho[t]) / 2.0
-            rho[t + 2] = rho[t + 1]
-        t += 2
-    size = n_chain * n_draw
-    tau = -1.0 + 2.0 * np.sum(rho[: max_t + 1]) + np.sum(rho[max_t + 1 : max_t + 2])
-    tau = max(tau, 1 / np.log10(size))
-    return np.nan if np.isnan(rho).any() else size / tau
-
-
-def _check_epsilon(epsilon) -> float:
-    return check_epsilon(epsilon)
 
 
 # ---------------------------------------------------------------------------
@@ -448,7 +297,7 @@ class FairnessPosterior:
         pandas.Series
             Indexed by the compared group; the name says the reference.
         """
-        epsilon = _check_epsilon(epsilon)
+        epsilon = check_epsilon(epsilon)
         pairs = self._pairs_for(group, reference)
         values = [prob_within(self.difference(metric, g, r).values, epsilon) for g, r in pairs]
         return pd.Series(
@@ -464,10 +313,10 @@ class FairnessPosterior:
 
         Returns ``"practically fair"``, ``"unfair"`` or ``"undecided"`` per pair.
         """
-        epsilon, ci_prob = _check_epsilon(epsilon), check_probability(ci_prob)
+        epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         pairs = self._pairs_for(group, reference)
         out = [
-            _rope_decide(*hdi(self.difference(metric, g, r).values, ci_prob), epsilon)
+            rope_decision(*hdi(self.difference(metric, g, r).values, ci_prob), epsilon)
             for g, r in pairs
         ]
         return pd.Series(
@@ -496,7 +345,7 @@ class FairnessPosterior:
         the labeled data do not inform in a group (e.g. no positive labels),
         and the ``estimand`` in words (which gap the intervals are for).
         """
-        epsilon, ci_prob = _check_epsilon(epsilon), check_probability(ci_prob)
+        epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
         rows = []
         for m in metrics:
@@ -505,7 +354,7 @@ class FairnessPosterior:
                 # the difference once; decision and P(Δ > 0) as rope_decision/prob_direction
                 d = (r.sel(group=g) - r.sel(group=ref)).values
                 h, e = hdi(d, ci_prob), eti(d, ci_prob)
-                decision = _rope_decide(*h, epsilon)
+                decision = rope_decision(*h, epsilon)
                 valid = d[~np.isnan(d)]
                 rows.append(
                     {
@@ -684,7 +533,7 @@ class FairnessPosterior:
             z = None  # the rank-normalised split chains, shared by R-hat and ESS
             if blocks and columns.shape[1] >= 4:
                 ok = ~np.isnan(columns).any(axis=(0, 1))
-                z = _z_scale(_split_chains(columns[:, :, ok])) if ok.any() else None
+                z = z_scale(split_chains(columns[:, :, ok])) if ok.any() else None
             rhat_all = rank_rhat(columns, z) if blocks else columns
             ess_all = ess_bulk(columns, z) if blocks else columns
         bounds = np.cumsum([0] + [b.shape[2] for b in blocks])
@@ -800,17 +649,6 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
         f"The calibration map of group(s) {bad} does not fit their labeled examples "
         f"(posterior predictive p < {alpha}, calibration_check()): {advice}."
     )
-
-
-def _rope_decide(lo: float, hi: float, epsilon: float) -> str:
-    """The HDI + ROPE rule (module docstring) for the interval ``[lo, hi]``."""
-    if np.isnan(lo):
-        return "undefined"
-    if -epsilon <= lo and hi <= epsilon:
-        return "practically fair"
-    if hi < -epsilon or lo > epsilon:
-        return "unfair"
-    return "undecided"
 
 
 def _jsonable(v):

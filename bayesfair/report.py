@@ -14,7 +14,7 @@ import pandas as pd
 
 from bayesfair import plots
 from bayesfair.metrics import get_rate
-from bayesfair.posterior import _rope_decide
+from bayesfair.stats import rope_decision
 
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
 
@@ -253,7 +253,7 @@ def findings(comp) -> list[dict]:
         lo, hi = r.get(f"{method}_lower", math.nan), r.get(f"{method}_upper", math.nan)
         estimate = r.get(f"{method}_mean", r.get("freq_estimate", math.nan))
         prob = r.get(f"{method}_prob_practically_fair", math.nan)
-        verdict = _rope_decide(lo, hi, eps)
+        verdict = rope_decision(lo, hi, eps)
         pair = f"{r['group']} vs {r['reference']}"
         if verdict == "undefined":
             text = f"{label}, {pair}: undefined (too few labeled examples in its denominator)."

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.posterior import hdi
 from bayesfair.simulate import miscalibrated_scores
+from bayesfair.stats import hdi
 
 
 def one(kind: str, how: str, r: int) -> tuple[bool, float]:

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.posterior import hdi
+from bayesfair.stats import hdi
 
 SETTINGS = [
     ("adult-sex", "MLP"), ("adult-sex", "LR"), ("adult-race", "MLP"), ("adult-race", "LR"),

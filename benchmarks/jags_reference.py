@@ -195,10 +195,10 @@ def _read_coda(workdir: Path, stem: str, n_chains: int) -> dict[str, np.ndarray]
 def rhat(x: np.ndarray) -> np.ndarray:
     """Rank-normalised split R-hat over the first two axes (chain, draw): the package's.
 
-    :func:`bayesfair.posterior.rank_rhat` (Vehtari et al. 2021, as ``arviz.rhat``),
+    :func:`bayesfair.stats.rank_rhat` (Vehtari et al. 2021, as ``arviz.rhat``),
     for draws of any trailing shape; one implementation for both samplers.
     """
-    from bayesfair.posterior import rank_rhat
+    from bayesfair.stats import rank_rhat
 
     x = np.asarray(x, dtype=float)
     return rank_rhat(x.reshape(x.shape[0], x.shape[1], -1)).reshape(x.shape[2:])

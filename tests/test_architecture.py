@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 #: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
 LAYERS = [
     ("foundations", ["exceptions", "_names"]),
-    ("vocabulary", ["metrics", "_validation"]),
+    ("vocabulary", ["metrics", "_validation", "stats"]),
     ("summaries", ["summary", "_inputs", "sources"]),
     ("data", ["data", "datasets", "simulate"]),
     ("models", ["models", "frequentist", "sampling", "checks"]),

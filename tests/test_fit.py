@@ -94,7 +94,7 @@ def test_rope_decision_rule(results):
     # HDI + ROPE (Kruschke 2018): practically fair when the 95% HDI of Δ lies inside
     # (−ε, ε), unfair when it lies outside [−ε, ε], else undecided. The decision must
     # change exactly where ε crosses the HDI's bounds.
-    from bayesfair.posterior import hdi
+    from bayesfair.stats import hdi
 
     res = results["bb"]
     d = res.difference("accuracy").values
@@ -269,8 +269,8 @@ def test_bad_fit_arguments(data):
         fit(data, model="bcc")
     with pytest.raises(ValueError, match="'draws' parameter must be an integer >= 1. Got 0"):
         fit(data, model="bb", draws=0)
-    with pytest.raises(ValueError, match="'unlabeled' parameter must be 'expected' or 'sampled'"):
-        fit(data, model="bc", unlabeled="both")
+    with pytest.raises(ValueError, match="'estimand' parameter must be one of"):
+        fit(data, model="bc", estimand="both")
     with pytest.raises(ValueError, match="sampler='exact' exists only for model='bb'"):
         fit(data, model="bc", sampler="exact")
     with pytest.raises(TypeError, match="must be an AssessmentData"):

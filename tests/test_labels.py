@@ -453,7 +453,7 @@ def test_laplace_width_close_to_nuts(data):
     from bayesfair.labels.approximate import PARETO_K_MAX, Laplace
     from bayesfair.labels.planner import AuditState, fit_state
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
-    from bayesfair.posterior import hdi
+    from bayesfair.stats import hdi
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -602,8 +602,8 @@ def test_default_model_covers_after_active_selection(within):
     all 2,040. The bound is the nominal 0.95 less two Monte Carlo standard errors of
     a binomial proportion at 60 replicates (one-sided level about 2.3%).
     """
-    from bayesfair.posterior import hdi
     from bayesfair.simulate import miscalibrated_scores
+    from bayesfair.stats import hdi
 
     reps, hits = 60, 0
     for r in range(reps):

@@ -284,7 +284,7 @@ def test_raw_trace_conversion_matches_nutpie():
 def test_vectorised_diagnostics_match_arviz():
     import arviz as az
 
-    from bayesfair.posterior import _split_chains, _z_scale, ess_bulk, rank_rhat
+    from bayesfair.stats import ess_bulk, rank_rhat, split_chains, z_scale
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=(4, 400, 6))
@@ -300,7 +300,7 @@ def test_vectorised_diagnostics_match_arviz():
         e_ref = np.array([az.ess(x[:, :, j], method="bulk") for j in range(6)], dtype=float)
         np.testing.assert_allclose(rank_rhat(x), r_ref, rtol=1e-10, equal_nan=True)
         np.testing.assert_allclose(ess_bulk(x), e_ref, rtol=1e-10)
-        z = _z_scale(_split_chains(x))  # shared by FairnessPosterior.diagnostics
+        z = z_scale(split_chains(x))  # shared by FairnessPosterior.diagnostics
         np.testing.assert_allclose(rank_rhat(x, z), r_ref, rtol=1e-10, equal_nan=True)
         np.testing.assert_allclose(ess_bulk(x, z), e_ref, rtol=1e-10)
         x[1, 5, 0] = np.nan

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._validation import (
+    check_epsilon,
     check_positive_int,
     check_probability,
     check_random_state,
@@ -48,7 +49,7 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
-from bayesfair.posterior import _check_epsilon, _rope_decide, hdi
+from bayesfair.stats import hdi, rope_decision
 from bayesfair.summary import ScoreSummary
 
 __all__ = ["PLAN_METHODS", "STRATEGIES", "plan_labels"]
@@ -287,7 +288,7 @@ def plan_labels(
         simulations)``; the simulations carry each refit's ``pareto_k``.
     """
     metric = get_rate(metric).name
-    epsilon = _check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     ci_prob = check_probability(ci_prob)
     n_sims = check_positive_int(n_sims, "n_sims")
     n_draws = check_positive_int(n_draws, "n_draws", minimum=100)
@@ -508,7 +509,7 @@ def _record(sim, strategy, budget, n_new, state, fitted, methods, metric, pairs,
     rows = []
     for method, by_pair in intervals.items():
         for (i, j), (lo, hi) in by_pair.items():
-            verdict = _rope_decide(lo, hi, epsilon)
+            verdict = rope_decision(lo, hi, epsilon)
             rows.append({
                 "sim": sim, "strategy": strategy, "method": method, "group": levels[i],
                 "reference": levels[j], "budget": budget, "n_new": n_new, "lower": lo,
