@@ -209,7 +209,9 @@ def test_assess_parquet_without_pyarrow(runner, files, tmp_path, monkeypatch):
 def test_assess_unexpected_error_exits_1_without_partial_report(
     runner, files, tmp_path, monkeypatch
 ):
-    cli_module = importlib.import_module("bayesfair.cli")  # the module the command calls from
+    cli_module = importlib.import_module(
+        "bayesfair.cli.commands"
+    )  # the module the command calls from
 
     def broken(*args, **kwargs):
         raise RuntimeError("sampler exploded\nsecond line")

@@ -119,7 +119,7 @@ def test_out_is_checked_before_fitting(runner, tmp_path, monkeypatch):
     _frame(["a", "b"]).to_csv(path, index=False)
     import importlib
 
-    cli_module = importlib.import_module("bayesfair.cli")
+    cli_module = importlib.import_module("bayesfair.cli.commands")
 
     def no_fit(*args, **kwargs):
         raise AssertionError("fitted before checking --out")
@@ -274,7 +274,7 @@ def test_a_large_labeled_file_is_summarised_not_loaded(runner, tmp_path, monkeyp
     left out with a note, and the provenance counts every row."""
     import json
 
-    import bayesfair.cli as cli
+    import bayesfair.cli.files as cli
 
     rng = np.random.default_rng(5)
     frame = _frame(["a", "b"], n=400, seed=5)
@@ -313,7 +313,7 @@ def test_a_large_labeled_file_is_summarised_not_loaded(runner, tmp_path, monkeyp
 
 def test_a_summarised_labeled_file_needs_0_1_labels(runner, tmp_path, monkeypatch):
     """Text labels cannot be summarised unloaded: the error says to recode them."""
-    import bayesfair.cli as cli
+    import bayesfair.cli.files as cli
 
     frame = _frame(["a", "b"], n=200)
     frame["label"] = np.where(frame["label"] == 1, "yes", "no")

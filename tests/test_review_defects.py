@@ -47,7 +47,7 @@ def test_html_and_markdown_print_the_variance_table_alike():
 
 
 def test_demo_reports_an_unexpected_error_in_one_line(monkeypatch):
-    import bayesfair.cli as cli_module
+    import bayesfair.cli.commands as cli_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")

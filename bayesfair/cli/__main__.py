@@ -1,0 +1,3 @@
+from bayesfair.cli.commands import main
+
+main()
