@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 LAYERS = [
     ("foundations", ["exceptions", "_names"]),
     ("vocabulary", ["metrics", "_validation", "stats"]),
-    ("summaries", ["summary", "_inputs", "sources"]),
+    ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "datasets", "simulate"]),
     ("models", ["models", "frequentist", "sampling", "checks"]),
     ("result", ["posterior"]),

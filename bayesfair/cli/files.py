@@ -8,7 +8,8 @@ import os
 
 import click
 
-from bayesfair.sources import _as_text, summarize
+from bayesfair.engines._common import as_text
+from bayesfair.sources import summarize
 
 EXIT_BAD_INPUT = 2
 
@@ -100,7 +101,7 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
                 ) from None
             for c in text_columns:
                 if c in frame.columns:
-                    frame[c] = _as_text(frame[c])
+                    frame[c] = as_text(frame[c])
         else:
             sep = sep or _sniff_separator(p, kind)
             frame = pd.read_csv(
