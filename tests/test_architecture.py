@@ -31,7 +31,11 @@ LAYERS = [
 
 #: Modules that load numba or compile on import: imported inside the functions that
 #: sample, like pymc and matplotlib, so that ``import bayesfair`` stays fast.
-LAZY_MODULES = {"bayesfair.models._calibration_native", "bayesfair.models._unlabeled_kernels"}
+LAZY_MODULES = {
+    "bayesfair.models._calibration_kernels",
+    "bayesfair.models._calibration_native",
+    "bayesfair.models._unlabeled_kernels",
+}
 
 #: Third-party packages that only lazy modules may import at module level (pyarrow is
 #: not among them: pandas imports it whenever it is installed).

@@ -25,6 +25,7 @@ from bayesfair.models.calibration import (
 from bayesfair.summary import summarize_arrays
 
 native = pytest.importorskip("bayesfair.models._calibration_native")
+kernels = pytest.importorskip("bayesfair.models._calibration_kernels")
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
 DISCREPANCY = DiscrepancyPrior(0.15, 0.3, (1.5, 3.5, 9.0), tie=(2.0, 20.0))  # unlike the defaults
@@ -81,7 +82,7 @@ def test_logp_and_gradient_match_pymc(pair):
         x = rng.normal(0, scale, nat.n_dim)
         logp, grad = f(x)
         out = np.empty(nat.n_dim)
-        value = native.calibration_logp_grad(x, out, nat.user_data)
+        value = kernels.calibration_logp_grad(x, out, nat.user_data)
         np.testing.assert_allclose(value, logp, rtol=1e-10, atol=1e-6)
         np.testing.assert_allclose(out, grad, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(grad).max()))
 
@@ -138,7 +139,7 @@ def test_expansion_matches_pymc(pair):
     x = np.concatenate([np.ravel(point[v.name]) for v in model.value_vars])
     expected = np.concatenate([np.ravel(v) for v in fn(point)])
     out = np.empty(nat.n_expanded)
-    native.calibration_expand(x, out, nat.user_data)
+    kernels.calibration_expand(x, out, nat.user_data)
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
 
 
@@ -190,26 +191,26 @@ def test_partial_centring_is_a_change_of_variables(variant, disc):
     for _ in range(5):
         x = rng.normal(0, 0.7, nat.n_dim)
         row = np.empty(nat.n_expanded)
-        native.calibration_expand(x, row, nat.user_data)
+        kernels.calibration_expand(x, row, nat.user_data)
         x_nc = row[: nat.n_dim]
         sig = np.exp(x[[j * (2 + 3) + 1 for j in range(blocks)]])
         jac = 0.0
         for g in range(3):  # ε ↦ z = (θ − mu) / sigma: L⁻ᵀ / sigma, L Lᵀ = H + diag(sigma⁻²)
             prec = info[g, :blocks, :blocks] + np.diag(sig**-2)
             jac += -0.5 * np.linalg.slogdet(prec)[1] - np.sum(np.log(sig))
-        value = native.calibration_logp_grad(x, np.empty(nat.n_dim), nat.user_data)
+        value = kernels.calibration_logp_grad(x, np.empty(nat.n_dim), nat.user_data)
         np.testing.assert_allclose(value, f(x_nc)[0] + jac, rtol=1e-9, atol=1e-6)
         ref = np.empty(plain.n_expanded)
-        native.calibration_expand(x_nc, ref, plain.user_data)
+        kernels.calibration_expand(x_nc, ref, plain.user_data)
         np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12)
         grad = np.empty(nat.n_dim)
-        native.calibration_logp_grad(x, grad, nat.user_data)
+        kernels.calibration_logp_grad(x, grad, nat.user_data)
         h = 1e-6
         for i in range(nat.n_dim):
             e = np.zeros(nat.n_dim)
             e[i] = h
-            up = native.calibration_logp_grad(x + e, np.empty(nat.n_dim), nat.user_data)
-            down = native.calibration_logp_grad(x - e, np.empty(nat.n_dim), nat.user_data)
+            up = kernels.calibration_logp_grad(x + e, np.empty(nat.n_dim), nat.user_data)
+            down = kernels.calibration_logp_grad(x - e, np.empty(nat.n_dim), nat.user_data)
             np.testing.assert_allclose(grad[i], (up - down) / (2 * h), rtol=1e-5, atol=1e-4)
 
 
@@ -338,7 +339,7 @@ def test_robust_preconditioner_is_the_robust_likelihoods_mode():
     def value(th):
         t = th.reshape(2, 3)
         abc = np.stack([np.exp(t[:, 0]), np.exp(t[:, 1]), t[:, 2]])[None]
-        return native.robust_loglik_batch(abc, packed)[0][0] - 0.5 * np.sum((t / s0) ** 2)
+        return kernels.robust_loglik_batch(abc, packed)[0][0] - 0.5 * np.sum((t / s0) ** 2)
 
     th = pre[:, :3].ravel()
     for j in range(6):

@@ -83,7 +83,7 @@ class Laplace:
     def log_posterior(self, theta, data, floor: float):
         """Log density of θ, shape (N, 3, k), up to a constant, and its gradient
         (``floor``: :func:`block_prior`'s)."""
-        from bayesfair.models._calibration_native import robust_loglik_batch
+        from bayesfair.models._calibration_kernels import robust_loglik_batch
 
         abc = theta.copy()
         abc[:, :2] = np.exp(theta[:, :2])

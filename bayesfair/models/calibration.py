@@ -403,11 +403,8 @@ def _mode_native(labeled, variant, priors, start=None, solver=None):
     """
     from scipy.optimize import minimize
 
-    from bayesfair.models._calibration_native import (
-        calibration_expand,
-        calibration_logp_grad,
-        compile_native_calibration,
-    )
+    from bayesfair.models._calibration_kernels import calibration_expand, calibration_logp_grad
+    from bayesfair.models._calibration_native import compile_native_calibration
 
     # the PyMC model's (non-centred) coordinates, as _mode_pymc's: a mode depends on the
     # parametrisation, and the sampler's partial centring must not move the centre

@@ -1,0 +1,463 @@
+"""The numba kernels of the beta-calibration log density (private): its log density and
+gradient, the trace expansion, rbc's strata-integrated likelihood, and the two C
+callbacks nutpie calls. :mod:`bayesfair.models._calibration_native` packs their
+data and hands them to nutpie; its docstring describes the model and coordinates.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from bayesfair.models.likelihood import LIKELIHOOD_FIELDS
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG2 = math.log(2.0)
+# entries of the labeled summary, n_groups, variant code, the six prior scales, then the
+# robust model (rbc): 1.0 when present, and the prior misfit probabilities (group, shared).
+_HEADER = 12
+# Arrays of the labeled likelihood per entry (models.likelihood.LIKELIHOOD_FIELDS), each of
+# length n after the header: group, side, count, positives, mean ln c, mean ln(1 - c), their
+# sums over the positives, their variances and covariance.
+_FIELDS = len(LIKELIHOOD_FIELDS)
+_VARIANT_CODE = {"beta": 0, "llo": 1, "temperature": 2}
+# The partial centring, per group (module docstring): the labels' mode θ̂ (3) and their
+# information matrix H about the group's map parameters (3 x 3, row-major); the first d
+# entries of θ̂ and the leading d x d block of H are used.
+_PRE = 12
+
+_LOGP_SIG = numba.types.int64(
+    numba.types.uint64,
+    numba.types.CPointer(numba.types.double),
+    numba.types.CPointer(numba.types.double),
+    numba.types.CPointer(numba.types.double),
+    numba.types.voidptr,
+)
+_EXPAND_SIG = numba.types.int64(
+    numba.types.uint64,
+    numba.types.uint64,
+    numba.types.CPointer(numba.types.double),
+    numba.types.CPointer(numba.types.double),
+    numba.types.voidptr,
+)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _logaddexp(u, v):
+    hi = max(u, v)
+    return hi + math.log1p(math.exp(-abs(u - v)))
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _entry_loglik(data, n, i, a, b, c):
+    """Entry ``i``'s labeled log likelihood and its derivatives in (a_g, b_g, c_g), and g.
+
+    ``Σ y η − n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]`` over the entry's rows
+    (:func:`bayesfair.models.likelihood.binned_loglik`).
+    """
+    base = _HEADER
+    g = int(data[base + i])
+    cnt = data[base + 2 * n + i]
+    pos = data[base + 3 * n + i]
+    m1 = data[base + 4 * n + i]
+    m2 = data[base + 5 * n + i]
+    ps1 = data[base + 6 * n + i]
+    ps2 = data[base + 7 * n + i]
+    v1 = data[base + 8 * n + i]
+    v2 = data[base + 9 * n + i]
+    cv = data[base + 10 * n + i]
+    aa, bb, cc = a[g], b[g], c[g]
+    eta = cc + aa * m1 - bb * m2
+    v_eta = aa * aa * v1 + bb * bb * v2 - 2.0 * aa * bb * cv
+    e = math.exp(-abs(eta))
+    softplus = max(eta, 0.0) + math.log1p(e)
+    p = 1.0 / (1.0 + e) if eta >= 0.0 else e / (1.0 + e)
+    q = p * (1.0 - p)
+    ll = cc * pos + aa * ps1 - bb * ps2 - cnt * (softplus + 0.5 * q * v_eta)
+    d = p + 0.5 * q * (1.0 - 2.0 * p) * v_eta
+    d_c = pos - cnt * d
+    d_a = ps1 - cnt * (d * m1 + q * (aa * v1 - bb * cv))
+    d_b = -ps2 + cnt * (d * m2 - q * (bb * v2 - aa * cv))
+    return ll, d_a, d_b, d_c, g
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, scratch):
+    """rbc's labeled log likelihood, the strata's states (map or own rate) integrated out.
+
+    Per side h: logaddexp(log(1 − π_s) + Σ_g logaddexp(log(1 − π_g) + log L_map[g, h],
+    log π_g + log L_free[g, h]), log π_s + Σ_g log L_free[g, h]), where L_free is the
+    stratum's Beta-binomial marginal likelihood (data, not a parameter). Adds
+    d logp / d(a, b, c) into ``d_a, d_b, d_c``: each entry's map gradient weighted by
+    the posterior probability that its stratum follows the map. ``scratch``: at least
+    ``4 k + 3 n`` floats of work space (no allocation per gradient).
+    """
+    pg = data[10]
+    ps = data[11]
+    side = data[_HEADER + n : _HEADER + 2 * n]
+    start = _HEADER + _FIELDS * n
+    log_free = data[start : start + 2 * k]
+    log_shared = data[start + 2 * k : start + 2 * k + 2]
+    m = 2 * k
+    ll_map = scratch[:m]
+    ll_map[:] = 0.0
+    w_map = scratch[m : 2 * m]  # P(stratum follows the map | θ, y)
+    w_map[:] = 0.0
+    grads = scratch[2 * m : 2 * m + 3 * n].reshape((n, 3))
+    for i in range(n):
+        ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
+        ll_map[g * 2 + int(side[i])] += ll
+        grads[i, 0] = ga
+        grads[i, 1] = gb
+        grads[i, 2] = gc
+    lpg, l1pg = math.log(pg), math.log1p(-pg)
+    lps, l1ps = math.log(ps), math.log1p(-ps)
+    logp = 0.0
+    for h in range(2):
+        v0 = l1ps
+        v1 = lps + log_shared[h]
+        for g in range(k):
+            st = g * 2 + h
+            v0 += _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
+        outer = _logaddexp(v0, v1)
+        logp += outer
+        p_not_shared = math.exp(v0 - outer)
+        for g in range(k):
+            st = g * 2 + h
+            inner = _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
+            w_map[st] = p_not_shared * math.exp(l1pg + ll_map[st] - inner)
+    for i in range(n):
+        g = int(data[_HEADER + i])
+        w = w_map[g * 2 + int(side[i])]
+        d_a[g] += w * grads[i, 0]
+        d_b[g] += w * grads[i, 1]
+        d_c[g] += w * grads[i, 2]
+    return logp
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _blocks(k, variant):
+    """Start of each active block (mu, log sigma, z[k]) in x: a[, b][, c]."""
+    if variant == 0:
+        return np.array([0, 2 + k, 4 + 2 * k])
+    if variant == 1:
+        return np.array([0, 2 + k])
+    return np.array([0])
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _scales(data, variant, j):
+    """Prior sds of block j's mu and sigma (blocks a, b, c; llo has a, c)."""
+    v = 2 if variant == 1 and j == 1 else j
+    return data[3 + v], data[6 + v]
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _pre_start(data, n, k):
+    """Where the preconditioner's region begins in ``data`` (after log_free, if any)."""
+    return _HEADER + _FIELDS * n + (2 * k + 2 if data[9] > 0.5 else 0)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _whiten(data, pre, g, d, mu, lam, eps, chol, mean, theta):
+    """Group g's map parameters θ from (mu, λ = 1/sigma², ε), partially centred.
+
+    ``θ = m + L⁻ᵀ ε`` with ``P = H + diag(λ) = L Lᵀ`` and ``m = P⁻¹ (H θ̂ + λ ∘ mu)``
+    (module docstring): the mean and Cholesky factor of θ's conditional posterior
+    had the labels' likelihood been Gaussian with mode θ̂ and information H. Writes
+    L into ``chol``, m into ``mean`` and θ into ``theta`` (the first d entries);
+    returns ``−Σ ln L_ii``, the log Jacobian of ε ↦ θ.
+    """
+    base = pre + _PRE * g
+    for i in range(d):
+        for j in range(i + 1):
+            v = data[base + 3 + 3 * i + j] + (lam[i] if i == j else 0.0)
+            for t in range(j):
+                v -= chol[i, t] * chol[j, t]
+            chol[i, j] = math.sqrt(v) if i == j else v / chol[j, j]
+    # m: solve L y = H θ̂ + λ mu, then Lᵀ m = y
+    for i in range(d):
+        v = lam[i] * mu[i]
+        for j in range(d):
+            v += data[base + 3 + 3 * i + j] * data[base + j]
+        for t in range(i):
+            v -= chol[i, t] * mean[t]
+        mean[i] = v / chol[i, i]
+    _back(chol, mean, d)
+    # θ = m + L⁻ᵀ ε
+    for i in range(d):
+        theta[i] = eps[i]
+    _back(chol, theta, d)
+    log_jac = 0.0
+    for i in range(d):
+        theta[i] += mean[i]
+        log_jac -= math.log(chol[i, i])
+    return log_jac
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _back(chol, v, d):
+    """``v ← L⁻ᵀ v`` in place (back substitution with the lower factor's transpose)."""
+    for i in range(d - 1, -1, -1):
+        w = v[i]
+        for t in range(i + 1, d):
+            w -= chol[t, i] * v[t]
+        v[i] = w / chol[i, i]
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _forward(chol, v, d):
+    """``v ← L⁻¹ v`` in place (forward substitution)."""
+    for i in range(d):
+        w = v[i]
+        for t in range(i):
+            w -= chol[i, t] * v[t]
+        v[i] = w / chol[i, i]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _group_values(x, data, n, k, variant, theta, chol, mean, small):
+    """The groups' map parameters θ (ln a[, ln b][, c] per active block) into ``theta``
+    (shape (3, k)), and the log prior of x: each block's hyperpriors, θ_g ~ N(mu, sigma)
+    and the Jacobian of θ's partial centring (module docstring). Each group's Cholesky
+    factor and conditional mean go to ``chol`` (k, 3, 3) and ``mean`` (k, 3); ``small``
+    is work space of 12 floats."""
+    starts = _blocks(k, variant)
+    d = starts.size
+    pre = _pre_start(data, n, k)
+    mu = small[0:3]
+    lam = small[3:6]
+    eps = small[6:9]
+    th = small[9:12]
+    lp = 0.0
+    for j in range(d):
+        s = starts[j]
+        sd_mu, sd_sig = _scales(data, variant, j)
+        mu[j] = x[s]
+        u = x[s + 1]
+        sig = math.exp(u)
+        lam[j] = math.exp(-2.0 * u)
+        lp += -0.5 * (mu[j] / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
+        lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sig) - 0.5 * (sig / sd_sig) ** 2 + u
+        lp -= k * (u + _HALF_LOG_2PI)  # the groups' N(mu, sigma) normalising constants
+    for g in range(k):
+        for j in range(d):
+            eps[j] = x[starts[j] + 2 + g]
+        lp += _whiten(data, pre, g, d, mu, lam, eps, chol[g], mean[g], th)
+        for j in range(d):
+            theta[j, g] = th[j]
+            dev = th[j] - mu[j]
+            lp -= 0.5 * dev * dev * lam[j]
+    return lp
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _scratch_size(n, k, disc):
+    """Floats of work space per gradient: the groups' blocks, 36 small ones, rbc's."""
+    return 24 * k + 36 + (4 * k + 3 * n if disc else 0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def calibration_logp_grad(x, grad, data):
+    """Log density of the unconstrained point ``x``; writes its gradient to ``grad``."""
+    n = int(data[0])
+    k = int(data[1])
+    variant = int(data[2])
+    disc = data[9] > 0.5
+    starts = _blocks(k, variant)
+
+    # one allocation per gradient: every work array is a view of this buffer
+    buf = np.zeros(_scratch_size(n, k, disc))
+    theta = buf[: 3 * k].reshape((3, k))
+    chol = buf[3 * k : 12 * k].reshape((k, 3, 3))
+    mean = buf[12 * k : 15 * k].reshape((k, 3))
+    work = buf[15 * k : 21 * k]  # a, b, c and d logp / d(a, b, c) per group
+    dh = buf[21 * k : 24 * k].reshape((3, k))
+    small = buf[24 * k : 24 * k + 36]
+    logp = _group_values(x, data, n, k, variant, theta, chol, mean, small)
+    a = work[:k]
+    b = work[k : 2 * k]
+    c = work[2 * k : 3 * k]
+    d_a = work[3 * k : 4 * k]
+    d_b = work[4 * k : 5 * k]
+    d_c = work[5 * k :]
+    for g in range(k):
+        a[g] = math.exp(theta[0, g])
+        if variant == 0:
+            b[g] = math.exp(theta[1, g])
+            c[g] = theta[2, g]
+        else:
+            b[g] = a[g]
+            c[g] = theta[1, g] if variant == 1 else 0.0
+
+    if not disc:
+        # the labeled summary: y ~ Bernoulli(logit = c + a log s - b log(1 - s)), per entry
+        for i in range(n):
+            ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
+            logp += ll
+            d_a[g] += ga
+            d_b[g] += gb
+            d_c[g] += gc
+    else:
+        logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, buf[24 * k + 36 :])
+
+    # the likelihood's d logp / dθ (θ = ln a, ln b, c: d/dh of exp(h) is exp(h))
+    for g in range(k):
+        if variant == 0:
+            dh[0, g] = d_a[g] * a[g]
+            dh[1, g] = d_b[g] * b[g]
+            dh[2, g] = d_c[g]
+        else:
+            dh[0, g] = (d_a[g] + d_b[g]) * a[g]
+            if variant == 1:
+                dh[1, g] = d_c[g]
+    # to the unconstrained parameters (mu, u = ln sigma, ε) of each block
+    d = starts.size
+    mu = small[0:3]
+    lam = small[3:6]
+    dmu = small[6:9]
+    du = small[9:12]
+    for j in range(d):
+        s = starts[j]
+        sd_mu, sd_sig = _scales(data, variant, j)
+        mu[j] = x[s]
+        lam[j] = math.exp(-2.0 * x[s + 1])
+        dmu[j] = -mu[j] / (sd_mu * sd_mu)
+        du[j] = 1.0 - (math.exp(x[s + 1]) / sd_sig) ** 2 - k
+    gth = small[12:15]
+    r = small[15:18]
+    q = small[18:21]
+    v = small[21:24]
+    for g in range(k):
+        L = chol[g]
+        for j in range(d):
+            dev = theta[j, g] - mu[j]
+            gth[j] = dh[j, g] - dev * lam[j]  # d logp / dθ: likelihood and the group's prior
+            dmu[j] += dev * lam[j]
+            du[j] += dev * dev * lam[j]
+            r[j] = gth[j]
+        _forward(L, r, d)  # r = L⁻¹ gθ: the gradient in ε
+        for j in range(d):
+            grad[starts[j] + 2 + g] = r[j]
+            q[j] = r[j]
+        _back(L, q, d)  # q = P⁻¹ gθ
+        for j in range(d):
+            # dθ/dmu_j = P⁻¹ λ_j e_j
+            dmu[j] += lam[j] * q[j]
+            # dθ/dλ_j = P⁻¹ e_j (mu_j − m_j) − L⁻ᵀ Xᵀ ε, X = Φ(L⁻¹ e_j e_jᵀ L⁻ᵀ) (the
+            # Cholesky factor's derivative; Φ: lower triangle, diagonal halved)
+            for i in range(d):
+                v[i] = 1.0 if i == j else 0.0
+            _forward(L, v, d)
+            quad = 0.0
+            norm = 0.0
+            for a_ in range(d):
+                ea = x[starts[a_] + 2 + g]
+                norm += v[a_] * v[a_]
+                for b_ in range(a_ + 1):
+                    xab = v[a_] * v[b_] * (0.5 if a_ == b_ else 1.0)
+                    quad += ea * xab * r[b_]
+            dth_dlam = q[j] * (mu[j] - mean[g, j]) - quad
+            # d/du_j = −2 λ_j d/dλ_j; the Jacobian −Σ ln L_ii has d/dλ_j = −½ (P⁻¹)_jj
+            du[j] += -2.0 * lam[j] * dth_dlam + lam[j] * norm
+    for j in range(d):
+        grad[starts[j]] = dmu[j]
+        grad[starts[j] + 1] = du[j]
+    return logp
+
+
+@numba.njit(cache=True, error_model="numpy")
+def robust_loglik_batch(abc, data):
+    """rbc's labeled log likelihood at each row of ``abc`` (shape (N, 3, k): a, b, c per
+    group), and its gradient in (a, b, c)."""
+    n = int(data[0])
+    k = int(data[1])
+    out = np.empty(abc.shape[0])
+    grad = np.zeros(abc.shape)
+    scratch = np.empty(4 * k + 3 * n)
+    for i in range(abc.shape[0]):
+        out[i] = _robust_loglik(
+            data,
+            n,
+            k,
+            abc[i, 0],
+            abc[i, 1],
+            abc[i, 2],
+            grad[i, 0],
+            grad[i, 1],
+            grad[i, 2],
+            scratch,
+        )
+    return out, grad
+
+
+@numba.cfunc(_LOGP_SIG, cache=True, error_model="numpy")
+def _logp_cfunc(dim, x_, out_, logp_, user_data_):
+    head = numba.carray(user_data_, (_HEADER,), np.float64)
+    n = int(head[0])
+    k = int(head[1])
+    size = _HEADER + _FIELDS * n + (2 * k + 2 if head[9] > 0.5 else 0) + _PRE * k
+    data = numba.carray(user_data_, (size,), np.float64)
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (dim,))
+    logp = calibration_logp_grad(x, out, data)
+    logp_[0] = logp
+    for j in range(dim):
+        if not np.isfinite(out[j]):
+            return 3
+    if not np.isfinite(logp):
+        return 4
+    return 0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def calibration_expand(x, out, data):
+    """The trace row of ``x``: the free variables as the PyMC model defines them
+    (``z = (θ − mu) / sigma``, whatever the partial centring), then sigma_a[, sigma_b][,
+    sigma_c], a, b, c."""
+    n = int(data[0])
+    k = int(data[1])
+    variant = int(data[2])
+    starts = _blocks(k, variant)
+    d = starts.size
+    dim = x.size
+    theta = np.zeros((3, k))
+    _group_values(x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)),
+                  np.zeros(12))  # fmt: skip
+    out[:dim] = x
+    pre = _pre_start(data, n, k)
+    for j in range(d):
+        s = starts[j]
+        sig = math.exp(x[s + 1])
+        out[dim + j] = sig
+        for g in range(k):
+            informed = False
+            for t in range(9):
+                informed = informed or data[pre + _PRE * g + 3 + t] != 0.0
+            if informed:  # else θ = mu + sigma ε: z is ε itself
+                out[s + 2 + g] = (theta[j, g] - x[s]) / sig
+    pos = dim + d
+    for g in range(k):
+        a = math.exp(theta[0, g])
+        out[pos + g] = a
+        if variant == 0:
+            out[pos + k + g] = math.exp(theta[1, g])
+            out[pos + 2 * k + g] = theta[2, g]
+        else:
+            out[pos + k + g] = a
+            out[pos + 2 * k + g] = theta[1, g] if variant == 1 else 0.0
+
+
+@numba.cfunc(_EXPAND_SIG, cache=True, error_model="numpy")
+def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
+    head = numba.carray(user_data_, (_HEADER,), np.float64)
+    n = int(head[0])
+    k = int(head[1])
+    size = _HEADER + _FIELDS * n + (2 * k + 2 if head[9] > 0.5 else 0) + _PRE * k
+    data = numba.carray(user_data_, (size,), np.float64)
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (n_expanded,))
+    calibration_expand(x, out, data)
+    return 0
