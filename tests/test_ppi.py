@@ -195,7 +195,7 @@ def test_compare_states_a_sparse_stratum_in_the_pair_note():
 def test_the_newton_calibration_fit_is_scikit_learns():
     from sklearn.linear_model import LogisticRegression
 
-    from bayesfair.frequentist.ppi import _features, _logistic
+    from bayesfair.frequentist._crossfit import _features, _logistic
 
     rng = np.random.default_rng(5)
     s = rng.beta(2, 3, 80)
