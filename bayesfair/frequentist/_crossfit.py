@@ -1,7 +1,8 @@
-"""The calibration inside PPI++ (private): a logistic map of each group's score,
-fitted on the labeled rows by penalised Newton steps and cross-fitted over folds
-(Angelopoulos et al. 2023, PPI++ §6; Zrnic & Candès 2024), and its moments over a
-stratum of the unlabeled summary."""
+"""The predictions of PPI++ (private): each group's beta calibration (logistic
+regression of the label on ``log s`` and ``−log(1 − s)``, Kull et al. 2017) fitted
+by penalised Newton steps, cross-fitted over folds of the labeled set
+(cross-prediction-powered inference, Zrnic & Candès 2024, PNAS), and its moments
+over a stratum of the unlabeled summary (:mod:`bayesfair.frequentist.ppi`)."""
 
 from __future__ import annotations
 
