@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bayesfair._names import suggest
+
 #: Separator of attribute values in the label of an intersectional group.
 INTERSECTION_SEP = " & "
 
@@ -217,3 +219,22 @@ def check_threshold(threshold) -> float:
             f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
         )
     return t
+
+
+def check_columns(frame: pd.DataFrame, which: str, **columns: list[str]) -> None:
+    """Every named column is in ``frame``; else name the argument and the nearest column."""
+    for argument, names in columns.items():
+        for name in names:
+            if name not in frame.columns:
+                raise ValueError(
+                    f"Column '{name}' (the '{argument}' parameter) is not in the {which} "
+                    f"data.{suggest(name, map(str, frame.columns))} "
+                    f"Columns: {', '.join(map(str, frame.columns))}."
+                )
+
+
+def check_lengths(**lengths: int) -> None:
+    """The arrays named by the keywords have one length."""
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
+        raise ValueError(f"Length mismatch: {shown} entries; they must be equal.")

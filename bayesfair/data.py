@@ -28,10 +28,11 @@ from bayesfair._inputs import (
     _ordered_levels,
     _plain,
     _readonly,
+    check_columns,
+    check_lengths,
     check_threshold,
     count_confusion,
 )
-from bayesfair._names import suggest
 from bayesfair._validation import check_group
 from bayesfair.exceptions import UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
@@ -113,15 +114,13 @@ class AssessmentData:
         unlabeled_ids=None,
         id_name: str = "id",
     ):
-        self.threshold = self._check_threshold(threshold)
+        self.threshold = check_threshold(threshold)
         self._labeled = None  # a labeled ScoreSummary in place of the rows (from_summaries)
         self._scores = _readonly(_as_scores(scores, "scores"))
         self._labels, self.pos_label = _as_labels(labels, pos_label)
         _readonly(self._labels)
         group_labels, self.attributes = _as_groups(groups, "groups")
-        self._check_lengths(
-            scores=len(self._scores), labels=len(self._labels), groups=len(group_labels)
-        )
+        check_lengths(scores=len(self._scores), labels=len(self._labels), groups=len(group_labels))
         if len(self._scores) == 0:
             raise ValueError("The labeled set is empty: 'scores' must hold at least one example.")
 
@@ -139,7 +138,7 @@ class AssessmentData:
         else:
             u_scores = _as_scores(unlabeled_scores, "unlabeled_scores")
             u_labels, u_attributes = _as_groups(unlabeled_groups, "unlabeled_groups")
-            self._check_lengths(unlabeled_scores=len(u_scores), unlabeled_groups=len(u_labels))
+            check_lengths(unlabeled_scores=len(u_scores), unlabeled_groups=len(u_labels))
             if (
                 (u_attributes or [None]) != (self.attributes or [None])
                 and u_attributes
@@ -313,7 +312,7 @@ class AssessmentData:
         group_cols = [group] if isinstance(group, str) else list(group)
         if not group_cols:
             raise ValueError("The 'group' parameter must name at least one column.")
-        cls._check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
+        check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
         u_scores = u_groups = summary = None
         if unlabeled is not None and not isinstance(unlabeled, pd.DataFrame):
             summary = (
@@ -324,7 +323,7 @@ class AssessmentData:
                 )
             )
         elif unlabeled is not None:
-            cls._check_columns(unlabeled, "unlabeled", score=[score], group=group_cols)
+            check_columns(unlabeled, "unlabeled", score=[score], group=group_cols)
             u_scores = unlabeled[score].to_numpy(copy=True)
             u_groups = unlabeled[group_cols].copy()
         u_ids = None
@@ -334,7 +333,7 @@ class AssessmentData:
                     "The 'id' parameter names a column of the unlabeled rows; give the "
                     "unlabeled data as a DataFrame."
                 )
-            cls._check_columns(unlabeled, "unlabeled", id=[id])
+            check_columns(unlabeled, "unlabeled", id=[id])
             u_ids = unlabeled[id].to_numpy(copy=True)
         return cls(
             labeled[score].to_numpy(copy=True),
@@ -349,25 +348,6 @@ class AssessmentData:
             unlabeled_ids=u_ids,
             id_name="id" if id is None else id,
         )
-
-    @staticmethod
-    def _check_columns(frame: pd.DataFrame, which: str, **columns: list[str]) -> None:
-        for argument, names in columns.items():
-            for name in names:
-                if name not in frame.columns:
-                    raise ValueError(
-                        f"Column '{name}' (the '{argument}' parameter) is not in the {which} "
-                        f"data.{suggest(name, map(str, frame.columns))} "
-                        f"Columns: {', '.join(map(str, frame.columns))}."
-                    )
-
-    _check_threshold = staticmethod(check_threshold)
-
-    @staticmethod
-    def _check_lengths(**lengths: int) -> None:
-        if len(set(lengths.values())) > 1:
-            shown = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
-            raise ValueError(f"Length mismatch: {shown} entries; they must be equal.")
 
     def _default_reference(self):
         return self.group_levels[int(np.argmax(self._labeled_counts()))]
