@@ -58,7 +58,7 @@ def data_copy(tmp_path, monkeypatch) -> Path:
     """A private copy of the bundled data that the loaders read instead."""
     target = tmp_path / "data"
     shutil.copytree(datasets.data_dir(), target)
-    monkeypatch.setattr(datasets, "data_dir", lambda: target)
+    monkeypatch.setattr(datasets._files, "data_dir", lambda: target)
     return target
 
 
@@ -73,7 +73,7 @@ def test_data_dir_holds_checksummed_data():
 
 def test_data_dir_prefers_the_package_copy(tmp_path, monkeypatch):
     package = tmp_path / "site" / "bayesfair"
-    monkeypatch.setattr(datasets, "__file__", str(package / "datasets.py"))
+    monkeypatch.setattr(datasets._files, "__file__", str(package / "datasets" / "_files.py"))
     with pytest.raises(FileNotFoundError, match="bundled data was not found"):
         datasets.data_dir()
     (tmp_path / "site" / "data").mkdir(parents=True)
@@ -534,5 +534,5 @@ def test_the_registry_is_data_read_from_the_package():
         r.name for r in datasets.RAW_DATASETS.values()
     ]
     # the module keeps the loaders, not the tables
-    source = Path(datasets.__file__).read_text()
+    source = "".join(p.read_text() for p in Path(datasets.__file__).parent.glob("*.py"))
     assert "income > 50K" not in source and "propublica-violent-recidivism.csv.gz" not in source
