@@ -176,3 +176,8 @@ def test_import_bayesfair_loads_no_heavy_package():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_no_module_over_700_lines():
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > 700}
+    assert long == {}
