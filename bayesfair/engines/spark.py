@@ -23,51 +23,77 @@ from bayesfair.summary import (
 def spark_engine(
     source, score, columns, threshold, score_clip, n_bins, scheduler, text=False, target=None
 ):
+    """Summarise a Spark DataFrame, or Parquet/CSV files read by Spark, in one pass."""
     _require("spark")
-    from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql import functions as F
-
-    path = None
-    if isinstance(source, DataFrame):
-        sdf = source
-    elif isinstance(source, str | os.PathLike | list | tuple):
-        files = _expand(source)
-        builder = SparkSession.builder.appName("bayesfair")
-        if scheduler is not None:
-            _check_reachable(str(scheduler), "Spark master")
-            builder = builder.master(str(scheduler))
-        elif SparkSession.getActiveSession() is None:
-            builder = builder.master("local[*]")
-        try:
-            spark = builder.getOrCreate()
-        except Exception as exc:
-            raise InvalidParameterError(
-                f"Could not start a Spark session at {scheduler!r}: {exc}"
-            ) from None
-        reader = (
-            spark.read.parquet
-            if _kind(files) == "parquet"
-            else (lambda *f: spark.read.csv(list(f), header=True, inferSchema=not text))
-        )
-        path = "_bf_path"
-        try:
-            sdf = reader(*files).withColumn(path, F.input_file_name())
-        except Exception as exc:
-            raise InvalidParameterError(
-                f"Spark could not read {files[:3]}: {_spark_message(exc)}"
-            ) from None
-    else:
-        raise InvalidParameterError(
-            "The spark engine takes a Spark DataFrame or a path or glob. "
-            f"Got {type(source).__name__}."
-        )
+    sdf, path = _spark_frame(source, scheduler, text)
     extra = [target[0]] if target else []
     missing = [c for c in [score, *columns, *extra] if c not in sdf.columns]
     if missing:
         raise InvalidParameterError(
             f"The Spark DataFrame has no column(s) {missing}; it has {sdf.columns}."
         )
-    # Spark's own aggregation, in one pass: the same bin arithmetic as summary.bin_rows.
+    aggregated, flags = _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target)
+    try:
+        with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
+            warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
+            warnings.filterwarnings("ignore", "The copy keyword is deprecated")
+            frame = aggregated.toPandas()
+    except Exception as exc:  # Spark wraps its errors: keep the first line
+        raise InvalidParameterError(_spark_message(exc)) from exc
+    _raise_bad_rows(sdf, frame, flags, path, score, columns, target)
+    groups = {} if text else _spark_group_values(sdf, columns)
+    frame["group"] = [groups.get(g, g) for g in frame["group"]]
+    attributes = tuple(columns) if len(columns) > 1 else None
+    cols = {k: frame[k].to_numpy() for k in _columns(target is not None)}
+    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
+
+
+def _spark_frame(source, scheduler, text):
+    """The source as a Spark DataFrame, and the column naming each row's file (or None)."""
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import functions as F
+
+    if isinstance(source, DataFrame):
+        return source, None
+    if not isinstance(source, str | os.PathLike | list | tuple):
+        raise InvalidParameterError(
+            "The spark engine takes a Spark DataFrame or a path or glob. "
+            f"Got {type(source).__name__}."
+        )
+    files = _expand(source)
+    builder = SparkSession.builder.appName("bayesfair")
+    if scheduler is not None:
+        _check_reachable(str(scheduler), "Spark master")
+        builder = builder.master(str(scheduler))
+    elif SparkSession.getActiveSession() is None:
+        builder = builder.master("local[*]")
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:
+        raise InvalidParameterError(
+            f"Could not start a Spark session at {scheduler!r}: {exc}"
+        ) from None
+    reader = (
+        spark.read.parquet
+        if _kind(files) == "parquet"
+        else (lambda *f: spark.read.csv(list(f), header=True, inferSchema=not text))
+    )
+    path = "_bf_path"
+    try:
+        return reader(*files).withColumn(path, F.input_file_name()), path
+    except Exception as exc:
+        raise InvalidParameterError(
+            f"Spark could not read {files[:3]}: {_spark_message(exc)}"
+        ) from None
+
+
+def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
+    """Spark's own aggregation, in one pass: the bin arithmetic of ``summary.bin_rows``.
+
+    Returns the per-cell sums (with counts of bad rows) and the row conditions
+    that flag a bad score, a missing group and a bad label."""
+    from pyspark.sql import functions as F
+
     s = F.col(score).cast("double")
     types = dict(sdf.dtypes)
 
@@ -115,13 +141,12 @@ def spark_engine(
         *sums, F.sum("bad").alias("bad"), F.sum("nogroup").alias("nogroup"),
         F.sum("badlabel").alias("badlabel"),
     )  # fmt: skip
-    try:
-        with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
-            warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
-            warnings.filterwarnings("ignore", "The copy keyword is deprecated")
-            frame = aggregated.toPandas()
-    except Exception as exc:  # Spark wraps its errors: keep the first line
-        raise InvalidParameterError(_spark_message(exc)) from exc
+    return aggregated, (bad, missing_group, badlabel)
+
+
+def _raise_bad_rows(sdf, frame, flags, path, score, columns, target) -> None:
+    """Name the first bad row (its file where known) when the sums counted any."""
+    bad, missing_group, badlabel = flags
     n_bad, n_nogroup = int(frame["bad"].sum()), int(frame["nogroup"].sum())
     n_badlabel = int(frame["badlabel"].sum())
     if n_badlabel and not (n_bad or n_nogroup):
@@ -144,11 +169,6 @@ def spark_engine(
             f"Group column(s) {columns} must not contain missing values: {n_nogroup} row(s) "
             f"do, the first{origin}."
         )
-    groups = {} if text else _spark_group_values(sdf, columns)
-    frame["group"] = [groups.get(g, g) for g in frame["group"]]
-    attributes = tuple(columns) if len(columns) > 1 else None
-    cols = {k: frame[k].to_numpy() for k in _columns(target is not None)}
-    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
 
 
 def _spark_group_values(sdf, columns) -> dict:
