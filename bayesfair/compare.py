@@ -318,59 +318,15 @@ def compare(
                 random_seed=boot_seeds[2 * i],
             )
         for (g, r), row in diffs.iterrows():
-            out = {
-                "metric": metric,
-                "group": g,
-                "reference": r,
-                "n_group": int(rates.loc[g, "trials"]),
-                "n_reference": int(rates.loc[r, "trials"]),
-                "freq_estimate": row["estimate"],
-                "newcombe_lower": row["newcombe_lower"],
-                "newcombe_upper": row["newcombe_upper"],
-                "bootstrap_lower": row["bootstrap_lower"],
-                "bootstrap_upper": row["bootstrap_upper"],
-            }
-            ppi_cols, ppi_notes = _ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq)
-            out.update(ppi_cols)
-            try:
-                b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
-                # a difference of two rates lies in [-1, 1]: clip, and keep the half-width
-                out["bernstein_lower"] = max(b.interval[0], -1.0)
-                out["bernstein_upper"] = min(b.interval[1], 1.0)
-                out["bernstein_half_width"] = b.half_width
-            except ValueError:  # undefined rate in one of the groups
-                out["bernstein_lower"] = out["bernstein_upper"] = np.nan
-                out["bernstein_half_width"] = np.nan
-            for name, res in posteriors.items():
-                d = res.difference(metric, group=g, reference=r).values
-                lo, hi = hdi(d, ci_prob) if name not in too_few else (np.nan, np.nan)
-                out[f"{name}_mean"] = float(np.nanmean(d))
-                out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
-                out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
-            notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
-            notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
-            notes += _blank_not_valid(out, selection, posteriors)
-            out["note"] = "; ".join(dict.fromkeys(notes))
+            out = _pair_row(fq, data, metric, (g, r), row, rates, posteriors, too_few,
+                            (ci_prob, epsilon, ppi_seq))  # fmt: skip
+            out["note"] = "; ".join(
+                dict.fromkeys(out.pop("_notes") + _blank_not_valid(out, selection, posteriors))
+            )
             out["disagreement"] = _disagreement(out, calibrated, calibration)
             pair_rows.append(out)
-
         var = _variance_row(fq, data, metric, n_boot, ci_prob, boot_seeds[2 * i + 1])
-        if selection != "random":
-            for key in [k for k in var if k != "metric"]:
-                var[key] = "" if key == "dropped_groups" else np.nan
-        for name, res in posteriors.items():
-            v = res.between_group_variance(metric).values
-            var[f"{name}_mean"] = float(np.nanmean(v))
-            var[f"{name}_lower"], var[f"{name}_upper"] = (
-                hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
-            )
-            if name in ("bb", "hbb") and selection != "random":
-                var[f"{name}_mean"] = var[f"{name}_lower"] = var[f"{name}_upper"] = np.nan
-            elif name == "hbb":
-                pv = res.population_variance(metric).values
-                var["hbb_population_mean"] = float(np.mean(pv))
-                var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
-        var_rows.append(var)
+        var_rows.append(_posterior_variances(var, metric, posteriors, too_few, ci_prob, selection))
 
     settings = {
         "threshold": data.threshold,
@@ -405,6 +361,67 @@ _NOT_VALID_AFTER = {
     "score": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
     "mixed": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
 }
+
+
+def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings) -> dict:
+    """One pair's row: frequency estimate, Newcombe, bootstrap, PPI++, Bernstein and each
+    posterior's mean, HDI and P(|Δ| < ε); its notes under ``"_notes"``."""
+    ci_prob, epsilon, ppi_seq = settings
+    g, r = pair
+    out = {
+        "metric": metric,
+        "group": g,
+        "reference": r,
+        "n_group": int(rates.loc[g, "trials"]),
+        "n_reference": int(rates.loc[r, "trials"]),
+        "freq_estimate": row["estimate"],
+        "newcombe_lower": row["newcombe_lower"],
+        "newcombe_upper": row["newcombe_upper"],
+        "bootstrap_lower": row["bootstrap_lower"],
+        "bootstrap_upper": row["bootstrap_upper"],
+    }
+    ppi_cols, ppi_notes = _ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq)
+    out.update(ppi_cols)
+    try:
+        b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
+        # a difference of two rates lies in [-1, 1]: clip, and keep the half-width
+        out["bernstein_lower"] = max(b.interval[0], -1.0)
+        out["bernstein_upper"] = min(b.interval[1], 1.0)
+        out["bernstein_half_width"] = b.half_width
+    except ValueError:  # undefined rate in one of the groups
+        out["bernstein_lower"] = out["bernstein_upper"] = np.nan
+        out["bernstein_half_width"] = np.nan
+    for name, res in posteriors.items():
+        d = res.difference(metric, group=g, reference=r).values
+        lo, hi = hdi(d, ci_prob) if name not in too_few else (np.nan, np.nan)
+        out[f"{name}_mean"] = float(np.nanmean(d))
+        out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
+        out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
+    notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
+    notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
+    out["_notes"] = notes
+    return out
+
+
+def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -> dict:
+    """The variance row completed with each posterior's between-group variance; the
+    intervals that assume random labels blanked after active selection."""
+    if selection != "random":
+        for key in [k for k in var if k != "metric"]:
+            var[key] = "" if key == "dropped_groups" else np.nan
+    for name, res in posteriors.items():
+        v = res.between_group_variance(metric).values
+        var[f"{name}_mean"] = float(np.nanmean(v))
+        var[f"{name}_lower"], var[f"{name}_upper"] = (
+            hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
+        )
+        if name in ("bb", "hbb") and selection != "random":
+            var[f"{name}_mean"] = var[f"{name}_lower"] = var[f"{name}_upper"] = np.nan
+        elif name == "hbb":
+            pv = res.population_variance(metric).values
+            var["hbb_population_mean"] = float(np.mean(pv))
+            var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
+    return var
 
 
 def _blank_not_valid(row: dict, selection: str, posteriors: dict) -> list[str]:
