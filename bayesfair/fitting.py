@@ -268,14 +268,7 @@ def fit(
     chains = check_positive_int(chains, "chains")
     tune = check_positive_int(tune, "tune", minimum=0)
     estimand = _resolve_estimand(estimand, model, data)
-    if sampler not in ("auto", "exact", "nuts"):
-        raise ValueError(
-            f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
-        )
-    if sampler == "exact" and model != "bb":
-        raise ValueError("sampler='exact' exists only for model='bb' (the conjugate posterior).")
-    if not 0 < score_clip < 0.5:
-        raise ValueError(f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}.")
+    _check_sampler_and_clip(model, sampler, score_clip)
     metrics = (
         list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
     )
@@ -285,19 +278,7 @@ def fit(
     sampler_seed = int(sampler_seq.generate_state(1)[0])
     rng = np.random.default_rng(predictive_seq)
 
-    counts = data.counts_array()
-    notes = []
-    no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
-    if no_labels:
-        how = {
-            "bc": "borrow strength through the calibration hierarchy",
-            "rbc": "borrow strength through the calibration hierarchy",
-            "hbb": "are pooled toward the population",
-            "bb": "are the prior",
-        }[model]
-        msg = f"Group(s) {no_labels} have no labeled example: their rates {how}."
-        warnings.warn(msg, NoLabelsWarning, stacklevel=2)
-        notes.append(msg)
+    notes = _warn_no_labels(data, model)
 
     if target_accept is None:
         target_accept = 0.9 if model == "bb" else 0.99
@@ -359,6 +340,34 @@ def fit(
             warnings.warn(msg, CalibrationWarning, stacklevel=2)
             result.notes.append(msg)
     return result
+
+
+def _check_sampler_and_clip(model, sampler, score_clip) -> None:
+    if sampler not in ("auto", "exact", "nuts"):
+        raise ValueError(
+            f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
+        )
+    if sampler == "exact" and model != "bb":
+        raise ValueError("sampler='exact' exists only for model='bb' (the conjugate posterior).")
+    if not 0 < score_clip < 0.5:
+        raise ValueError(f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}.")
+
+
+def _warn_no_labels(data, model) -> list[str]:
+    """Warn about groups without a labeled example; the notes of the result."""
+    counts = data.counts_array()
+    no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
+    if not no_labels:
+        return []
+    how = {
+        "bc": "borrow strength through the calibration hierarchy",
+        "rbc": "borrow strength through the calibration hierarchy",
+        "hbb": "are pooled toward the population",
+        "bb": "are the prior",
+    }[model]
+    msg = f"Group(s) {no_labels} have no labeled example: their rates {how}."
+    warnings.warn(msg, NoLabelsWarning, stacklevel=3)
+    return [msg]
 
 
 def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):

@@ -9,6 +9,7 @@ the frequentist intervals (Newcombe, stratified PPI++, Bernstein).
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 from dataclasses import dataclass, replace
@@ -212,7 +213,6 @@ def plan_labels(
     n_draws: int = 500,
     random_seed=None,
     progressbar: bool = False,
-    return_simulations: bool = False,
 ):
     """How many labels a decision about a rate gap needs: preposterior simulation.
 
@@ -268,8 +268,6 @@ def plan_labels(
     random_seed : None, int, SeedSequence or Generator
     progressbar : bool
         A one-line progress count on standard error.
-    return_simulations : bool
-        Also return the per-simulation table.
 
     Returns
     -------
@@ -284,58 +282,18 @@ def plan_labels(
         missed the posterior there, a ``SamplingWarning`` names the budgets
         where it exceeds 20%, beyond what the medians shrug off; NaN for the
         frequentist methods and where the current NUTS fit is used) and
-        ``n_sims``. With ``return_simulations``, a pair ``(summary,
-        simulations)``; the simulations carry each refit's ``pareto_k``.
+        ``n_sims``. The simulations behind it are in
+        ``plan.attrs["simulations"]``, one record per simulated interval
+        (``pd.DataFrame(plan.attrs["simulations"])``; each refit's ``pareto_k``
+        among the fields).
     """
     metric = get_rate(metric).name
     epsilon = check_epsilon(epsilon)
     ci_prob = check_probability(ci_prob)
     n_sims = check_positive_int(n_sims, "n_sims")
     n_draws = check_positive_int(n_draws, "n_draws", minimum=100)
-    methods = list(PLAN_METHODS) if methods is None else list(methods)
-    for m in methods:
-        if m not in PLAN_METHODS:
-            raise InvalidParameterError(
-                f"Unknown method {m!r}; choose among {', '.join(map(repr, PLAN_METHODS))}."
-            )
-    strategies = [strategies] if isinstance(strategies, str) else list(strategies)
-    for st in strategies:
-        if st not in STRATEGIES:
-            raise InvalidParameterError(
-                f"Unknown strategy {st!r}; choose among {', '.join(map(repr, STRATEGIES))}."
-            )
-    _check_choice(objective, OBJECTIVES, "objective")
-    _check_choice(within, WITHIN, "within")
-    if isinstance(data, ScoreSummary):
-        if data.labeled:
-            raise InvalidParameterError(
-                "plan_labels takes the unlabeled examples' summary; this one holds labels "
-                "(pass AssessmentData with the labeled rows, or summary.without_labels())."
-            )
-        levels = list(data.group_levels)
-        pool = Pool.from_summary(data, _PLAN_COARSEN)
-        threshold = data.threshold
-        s0, y0, g0 = np.empty(0), np.empty(0, dtype=np.int8), np.empty(0, dtype=np.intp)
-        ref = levels[int(np.argmax(pool.totals().sum(axis=1)))] if reference is None else reference
-        if ref not in levels:
-            raise InvalidParameterError(f"Unknown reference {ref!r}; the groups are {levels}.")
-    elif isinstance(data, AssessmentData):
-        if data.n_unlabeled == 0:
-            raise InvalidParameterError(
-                "plan_labels draws the labels to come from the unlabeled examples; this data "
-                "set has none."
-            )
-        levels = list(data.group_levels)
-        pool = Pool.from_summary(data.unlabeled_reduction(SCORE_CLIP), _PLAN_COARSEN)
-        threshold = data.threshold
-        s0, y0 = np.asarray(data.scores, float), np.asarray(data.labels, np.int8)
-        g0 = np.asarray(data.group_codes, np.intp)
-        ref = data.reference if reference is None else data.resolve_group(reference, "reference")
-    else:
-        raise TypeError(
-            "The 'data' parameter must be an AssessmentData or an unlabeled ScoreSummary. "
-            f"Got {type(data).__name__}."
-        )
+    methods, strategies = _check_plan_choices(methods, strategies, objective, within)
+    levels, pool, threshold, (s0, y0, g0), ref = _plan_inputs(data, reference)
     k = len(levels)
     if k < 2:
         raise InvalidParameterError("A gap needs two groups; the data have one.")
@@ -381,35 +339,12 @@ def plan_labels(
         truths = draw_truths(truth_post, start, laplace, design, disc, k, n_sims, rng)
         rows = []
         began = time.perf_counter()
+        context = _SimContext(priors, metric, k, n_draws, pairs, objective, within, methods,
+                              levels, ref, threshold, ci_prob, epsilon, s0.size)  # fmt: skip
         for i, truth in enumerate(truths):
             for strategy in strategies:
-                state, fitted = start, first
-                laplace.x0 = laplace.bc_x0 = None
-                for budget in budgets:
-                    n_add = budget - state.s.size
-                    if n_add > 0:
-                        if strategy == "random":
-                            picks = np.repeat(
-                                np.arange(state.pool.count.size),
-                                rng.multivariate_hypergeometric(
-                                    state.pool.count.astype(np.int64), n_add
-                                ),
-                            )
-                        else:
-                            post = fitted.posterior if fitted is not None else _prior_posterior(
-                                state, priors, metric, k, n_draws, rng)  # fmt: skip
-                            picks, _ = Acquisition(post, state.pool, pairs, objective).greedy(
-                                n_add, within, rng
-                            )
-                        state = state.add(picks, truth, rng)
-                    if n_add > 0 or fitted is None:  # at n_new = 0: the NUTS posterior itself
-                        fitted = fit_state(laplace, state, metric, rng) if state.s.size else None
-                    rows += _record(i, strategy, budget, budget - s0.size, state, fitted, methods,
-                                    metric, pairs, levels, ref, threshold, ci_prob, epsilon,
-                                    within, rng)  # fmt: skip
+                rows += _simulate(i, truth, strategy, start, first, laplace, budgets, context, rng)
             if progressbar:
-                import sys
-
                 print(f"\rplan: {i + 1}/{n_sims} simulations, {time.perf_counter() - began:.0f} s",
                       end="", file=sys.stderr, flush=True)  # fmt: skip
         if progressbar:
@@ -426,7 +361,111 @@ def plan_labels(
             "labels, or check a budget with a real fit.",
             SamplingWarning, stacklevel=2,
         )  # fmt: skip
-    return (summary, sims) if return_simulations else summary
+    # plain records, not a frame: attrs travel through pandas operations, which compare them
+    summary.attrs["simulations"] = sims.to_dict("records")
+    return summary
+
+
+def _plan_inputs(data, reference):
+    """Groups, the pool of unlabeled cells, the threshold, the labeled rows and the
+    reference group of what :func:`plan_labels` was given."""
+    if isinstance(data, ScoreSummary):
+        if data.labeled:
+            raise InvalidParameterError(
+                "plan_labels takes the unlabeled examples' summary; this one holds labels "
+                "(pass AssessmentData with the labeled rows, or summary.without_labels())."
+            )
+        levels = list(data.group_levels)
+        pool = Pool.from_summary(data, _PLAN_COARSEN)
+        threshold = data.threshold
+        rows = np.empty(0), np.empty(0, dtype=np.int8), np.empty(0, dtype=np.intp)
+        ref = levels[int(np.argmax(pool.totals().sum(axis=1)))] if reference is None else reference
+        if ref not in levels:
+            raise InvalidParameterError(f"Unknown reference {ref!r}; the groups are {levels}.")
+    elif isinstance(data, AssessmentData):
+        if data.n_unlabeled == 0:
+            raise InvalidParameterError(
+                "plan_labels draws the labels to come from the unlabeled examples; this data "
+                "set has none."
+            )
+        levels = list(data.group_levels)
+        pool = Pool.from_summary(data.unlabeled_reduction(SCORE_CLIP), _PLAN_COARSEN)
+        threshold = data.threshold
+        rows = (np.asarray(data.scores, float), np.asarray(data.labels, np.int8),
+                np.asarray(data.group_codes, np.intp))  # fmt: skip
+        ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    else:
+        raise TypeError(
+            "The 'data' parameter must be an AssessmentData or an unlabeled ScoreSummary. "
+            f"Got {type(data).__name__}."
+        )
+    return levels, pool, threshold, rows, ref
+
+
+def _check_plan_choices(methods, strategies, objective, within):
+    methods = list(PLAN_METHODS) if methods is None else list(methods)
+    for m in methods:
+        if m not in PLAN_METHODS:
+            raise InvalidParameterError(
+                f"Unknown method {m!r}; choose among {', '.join(map(repr, PLAN_METHODS))}."
+            )
+    strategies = [strategies] if isinstance(strategies, str) else list(strategies)
+    for st in strategies:
+        if st not in STRATEGIES:
+            raise InvalidParameterError(
+                f"Unknown strategy {st!r}; choose among {', '.join(map(repr, STRATEGIES))}."
+            )
+    _check_choice(objective, OBJECTIVES, "objective")
+    _check_choice(within, WITHIN, "within")
+    return methods, strategies
+
+
+@dataclass(frozen=True)
+class _SimContext:
+    """What every simulated audit of one plan shares."""
+
+    priors: CalibrationPriors
+    metric: str
+    k: int
+    n_draws: int
+    pairs: list
+    objective: str
+    within: str
+    methods: list
+    levels: list
+    ref: object
+    threshold: float
+    ci_prob: float
+    epsilon: float
+    n_start: int
+
+
+def _simulate(i, truth, strategy, start, first, laplace, budgets, c: _SimContext, rng) -> list:
+    """One simulated audit: labels added budget by budget (at random or by the
+    acquisition), the posterior refitted, each budget's intervals recorded."""
+    state, fitted, rows = start, first, []
+    laplace.x0 = laplace.bc_x0 = None
+    for budget in budgets:
+        n_add = budget - state.s.size
+        if n_add > 0:
+            if strategy == "random":
+                picks = np.repeat(
+                    np.arange(state.pool.count.size),
+                    rng.multivariate_hypergeometric(state.pool.count.astype(np.int64), n_add),
+                )
+            else:
+                post = fitted.posterior if fitted is not None else _prior_posterior(
+                    state, c.priors, c.metric, c.k, c.n_draws, rng)  # fmt: skip
+                picks, _ = Acquisition(post, state.pool, c.pairs, c.objective).greedy(
+                    n_add, c.within, rng
+                )
+            state = state.add(picks, truth, rng)
+        if n_add > 0 or fitted is None:  # at n_new = 0: the NUTS posterior itself
+            fitted = fit_state(laplace, state, c.metric, rng) if state.s.size else None
+        rows += _record(i, strategy, budget, budget - c.n_start, state, fitted, c.methods,
+                        c.metric, c.pairs, c.levels, c.ref, c.threshold, c.ci_prob, c.epsilon,
+                        c.within, rng)  # fmt: skip
+    return rows
 
 
 @dataclass
