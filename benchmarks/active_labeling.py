@@ -33,6 +33,7 @@ Run in parts (``--settings adult-sex:MLP ...``); each part appends its rows to
 from __future__ import annotations
 
 import argparse
+import math
 import time
 import warnings
 from pathlib import Path
@@ -361,6 +362,52 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
     return text
 
 
+def paired_rerun(old: pd.DataFrame, new: pd.DataFrame) -> str:
+    """A re-run against stored fits, loop by loop (the loops share their seeds).
+
+    Per setting, metric and strategy: the labels needed (paired by loop: mean of
+    new − old and its Monte Carlo SE, sd of the loop-wise differences / √loops),
+    and the share of loops whose final interval covers the realised Δ, old and new.
+    Per setting and metric: the median width of the random loops at each planner
+    budget, old and new."""
+    lines = ["| setting | metric | strategy | loops | labels old (mean) | labels new (mean) | "
+             "new − old (SE) | z | covering old | covering new |",
+             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    zs = []
+    for setting in new["setting"].unique():
+        fo, fn = old[old["setting"] == setting], new[new["setting"] == setting]
+        for m in TARGETS:
+            for strategy in ["random"] + [f"active-{w}-{m}" for w in _acquisitions(fn)]:
+                a, b = labels_needed(fo, m, strategy), labels_needed(fn, m, strategy)
+                loops = a.index.intersection(b.index)
+                if len(loops) < 2:
+                    continue
+                d = (b[loops] - a[loops]).to_numpy(float)
+                se = d.std(ddof=1) / math.sqrt(len(d))
+                z = d.mean() / se if se > 0 else 0.0
+                zs.append(z)
+                co = _covering(fo[fo["loop"].isin(loops)], strategy, m)
+                cn = _covering(fn[fn["loop"].isin(loops)], strategy, m)
+                lines.append(
+                    f"| {setting} | {m} | {strategy} | {len(loops)} | {a[loops].mean():.0f} | "
+                    f"{b[loops].mean():.0f} | {d.mean():+.0f} ({se:.0f}) | {z:+.1f} | "
+                    f"{co:.2f} | {cn:.2f} |"
+                )
+    zs = np.asarray(zs)
+    lines += ["", f"{len(zs)} rows; |z| > 2 in {int((np.abs(zs) > 2).sum())} (about 1 in 20 "
+              f"expected by chance); mean z {zs.mean():+.2f}."]  # fmt: skip
+    lines += ["", "| setting | metric | budget | median width, random loops, old | new |",
+              "|---|---|---|---|---|"]  # fmt: skip
+    for setting in new["setting"].unique():
+        for m in TARGETS:
+            for budget in PLAN_BUDGETS:
+                w = [f[(f["setting"] == setting) & (f["strategy"] == "random")
+                       & (f["n_labels"] == budget)][f"{m}_width"].median()
+                     for f in (old, new)]  # fmt: skip
+                lines.append(f"| {setting} | {m} | {budget} | {w[0]:.3f} | {w[1]:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--settings", nargs="*", default=[f"{n}:{c}" for n, c in SETTINGS])
@@ -388,9 +435,18 @@ if __name__ == "__main__":
         "budgets beyond; no plans)",
     )
     ap.add_argument("--markdown", type=Path, default=Path("docs/results/active_labeling.md"))
+    ap.add_argument(
+        "--paired",
+        nargs=2,
+        type=Path,
+        metavar=("OLD", "NEW"),
+        help="compare two CSVs of fits loop by loop (a re-run against stored fits)",
+    )
     args = ap.parse_args()
     settings = [tuple(s.split(":")) for s in args.settings]
-    if args.report:
+    if args.paired:
+        print(paired_rerun(*(pd.read_csv(f) for f in args.paired)))
+    elif args.report:
         print(report(*args.report, args.markdown))
         print(summary_table(pd.read_csv(args.report[0])))
     elif args.plan_starts:
