@@ -63,7 +63,7 @@ def summarize(
     score_clip: float = 0.01,
     n_bins: int | None = None,
     scheduler=None,
-    progress: bool = False,
+    progressbar: bool = False,
     text_groups: bool = False,
 ) -> ScoreSummary:
     """Reduce scored rows, labeled or not, to their additive summary without loading them.
@@ -101,7 +101,7 @@ def summarize(
         (``"tcp://host:8786"``); default the current client or Dask's local
         scheduler. Spark: a master URL (``"spark://host:7077"``,
         ``"local[4]"``); default the active session or ``local[*]``.
-    progress : bool
+    progressbar : bool
         Show the engine's progress on the terminal (DuckDB's progress bar, a
         Dask progress bar) for long passes.
     text_groups : bool
@@ -157,11 +157,11 @@ def summarize(
         return numpy_engine(source, score, columns, *settings, target)
     if engine == "dask":
         return dask_engine(
-            source, score, columns, *settings, scheduler, progress, text_groups, target
+            source, score, columns, *settings, scheduler, progressbar, text_groups, target
         )
     if engine == "spark":
         return spark_engine(source, score, columns, *settings, scheduler, text_groups, target)
-    return duckdb_engine(source, score, columns, *settings, progress, text_groups, target)
+    return duckdb_engine(source, score, columns, *settings, progressbar, text_groups, target)
 
 
 def summarize_unlabeled(
@@ -174,7 +174,7 @@ def summarize_unlabeled(
     score_clip: float = 0.01,
     n_bins: int | None = None,
     scheduler=None,
-    progress: bool = False,
+    progressbar: bool = False,
     text_groups: bool = False,
 ) -> ScoreSummary:
     """Reduce unlabeled scores to their additive summary: :func:`summarize` without labels.
@@ -189,7 +189,7 @@ def summarize_unlabeled(
         )
     return summarize(
         source, score, group, threshold, engine, score_clip=score_clip, n_bins=n_bins,
-        scheduler=scheduler, progress=progress, text_groups=text_groups,
+        scheduler=scheduler, progressbar=progressbar, text_groups=text_groups,
     )  # fmt: skip
 
 

@@ -327,7 +327,7 @@ def _summarise_file(path, which, engine, scheduler, score, group_cols, threshold
         summary = summarize(
             path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
             threshold=threshold, engine=engine, label=label, pos_label=pos_label,
-            scheduler=scheduler, progress=not quiet, text_groups=True,
+            scheduler=scheduler, progressbar=not quiet, text_groups=True,
         )  # fmt: skip
     except (ValueError, TypeError, ImportError) as exc:
         raise _BadInput(_one_line(exc)) from None
