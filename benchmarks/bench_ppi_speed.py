@@ -69,7 +69,8 @@ def run_reference(data) -> None:
     import ppi_py
     from sklearn.linear_model import LogisticRegression
 
-    from bayesfair.frequentist.ppi import SCORE_CLIP, _features
+    from bayesfair.frequentist._crossfit import _features
+    from bayesfair.frequentist.ppi import SCORE_CLIP
 
     rng = np.random.default_rng(0)
     for code in range(data.n_groups):
