@@ -5,18 +5,20 @@ scores folded, ``s = |2p − 1|``, which no calibration map can: the model is wr
 for B and the interval must stay valid through its rectifier (n_L 200 and 1,000).
 
 Two groups, A calibrated and B's scores squared (p²), 20,000 unlabeled examples,
-2,000 replicates per n_L, 95% intervals of Δ accuracy, Δ TPR and Δ FPR against
+1,000 replicates per n_L, 95% intervals of Δ accuracy, Δ TPR and Δ FPR against
 the population Δ.
 
-The claim tested: true coverage at least 0.93 at every
-n_L ≥ 100. Test, per cell: one-sided at level 1%, reject when the observed
-coverage is below ``0.93 − 2.326 · sqrt(0.93 · 0.07 / 2000)`` = 0.917. A method
-whose true coverage is 0.93 fails a given cell with probability 1%; the
-measured coverages are 0.94–0.96 (``docs/results/ppi_coverage.md``), where a
-cell fails with probability below 1e-4. Widths: PPI++ must not be wider than
-the classical interval of the same estimator (the median width ratio is
-0.95–0.98 in every cell; the 2% allowance is far above the ratio's Monte Carlo
-noise, which is below 0.5% at 2,000 replicates).
+The claim tested: true coverage at least 0.93 at every n_L ≥ 100. Test, per
+cell: one-sided at level 1%, reject when the observed coverage is below
+``0.93 − 2.326 · sqrt(0.93 · 0.07 / 1000)`` = 0.911. A method whose true coverage
+is 0.93 fails a given cell with probability 1%; the measured coverages are
+0.94–0.96 (``docs/results/ppi_coverage.md``, 2,000 replicates), where a cell
+fails with probability below 2e-4 (binomial, at 0.94). Widths: PPI++ must not be
+wider than the classical interval of the same estimator: the measured median
+width ratios, 0.95–0.98, lie at least 4% below the 1.02 allowance, over five
+times the ratio's Monte Carlo standard deviation (about 0.7% at 1,000
+replicates). The test runs 1,000 replicates, the benchmark 2,000, to keep the
+suite within its time budget.
 """
 
 import math
@@ -31,7 +33,7 @@ from ppi_coverage import run, summary
 
 pytestmark = pytest.mark.slow
 
-REPS = 2000
+REPS = 1000
 CLAIM = 0.93
 FLOOR = CLAIM - 2.326 * math.sqrt(CLAIM * (1 - CLAIM) / REPS)
 SIZES = [100, 200, 500, 1000]
