@@ -12,9 +12,7 @@ these all columns of a fit in ~0.05 s (``docs/benchmarks.md``).
 from __future__ import annotations
 
 import numpy as np
-from scipy.fft import next_fast_len
 from scipy.special import ndtri
-from scipy.stats import rankdata
 
 __all__ = [
     "ess_bulk",
@@ -77,6 +75,8 @@ def split_chains(x: np.ndarray) -> np.ndarray:
 
 def z_scale(x: np.ndarray) -> np.ndarray:
     """Rank-normalise each column of (…, m) over all its values (Blom, c = 3/8)."""
+    from scipy.stats import rankdata  # scipy.stats costs ~1 s to import: not at import time
+
     flat = x.reshape(-1, x.shape[-1])
     ranks = rankdata(flat, method="average", axis=0)
     return ndtri((ranks - 3 / 8) / (flat.shape[0] + 1 / 4)).reshape(x.shape)
@@ -116,6 +116,8 @@ def ess_bulk(x, z=None) -> np.ndarray:
     """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk").
 
     ``z`` as in :func:`rank_rhat`."""
+    from scipy.fft import next_fast_len
+
     x = np.asarray(x, dtype=float)
     out = np.full(x.shape[2], np.nan)
     if x.shape[1] < 4:
