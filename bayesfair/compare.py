@@ -318,11 +318,10 @@ def compare(
                 random_seed=boot_seeds[2 * i],
             )
         for (g, r), row in diffs.iterrows():
-            out = _pair_row(fq, data, metric, (g, r), row, rates, posteriors, too_few,
-                            (ci_prob, epsilon, ppi_seq))  # fmt: skip
-            out["note"] = "; ".join(
-                dict.fromkeys(out.pop("_notes") + _blank_not_valid(out, selection, posteriors))
-            )
+            out, notes = _pair_row(fq, data, metric, (g, r), row, rates, posteriors, too_few,
+                                   (ci_prob, epsilon, ppi_seq))  # fmt: skip
+            notes += _blank_not_valid(out, selection, posteriors)
+            out["note"] = "; ".join(dict.fromkeys(notes))
             out["disagreement"] = _disagreement(out, calibrated, calibration)
             pair_rows.append(out)
         var = _variance_row(fq, data, metric, n_boot, ci_prob, boot_seeds[2 * i + 1])
@@ -363,9 +362,9 @@ _NOT_VALID_AFTER = {
 }
 
 
-def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings) -> dict:
-    """One pair's row: frequency estimate, Newcombe, bootstrap, PPI++, Bernstein and each
-    posterior's mean, HDI and P(|Δ| < ε); its notes under ``"_notes"``."""
+def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings):
+    """One pair's row (frequency estimate, Newcombe, bootstrap, PPI++, Bernstein and each
+    posterior's mean, HDI and P(|Δ| < ε)) and its notes."""
     ci_prob, epsilon, ppi_seq = settings
     g, r = pair
     out = {
@@ -399,8 +398,7 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
     notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
-    out["_notes"] = notes
-    return out
+    return out, notes
 
 
 def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -> dict:

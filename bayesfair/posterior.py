@@ -43,9 +43,6 @@ __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 RATES_GROUP = "rates"
 
 
-# ---------------------------------------------------------------------------
-# Labeled layer
-# ---------------------------------------------------------------------------
 #: What each estimand is, in words (summaries and reports print it).
 ESTIMANDS = {
     "assessed": "the gap on the assessed examples (labeled and unlabeled together)",
@@ -78,6 +75,9 @@ def stored_labeled_summary(
     return None
 
 
+# ---------------------------------------------------------------------------
+# Labeled layer
+# ---------------------------------------------------------------------------
 class FairnessPosterior:
     """Posterior draws of per-group rates and the fairness quantities derived from them.
 

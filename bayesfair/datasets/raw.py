@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import logging
 from typing import Literal
 
 import numpy as np
@@ -11,8 +10,6 @@ import pandas as pd
 
 from bayesfair._names import suggest
 from bayesfair.datasets._files import _verified_path
-
-logger = logging.getLogger("bayesfair")
 
 # ---------------------------------------------------------------------- raw readers
 

@@ -3,7 +3,8 @@
 The calibration models (:mod:`bayesfair.models.calibration`) and their native
 density (:mod:`bayesfair.models._calibration_native`) read the labeled rows
 only through :func:`likelihood_data`: the summary (:mod:`bayesfair.summary`)
-coarsened to :data:`LIKELIHOOD_BINS` bins per group and side, with per entry the
+coarsened to :data:`LIKELIHOOD_BINS` bins per group, with per entry (group, side,
+bin) the
 rows, the positives, the means of ``ln s`` and ``ln(1 − s)``, their sums over
 the positives and their within-entry variances and covariance.
 :func:`binned_loglik` is the log likelihood these give: ``Σ y η`` exactly,
