@@ -13,10 +13,8 @@ from bayesfair.fitting import ESTIMANDS, MODELS, fit
 from bayesfair.labels import plan_labels, suggest_labels
 from bayesfair.posterior import FairnessPosterior
 from bayesfair.sources import summarize, summarize_unlabeled
+from bayesfair.stats import Interval
 from bayesfair.summary import ScoreSummary
-
-#: The former name of :class:`ScoreSummary`.
-UnlabeledScores = ScoreSummary
 
 __version__ = "0.3.0.dev0"
 
@@ -24,7 +22,6 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     # data
     "AssessmentData",
     "ScoreSummary",
-    "UnlabeledScores",
     "summarize",
     "summarize_unlabeled",
     "datasets",
@@ -36,6 +33,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "FairnessPosterior",
     "fit",
     "CalibrationWarning",
+    "Interval",
     "exceptions",
     # label budgets and active labeling
     "plan_labels",

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._names import suggest
+from bayesfair.exceptions import InvalidParameterError
 
 #: Separator of attribute values in the label of an intersectional group.
 INTERSECTION_SEP = " & "
@@ -28,31 +29,31 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 def _as_scores(values: Any, argument: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
         )
     if arr.dtype == bool:
-        raise TypeError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold numeric scores in [0, 1]. Got booleans."
         )
     if not np.issubdtype(arr.dtype, np.number):
         bad = next((v for v in arr.tolist() if not _is_number(v)), None)
         shown = f"the non-numeric value {bad!r}" if bad is not None else f"dtype {arr.dtype}"
-        raise TypeError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold numeric scores in [0, 1]. Got {shown}."
         )
     out = np.array(arr, dtype=float)
     n_nan = int(np.isnan(out).sum())
     if n_nan:
         first = int(np.flatnonzero(np.isnan(out))[0])
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must not contain NaN. Got {n_nan} NaN value(s), "
             f"the first at position {first}."
         )
     outside = (out < 0) | (out > 1)
     if outside.any():
         first = int(np.flatnonzero(outside)[0])
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must lie in [0, 1] (scores are probabilities). "
             f"Got {int(outside.sum())} value(s) outside, e.g. {out[first]!r} at position {first}."
         )
@@ -71,19 +72,19 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
     """Return labels coded 0/1 and the positive label actually used."""
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must be one-dimensional. Got shape {arr.shape}."
         )
     series = pd.Series(arr)
     if series.isna().any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must not contain missing values. "
             f"Got {int(series.isna().sum())} missing value(s)."
         )
     distinct = list(pd.unique(series))
     if len(distinct) > 2:
         shown = ", ".join(repr(_plain(v)) for v in distinct[:6])
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must be binary (two distinct values). "
             f"Got {len(distinct)} distinct values: {shown}{' ...' if len(distinct) > 6 else ''}."
         )
@@ -93,7 +94,7 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
         if all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct):
             return np.asarray([float(v) for v in arr]).astype(np.int8), 1
         shown = ", ".join(repr(_plain(v)) for v in distinct)
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter has values {shown}, which are not {{0, 1}} or bool: "
             "say which one is positive with 'pos_label'."
         )
@@ -111,7 +112,7 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
         return (series == pos_label).to_numpy().astype(np.int8), _plain(pos_label)
     if not matches:
         shown = ", ".join(repr(_plain(v)) for v in distinct)
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'pos_label' parameter must be one of the values of '{argument}' ({shown}). "
             f"Got {pos_label!r} instead."
         )
@@ -150,7 +151,7 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
         elif arr.ndim == 2:
             frame = pd.DataFrame(arr)
         else:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The '{argument}' parameter must be one- or two-dimensional. "
                 f"Got shape {arr.shape}."
             )
@@ -159,7 +160,7 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
         attributes = [str(c) for c in frame.columns]
     missing = frame.isna().to_numpy().any(axis=1)
     if missing.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must not contain missing values. "
             f"Got {int(missing.sum())} missing value(s), the first at position "
             f"{int(np.flatnonzero(missing)[0])}."
@@ -210,12 +211,12 @@ def _ordered_levels(*series: pd.Series) -> list:
 
 def check_threshold(threshold) -> float:
     if isinstance(threshold, bool) or not _is_number(threshold):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
         )
     t = float(threshold)
     if not 0.0 < t < 1.0:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
         )
     return t
@@ -226,7 +227,7 @@ def check_columns(frame: pd.DataFrame, which: str, **columns: list[str]) -> None
     for argument, names in columns.items():
         for name in names:
             if name not in frame.columns:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"Column '{name}' (the '{argument}' parameter) is not in the {which} "
                     f"data.{suggest(name, map(str, frame.columns))} "
                     f"Columns: {', '.join(map(str, frame.columns))}."
@@ -237,4 +238,4 @@ def check_lengths(**lengths: int) -> None:
     """The arrays named by the keywords have one length."""
     if len(set(lengths.values())) > 1:
         shown = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
-        raise ValueError(f"Length mismatch: {shown} entries; they must be equal.")
+        raise InvalidParameterError(f"Length mismatch: {shown} entries; they must be equal.")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 
+from bayesfair.exceptions import InvalidParameterError
+
 
 def suggest(name: str, choices: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""``."""
@@ -30,7 +32,7 @@ def resolve_name(
         If ``name`` is unknown; the message suggests the nearest valid name.
     """
     if not isinstance(name, str):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must be a string naming a {what}. "
             f"Got {name!r} of type {type(name).__name__} instead."
         )
@@ -41,7 +43,7 @@ def resolve_name(
     if key in aliases:
         return aliases[key]
     known = list(registry)
-    raise ValueError(
+    raise InvalidParameterError(
         f"Unknown {what} '{name}'.{suggest(key, [*known, *aliases]) or suggest(name, known)} "
         f"Known {what}s: {', '.join(known)}."
     )

@@ -154,6 +154,18 @@ def seed_record(seq: np.random.SeedSequence) -> dict:
     return {"entropy": entropy, "spawn_key": [int(k) for k in seq.spawn_key]}
 
 
+def sequence_from_record(record, child: int | None = None) -> np.random.SeedSequence:
+    """Rebuild the ``SeedSequence`` of a :func:`seed_record` (or its ``child``-th child).
+
+    A missing record (a result saved without one) gives ``SeedSequence(0)``.
+    """
+    record = record or {}
+    entropy = record.get("entropy", 0)
+    entropy = [int(w) for w in entropy] if isinstance(entropy, list) else int(entropy)
+    key = tuple(int(k) for k in record.get("spawn_key", ()))
+    return np.random.SeedSequence(entropy, spawn_key=key if child is None else (*key, child))
+
+
 def _check_seed_int(random_seed, argument: str) -> int:
     if isinstance(random_seed, bool | np.bool_) or not isinstance(random_seed, numbers.Integral):
         raise InvalidParameterError(

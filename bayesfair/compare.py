@@ -261,7 +261,7 @@ def compare(
     Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
     """
     if not isinstance(data, AssessmentData):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
         )
     if isinstance(metrics, str):

@@ -34,7 +34,7 @@ from bayesfair._inputs import (
     count_confusion,
 )
 from bayesfair._validation import check_group
-from bayesfair.exceptions import UnlabeledGroupWarning
+from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
 from bayesfair.sources import summarize_unlabeled
 from bayesfair.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
@@ -122,12 +122,16 @@ class AssessmentData:
         group_labels, self.attributes = _as_groups(groups, "groups")
         check_lengths(scores=len(self._scores), labels=len(self._labels), groups=len(group_labels))
         if len(self._scores) == 0:
-            raise ValueError("The labeled set is empty: 'scores' must hold at least one example.")
+            raise InvalidParameterError(
+                "The labeled set is empty: 'scores' must hold at least one example."
+            )
 
         if (unlabeled_scores is None) != (unlabeled_groups is None):
             given = "unlabeled_scores" if unlabeled_groups is None else "unlabeled_groups"
             missing = "unlabeled_groups" if unlabeled_groups is None else "unlabeled_scores"
-            raise ValueError(f"'{given}' was given without '{missing}': pass both or neither.")
+            raise InvalidParameterError(
+                f"'{given}' was given without '{missing}': pass both or neither."
+            )
         self._summary = None
         if unlabeled is not None:
             u_labels = self._accept_summary(unlabeled, unlabeled_scores)
@@ -144,7 +148,7 @@ class AssessmentData:
                 and u_attributes
                 and self.attributes
             ):
-                raise ValueError(
+                raise InvalidParameterError(
                     f"The unlabeled data has sensitive attributes {u_attributes}, "
                     f"the labeled data {self.attributes}: they must be the same."
                 )
@@ -234,17 +238,19 @@ class AssessmentData:
         [1, 0, 1, 0]
         """
         if not isinstance(labeled, ScoreSummary):
-            raise TypeError(
+            raise InvalidParameterError(
                 "The 'labeled' parameter must be a ScoreSummary built with labels "
                 f"(bayesfair.summarize(..., label=...)). Got {type(labeled).__name__}."
             )
         if not labeled.labeled:
-            raise ValueError(
+            raise InvalidParameterError(
                 "The 'labeled' summary holds no labels: build it with "
                 "bayesfair.summarize(source, ..., label=<column>)."
             )
         if labeled.n_total == 0:
-            raise ValueError("The labeled summary is empty: it must hold at least one example.")
+            raise InvalidParameterError(
+                "The labeled summary is empty: it must hold at least one example."
+            )
         self = cls.__new__(cls)
         self.threshold = float(labeled.threshold)
         self.pos_label = pos_label
@@ -305,13 +311,13 @@ class AssessmentData:
         if type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled):
             unlabeled = _as_pandas(unlabeled)  # a polars LazyFrame is summarised by DuckDB
         if not isinstance(labeled, pd.DataFrame):
-            raise TypeError(
+            raise InvalidParameterError(
                 "The 'labeled' parameter must be a pandas or polars DataFrame. Got "
                 f"{type(labeled).__name__}."
             )
         group_cols = [group] if isinstance(group, str) else list(group)
         if not group_cols:
-            raise ValueError("The 'group' parameter must name at least one column.")
+            raise InvalidParameterError("The 'group' parameter must name at least one column.")
         check_columns(labeled, "labeled", score=[score], label=[label], group=group_cols)
         u_scores = u_groups = summary = None
         if unlabeled is not None and not isinstance(unlabeled, pd.DataFrame):
@@ -329,7 +335,7 @@ class AssessmentData:
         u_ids = None
         if id is not None:
             if unlabeled is None or summary is not None:
-                raise ValueError(
+                raise InvalidParameterError(
                     "The 'id' parameter names a column of the unlabeled rows; give the "
                     "unlabeled data as a DataFrame."
                 )
@@ -366,7 +372,7 @@ class AssessmentData:
 
     def _require_labeled_rows(self, what: str) -> None:
         if self._labeled is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"'{what}' needs the labeled examples as rows; this data set holds its "
                 f"{self._labeled.n_total} labeled examples as a summary "
                 "(AssessmentData.from_summaries), which keeps per-group histograms and "
@@ -406,31 +412,31 @@ class AssessmentData:
     def _accept_summary(self, summary, unlabeled_scores) -> pd.Series:
         """Validate ``unlabeled=`` and return its group labels (for the levels)."""
         if unlabeled_scores is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "Pass the unlabeled examples either as 'unlabeled' (a summary) or as "
                 "'unlabeled_scores'/'unlabeled_groups', not both."
             )
         if not isinstance(summary, ScoreSummary):
-            raise TypeError(
+            raise InvalidParameterError(
                 "The 'unlabeled' parameter must be the summary of bayesfair.summarize_unlabeled "
                 f"(a ScoreSummary). Got {type(summary).__name__}; for a file, query or "
                 "frame, call bayesfair.summarize_unlabeled(source, ...) or use "
                 "AssessmentData.from_frames(labeled, source, ...)."
             )
         if summary.labeled:
-            raise ValueError(
+            raise InvalidParameterError(
                 "The 'unlabeled' summary holds labels: it summarises labeled examples. Pass "
                 "unlabeled examples (bayesfair.summarize_unlabeled), or drop its labels with "
                 "summary.without_labels() if they are to be ignored."
             )
         if summary.threshold != self.threshold:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The unlabeled summary was built with threshold {summary.threshold}, the data "
                 f"use {self.threshold}: the sides of the threshold would not match. Summarise "
                 "again with the data's threshold."
             )
         if summary.attributes and self.attributes and list(summary.attributes) != self.attributes:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The unlabeled summary has sensitive attributes {list(summary.attributes)}, "
                 f"the labeled data {self.attributes}: they must be the same."
             )
@@ -439,25 +445,25 @@ class AssessmentData:
 
     def _check_ids(self, ids, u_scores) -> np.ndarray:
         if self._summary is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "'unlabeled_ids' needs the unlabeled examples as rows; a summary has no rows."
             )
         arr = np.array(ids, dtype=object) if not isinstance(ids, np.ndarray) else ids.copy()
         if arr.ndim != 1 or arr.size != u_scores.size:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"'unlabeled_ids' must hold one id per unlabeled example ({u_scores.size}). "
                 f"Got shape {arr.shape}."
             )
         series = pd.Series(arr)
         if series.isna().any():
-            raise ValueError(
+            raise InvalidParameterError(
                 f"'unlabeled_ids' must not be missing: {int(series.isna().sum())} are, the "
                 f"first at position {int(np.flatnonzero(series.isna().to_numpy())[0])}."
             )
         dup = series.duplicated()
         if dup.any():
             first = series[dup].iloc[0]
-            raise ValueError(
+            raise InvalidParameterError(
                 f"'unlabeled_ids' must be unique, so that a suggested example can be found "
                 f"again: {int(dup.sum())} repeat, e.g. {_plain(first)!r}."
             )
@@ -487,7 +493,7 @@ class AssessmentData:
 
     def _require_rows(self, what: str) -> None:
         if self._summary is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"'{what}' is not available: this data set holds its {self._summary.n_total} "
                 "unlabeled examples as a summary (bayesfair.summarize_unlabeled), which keeps "
                 "per-group histograms, not rows."
@@ -528,7 +534,7 @@ class AssessmentData:
     def require_groups(self, k: int = 2, what: str = "a group difference") -> None:
         """Raise unless there are at least ``k`` groups (e.g. before a difference)."""
         if self.n_groups < k:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{what[0].upper() + what[1:]} needs at least {k} groups; the data has "
                 f"{self.n_groups} ({', '.join(map(str, self.group_levels))})."
             )
@@ -641,7 +647,7 @@ class AssessmentData:
         if key not in cache and self._summary is not None:
             held = (self._summary.score_clip, self._summary.n_bins)
             if key != held:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"The unlabeled summary was built with score_clip={held[0]} and "
                     f"n_bins={held[1]}; this needs score_clip={key[0]} and n_bins={key[1]}. "
                     "Summarise again with those settings (a histogram cannot be re-binned)."
@@ -672,7 +678,7 @@ class AssessmentData:
         if key not in cache and self._labeled is not None:
             held = self._labeled
             if held.score_clip != key[1] or held.n_bins % key[2]:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"The labeled summary was built with score_clip={held.score_clip} and "
                     f"n_bins={held.n_bins}; this needs score_clip={key[1]} and n_bins={key[2]} "
                     "(a divisor of the summary's). Summarise again with those settings."

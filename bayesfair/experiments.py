@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -65,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._names import suggest
+from bayesfair._progress import track
 from bayesfair._validation import (
     check_positive_int,
     check_probability,
@@ -73,6 +73,7 @@ from bayesfair._validation import (
 )
 from bayesfair.data import AssessmentData, count_confusion
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.fitting import fit, model_options
 from bayesfair.frequentist.intervals import newcombe_interval
 from bayesfair.metrics import get_rate, rate_fraction
@@ -157,35 +158,17 @@ def _check_args(metric, n_labeled, n_runs, methods, interval, ci_prob):
     methods = tuple(dict.fromkeys(methods))
     for m in methods:
         if m not in METHODS:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"Unknown method {m!r} in 'methods'.{suggest(str(m), METHODS)} "
                 f"Methods: {', '.join(METHODS)}."
             )
     if not methods:
-        raise ValueError("The 'methods' parameter must name at least one method.")
+        raise InvalidParameterError("The 'methods' parameter must name at least one method.")
     if interval not in ("eti", "hdi"):
-        raise ValueError(f"The 'interval' parameter must be 'eti' or 'hdi'. Got {interval!r}.")
+        raise InvalidParameterError(
+            f"The 'interval' parameter must be 'eti' or 'hdi'. Got {interval!r}."
+        )
     return rate.name, n_labeled, n_runs, methods, check_probability(ci_prob)
-
-
-# --------------------------------------------------------------------------- progress
-class _Progress:
-    """A one-line progress report on stderr (no dependency; quiet when disabled)."""
-
-    def __init__(self, total: int, label: str, enabled: bool):
-        self.total, self.label, self.enabled = total, label, enabled
-        self.start = time.perf_counter()
-        self.tty = enabled and sys.stderr.isatty()
-        self.step = 1 if self.tty else max(1, total // 10)
-
-    def update(self, done: int) -> None:
-        if not self.enabled or (done % self.step and done != self.total):
-            return
-        elapsed = time.perf_counter() - self.start
-        eta = elapsed / done * (self.total - done)
-        msg = f"{self.label}: run {done}/{self.total}, {elapsed:.0f} s elapsed, ~{eta:.0f} s left"
-        end = "\n" if (not self.tty or done == self.total) else ""
-        print(("\r" if self.tty else "") + msg, end=end, file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- harness
@@ -201,7 +184,7 @@ def run_experiment(
     draws: int = 500,
     tune: int = 500,
     chains: int = 4,
-    random_seed: int | np.random.SeedSequence | None = 0,
+    random_seed: int | np.random.SeedSequence | None = None,
     ci_prob: float = 0.95,
     interval: str = "eti",
     threshold: float = 0.5,
@@ -320,11 +303,9 @@ def run_experiment(
     else:
         job = tasks[0][0]
         label = f"{job['name']} {classifier} Δ{job['metric']} n_L={job['n_labeled']}"
-        progress = _Progress(len(tasks), label, progressbar)
         rows = []
-        for done, task in enumerate(tasks, start=1):
+        for task in track(tasks, len(tasks), label, progressbar):
             rows += _one_run(*task)
-            progress.update(done)
     out = pd.DataFrame(rows, columns=list(COLUMNS))
     out.attrs["random_seed"] = seed_record(seed_seq)
     return out
@@ -333,7 +314,7 @@ def run_experiment(
 def _experiment_tasks(
     name, classifier="MLP", metric="accuracy", n_labeled=10, n_runs=100,
     methods=("freq", "bb", "bc"), method="ji2020", *, draws=500, tune=500, chains=4,
-    random_seed=0, ci_prob=0.95, interval="eti", threshold=0.5, fit_kwargs=None,
+    random_seed=None, ci_prob=0.95, interval="eti", threshold=0.5, fit_kwargs=None,
     method_kwargs=None,
 ):  # fmt: skip
     """Validate the arguments; one ``(job, run, seed)`` task per run, and the root seed."""
@@ -454,10 +435,9 @@ def _on_cluster(client, tasks, progressbar: bool) -> list[dict]:
     futures = [client.submit(_one_run, *task, pure=False) for task in tasks]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(futures)
-    progress = _Progress(len(futures), "runs on the cluster", progressbar)
-    for done, future in enumerate(as_completed(futures), start=1):
+    done = as_completed(futures)
+    for future in track(done, len(futures), "runs on the cluster", progressbar):
         results[index[future.key]] = future.result()
-        progress.update(done)
     return [row for rows in results for row in rows]
 
 

@@ -254,7 +254,7 @@ def fit(
     Fisch et al. 2024 (the stratified estimator rbc falls back on).
     """
     if not isinstance(data, AssessmentData):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
         )
     model = resolve_name(model, MODELS, what="model", argument="model")
@@ -304,7 +304,7 @@ def fit(
     }
     if model in ("bc", "rbc"):
         if variant not in VARIANTS:
-            raise ValueError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
+            raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = _resolve_prior(model, prior)
         disc = (discrepancy or DiscrepancyPrior()) if model == "rbc" else None
         idata, rate_draws = _fit_bc(
@@ -344,13 +344,17 @@ def fit(
 
 def _check_sampler_and_clip(model, sampler, score_clip) -> None:
     if sampler not in ("auto", "exact", "nuts"):
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
         )
     if sampler == "exact" and model != "bb":
-        raise ValueError("sampler='exact' exists only for model='bb' (the conjugate posterior).")
+        raise InvalidParameterError(
+            "sampler='exact' exists only for model='bb' (the conjugate posterior)."
+        )
     if not 0 < score_clip < 0.5:
-        raise ValueError(f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}.")
+        raise InvalidParameterError(
+            f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}."
+        )
 
 
 def _warn_no_labels(data, model) -> list[str]:
@@ -442,13 +446,13 @@ def model_options(model: str, fit_kwargs) -> dict:
 
 def _resolve_estimand(estimand, model, data) -> str:
     if estimand is not None and estimand not in ESTIMANDS:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'estimand' parameter must be one of {', '.join(map(repr, ESTIMANDS))}. "
             f"Got {estimand!r}."
         )
     if model in ("bb", "hbb"):
         if estimand == "assessed":
-            raise ValueError(
+            raise InvalidParameterError(
                 f"model={model!r} models the group rates, not the labels of the unlabeled "
                 "examples: its posterior is for estimand='expected'. Use a calibration model "
                 "('rbc' or 'bc') for the gap on the assessed examples."

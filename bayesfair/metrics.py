@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 
 from bayesfair._names import resolve_name
-from bayesfair.exceptions import UndefinedRateWarning
+from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 
 __all__ = [
     "COMPOSITES",
@@ -122,7 +122,7 @@ def get_rate(name: str) -> Rate:
     >>> get_rate("tpr_")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown metric 'tpr_'. Did you mean 'tpr'? Known metrics: accuracy, ...
+    bayesfair.exceptions.InvalidParameterError: Unknown metric 'tpr_'. Did you mean 'tpr'? ...
     """
     canonical = resolve_name(name, RATES, aliases=_RATE_ALIASES, what="metric", argument="metric")
     return RATES[canonical]
@@ -142,7 +142,7 @@ def rate_fraction(counts, metric: str) -> tuple[np.ndarray, np.ndarray]:
     rate = get_rate(metric)
     counts = np.asarray(counts, dtype=float)
     if counts.shape[-1:] != (4,):
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'counts' array must have the 4 confusion counts {COUNT_NAMES} on its last "
             f"axis. Got shape {counts.shape} instead."
         )

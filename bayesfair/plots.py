@@ -17,6 +17,7 @@ import pandas as pd
 
 from bayesfair._validation import check_positive_int, check_probability
 from bayesfair.checks import entry_bins
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics import get_rate
 from bayesfair.models.calibration import calibrate
@@ -120,9 +121,11 @@ def plot_difference(
     Ji, Smyth & Steyvers 2020, Fig. 3 (top).
     """
     if not posteriors:
-        raise ValueError("The 'posteriors' parameter must hold at least one fitted model.")
+        raise InvalidParameterError(
+            "The 'posteriors' parameter must hold at least one fitted model."
+        )
     if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon > 0:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'epsilon' parameter must be a positive number. Got {epsilon!r} instead."
         )
     rate = get_rate(metric)
@@ -233,7 +236,7 @@ def plot_forest(comparison, metric: str | None = None, ax=None):
         name = get_rate(metric).name
         pairs = pairs[pairs["metric"] == name]
         if pairs.empty:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The metric '{name}' is not in the comparison; it has "
                 f"{', '.join(dict.fromkeys(comparison.pairs['metric']))}."
             )
@@ -327,7 +330,7 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     Ji, Smyth & Steyvers 2020, Fig. 2 and Eq. 2.
     """
     if getattr(posterior, "model", None) not in ("bc", "rbc"):
-        raise ValueError(
+        raise InvalidParameterError(
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
@@ -411,7 +414,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     list of matplotlib.axes.Axes
     """
     if getattr(posterior, "model", None) not in ("bc", "rbc"):
-        raise ValueError(
+        raise InvalidParameterError(
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
@@ -426,7 +429,9 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
         axes = list(axes[0])
     axes = list(np.ravel(axes))
     if len(axes) != len(groups):
-        raise ValueError(f"'axes' must hold one Axes per group ({len(groups)}). Got {len(axes)}.")
+        raise InvalidParameterError(
+            f"'axes' must hold one Axes per group ({len(groups)}). Got {len(axes)}."
+        )
     cells = posterior.labeled_cells()
     clip = float(posterior.settings.get("score_clip", 0.01))
     threshold = float(posterior.settings.get("threshold", 0.5))
@@ -496,10 +501,12 @@ def plot_error_curves(frame: pd.DataFrame, ax=None, ci_prob: float = 0.95):
     Ji, Smyth & Steyvers 2020, Fig. 4.
     """
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"The 'frame' parameter must be a DataFrame. Got {type(frame).__name__}.")
+        raise InvalidParameterError(
+            f"The 'frame' parameter must be a DataFrame. Got {type(frame).__name__}."
+        )
     missing = [c for c in ("n_labeled", "method", "abs_error", "covered") if c not in frame]
     if missing:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'frame' parameter lacks the column(s) {missing}. Columns: {list(frame.columns)}."
         )
     if ax is None:
@@ -508,7 +515,7 @@ def plot_error_curves(frame: pd.DataFrame, ax=None, ci_prob: float = 0.95):
         _, ax = plt.subplots(1, 2, figsize=(10.0, 4.0))
     axes = list(np.ravel(ax))
     if len(axes) != 2:
-        raise ValueError(f"The 'ax' parameter must hold two Axes. Got {len(axes)}.")
+        raise InvalidParameterError(f"The 'ax' parameter must hold two Axes. Got {len(axes)}.")
     mae_ax, cov_ax = axes
     summary = (
         frame.astype({"abs_error": float, "covered": float})
@@ -610,7 +617,7 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
             "p_decision", "valid"}  # fmt: skip
     missing = need - set(plan.columns)
     if missing:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'plan' parameter must be plan_labels' table; columns {sorted(missing)} are "
             "missing."
         )

@@ -19,14 +19,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_epsilon, check_group, check_probability
+from bayesfair._validation import (
+    check_epsilon,
+    check_group,
+    check_probability,
+    check_random_state,
+    sequence_from_record,
+)
 from bayesfair.checks import calibration_ppc
 from bayesfair.exceptions import (
     CalibrationWarning,
+    InvalidParameterError,
     SamplingWarning,
 )
 from bayesfair.metrics import composite_value, get_composite, get_rate
 from bayesfair.stats import (
+    Interval,
     ess_bulk,
     eti,
     hdi,
@@ -127,7 +135,7 @@ class FairnessPosterior:
         omitted when there are exactly two groups.
         """
         if len(self.groups) < 2:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"A group difference needs at least 2 groups; the fit has {len(self.groups)} "
                 f"({', '.join(map(str, self.groups))})."
             )
@@ -135,7 +143,7 @@ class FairnessPosterior:
         if group is None:
             others = [g for g in self.groups if g != ref]
             if len(others) > 1:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"The 'group' parameter is required with {len(self.groups)} groups: name the "
                     f"group to compare with the reference {ref!r}. Groups: "
                     f"{', '.join(map(str, others))}."
@@ -147,7 +155,7 @@ class FairnessPosterior:
         """Posterior draws of a rate per group, ``DataArray (chain, draw, group)``."""
         name = get_rate(metric).name
         if name not in self.idata[RATES_GROUP]:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The metric '{name}' was not fitted; fitted metrics: {', '.join(self.metrics)}. "
                 "Pass it in 'metrics' to bayesfair.fit."
             )
@@ -245,7 +253,9 @@ class FairnessPosterior:
         float
         """
         if isinstance(delta, bool) or not isinstance(delta, int | float) or not delta > 0:
-            raise ValueError(f"The 'delta' parameter must be a positive number. Got {delta!r}.")
+            raise InvalidParameterError(
+                f"The 'delta' parameter must be a positive number. Got {delta!r}."
+            )
         v = self.between_group_variance(metric).values.ravel()
         v = v[~np.isnan(v)]
         return float(np.mean(v < delta)) if v.size else np.nan
@@ -262,7 +272,7 @@ class FairnessPosterior:
         of *these* K groups' rates, the estimand of Lum et al. (2022).
         """
         if "population_variance" not in self.idata.posterior:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The population variance exists only for model='hbb'; this fit is '{self.model}'."
             )
         name = get_rate(metric).name
@@ -323,11 +333,17 @@ class FairnessPosterior:
             out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object), name="decision"
         )
 
-    def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> tuple[float, float]:
-        """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of a DataArray of draws."""
+    def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> Interval:
+        """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of a DataArray of draws.
+
+        The conventions of ``arviz.hdi`` and ``arviz.eti``; NaN draws (an
+        undefined rate) are dropped.
+        """
         ci_prob = check_probability(ci_prob)
         if kind not in ("hdi", "eti"):
-            raise ValueError(f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}.")
+            raise InvalidParameterError(
+                f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}."
+            )
         return (hdi if kind == "hdi" else eti)(np.asarray(values), ci_prob)
 
     # ------------------------------------------------------------ tables
@@ -412,7 +428,7 @@ class FairnessPosterior:
         alpha: float = 0.05,
         min_labels: int = 20,
         max_draws: int = 1000,
-        random_seed=0,
+        random_seed=None,
         warn: bool = True,
     ) -> pd.DataFrame:
         """Check each group's calibration map against its labeled examples.
@@ -440,9 +456,11 @@ class FairnessPosterior:
             misfit is still reported as one).
         max_draws : int, default 1000
             Posterior draws used (evenly thinned).
-        random_seed : int, optional
-            Seed of the replicated labels (fixed by default, so that repeated
-            calls agree).
+        random_seed : None, int, SeedSequence or Generator, optional
+            Seed of the replicated labels. None (the default) derives it from
+            the fit's recorded seed (``settings["random_seed"]``, its third
+            child stream), so that repeated calls agree and a repeated fit
+            gives the same check.
         warn : bool, default True
             Issue a :class:`~bayesfair.exceptions.CalibrationWarning` naming
             the misfitting groups.
@@ -460,16 +478,21 @@ class FairnessPosterior:
             For ``bb`` and ``hbb``, which have no calibration map.
         """
         if self.model not in ("bc", "rbc"):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The '{self.model}' model has no calibration map to check; "
                 "calibration_check needs a fit with model='bc' or 'rbc'."
             )
         if not (isinstance(alpha, float | int) and 0 < alpha < 1):
-            raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r}.")
+            raise InvalidParameterError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r}.")
         key = (float(alpha), min_labels, max_draws, random_seed)
         cache = self.__dict__.setdefault("_calibration_checks", {})
-        if key not in cache or not isinstance(random_seed, int):
-            cache[key] = self._calibration_check(alpha, min_labels, max_draws, random_seed)
+        if key not in cache or not (random_seed is None or isinstance(random_seed, int)):
+            seed = random_seed
+            if seed is None:
+                seed = sequence_from_record(self.settings.get("random_seed"), child=2)
+            cache[key] = self._calibration_check(
+                alpha, min_labels, max_draws, check_random_state(seed)
+            )
         out = cache[key].copy()
         message = misfit_message(self.model, out, alpha)
         if warn and message:
@@ -487,11 +510,11 @@ class FairnessPosterior:
             n_bins=self.settings.get("n_bins"),
         )  # fmt: skip
 
-    def _calibration_check(self, alpha, min_labels, max_draws, random_seed) -> pd.DataFrame:
+    def _calibration_check(self, alpha, min_labels, max_draws, rng) -> pd.DataFrame:
         """The computation behind :meth:`calibration_check` (no warning)."""
         labeled = self.labeled_cells()
         if labeled is None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "This result does not store its labeled examples (saved by an older "
                 "bayesfair); refit it to run the calibration check."
             )
@@ -508,7 +531,7 @@ class FairnessPosterior:
             eta = c + a * log_s[None, :] - b * log_1ms[None, :]
             return 0.5 * (1.0 + np.tanh(0.5 * eta))
 
-        table = calibration_ppc(labeled, probabilities, rng=np.random.default_rng(random_seed))
+        table = calibration_ppc(labeled, probabilities, rng=rng)
         misfit = table["p_value"] < alpha
         few = table["n_labeled"] < min_labels
         table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))

@@ -327,19 +327,12 @@ def prior_words(prior) -> str:
         center = parts.get("center", "None")
         where = "the calibration model's mode for that stratum" if center == "None" else f"{center}"
         kappa = parts.get("concentration", "").strip("()").rstrip(",")
-        tie = parts.get("tie", "None").strip("()").rstrip(",")
-        tied = (
-            "" if tie == "None" else
-            f"; when a side is off in every group, the groups' rates on it share a mean "
-            f"(Beta(κm, κ(1 − m)) around a common m, κ "
-            f"{'uniform over' if ',' in tie else '='} {tie})"
-        )  # fmt: skip
         return (
             f"each group's side of the threshold is off the calibration map with prior "
             f"probability {parts.get('prior_misfit')} (and each side in every group with "
             f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
             f"Beta(κm, κ(1 − m)) with κ {'uniform over' if ',' in kappa else '='} {kappa} "
-            f"and m = {where}{tied}"
+            f"and m = {where}"
         )
     m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
     if m:

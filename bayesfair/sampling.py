@@ -43,6 +43,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 from bayesfair._names import resolve_name
+from bayesfair.exceptions import InvalidParameterError
 
 __all__ = ["BACKENDS", "TESTED_NUTPIE", "ModelCache", "clear_cache", "sample_model"]
 
@@ -66,7 +67,9 @@ class ModelCache:
 
     def __init__(self, maxsize: int = 32):
         if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
-            raise ValueError(f"The 'maxsize' parameter must be an integer >= 1. Got {maxsize!r}.")
+            raise InvalidParameterError(
+                f"The 'maxsize' parameter must be an integer >= 1. Got {maxsize!r}."
+            )
         self.maxsize = maxsize
         self._items: OrderedDict[Hashable, object] = OrderedDict()
 

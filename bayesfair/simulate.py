@@ -14,6 +14,7 @@ import numpy as np
 
 from bayesfair._names import resolve_name
 from bayesfair._validation import check_positive_int, check_random_state
+from bayesfair.exceptions import InvalidParameterError
 
 #: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
 MISCALIBRATIONS = {
@@ -106,7 +107,9 @@ def lum_scenario(name: str, K: int = 100, n: int = 5000) -> LumScenario:
     mu = np.full(K, 0.8) if equal_perf else 0.1 + 0.8 * step
     n_k = n_k.astype(np.int64)
     if (n_k < 1).any():
-        raise ValueError(f"n={n} is too small for K={K} groups of equal size (round(n/K) = 0).")
+        raise InvalidParameterError(
+            f"n={n} is too small for K={K} groups of equal size (round(n/K) = 0)."
+        )
     for a in (mu, n_k):
         a.setflags(write=False)
     # exactly 0 with equal rates (np.var of a constant array leaves rounding error)
@@ -147,15 +150,17 @@ def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) 
     p = np.asarray(mu, dtype=float)
     n = np.asarray(n_k)
     if p.ndim != 1 or n.shape != p.shape:
-        raise ValueError(
+        raise InvalidParameterError(
             f"'mu' and 'n_k' must be one-dimensional of equal length. Got shapes {p.shape} "
             f"and {n.shape}."
         )
     if not np.all((p >= 0) & (p <= 1)):
-        raise ValueError(f"'mu' must lie in [0, 1]. Got {p[~((p >= 0) & (p <= 1))][0].item()!r}.")
+        raise InvalidParameterError(
+            f"'mu' must lie in [0, 1]. Got {p[~((p >= 0) & (p <= 1))][0].item()!r}."
+        )
     n_float = n.astype(float)
     if not np.all((n_float >= 0) & (n_float == np.floor(n_float))):
-        raise ValueError("'n_k' must hold non-negative integers.")
+        raise InvalidParameterError("'n_k' must hold non-negative integers.")
     size = p.shape if n_replicates is None else (int(n_replicates), p.size)
     rng = check_random_state(random_seed)
     return rng.binomial(n.astype(np.int64), p, size=size).astype(np.int64)

@@ -1,7 +1,9 @@
 """Posterior statistics over NumPy arrays whose leading axes are ``(chain, draw)``.
 
 The arithmetic layer under :class:`~bayesfair.posterior.FairnessPosterior`, as
-in arviz-stats: intervals (:func:`hdi`, :func:`eti`), :func:`prob_within`
+in arviz-stats: the one interval type of the package (:class:`Interval`),
+intervals of draws (:func:`hdi`, :func:`eti`, the same as ``arviz.hdi`` and
+``arviz.eti``), :func:`prob_within`
 (P(|Δ| < ε), Ji et al. 2020 §3), the HDI + ROPE rule (:func:`rope_decision`,
 Kruschke 2018), and the convergence diagnostics R-hat and bulk ESS (Vehtari et
 al. 2021), vectorised over columns and tested against ArviZ's
@@ -15,6 +17,7 @@ import numpy as np
 from scipy.special import ndtri
 
 __all__ = [
+    "Interval",
     "ess_bulk",
     "eti",
     "hdi",
@@ -31,8 +34,86 @@ def _flat(values) -> np.ndarray:
     return a.reshape(-1) if a.ndim <= 2 else a.reshape(-1, *a.shape[2:])
 
 
-def hdi(values, ci_prob: float = 0.95) -> tuple[float, float]:
-    """Highest-density interval of draws (shortest interval holding ``ci_prob``).
+class Interval(tuple):
+    """A two-sided interval: the pair ``(lower, upper)``, its level and its kind.
+
+    Every interval of the package has this one type, whatever computed it: a
+    posterior HDI or ETI, a Wilson or Newcombe score interval, a percentile
+    bootstrap, a prediction-powered or a Bernstein interval. It is a tuple of
+    two, so ``lo, hi = interval`` and ``interval == (lo, hi)`` work as for a
+    plain pair; the bounds are floats, or arrays of one shape for a vectorised
+    interval (one per group or pair). Tables carry the same parts as columns:
+    ``lower``/``upper``, or ``<kind>_lower``/``<kind>_upper`` where a table
+    holds several intervals, and the level in ``ci_prob``.
+
+    Parameters
+    ----------
+    lower, upper : float or numpy.ndarray
+        The bounds (NaN where the interval is undefined).
+    ci_prob : float
+        Its probability (a credible interval) or confidence level, in (0, 1).
+    kind : str
+        What it is: ``"hdi"``, ``"eti"``, ``"wilson"``, ``"newcombe"``,
+        ``"percentile bootstrap"``, ``"ppi"``, ``"classical"`` (labeled rows
+        only), ``"bernstein"`` or ``"normal"``.
+
+    Examples
+    --------
+    >>> iv = Interval(0.1, 0.3, ci_prob=0.9, kind="eti")
+    >>> lo, hi = iv
+    >>> iv.upper, iv.ci_prob, iv.kind
+    (0.3, 0.9, 'eti')
+    >>> iv == (0.1, 0.3)
+    True
+    """
+
+    def __new__(cls, lower, upper, *, ci_prob: float, kind: str):
+        self = super().__new__(cls, (lower, upper))
+        object.__setattr__(self, "ci_prob", float(ci_prob))
+        object.__setattr__(self, "kind", str(kind))
+        return self
+
+    def __init__(self, lower, upper, *, ci_prob: float, kind: str):
+        super().__init__()  # the parts are set by __new__ (a tuple is immutable)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("An Interval is immutable.")
+
+    def __reduce__(self):
+        return (_interval, (self[0], self[1], self.ci_prob, self.kind))
+
+    def __repr__(self) -> str:
+        return (
+            f"Interval(lower={self[0]!r}, upper={self[1]!r}, ci_prob={self.ci_prob!r}, "
+            f"kind={self.kind!r})"
+        )
+
+    @property
+    def lower(self):
+        """The lower bound."""
+        return self[0]
+
+    @property
+    def upper(self):
+        """The upper bound."""
+        return self[1]
+
+    @property
+    def width(self):
+        """``upper − lower``."""
+        return self[1] - self[0]
+
+
+def _interval(lower, upper, ci_prob, kind) -> Interval:
+    return Interval(lower, upper, ci_prob=ci_prob, kind=kind)
+
+
+def hdi(values, ci_prob: float = 0.95) -> Interval:
+    """Highest-density interval of draws: the shortest interval of sorted draws.
+
+    The convention of ``arviz.hdi`` (tested against it): of ``n`` finite draws
+    the interval spans ``⌊ci_prob·n⌋ + 1`` of them. NaN draws are dropped; all
+    NaN gives a NaN interval.
 
     Examples
     --------
@@ -43,21 +124,21 @@ def hdi(values, ci_prob: float = 0.95) -> tuple[float, float]:
     x = np.sort(np.asarray(values, dtype=float).ravel())
     x = x[~np.isnan(x)]
     if x.size == 0:
-        return (np.nan, np.nan)
-    n_in = max(int(np.floor(ci_prob * x.size)), 1)
+        return Interval(np.nan, np.nan, ci_prob=ci_prob, kind="hdi")
+    n_in = min(int(np.floor(ci_prob * x.size)) + 1, x.size)
     widths = x[n_in - 1 :] - x[: x.size - n_in + 1]
     i = int(np.argmin(widths))
-    return float(x[i]), float(x[i + n_in - 1])
+    return Interval(float(x[i]), float(x[i + n_in - 1]), ci_prob=ci_prob, kind="hdi")
 
 
-def eti(values, ci_prob: float = 0.95) -> tuple[float, float]:
-    """Equal-tailed interval of draws."""
+def eti(values, ci_prob: float = 0.95) -> Interval:
+    """Equal-tailed interval of draws (the quantiles (1 ∓ ci_prob)/2, as ``arviz.eti``)."""
     x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     if x.size == 0:
-        return (np.nan, np.nan)
+        return Interval(np.nan, np.nan, ci_prob=ci_prob, kind="eti")
     lo, hi = np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
-    return float(lo), float(hi)
+    return Interval(float(lo), float(hi), ci_prob=ci_prob, kind="eti")
 
 
 def prob_within(values, epsilon: float) -> float:

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 #: The layers of docs/architecture.md, lowest first. A module imports only from its
 #: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
 LAYERS = [
-    ("foundations", ["exceptions", "_names"]),
+    ("foundations", ["exceptions", "_names", "_progress"]),
     ("vocabulary", ["metrics", "_validation", "stats"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "datasets", "simulate"]),

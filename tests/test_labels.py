@@ -65,12 +65,10 @@ def test_suggest_contract(res, data, frames):
     assert (out["gain"] > 0).all()
 
 
-def test_suggest_reproducible_and_objectives(res):
+def test_suggest_reproducible_and_within(res):
     a = bf.suggest_labels(res, n=10, metric="accuracy", random_seed=3)
     b = bf.suggest_labels(res, n=10, metric="accuracy", random_seed=3)
     pd.testing.assert_frame_equal(a, b)
-    info = bf.suggest_labels(res, n=10, metric="accuracy", objective="information", random_seed=3)
-    assert len(info) == 10 and (info["gain"] > 0).all()
     for within in ("score", "mixed"):
         picked = bf.suggest_labels(res, n=11, metric="accuracy", within=within, random_seed=3)
         assert len(picked) == 11 and picked["position"].is_unique
@@ -100,25 +98,25 @@ def test_stratum_selection_is_random_within_strata(res, data):
 
 def test_acquisition_reads_the_fits_discrepancy_prior(res):
     """suggest_labels' stratum terms use the κ the fit used: its DiscrepancyPrior read back
-    from the settings (the default and a custom one), and its posterior mean per stratum."""
+    from the settings (the default and a custom one)."""
     from bayesfair.labels.acquisition import fitted_discrepancy, result_posterior
-    from bayesfair.models.calibration import DiscrepancyPrior, mean_concentration
+    from bayesfair.models.calibration import DiscrepancyPrior
 
     assert fitted_discrepancy(res.settings) == DiscrepancyPrior()
-    custom = DiscrepancyPrior(0.02, 0.05, (3.0, 9.0), tie=None, center=0.4)
+    custom = DiscrepancyPrior(0.02, 0.05, 3.0, center=0.4)
     assert fitted_discrepancy({"discrepancy": repr(custom)}) == custom
     assert fitted_discrepancy({}) == DiscrepancyPrior()
     # numpy numbers are stored as plain floats, so their repr reads back
-    numpy_grid = DiscrepancyPrior(concentration=tuple(np.geomspace(2.0, 32.0, 5)), tie=None)
-    assert fitted_discrepancy({"discrepancy": repr(numpy_grid)}) == numpy_grid
+    numpy_kappa = DiscrepancyPrior(concentration=np.float64(5.0))
+    assert fitted_discrepancy({"discrepancy": repr(numpy_kappa)}) == numpy_kappa
+    # a record written by 0.2 (which had a `tie` option) still reads
+    old = "DiscrepancyPrior(prior_misfit=0.01, shared_prior_misfit=0.01, concentration=2.0, "
+    assert fitted_discrepancy({"discrepancy": old + "center=None, tie=None)"}) == DiscrepancyPrior()
     for bad in ("os.system('x')", "DiscrepancyPrior(gone=1.0)", "DiscrepancyPrior(("):
         with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
             fitted_discrepancy({"discrepancy": bad})
     post = result_posterior(res, res.data, "accuracy")
-    expected = mean_concentration(post.x_st, post.n_st, post.center,
-                                  DiscrepancyPrior().concentration)  # fmt: skip
-    np.testing.assert_allclose(post.concentration, expected)
-    assert np.all((post.concentration >= 2.0) & (post.concentration <= 32.0))
+    assert post.concentration == DiscrepancyPrior().concentration
 
 
 def test_suggest_without_ids_has_no_id_column(data):
@@ -135,8 +133,8 @@ def test_suggest_without_ids_has_no_id_column(data):
 def test_suggest_bad_input(res, data):
     with pytest.raises(InvalidParameterError, match="larger than the unlabeled pool"):
         bf.suggest_labels(res, n=data.n_unlabeled + 1)
-    with pytest.raises(InvalidParameterError, match="objective"):
-        bf.suggest_labels(res, n=5, objective="entropy")
+    with pytest.raises(TypeError, match="objective"):  # removed in 0.3
+        bf.suggest_labels(res, n=5, objective="information")
     with pytest.raises(ValueError, match="Unknown metric"):
         bf.suggest_labels(res, n=5, metric="tpx")
     with pytest.raises(InvalidParameterError, match="no draws of 'fpr'"):
@@ -210,7 +208,7 @@ def test_map_gain_is_the_exact_variance_reduction():
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
     pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
-    acq = Acquisition(post, pool, [(1, 0)], "variance")
+    acq = Acquisition(post, pool, [(1, 0)])
     gains = acq.gains()
     np.testing.assert_allclose(acq.jac, np.tile(jac, (k, 1)), atol=1e-10)
     sigma = acq.sigma
@@ -251,12 +249,12 @@ def test_mixed_batch_is_a_stratum_half_and_a_joint_score_half():
     posterior, whose greedy update is the exact rank-one Bayesian update (Sherman–Morrison)
     and shrinks the other group's block too, through the correlation."""
     post, pool = _correlated_acquisition(1)
-    stratum_only = Acquisition(post, pool, [(1, 0)], "variance")
+    stratum_only = Acquisition(post, pool, [(1, 0)])
     s_picks, s_values = stratum_only.greedy(2, within="stratum", rng=np.random.default_rng(5))
-    joint = Acquisition(post, pool, [(1, 0)], "variance")
+    joint = Acquisition(post, pool, [(1, 0)])
     before = joint.sigma.copy()
     first_joint = int(np.argmax(joint.gains()))
-    mixed = Acquisition(post, pool, [(1, 0)], "variance")
+    mixed = Acquisition(post, pool, [(1, 0)])
     picks, values = mixed.greedy(3, within="mixed", rng=np.random.default_rng(5))
     np.testing.assert_array_equal(picks[:2], s_picks)
     np.testing.assert_allclose(values[:2], s_values)
@@ -281,18 +279,18 @@ def test_mixed_halves_share_the_pool_and_start_from_the_posterior():
         center=np.full((k, 2), 0.5), x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
         counts=post.counts, assessed=False, metric="accuracy",
     )  # fmt: skip
-    fresh = Acquisition(post, pool, [(1, 0)], "variance")
+    fresh = Acquisition(post, pool, [(1, 0)])
     best = fresh.gains().max()
-    picks, values = Acquisition(post, pool, [(1, 0)], "variance").greedy(
+    picks, values = Acquisition(post, pool, [(1, 0)]).greedy(
         2, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
     assert values[1] == pytest.approx(best, rel=1e-10)
     one_each = Pool(base=pool.base, count=np.ones(4))
     for seed in range(20):
-        acq = Acquisition(post, one_each, [(1, 0)], "variance")
+        acq = Acquisition(post, one_each, [(1, 0)])
         picks, _ = acq.greedy(4, within="mixed", rng=np.random.default_rng(seed))
         assert np.all(np.bincount(picks, minlength=4) <= 1)
     with pytest.raises(InvalidParameterError, match="ran out"):
-        Acquisition(post, one_each, [(1, 0)], "variance").greedy(
+        Acquisition(post, one_each, [(1, 0)]).greedy(
             5, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
 
 
@@ -312,7 +310,7 @@ def test_covariance_when_rates_are_undefined_in_different_draws():
         counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
     )  # fmt: skip
     pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
-    acq = Acquisition(post, pool, [(1, 0)], "variance")
+    acq = Acquisition(post, pool, [(1, 0)])
     assert np.all(acq.gains() > 0)
     np.testing.assert_allclose(acq.sigma[:3, 3:], 0.0)
     own = np.cov(phi[n // 2 :, 0, :], rowvar=False)
@@ -325,7 +323,7 @@ def test_stratum_and_score_picks_use_the_groups_variances(within):
     the map term w (J_gᵀ Σ_gg x)² / (1 + w xᵀ Σ_gg x) per group and gap) and update only
     the picked group's block. One cell per stratum, so both pick the best cell."""
     post, pool = _correlated_acquisition(2)
-    acq = Acquisition(post, pool, [(1, 0)], "variance")
+    acq = Acquisition(post, pool, [(1, 0)])
     joint = acq.sigma.copy()
     picks, values = acq.greedy(1, within=within, rng=np.random.default_rng(0))
     expected = []
@@ -391,30 +389,6 @@ def test_plan_contract(data):
     assert bayes["width_median"].iloc[1] < bayes["width_median"].iloc[0]
 
 
-def test_plan_with_a_design_prior(data, monkeypatch):
-    """The truths come from the posterior under the design prior, the refits use the model's."""
-    import bayesfair.labels.planner as planner
-    from bayesfair.models.calibration import CalibrationPriors
-
-    seen = []
-    draw = planner.draw_truths
-
-    def spy(post, start, laplace, priors, *args):
-        seen.append((post, priors, laplace.priors))
-        return draw(post, start, laplace, priors, *args)
-
-    monkeypatch.setattr(planner, "draw_truths", spy)
-    design = CalibrationPriors(mu_a_sd=1.0, mu_b_sd=1.0)
-    kw = dict(budgets=[100], n_sims=3, methods=["bayes"], random_seed=0, strategies=["random"])
-    plan = bf.plan_labels(data, design_prior=design, **kw)
-    bf.plan_labels(data, **kw)
-    (post_d, priors_d, analysis_d), (post_0, priors_0, analysis_0) = seen
-    assert priors_d == design and priors_0 == analysis_0 == analysis_d == CalibrationPriors()
-    # a second fit under the design prior supplied the truths: its maps are not the analysis fit's
-    assert post_d.a.shape == post_0.a.shape and not np.allclose(post_d.a, post_0.a)
-    assert len(plan) == 1 and plan["width_median"].iloc[0] > 0
-
-
 def test_plan_without_labels_from_a_summary(data):
     summary = bf.summarize_unlabeled((data.unlabeled_scores, data.unlabeled_groups),
                                      engine="numpy", score="score", group="group")  # fmt: skip
@@ -435,7 +409,7 @@ def test_plan_bad_input(data):
         bf.plan_labels(data, budgets=[100], n_sims=2, strategies=["greedy"])
     with pytest.raises(TypeError, match="AssessmentData or an unlabeled ScoreSummary"):
         bf.plan_labels(pd.DataFrame({"score": [0.1]}), budgets=[1])
-    with pytest.raises(InvalidParameterError, match="design_prior"):
+    with pytest.raises(TypeError, match="design_prior"):  # removed in 0.3
         bf.plan_labels(data, budgets=[100], n_sims=2, design_prior={"mu_a_sd": 1.0})
     labeled_only = bf.AssessmentData(data.scores, data.labels, data.groups)
     with pytest.raises(InvalidParameterError, match="has none"):

@@ -28,7 +28,7 @@ native = pytest.importorskip("bayesfair.models._calibration_native")
 kernels = pytest.importorskip("bayesfair.models._calibration_kernels")
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
-DISCREPANCY = DiscrepancyPrior(0.15, 0.3, (1.5, 3.5, 9.0), tie=(2.0, 20.0))  # unlike the defaults
+DISCREPANCY = DiscrepancyPrior(0.15, 0.3, 3.5)  # unlike the defaults
 CENTER = np.array([[0.2, 0.7], [0.35, 0.9], [0.1, 0.5]])  # of a misfitting stratum's rate
 
 

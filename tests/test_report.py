@@ -137,8 +137,4 @@ def test_priors_are_written_for_people():
         "center=None)"
     )
     assert "prior probability 0.01" in disc and "κ = 2.0 and" in disc
-    from bayesfair.models.calibration import DiscrepancyPrior
-
-    tied = prior_words(DiscrepancyPrior(concentration=(2.0, 8.0), tie=(3.0, 30.0)))
-    assert "κ uniform over 2.0, 8.0 and" in tied and "κ uniform over 3.0, 30.0)" in tied
     assert "(" not in prior_words("BetaPrior(alpha=2.0, beta=3.0)").split("~")[0]

@@ -27,9 +27,9 @@
    over 200 data sets its 95% intervals of Δ accuracy covered 0.865 ± 0.024 with
    random labels and 0.835 ± 0.026 with ``within="mixed"``. The tests guard those
    measured levels (at least the measured rate less two binomial standard errors
-   at 40 data sets, one-sided level about 2.3%), and that the retuned prior that
-   was not adopted covers no data set that the default misses more often than
-   the reverse (the paired comparison behind the choice: 6 to 0 when it was made).
+   at 40 data sets, one-sided level about 2.3%). The retuned prior that was not
+   adopted covered 6 fewer of those data sets than the default and none more
+   (``docs/results/retuned_prior/``); it is no longer in the package.
 """
 
 from __future__ import annotations
@@ -231,21 +231,13 @@ def _inverted_few_labels(r: int, discrepancy=None, within=None):
 
 
 def test_default_prior_covers_an_inverted_group_with_few_labels():
-    from bayesfair.models.calibration import DiscrepancyPrior
-
     n = 40
-    retuned = DiscrepancyPrior(0.003, 0.03, (2.0, 4.0, 8.0, 16.0, 32.0),
-                               tie=(2.0, 5.0, 12.0, 30.0, 80.0, 200.0))  # fmt: skip
     default = np.array([_inverted_few_labels(r) for r in range(n)])
-    other = np.array([_inverted_few_labels(r, retuned) for r in range(n)])
     measured = 0.865  # 200 data sets (module docstring)
     bound = measured - 2 * math.sqrt(measured * (1 - measured) / n)
-    only_default, only_other = int((default & ~other).sum()), int((other & ~default).sum())
     print(f"inverted, ~50 labels per group: default covers {default.mean():.3f} (bound "
-          f"{bound:.3f}), retuned prior {other.mean():.3f}; covered by one only: default "
-          f"{only_default}, retuned {only_other}")  # fmt: skip
+          f"{bound:.3f})")  # fmt: skip
     assert default.mean() >= bound
-    assert only_default >= only_other
 
 
 def test_mixed_acquisition_covers_an_inverted_group_through_its_guard():

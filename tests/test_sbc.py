@@ -310,9 +310,8 @@ def rbc_ranks():
         j = sim_rng.uniform(size=2) < disc.shared_prior_misfit
         i = sim_rng.uniform(size=(2, 2)) < disc.prior_misfit
         free = j[None, :] | i
-        # an off stratum's rate: κ from the concentration grid; a side off for every
-        # group has its groups' rates tied through a common mean (the tie grid)
-        rate = draw_prior_rates(disc, np.full((2, 2), disc.center), j[None, None, :], sim_rng)[0]
+        # an off stratum's rate: Beta(κ m, κ (1 − m))
+        rate = draw_prior_rates(disc, np.full((2, 2), disc.center), 1, sim_rng)[0]
 
         def prob(s, code, side, true=true, free=free, rate=rate):
             p = _calibrated(s, *(true[v][code] for v in "abc"))

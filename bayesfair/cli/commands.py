@@ -542,12 +542,6 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
 @click.option("--out", default="to_label.csv", show_default=True, metavar="FILE.csv")
 @click.option("--metric", default="accuracy", show_default=True)
 @click.option(
-    "--objective",
-    type=click.Choice(["variance", "information"]),
-    default="variance",
-    show_default=True,
-)
-@click.option(
     "--within",
     type=click.Choice(["stratum", "score", "mixed"]),
     default="stratum",
@@ -580,7 +574,7 @@ def plan(unlabeled, labeled, score, label, group, metric, epsilon, budgets, n_si
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
 @click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option("--quiet", is_flag=True, help="No progress output.")
-def suggest(labeled, unlabeled, n_labels, out, metric, objective, within, id_col, by_position,
+def suggest(labeled, unlabeled, n_labels, out, metric, within, id_col, by_position,
             score, label, group, reference, pos_label, threshold, sep, seed, draws, chains,
             quiet):  # fmt: skip
     """Which unlabeled rows to label next: fit the default model to LABELED and
@@ -629,8 +623,8 @@ def suggest(labeled, unlabeled, n_labels, out, metric, objective, within, id_col
                          f"unlabeled examples ({chains} chains × {draws} draws)...")  # fmt: skip
             res = fit(data, metrics=[metric], draws=draws, chains=chains, random_seed=seed,
                       progressbar=False)  # fmt: skip
-            table = suggest_labels(res, n=n_labels, metric=metric, objective=objective,
-                                   within=within, random_seed=seed)  # fmt: skip
+            table = suggest_labels(res, n=n_labels, metric=metric, within=within,
+                                   random_seed=seed)  # fmt: skip
         _show_warnings(caught)
         _write_atomic(out, table.to_csv(index=False))
     except click.ClickException:

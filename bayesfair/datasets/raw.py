@@ -10,6 +10,7 @@ import pandas as pd
 
 from bayesfair._names import suggest
 from bayesfair.datasets._files import _verified_path
+from bayesfair.exceptions import InvalidParameterError
 
 # ---------------------------------------------------------------------- raw readers
 
@@ -81,7 +82,9 @@ def _read_uci_part(file: str, split: str) -> pd.DataFrame:
     income = frame["income"].str.rstrip(".")
     unknown = sorted(set(income.dropna()) - {"<=50K", ">50K"})
     if unknown or income.isna().any():
-        raise ValueError(f"Unexpected income values in {file}: {unknown or 'missing values'}.")
+        raise InvalidParameterError(
+            f"Unexpected income values in {file}: {unknown or 'missing values'}."
+        )
     return frame.assign(income=(income == ">50K").astype("int64"), split=split)
 
 
@@ -131,7 +134,7 @@ def load_uci_adult(split: Literal["test", "train", "all"] = "test") -> pd.DataFr
     """
     parts = {"train": "raw/uci-adult.data.gz", "test": "raw/uci-adult.test.gz"}
     if split not in (*parts, "all"):
-        raise ValueError(
+        raise InvalidParameterError(
             "The 'split' parameter must be one of 'test', 'train', 'all'. "
             f"Got {split!r} instead.{suggest(str(split), [*parts, 'all'])}"
         )

@@ -16,6 +16,7 @@ from bayesfair.datasets.raw import (
     _read_ricci,
     load_uci_adult,
 )
+from bayesfair.exceptions import InvalidParameterError
 
 # ---------------------------------------------------------------------- the registries
 
@@ -136,21 +137,23 @@ def get_score_set(name: str) -> ScoreSet:
     >>> get_score_set("adult-rase")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown score set 'adult-rase'. Did you mean 'adult-race'? The score sets: ...
+    bayesfair.exceptions.InvalidParameterError: Unknown score set 'adult-rase'. Did you ...
     """
     try:
         key = resolve_name(
             name, SCORE_SETS, aliases=_SCORE_SET_ALIASES, what="dataset", argument="name"
         )
-    except ValueError:
+    except InvalidParameterError:
+        if not isinstance(name, str):
+            raise
         names = [s.name for s in _SCORE_SET_LIST]
         known = ", ".join(names)
         if name.strip().lower().replace("_", "-") in {r.name for r in _RAW_LIST}:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"'{name}' is a raw data set (load_raw), without classifier scores; this needs "
                 f"a score set: {known}."
             ) from None
-        raise ValueError(
+        raise InvalidParameterError(
             f"Unknown score set '{name}'.{suggest(name.strip().lower(), names)} The score "
             f"sets: {known}."
         ) from None

@@ -12,6 +12,7 @@ from bayesfair._names import suggest
 from bayesfair.data import AssessmentData
 from bayesfair.datasets._files import _verified_path
 from bayesfair.datasets.registry import _score_column, get_score_set
+from bayesfair.exceptions import InvalidParameterError
 
 logger = logging.getLogger("bayesfair")
 
@@ -88,7 +89,7 @@ def load_scores(name: str, classifier: str = "MLP", *, as_in_paper: bool = True)
 
     labels = source[spec.label]
     if not labels.isin([0, 1]).all():
-        raise ValueError(f"The label column '{spec.label}' of {file} is not coded 0/1.")
+        raise InvalidParameterError(f"The label column '{spec.label}' of {file} is not coded 0/1.")
     raw_group = source[spec.attribute].astype(str)
     privileged = raw_group.isin(spec.privileged_values)
     frame = pd.DataFrame(
@@ -121,35 +122,35 @@ _SPLIT_METHODS = ("random", "ji2020")
 
 def _check_split_args(frame, n_labeled, method, raw_group) -> tuple[int, str]:
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'frame' parameter must be a pandas DataFrame. Got {type(frame).__name__}."
         )
     if method not in _SPLIT_METHODS:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'method' parameter must be one of {', '.join(map(repr, _SPLIT_METHODS))}. "
             f"Got {method!r} instead.{suggest(str(method), _SPLIT_METHODS)}"
         )
     n = len(frame)
     if isinstance(n_labeled, bool) or not isinstance(n_labeled, int | np.integer):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'n_labeled' parameter must be an integer in [1, {n}]. Got {n_labeled!r} instead."
         )
     n_labeled = int(n_labeled)
     if not 1 <= n_labeled <= n:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'n_labeled' parameter must be an integer in [1, {n}] (the number of rows). "
             f"Got {n_labeled} instead."
         )
     if method == "ji2020":
         if raw_group not in frame.columns:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"Column '{raw_group}' (the 'raw_group' parameter) is not in the frame."
                 f"{suggest(raw_group, map(str, frame.columns))} "
                 f"Columns: {', '.join(map(str, frame.columns))}."
             )
         n_values = frame[raw_group].nunique(dropna=False)
         if n_labeled < n_values:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"With method='ji2020' the 'n_labeled' parameter must be at least the number "
                 f"of distinct values of '{raw_group}' ({n_values}), so that every group gets "
                 f"a labeled example. Got {n_labeled} instead."
@@ -236,7 +237,7 @@ def load_assessment(
     name: str,
     classifier: str = "MLP",
     n_labeled: int = 100,
-    random_seed: int | np.random.Generator | None = 0,
+    random_seed: int | np.random.Generator | None = None,
     method: Literal["random", "ji2020"] = "random",
     threshold: float = 0.5,
     *,

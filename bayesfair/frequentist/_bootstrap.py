@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayesfair._names import resolve_name
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.stats import Interval
 
 #: Resampler names, with a one-line description each.
 RESAMPLERS: dict[str, str] = {
@@ -45,14 +47,14 @@ class BootstrapEstimate:
     ----------
     estimate : float
         The estimate on the original sample.
-    interval : tuple of float
+    interval : Interval
         ``(lower, upper)`` percentile bootstrap interval.
     draws : numpy.ndarray, shape (n_boot,)
         The statistic on each bootstrap sample (read-only).
     """
 
     estimate: float
-    interval: tuple[float, float]
+    interval: Interval
     draws: np.ndarray = field(repr=False)
 
     def __post_init__(self):
@@ -70,7 +72,9 @@ def check_resampler(resampler) -> str:
 def check_flag(value, argument: str) -> bool:
     """Return ``value`` if it is a bool, else raise."""
     if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"The '{argument}' parameter must be True or False. Got {value!r} instead.")
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be True or False. Got {value!r} instead."
+        )
     return bool(value)
 
 
@@ -86,14 +90,14 @@ def check_counts(
     x = _as_count_array(successes, successes_name)
     n = _as_count_array(trials, trials_name)
     if x.shape != n.shape:
-        raise ValueError(
+        raise InvalidParameterError(
             f"Length mismatch: '{successes_name}' has {x.size} entries and '{trials_name}' has "
             f"{n.size}; they must be equal (one entry per group)."
         )
     over = x > n
     if over.any():
         k = int(np.flatnonzero(over)[0])
-        raise ValueError(
+        raise InvalidParameterError(
             f"'{successes_name}' must not exceed '{trials_name}' in any group. Got "
             f"{successes_name}={x[k]} > {trials_name}={n[k]} at position {k}"
             f"{f' (and {int(over.sum()) - 1} more)' if over.sum() > 1 else ''}."
@@ -104,33 +108,35 @@ def check_counts(
 def _as_count_array(values, argument: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must be one-dimensional (one count per group). "
             f"Got shape {arr.shape}."
         )
     if arr.size == 0:
-        raise ValueError(f"The '{argument}' parameter is empty: it needs one count per group.")
+        raise InvalidParameterError(
+            f"The '{argument}' parameter is empty: it needs one count per group."
+        )
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold non-negative integers. "
             f"Got dtype {arr.dtype} instead."
         )
     if np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold non-negative integers. Got complex values."
         )
     as_float = arr.astype(float)
     bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold non-negative integers. "
             f"Got {arr[k].item()!r} at position {k}."
         )
     neg = as_float < 0
     if neg.any():
         k = int(np.flatnonzero(neg)[0])
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold non-negative integers. "
             f"Got {arr[k].item()!r} at position {k}."
         )
@@ -138,20 +144,24 @@ def _as_count_array(values, argument: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ intervals
-def percentile_interval(draws, ci_prob: float) -> np.ndarray:
-    """Percentile bootstrap interval over the last axis; shape ``(..., 2)``.
+def percentile_interval(draws, ci_prob: float) -> Interval:
+    """Percentile bootstrap interval over the last axis of the draws.
 
     The equal-tailed quantiles ``(1 - ci_prob)/2`` and ``(1 + ci_prob)/2`` of
-    the draws, with NumPy's default linear interpolation (R's type 7).
+    the draws, with NumPy's default linear interpolation (R's type 7): floats
+    for one-dimensional draws, arrays of the leading shape otherwise.
 
     Examples
     --------
-    >>> percentile_interval(np.arange(101.0), 0.9)
-    array([ 5., 95.])
+    >>> lo, hi = percentile_interval(np.arange(101.0), 0.9)
+    >>> round(lo, 6), round(hi, 6)
+    (5.0, 95.0)
     """
     alpha = 1.0 - ci_prob
-    q = np.quantile(np.asarray(draws, dtype=float), [alpha / 2, 1 - alpha / 2], axis=-1)
-    return np.moveaxis(q, 0, -1)
+    lo, hi = np.quantile(np.asarray(draws, dtype=float), [alpha / 2, 1 - alpha / 2], axis=-1)
+    if np.ndim(lo) == 0:
+        lo, hi = float(lo), float(hi)
+    return Interval(lo, hi, ci_prob=ci_prob, kind="percentile bootstrap")
 
 
 # ------------------------------------------------------------------ resamplers
@@ -193,7 +203,7 @@ def resample_successes(
         return np.swapaxes(draws, -1, -2)
     if resampler == "rows":
         return _resample_rows(x, n, n_boot, rng)
-    raise ValueError(f"Unknown resampler {resampler!r}.")
+    raise InvalidParameterError(f"Unknown resampler {resampler!r}.")
 
 
 def _resample_rows(x: np.ndarray, n: np.ndarray, n_boot: int, rng) -> np.ndarray:

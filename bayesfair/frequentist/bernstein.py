@@ -24,6 +24,7 @@ import numpy as np
 from bayesfair._validation import check_probability
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
+from bayesfair.stats import Interval
 
 __all__ = [
     "BernsteinInterval",
@@ -36,12 +37,14 @@ __all__ = [
 def _positive(value, argument: str, rule: str = "a positive number") -> np.ndarray:
     arr = np.asarray(value)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"The '{argument}' parameter must be {rule}. Got {value!r} instead.")
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be {rule}. Got {value!r} instead."
+        )
     arr = arr.astype(float)
     bad = ~np.isfinite(arr) | (arr <= 0)
     if bad.any():
         first = arr.ravel()[bad.ravel()][0].item()
-        raise ValueError(f"The '{argument}' parameter must be {rule}. Got {first!r}.")
+        raise InvalidParameterError(f"The '{argument}' parameter must be {rule}. Got {first!r}.")
     return arr
 
 
@@ -63,7 +66,7 @@ def _check_common(ci_prob, confidence, cost_range, min_group_fraction, variance)
     cost = _positive(cost_range, "cost_range")
     gamma = _positive(min_group_fraction, "min_group_fraction", "a number in (0, 0.5]")
     if (gamma > 0.5).any():
-        raise ValueError(
+        raise InvalidParameterError(
             "The 'min_group_fraction' parameter must be a number in (0, 0.5] (the smaller of "
             f"two group frequencies). Got {min_group_fraction!r} instead."
         )
@@ -206,8 +209,8 @@ class BernsteinInterval:
     ----------
     estimate : float
         ``δ̂`` = rate of ``group`` minus rate of ``reference``.
-    interval : tuple of float
-        ``(δ̂ - t, δ̂ + t)``.
+    interval : Interval
+        ``(δ̂ - t, δ̂ + t)`` (kind ``"bernstein"``).
     half_width : float
         ``t``.
     n : int
@@ -224,7 +227,7 @@ class BernsteinInterval:
     """
 
     estimate: float
-    interval: tuple[float, float]
+    interval: Interval
     half_width: float
     n: int
     min_group_fraction: float
@@ -311,7 +314,7 @@ def bernstein_interval(
     if group is None:
         pairs = data.pairs(ref)
         if len(pairs) != 1:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The 'group' parameter is needed when there are more than two groups "
                 f"({data.n_groups}: {', '.join(map(str, data.group_levels))})."
             )
@@ -319,11 +322,13 @@ def bernstein_interval(
     else:
         group = data.resolve_group(group, "group")
         if group == ref:
-            raise ValueError(f"The 'group' and 'reference' parameters are the same group {ref!r}.")
+            raise InvalidParameterError(
+                f"The 'group' and 'reference' parameters are the same group {ref!r}."
+            )
     i, j = data.group_levels.index(group), data.group_levels.index(ref)
     if den[i] == 0 or den[j] == 0:
         empty = [g for g, k in ((group, i), (ref, j)) if den[k] == 0]
-        raise ValueError(undefined_rate_message(rate, empty))
+        raise InvalidParameterError(undefined_rate_message(rate, empty))
     n = int(den[i] + den[j])
     gamma_a, gamma_b = den[i] / n, den[j] / n
     if variance is None:
@@ -338,7 +343,7 @@ def bernstein_interval(
     )
     return BernsteinInterval(
         estimate=estimate,
-        interval=(estimate - t, estimate + t),
+        interval=Interval(estimate - t, estimate + t, ci_prob=rho, kind="bernstein"),
         half_width=float(t),
         n=n,
         min_group_fraction=float(min(gamma_a, gamma_b)),

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from bayesfair._validation import check_positive_int, check_probability, check_random_state
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
     check_counts,
@@ -26,6 +27,7 @@ from bayesfair.frequentist._bootstrap import (
     resample_successes,
 )
 from bayesfair.metrics import get_rate, rate_fraction, warn_undefined
+from bayesfair.stats import Interval
 
 __all__ = [
     "bootstrap_difference",
@@ -40,7 +42,7 @@ def _counts(values, argument: str) -> np.ndarray:
     """Broadcastable non-negative integer counts (validated elementwise)."""
     arr = np.asarray(values)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold non-negative integers. "
             f"Got dtype {arr.dtype} instead."
         )
@@ -48,7 +50,7 @@ def _counts(values, argument: str) -> np.ndarray:
     bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float)) | (as_float < 0)
     if bad.any():
         first = as_float.ravel()[np.flatnonzero(bad.ravel())[0]]
-        raise ValueError(
+        raise InvalidParameterError(
             f"The '{argument}' parameter must hold non-negative integers. Got {first.item()!r}."
         )
     return as_float
@@ -60,11 +62,11 @@ def _check_pair(successes, trials, s_name: str, t_name: str) -> tuple[np.ndarray
     try:
         over = np.broadcast_to(x > n, np.broadcast_shapes(x.shape, n.shape))
     except ValueError:
-        raise ValueError(
+        raise InvalidParameterError(
             f"'{s_name}' (shape {x.shape}) and '{t_name}' (shape {n.shape}) do not broadcast."
         ) from None
     if over.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"'{s_name}' must not exceed '{t_name}'. Got {s_name} > {t_name} in "
             f"{int(over.sum())} place(s)."
         )
@@ -75,7 +77,7 @@ def _z(ci_prob: float) -> float:
     return float(ndtri(0.5 + ci_prob / 2))
 
 
-def wilson_interval(successes, trials, ci_prob: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(successes, trials, ci_prob: float = 0.95) -> Interval:
     """Wilson score interval for a binomial proportion.
 
     The set of ``p`` not rejected by the two-sided score test at level
@@ -90,7 +92,8 @@ def wilson_interval(successes, trials, ci_prob: float = 0.95) -> tuple[np.ndarra
 
     Returns
     -------
-    lower, upper : numpy.ndarray
+    Interval
+        ``(lower, upper)`` as arrays of the broadcast shape, kind ``"wilson"``;
         NaN where ``trials == 0``.
 
     References
@@ -117,10 +120,10 @@ def wilson_interval(successes, trials, ci_prob: float = 0.95) -> tuple[np.ndarra
     # At x = 0 (x = n) the lower (upper) root is exactly 0 (1); pin it against rounding.
     lower = np.where(x == 0, np.where(n > 0, 0.0, np.nan), lower)
     upper = np.where(x == n, np.where(n > 0, 1.0, np.nan), upper)
-    return lower, upper
+    return Interval(lower, upper, ci_prob=ci_prob, kind="wilson")
 
 
-def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> Interval:
     """Newcombe's hybrid score interval for the difference ``x1/n1 - x2/n2``.
 
     With Wilson limits ``(l_i, u_i)`` of each proportion ``p_i``:
@@ -134,8 +137,9 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> tuple[np.ndarray
 
     Returns
     -------
-    lower, upper : numpy.ndarray
-        NaN where either group has no trials.
+    Interval
+        ``(lower, upper)`` as arrays of the broadcast shape, kind
+        ``"newcombe"``; NaN where either group has no trials.
 
     References
     ----------
@@ -157,7 +161,8 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> tuple[np.ndarray
     with np.errstate(invalid="ignore", divide="ignore"):
         p1, p2 = x1 / n1, x2 / n2
     d = p1 - p2
-    return d - np.hypot(p1 - l1, u2 - p2), d + np.hypot(u1 - p1, p2 - l2)
+    lower, upper = d - np.hypot(p1 - l1, u2 - p2), d + np.hypot(u1 - p1, p2 - l2)
+    return Interval(lower, upper, ci_prob=ci_prob, kind="newcombe")
 
 
 def bootstrap_difference(
@@ -205,7 +210,7 @@ def bootstrap_difference(
     """
     x, n = check_counts([x1, x2], [n1, n2], successes_name="x1, x2", trials_name="n1, n2")
     if (n == 0).any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"Both groups need at least one trial for a bootstrap difference. Got n1={n[0]}, "
             f"n2={n[1]}."
         )
@@ -217,7 +222,7 @@ def bootstrap_difference(
     draws = boot[:, 0] - boot[:, 1]
     return BootstrapEstimate(
         estimate=float(x[0] / n[0] - x[1] / n[1]),
-        interval=tuple(float(v) for v in percentile_interval(draws, ci_prob)),
+        interval=percentile_interval(draws, ci_prob),
         draws=draws,
     )
 

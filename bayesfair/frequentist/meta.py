@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.variance import between_group_variance
 from bayesfair.metrics import (
     UndefinedRateWarning,
@@ -134,12 +135,12 @@ def generalized_entropy_index(rates, alpha: float = 2.0) -> np.ndarray:
     0.0833
     """
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'alpha' parameter must be a finite real number other than 0 and 1. "
             f"Got {alpha!r} instead."
         )
     if alpha in (0, 1):
-        raise ValueError(
+        raise InvalidParameterError(
             f"The 'alpha' parameter must be a real number other than 0 and 1 (the formula "
             f"divides by α(α-1)). Got {alpha!r} instead."
         )
@@ -201,7 +202,7 @@ def meta_metrics(data, metric: str, alpha: float = 2.0) -> pd.Series:
             stacklevel=2,
         )
     if keep.sum() < 2:
-        raise ValueError(
+        raise InvalidParameterError(
             f"Meta-metrics need at least 2 groups with a defined {rate.name}; got "
             f"{int(keep.sum())}."
         )

@@ -71,11 +71,13 @@ from bayesfair.exceptions import (
     SparseStratumWarning,
     UndefinedRateWarning,
 )
+from bayesfair.frequentist._bootstrap import percentile_interval
 from bayesfair.frequentist._crossfit import (
     _binned_moments,
     _crossfit,
 )
 from bayesfair.metrics import get_rate, undefined_rate_message
+from bayesfair.stats import Interval
 
 __all__ = [
     "PPIResult",
@@ -151,7 +153,8 @@ def ppi_mean_interval(y, yhat, yhat_unlabeled, *, lam=None, ci_prob: float = 0.9
     Returns
     -------
     estimate : float
-    interval : tuple of float
+    interval : Interval
+        Kind ``"ppi"`` (``"classical"`` when ``lam=0`` is given).
     lam : float
     """
     ci_prob = check_probability(ci_prob)
@@ -165,10 +168,11 @@ def ppi_mean_interval(y, yhat, yhat_unlabeled, *, lam=None, ci_prob: float = 0.9
         lam = float(lam)
         if not 0.0 <= lam <= 1.0:
             raise InvalidParameterError(f"The 'lam' parameter must be in [0, 1]. Got {lam!r}.")
+    kind = "classical" if lam == 0.0 else "ppi"
     est, var, lam = _ppi_mean(y, f, _moments(f_u), lam)
     z = ndtri(0.5 + ci_prob / 2.0)
     half = z * np.sqrt(var)
-    return est, (float(est - half), float(est + half)), lam
+    return est, Interval(float(est - half), float(est + half), ci_prob=ci_prob, kind=kind), lam
 
 
 @dataclass(frozen=True)
@@ -181,10 +185,11 @@ class PPIResult:
     group, reference
     estimate : float
         Δ = rate(group) − rate(reference).
-    interval : tuple of float
-        ``(lower, upper)`` of the PPI++ interval.
-    classical_interval : tuple of float
-        The same stratified estimator with λ = 0 (labeled examples only).
+    interval : Interval
+        ``(lower, upper)`` of the PPI++ interval (kind ``"ppi"``).
+    classical_interval : Interval
+        The same stratified estimator with λ = 0 (labeled examples only; kind
+        ``"classical"``).
     effective_n : float
         ``n_L × classical variance / PPI++ variance``: the number of labels
         the classical interval would need to be as narrow (n_L of the two groups).
@@ -198,8 +203,8 @@ class PPIResult:
     group: object
     reference: object
     estimate: float
-    interval: tuple
-    classical_interval: tuple
+    interval: Interval
+    classical_interval: Interval
     effective_n: float
     n_labeled: int
     ci_prob: float
@@ -305,10 +310,17 @@ def ppi_difference(
                 group=g,
                 reference=ref,
                 estimate=est,
-                interval=(float(est - z * np.sqrt(var)), float(est + z * np.sqrt(var))),
-                classical_interval=(
+                interval=Interval(
+                    float(est - z * np.sqrt(var)),
+                    float(est + z * np.sqrt(var)),
+                    ci_prob=ci_prob,
+                    kind="ppi",
+                ),
+                classical_interval=Interval(
                     float(a["rate0"] - b["rate0"] - z * np.sqrt(var0)),
                     float(a["rate0"] - b["rate0"] + z * np.sqrt(var0)),
+                    ci_prob=ci_prob,
+                    kind="classical",
                 ),
                 effective_n=float(n_lab * var0 / var) if var > 0 else np.nan,
                 n_labeled=int(n_lab),
@@ -490,8 +502,9 @@ class PPIVarianceResult:
         Cochran's corrected estimate ``M_var(r̂) − mean(v̂)`` (Lum et al. eq. 2
         with the PPI++ variances in place of the binomial ones). Not truncated:
         it can be negative when the true variance is near 0.
-    interval : tuple of float
-        Double-corrected parametric bootstrap percentile interval.
+    interval : Interval
+        Double-corrected parametric bootstrap percentile interval (kind
+        ``"percentile bootstrap"``).
     upper_bound : float
         One-sided ``ci_prob`` upper bound (the same draws' ``ci_prob`` quantile):
         the figure to read when the groups may perform equally.
@@ -511,10 +524,10 @@ class PPIVarianceResult:
 
     metric: str
     estimate: float
-    interval: tuple
+    interval: Interval
     upper_bound: float
     classical_estimate: float
-    classical_interval: tuple
+    classical_interval: Interval
     classical_upper_bound: float
     groups: tuple
     dropped_groups: tuple
@@ -546,9 +559,7 @@ def _variance_estimates(rates, variances, z, ci_prob):
     draws = rates + np.sqrt(variances) * z  # (n_boot, K): r* ~ N(r̂, v̂)
     # r* − μ has variance 2v: the double correction (Lum et al. §5.3)
     boot = np.var(draws, axis=1, ddof=1) - 2.0 * variances.mean()
-    alpha = 1.0 - ci_prob
-    lo, hi = np.quantile(boot, [alpha / 2.0, 1.0 - alpha / 2.0])
-    return est, (float(lo), float(hi)), float(np.quantile(boot, ci_prob))
+    return est, percentile_interval(boot, ci_prob), float(np.quantile(boot, ci_prob))
 
 
 def ppi_between_group_variance(

@@ -32,6 +32,7 @@ from bayesfair._validation import (
     seed_record,
     seed_sequence,
 )
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
     check_counts,
@@ -367,7 +368,7 @@ def double_corrected_bootstrap_counts(
     x, n = check_counts(successes, trials)
     labels = tuple(range(x.size)) if groups is None else tuple(groups)
     if len(labels) != x.size:
-        raise ValueError(
+        raise InvalidParameterError(
             f"Length mismatch: 'groups' has {len(labels)} entries and 'successes' has "
             f"{x.size}; they must be equal."
         )
@@ -473,7 +474,7 @@ def _variance_bootstrap(
         dropped = [labels[k] for k in np.flatnonzero(~keep)]
         warnings.warn(explain(dropped, int(keep.sum())), UndefinedRateWarning, stacklevel=3)
     if keep.sum() < 2:
-        raise ValueError(
+        raise InvalidParameterError(
             "The between-group variance needs at least 2 groups with a positive "
             f"denominator; got {int(keep.sum())} ({[labels[k] for k in np.flatnonzero(keep)]})."
         )
@@ -495,7 +496,7 @@ def _variance_bootstrap(
     estimates = {
         name: BootstrapEstimate(
             estimate=point[name],
-            interval=tuple(float(v) for v in percentile_interval(draws[name], ci_prob)),
+            interval=percentile_interval(draws[name], ci_prob),
             draws=draws[name],
         )
         for name in point

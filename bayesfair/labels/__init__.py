@@ -11,7 +11,7 @@ The method, its validity after active selection, and the benchmarks:
 ``docs/guides/label-budgets.md``.
 """
 
-from bayesfair.labels.acquisition import OBJECTIVES, WITHIN, suggest_labels
+from bayesfair.labels.acquisition import WITHIN, suggest_labels
 from bayesfair.labels.planner import PLAN_METHODS, STRATEGIES, plan_labels
 
-__all__ = ["OBJECTIVES", "PLAN_METHODS", "STRATEGIES", "WITHIN", "plan_labels", "suggest_labels"]
+__all__ = ["PLAN_METHODS", "STRATEGIES", "WITHIN", "plan_labels", "suggest_labels"]

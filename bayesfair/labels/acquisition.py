@@ -7,8 +7,6 @@ Fisher information w X Xᵀ, and Var(vᵀφ) drops by w (vᵀΣX)² / (1 + w X�
 Sherman–Morrison: Bayesian c-optimal design, Chaloner & Verdinelli 1995, §2.2);
 the label itself stops being uncertain (estimand ``"assessed"``); and, for
 ``rbc``, a stratum that may not follow the map learns its own Beta rate.
-``objective="information"`` ranks by the expected information gain about the
-maps instead, ½ log(1 + w xᵀΣx) (Ji, Logan, Smyth & Steyvers 2021, AAAI, §3–4).
 A batch is built greedily, each pick updating Σ and the stratum's count.
 
 ``within`` chooses what is targeted: strata (group × side of the threshold,
@@ -35,20 +33,14 @@ from bayesfair.exceptions import CalibrationWarning, InvalidParameterError
 from bayesfair.metrics import get_rate, rate_from_counts
 from bayesfair.models.calibration import (
     DiscrepancyPrior,
-    mean_concentration,
     stratum_counts,
 )
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
 from bayesfair.posterior import FairnessPosterior
 from bayesfair.summary import DEFAULT_BINS, ScoreSummary
 
-__all__ = ["OBJECTIVES", "WITHIN", "suggest_labels"]
+__all__ = ["WITHIN", "suggest_labels"]
 
-#: What :func:`suggest_labels` can maximise.
-OBJECTIVES = {
-    "variance": "expected reduction of the posterior variance of the gap(s)",
-    "information": "expected information gain about the calibration maps (nats)",
-}
 #: What the acquisition chooses.
 WITHIN = {
     "stratum": "how many labels each group x side of the threshold gets; random within it",
@@ -123,7 +115,7 @@ class AcquisitionPosterior:
     counts: np.ndarray  # (k, 4) posterior-mean counts of the assessed examples
     assessed: bool
     metric: str
-    concentration: float | np.ndarray = 2.0  # κ, or its posterior mean per stratum (k, 2)
+    concentration: float = 2.0  # κ of a misfitting stratum's rate
 
 
 def _group_weights(k: int, pairs_idx: list[tuple[int, int]]) -> np.ndarray:
@@ -154,9 +146,8 @@ def _flip_effect(counts: np.ndarray, metric: str) -> np.ndarray:
 class Acquisition:
     """Gains per cell and the greedy batch (module docstring)."""
 
-    def __init__(self, post: AcquisitionPosterior, pool: Pool, pairs: list[tuple[int, int]],
-                 objective: str):  # fmt: skip
-        self.post, self.pool, self.objective = post, pool, objective
+    def __init__(self, post: AcquisitionPosterior, pool: Pool, pairs: list[tuple[int, int]]):
+        self.post, self.pool = post, pool
         k = pool.n_groups
         self.weights = _group_weights(k, pairs)
         phi = np.stack([np.log(post.a), np.log(post.b), post.c], axis=-1)  # (n, k, 3)
@@ -213,8 +204,6 @@ class Acquisition:
         cols = 3 * g[:, None] + np.arange(3)
         q = np.einsum("cj,cj->c", self.x[cells], np.take_along_axis(sx, cols, axis=1))  # XᵀΣX
         w = self.w[cells]
-        if self.objective == "information":
-            return 0.5 * np.log1p(w * q)
         # Σ over the gaps of w (vᵀ Σ X)² / (1 + w XᵀΣX): Var(vᵀφ) before minus after
         vsx = sx @ self.gaps.T  # (c, n_gaps)
         return w * np.sum(vsx**2, axis=1) / (1.0 + w * q)
@@ -231,12 +220,10 @@ class Acquisition:
         v0 = q * (1 - q) / (kappa + n + 1.0)
         v1 = q * (1 - q) / (kappa + n + 2.0)
         p = post.p_free[g, h]
-        if self.objective == "information":
-            return p * 0.5 * np.log(v0 / v1)
         return p * (self.totals[g, h] * self.flip[g, h]) ** 2 * (v0 - v1)
 
     def _own_terms(self, cells: np.ndarray) -> np.ndarray:
-        if not self.post.assessed or self.objective == "information":
+        if not self.post.assessed:
             return np.zeros(cells.size)
         g, h = self.pool.group[cells], self.pool.side[cells]
         return self.w[cells] * self.flip[g, h] ** 2
@@ -246,8 +233,6 @@ class Acquisition:
             cells = np.arange(self.pool.group.size)
         wt = self.weights[self.pool.group[cells]]
         own = self._stratum_terms(cells) + self._own_terms(cells)
-        if self.objective == "information":
-            return wt * (self._map_terms(cells) + own)
         return self._map_terms(cells) + wt * own
 
     def greedy(self, n: int, within: str = "stratum", rng=None) -> tuple[np.ndarray, np.ndarray]:
@@ -375,7 +360,7 @@ def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
         p_free = post["p_misfit"].mean(("chain", "draw")).transpose("group", "side").values
         center = res.idata.constant_data["misfit_center"].transpose("group", "side").values
         disc = fitted_discrepancy(res.settings)
-        concentration = mean_concentration(x_st, n_st, center, disc.concentration)
+        concentration = disc.concentration
     return AcquisitionPosterior(
         a=a, b=b, c=c, rates=rates, p_free=p_free, center=center, x_st=x_st, n_st=n_st,
         counts=mean_u + data.counts_array(), assessed=res.estimand == "assessed",
@@ -397,9 +382,14 @@ def fitted_discrepancy(settings: dict):
             isinstance(call, ast.Call) and getattr(call.func, "id", None) == "DiscrepancyPrior"
         ):
             raise ValueError
-        return DiscrepancyPrior(**{kw.arg: ast.literal_eval(kw.value) for kw in call.keywords})
+        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        if kwargs.get("tie", "absent") is None:  # written by 0.2, which had the option
+            del kwargs["tie"]
+        return DiscrepancyPrior(**kwargs)
     except (ValueError, TypeError, SyntaxError):
-        raise ValueError(f"Not a DiscrepancyPrior this version can read: {text!r}.") from None
+        raise InvalidParameterError(
+            f"Not a DiscrepancyPrior this version can read: {text!r}."
+        ) from None
 
 
 def _check_metric_defined(metric: str, totals: np.ndarray, levels: list) -> None:
@@ -422,7 +412,6 @@ def suggest_labels(
     res,
     n: int = 50,
     metric: str = "accuracy",
-    objective: str = "variance",
     *,
     data=None,
     group=None,
@@ -434,7 +423,7 @@ def suggest_labels(
 
     Ranks cells of the unlabeled data (group × side of the threshold × score
     bin) by the expected reduction of the posterior variance of the gap(s) of
-    ``metric`` (or the information gain about the calibration maps), builds
+    ``metric``, builds
     the batch greedily with diminishing returns, and draws the examples at
     random within the chosen cells (module docstring :mod:`bayesfair.labels`,
     which also says why the Bayesian posterior stays valid after such a
@@ -448,8 +437,6 @@ def suggest_labels(
         Examples to suggest.
     metric : str, default "accuracy"
         The rate whose gap should shrink.
-    objective : {"variance", "information"}
-        :data:`OBJECTIVES`.
     data : AssessmentData, optional
         The data ``res`` was fitted on; needed only when ``res`` was read from
         a file (:meth:`FairnessPosterior.from_netcdf`), which does not keep it.
@@ -480,17 +467,17 @@ def suggest_labels(
         row of the unlabeled data given to :class:`AssessmentData`), the id
         column's value where the data has ids (column named as the id column),
         ``group``, ``score`` and ``gain`` (the expected variance reduction of
-        the gap(s) when it was chosen, or the information gain in nats).
+        the gap(s) when it was chosen).
 
     Raises
     ------
     InvalidParameterError
-        For a model without a calibration map, an unknown metric or objective,
+        For a model without a calibration map, an unknown metric,
         ``n`` larger than the unlabeled pool, a rate undefined for a group, or
         unlabeled data held as a summary (no rows to suggest).
     """
     if not isinstance(res, FairnessPosterior):
-        raise TypeError(
+        raise InvalidParameterError(
             f"The 'res' parameter must be a FairnessPosterior. Got {type(res).__name__}."
         )
     if res.model not in ("rbc", "bc"):
@@ -498,7 +485,6 @@ def suggest_labels(
             f"suggest_labels needs a calibration model ('rbc' or 'bc'): the gain of a label "
             f"depends on its score through the calibration map. Got model={res.model!r}."
         )
-    _check_choice(objective, OBJECTIVES, "objective")
     _check_choice(within, WITHIN, "within")
     metric = get_rate(metric).name
     if metric not in res.metrics:
@@ -539,7 +525,7 @@ def suggest_labels(
     post = result_posterior(res, data, metric)
     if within != "stratum":
         within = _guard_targeting(res, within)
-    picks, gains = Acquisition(post, pool, pairs, objective).greedy(n, within, rng)
+    picks, gains = Acquisition(post, pool, pairs).greedy(n, within, rng)
     rows = _rows_for_cells(data, summary, pool, picks, rng, clip, n_bins)
     out = pd.DataFrame({"position": rows})
     ids = data.unlabeled_ids

@@ -9,14 +9,13 @@ the frequentist intervals (Newcombe, stratified PPI++, Bernstein).
 
 from __future__ import annotations
 
-import sys
-import time
 import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from bayesfair._progress import track
 from bayesfair._validation import (
     check_epsilon,
     check_positive_int,
@@ -28,7 +27,6 @@ from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, Samp
 from bayesfair.fitting import fit, robust_unlabeled_counts
 from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
 from bayesfair.labels.acquisition import (
-    OBJECTIVES,
     SCORE_CLIP,
     WITHIN,
     Acquisition,
@@ -45,7 +43,6 @@ from bayesfair.models.calibration import (
     CalibrationPriors,
     DiscrepancyPrior,
     draw_prior_rates,
-    mean_concentration,
     sample_misfit,
     stratum_counts,
 )
@@ -207,9 +204,7 @@ def plan_labels(
     group=None,
     reference=None,
     ci_prob: float = 0.95,
-    objective: str = "variance",
     within: str = "stratum",
-    design_prior=None,
     n_draws: int = 500,
     random_seed=None,
     progressbar: bool = False,
@@ -252,22 +247,16 @@ def plan_labels(
     group, reference : optional
         One gap; default every group against the reference.
     ci_prob : float, default 0.95
-    objective, within : str
-        The acquisition's objective (:data:`OBJECTIVES`) and what it targets
-        (:data:`WITHIN`), as in :func:`suggest_labels`. The simulated audits
+    within : str
+        What the acquisition targets (:data:`WITHIN`), as in
+        :func:`suggest_labels`. The simulated audits
         follow the model, so ``"mixed"``'s fallback on a flagged calibration
         check is not simulated.
-    design_prior : CalibrationPriors, optional
-        The prior of the simulated truths (the *design prior* of O'Hagan &
-        Stevens 2001), when it should differ from the model's prior (the
-        *analysis prior*, :class:`~bayesfair.models.calibration.CalibrationPriors`
-        by default, which every refit uses). The truths are then drawn from
-        the posterior under the design prior (a second NUTS fit).
     n_draws : int, default 500
         Draws of each approximate posterior.
     random_seed : None, int, SeedSequence or Generator
     progressbar : bool
-        A one-line progress count on standard error.
+        A progress bar over the simulations on standard error.
 
     Returns
     -------
@@ -292,7 +281,7 @@ def plan_labels(
     ci_prob = check_probability(ci_prob)
     n_sims = check_positive_int(n_sims, "n_sims")
     n_draws = check_positive_int(n_draws, "n_draws", minimum=100)
-    methods, strategies = _check_plan_choices(methods, strategies, objective, within)
+    methods, strategies = _check_plan_choices(methods, strategies, within)
     levels, pool, threshold, (s0, y0, g0), ref = _plan_inputs(data, reference)
     k = len(levels)
     if k < 2:
@@ -319,36 +308,19 @@ def plan_labels(
                               stacklevel=2)  # fmt: skip
         first = _Fitted(result_posterior(res, data, metric), {})
     laplace = Laplace(k, threshold, disc, priors, n_draws)
-    if design_prior is not None and not isinstance(design_prior, CalibrationPriors):
-        raise InvalidParameterError(
-            f"The 'design_prior' parameter must be a CalibrationPriors. Got {design_prior!r}."
-        )
-    design = priors if design_prior is None else design_prior
     truth_post = None if first is None else first.posterior
-    if first is not None and design != priors:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the analysis fit above has said what it found
-            res_d = fit(data, metrics=[metric], draws=500, tune=500, chains=2, prior=design,
-                        progressbar=False, random_seed=int(rng.integers(2**31)))  # fmt: skip
-        truth_post = result_posterior(res_d, data, metric)
 
     with warnings.catch_warnings():
         # sparse strata in small simulated labeled sets are expected here; the plan
         # reports widths, not the intervals themselves
         warnings.simplefilter("ignore")
-        truths = draw_truths(truth_post, start, laplace, design, disc, k, n_sims, rng)
+        truths = draw_truths(truth_post, start, laplace, priors, disc, k, n_sims, rng)
         rows = []
-        began = time.perf_counter()
-        context = _SimContext(priors, metric, k, n_draws, pairs, objective, within, methods,
+        context = _SimContext(priors, metric, k, n_draws, pairs, within, methods,
                               levels, ref, threshold, ci_prob, epsilon, s0.size)  # fmt: skip
-        for i, truth in enumerate(truths):
+        for i, truth in enumerate(track(truths, n_sims, "plan: simulations", progressbar)):
             for strategy in strategies:
                 rows += _simulate(i, truth, strategy, start, first, laplace, budgets, context, rng)
-            if progressbar:
-                print(f"\rplan: {i + 1}/{n_sims} simulations, {time.perf_counter() - began:.0f} s",
-                      end="", file=sys.stderr, flush=True)  # fmt: skip
-        if progressbar:
-            print(file=sys.stderr)
     sims = pd.DataFrame(rows)
     summary = _summarise_plan(sims)
     # the plan reports medians over the simulations, which a few rough refits barely move
@@ -395,14 +367,14 @@ def _plan_inputs(data, reference):
                 np.asarray(data.group_codes, np.intp))  # fmt: skip
         ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             "The 'data' parameter must be an AssessmentData or an unlabeled ScoreSummary. "
             f"Got {type(data).__name__}."
         )
     return levels, pool, threshold, rows, ref
 
 
-def _check_plan_choices(methods, strategies, objective, within):
+def _check_plan_choices(methods, strategies, within):
     methods = list(PLAN_METHODS) if methods is None else list(methods)
     for m in methods:
         if m not in PLAN_METHODS:
@@ -415,7 +387,6 @@ def _check_plan_choices(methods, strategies, objective, within):
             raise InvalidParameterError(
                 f"Unknown strategy {st!r}; choose among {', '.join(map(repr, STRATEGIES))}."
             )
-    _check_choice(objective, OBJECTIVES, "objective")
     _check_choice(within, WITHIN, "within")
     return methods, strategies
 
@@ -429,7 +400,6 @@ class _SimContext:
     k: int
     n_draws: int
     pairs: list
-    objective: str
     within: str
     methods: list
     levels: list
@@ -456,9 +426,7 @@ def _simulate(i, truth, strategy, start, first, laplace, budgets, c: _SimContext
             else:
                 post = fitted.posterior if fitted is not None else _prior_posterior(
                     state, c.priors, c.metric, c.k, c.n_draws, rng)  # fmt: skip
-                picks, _ = Acquisition(post, state.pool, c.pairs, c.objective).greedy(
-                    n_add, c.within, rng
-                )
+                picks, _ = Acquisition(post, state.pool, c.pairs).greedy(n_add, c.within, rng)
             state = state.add(picks, truth, rng)
         if n_add > 0 or fitted is None:  # at n_new = 0: the NUTS posterior itself
             fitted = fit_state(laplace, state, c.metric, rng) if state.s.size else None
@@ -491,7 +459,7 @@ def fit_state(laplace: Laplace, state: AuditState, metric, rng) -> _Fitted:
     post = AcquisitionPosterior(
         a=a, b=b, c=c, rates=rates, p_free=p_free.mean(axis=0), center=center, x_st=x_st,
         n_st=n_st, counts=mean_u + labeled, assessed=True, metric=metric,
-        concentration=mean_concentration(x_st, n_st, center, laplace.disc.concentration),
+        concentration=laplace.disc.concentration,
     )  # fmt: skip
     return _Fitted(post, {}, laplace.pareto_k)
 
@@ -522,7 +490,7 @@ def draw_truths(post, start: AuditState, laplace, priors, disc, k, n_sims, rng) 
         a, b, c = _prior_draws(priors, k, n_sims, rng)
         shared = rng.random((n_sims, 1, 2)) < disc.shared_prior_misfit
         free = shared | (rng.random((n_sims, k, 2)) < disc.prior_misfit)
-        rate = draw_prior_rates(disc, np.full((k, 2), 0.5), shared, rng)
+        rate = draw_prior_rates(disc, np.full((k, 2), 0.5), n_sims, rng)
     return [_Truth(a[i], b[i], c[i], free[i], rate[i]) for i in range(n_sims)]
 
 

@@ -44,6 +44,7 @@ import math
 import numpy as np
 from nutpie.compile_pymc import CompiledPyMCModel
 
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models._calibration_kernels import (
     _FIELDS,
     _HEADER,
@@ -77,14 +78,14 @@ def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: boo
     k = int(header[1])
     disc = header[9] > 0.5
     if disc != (log_free is not None):
-        raise ValueError("log_free is needed exactly for the robust model.")
+        raise InvalidParameterError("log_free is needed exactly for the robust model.")
     out = np.zeros(_HEADER + _FIELDS * n + (2 * k + 2 if disc else 0) + _PRE * k)
     out[:_HEADER] = header
     out[0] = n
     for j, name in enumerate(LIKELIHOOD_FIELDS):
         values = np.asarray(fields[name], dtype=np.float64)
         if values.shape != (n,):
-            raise ValueError(f"The labeled field {name!r} must have shape ({n},).")
+            raise InvalidParameterError(f"The labeled field {name!r} must have shape ({n},).")
         out[_HEADER + j * n : _HEADER + (j + 1) * n] = values
     end = _HEADER + _FIELDS * n
     if disc:

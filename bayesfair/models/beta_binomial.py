@@ -61,6 +61,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayesfair.exceptions import InvalidParameterError
+
 __all__ = [
     "KAPPA_MAX",
     "KAPPA_PARETO_ALPHA",
@@ -91,11 +93,11 @@ def _check_counts(successes, trials) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     if x.shape != n.shape:
-        raise ValueError(
+        raise InvalidParameterError(
             f"'successes' and 'trials' must have the same shape. Got {x.shape} and {n.shape}."
         )
     if np.any(x < 0) or np.any(x > n):
-        raise ValueError("Counts must satisfy 0 <= successes <= trials.")
+        raise InvalidParameterError("Counts must satisfy 0 <= successes <= trials.")
     return x, n
 
 
@@ -141,7 +143,7 @@ class BetaPrior:
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not (isinstance(value, int | float) and value > 0):
-                raise ValueError(
+                raise InvalidParameterError(
                     f"The 'prior' parameter: '{name}' must be a positive number. Got {value!r}."
                 )
 
@@ -158,7 +160,7 @@ class KappaPrior:
     def __post_init__(self):
         k = self.kappa_min
         if isinstance(k, bool) or not (isinstance(k, int | float) and 0 < k < KAPPA_MAX):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"The 'prior' parameter: 'kappa_min' must be a positive number below "
                 f"{KAPPA_MAX:g}. Got {k!r}."
             )

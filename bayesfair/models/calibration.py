@@ -46,9 +46,8 @@ that prediction-powered inference falls back on (Angelopoulos et al. 2023,
 out, so the sampler sees exactly ``bc``'s parameters; :func:`sample_misfit`
 draws them back per posterior draw. A misfitting stratum's own rate has a
 prior centred on the ``bc`` map's mean over the stratum, taken at the ``bc``
-posterior mode (:func:`free_center`) and a scale mixture over its
-concentration; a side off for every group has its groups' rates tied through a
-common mean (:class:`DiscrepancyPrior`).
+posterior mode (:func:`free_center`) and a fixed concentration
+(:class:`DiscrepancyPrior`).
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ from typing import Literal
 
 import numpy as np
 
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.likelihood import (
     LIKELIHOOD_BINS,
     LIKELIHOOD_FIELDS,
@@ -103,7 +103,7 @@ class CalibrationPriors:
     def __post_init__(self):
         for name, value in asdict(self).items():
             if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
-                raise ValueError(
+                raise InvalidParameterError(
                     f"The prior scale '{name}' must be a positive finite number. Got {value!r}."
                 )
 
@@ -141,21 +141,9 @@ class DiscrepancyPrior:
     keep their prior odds; a misfit the labels can show (n_L = 200: an
     inverted classifier, a group the hierarchy cannot fit) has a likelihood
     ratio of many orders of magnitude, which overcomes prior odds of 1 : 100.
-    The defaults (0.01 per stratum and per side, κ = 2, no tie) keep the
-    intervals' coverage when a group's map is wrong. A retuned prior was
-    measured and not adopted: 0.003 per stratum, 0.03 per side, κ uniform over
-    (2, 4, 8, 16, 32) and the tie ``(2, 5, 12, 30, 80, 200)`` brought the gap's
-    mean absolute error on Ji et al.'s German cells at n_L = 10 from 1.5–2.2
-    times ``bc``'s to within 1.25 times (``docs/results/retuned_prior/``), but
-    on a group with inverted scores and 50 labels per group (40 data sets,
-    ``bayesfair.simulate.miscalibrated_scores``) its 95% intervals of Δ
-    accuracy covered in 0.725 of the data sets against 0.875 for these
-    defaults (paired: 6 data sets covered only by the defaults, none the other
-    way; exact McNemar p = 0.03). Each part cost coverage there: the tie
-    pulls the inverted group's rates toward the other group's, and the κ grid
-    holds an off rate near its centre, the wrong map's mean. An interval that
-    misses is the worse error, so the options stay options
-    (``docs/concepts.md``, "Why these priors").
+    The defaults (0.01 per stratum and per side, κ = 2) keep the intervals'
+    coverage when a group's map is wrong; why these and not a retuned prior is
+    in ``docs/concepts.md`` ("Why these priors").
 
     Attributes
     ----------
@@ -165,19 +153,8 @@ class DiscrepancyPrior:
     shared_prior_misfit : float
         Prior probability that a side does not follow the map in any group
         (default 0.01).
-    concentration : float or tuple of float
+    concentration : float
         κ, the prior sample size of a misfitting stratum's rate (default 2).
-        A tuple such as ``(2, 4, 8, 16, 32)`` makes κ uniform over its values;
-        the marginal likelihood is still closed-form, and κ is drawn from its
-        posterior with the rate. A number fixes κ.
-    tie : tuple of float, optional
-        A side that is off for every group (``J[h]``) has its groups' rates
-        tied: ``q[g, h] ~ Beta(κ_J m_h, κ_J (1 − m_h))`` with a common
-        ``m_h ~ Beta(2 c̄_h, 2 (1 − c̄_h))`` (c̄ the groups' mean centre) and κ_J
-        uniform over ``tie`` (e.g. ``(2, 5, 12, 30, 80, 200)``): the
-        hierarchical Beta-binomial of the side's labels, integrated over m by
-        quadrature before sampling. None (the default): the groups' rates are
-        independent.
     center : float, optional
         A fixed centre ``m`` for every stratum instead of :func:`free_center`
         (a prior that does not depend on the labels, as simulation-based
@@ -186,38 +163,32 @@ class DiscrepancyPrior:
 
     prior_misfit: float = 0.01
     shared_prior_misfit: float = 0.01
-    concentration: float | tuple = 2.0
+    concentration: float = 2.0
     center: float | None = None
-    tie: tuple | None = None
 
     def __post_init__(self):
         for name in ("prior_misfit", "shared_prior_misfit"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 < value < 1):
-                raise ValueError(f"The probability '{name}' must be in (0, 1). Got {value!r}.")
+                raise InvalidParameterError(
+                    f"The probability '{name}' must be in (0, 1). Got {value!r}."
+                )
         k = self.concentration
-        ks = k if isinstance(k, tuple) else (k,)
-        if not ks or not all(isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in ks):
-            raise ValueError(
-                f"The 'concentration' must be a positive number or a tuple of them. Got {k!r}."
+        if isinstance(k, bool) or not (isinstance(k, int | float) and np.isfinite(k) and k > 0):
+            raise InvalidParameterError(
+                f"The 'concentration' must be a positive number. Got {k!r}."
             )
-        t = self.tie
-        if t is not None and not (
-            isinstance(t, tuple)
-            and t
-            and all(isinstance(v, int | float) and np.isfinite(v) and v > 0 for v in t)
-        ):
-            raise ValueError(f"The 'tie' must be None or a tuple of positive numbers. Got {t!r}.")
         m = self.center
         if m is not None and not (isinstance(m, int | float) and 0 < m < 1):
-            raise ValueError(f"The 'center' must be None or a number in (0, 1). Got {m!r}.")
+            raise InvalidParameterError(
+                f"The 'center' must be None or a number in (0, 1). Got {m!r}."
+            )
         # plain Python floats, so that the repr a fit records (settings["discrepancy"])
         # reads back whatever numbers were given (numpy scalars print as np.float64(…))
         plain = {
             "prior_misfit": float(self.prior_misfit),
             "shared_prior_misfit": float(self.shared_prior_misfit),
-            "concentration": tuple(map(float, k)) if isinstance(k, tuple) else float(k),
-            "tie": None if t is None else tuple(map(float, t)),
+            "concentration": float(k),
             "center": None if m is None else float(m),
         }
         for name, value in plain.items():
@@ -236,118 +207,37 @@ def stratum_counts(labeled):
     return labeled.stratum_positives(), labeled.totals()
 
 
-def _kappas(concentration) -> np.ndarray:
-    """The concentration as a 1-d grid (one value, or equally weighted values)."""
-    return np.atleast_1d(np.asarray(concentration, dtype=float))
-
-
-def _kappa_terms(x, n, center, concentration) -> np.ndarray:
-    """Per κ in the grid: log marginal likelihood of the labels, shape ``(K, *x.shape)``."""
-    from scipy.special import betaln
-
-    x, n = np.asarray(x, dtype=float), np.asarray(n, dtype=float)
-    m = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
-    kap = _kappas(concentration).reshape((-1,) + (1,) * np.broadcast(x, n, m).ndim)
-    al, be = kap * m, kap * (1.0 - m)
-    return betaln(al + x, be + n - x) - betaln(al, be)
-
-
 def free_log_likelihood(x, n, center, concentration=2.0) -> np.ndarray:
     """Log marginal likelihood of a stratum's labels under its own rate (0 if no label).
 
     ``log B(κ m + x, κ (1 − m) + n − x) − log B(κ m, κ (1 − m))``: the labels
     of one stratum as exchangeable Bernoulli draws with rate
     ``q ~ Beta(κ m, κ (1 − m))`` (:class:`DiscrepancyPrior`). ``x``, ``n``
-    and ``center`` (m) broadcast. With several concentrations, κ is uniform
-    over them and the result is the mixture's marginal likelihood.
-    """
-    from scipy.special import logsumexp
-
-    terms = _kappa_terms(x, n, center, concentration)
-    return logsumexp(terms, axis=0) - np.log(terms.shape[0])
-
-
-def _tie_grid(x, n, center, tie, n_m: int = 1001):
-    """J-off (a side off for every group): log weights over (κ_J, m) and the grid.
-
-    The groups' rates on the side are ``q_g ~ Beta(κ_J m, κ_J (1 − m))`` with
-    ``m ~ Beta(2 c̄, 2 (1 − c̄))`` (c̄ the groups' mean centre) and κ_J uniform over
-    ``tie``. Returns ``logw`` of shape (2, K, M) (unnormalised: prior × marginal
-    likelihood of the side's labels), the κ grid (K,) and the m grid (M,).
+    and ``center`` (m) broadcast.
     """
     from scipy.special import betaln
-    from scipy.stats import beta as beta_dist
 
     x, n = np.asarray(x, dtype=float), np.asarray(n, dtype=float)
-    cbar = np.clip(np.asarray(center, dtype=float).mean(axis=0), 0.01, 0.99)  # (2,)
-    u = np.linspace(-16.0, 16.0, n_m)
-    m = 1.0 / (1.0 + np.exp(-u))
-    kap = np.asarray(tie, dtype=float)
-    logw = np.empty((2, kap.size, m.size))
-    for h in range(2):
-        # prior of m on the logit grid: Beta density times the Jacobian m (1 − m)
-        lp = beta_dist.logpdf(m, 2 * cbar[h], 2 * (1 - cbar[h])) + np.log(m * (1 - m))
-        lp -= np.log(np.exp(lp - lp.max()).sum()) + lp.max()
-        al = kap[:, None, None] * m[None, :, None]
-        be = kap[:, None, None] * (1 - m[None, :, None])
-        xs, ns = x[:, h][None, None, :], n[:, h][None, None, :]
-        ll = (betaln(al + xs, be + ns - xs) - betaln(al, be)).sum(axis=-1)
-        logw[h] = lp[None, :] + ll - np.log(kap.size)
-    return logw, kap, m
+    m = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
+    al, be = concentration * m, concentration * (1.0 - m)
+    return betaln(al + x, be + n - x) - betaln(al, be)
 
 
 def free_log_likelihoods(x, n, center, discrepancy) -> np.ndarray:
     """Every stratum's own-rate log marginal likelihood (``2 k``, group-major), then each
     side's under the shared state (2): the sampler's ``log_free`` data."""
-    return _free_terms(x, n, center, discrepancy)[0]
-
-
-def _free_terms(x, n, center, discrepancy):
-    """:func:`free_log_likelihoods`, and the tie's grid (``_tie_grid``; None without a tie)."""
-    from scipy.special import logsumexp
-
     per = free_log_likelihood(x, n, center, discrepancy.concentration)
-    tie = None
-    if discrepancy.tie is None:
-        shared = per.sum(axis=0)
-    else:
-        tie = _tie_grid(x, n, center, discrepancy.tie)
-        shared = logsumexp(tie[0].reshape(2, -1), axis=1)
-    return np.concatenate([per.reshape(-1), shared]), tie
+    return np.concatenate([per.reshape(-1), per.sum(axis=0)])
 
 
-def _kappa_posterior(x, n, center, concentration) -> np.ndarray:
-    """Posterior weights of an off stratum's κ over the grid, shape ``(K, *x.shape)``."""
-    terms = _kappa_terms(x, n, center, concentration)
-    w = np.exp(terms - terms.max(axis=0))
-    return w / w.sum(axis=0)
-
-
-def mean_concentration(x, n, center, concentration) -> np.ndarray:
-    """Posterior mean of an off stratum's κ given its labels, shape of ``x``."""
-    w = _kappa_posterior(x, n, center, concentration)
-    kap = _kappas(concentration).reshape((-1,) + (1,) * (w.ndim - 1))
-    return (w * kap).sum(axis=0)
-
-
-def draw_prior_rates(discrepancy, center, shared, rng) -> np.ndarray:
+def draw_prior_rates(discrepancy, center, n, rng) -> np.ndarray:
     """Own rates of every stratum drawn from the prior, shape ``(n, k, 2)``.
 
-    ``center`` (k, 2) is each stratum's m; ``shared`` (n, 1, 2) bool says which sides
-    are off for every group (their rates tied when ``discrepancy.tie`` is set).
+    ``center`` (k, 2) is each stratum's m.
     """
-    n = shared.shape[0]
     center = np.asarray(center, dtype=float)
-    grid = _kappas(discrepancy.concentration)
-    kap = grid[0] if grid.size == 1 else rng.choice(grid, size=(n, *center.shape))
-    rate = rng.beta(kap * center, kap * (1.0 - center), size=(n, *center.shape))
-    if discrepancy.tie is not None:
-        cbar = np.clip(center.mean(axis=0), 0.01, 0.99)
-        m = rng.beta(2 * cbar, 2 * (1 - cbar), size=(n, 1, 2))
-        kj = rng.choice(np.asarray(discrepancy.tie, dtype=float), size=(n, 1, 2))
-        tied = rng.beta(kj * m, kj * (1 - m), size=(n, center.shape[0], 2))
-        rate = np.where(shared, tied, rate)
-    return rate
+    kap = discrepancy.concentration
+    return rng.beta(kap * center, kap * (1.0 - center), size=(n, *center.shape))
 
 
 def free_center(
@@ -526,7 +416,9 @@ def build_calibration_model(
     import pytensor.tensor as pt
 
     if variant not in VARIANTS:
-        raise ValueError(f"Unknown calibration variant {variant!r}. Choose one of {VARIANTS}.")
+        raise InvalidParameterError(
+            f"Unknown calibration variant {variant!r}. Choose one of {VARIANTS}."
+        )
     priors = priors or CalibrationPriors()
     n_groups = labeled.n_groups
     lik = likelihood_data(labeled)
@@ -643,7 +535,7 @@ def sample_misfit(
         center = free_center(labeled)
     center = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
     kappa = discrepancy.concentration
-    log_free, tie = _free_terms(x_st, n_st, center, discrepancy)
+    log_free = free_log_likelihoods(x_st, n_st, center, discrepancy)
     ll_free, ll_shared = log_free[: 2 * k].reshape(1, k, 2), log_free[2 * k :]
     pg, ps = discrepancy.prior_misfit, discrepancy.shared_prior_misfit
     u_map, u_free = np.log1p(-pg) + ll_map, np.log(pg) + ll_free
@@ -655,25 +547,10 @@ def sample_misfit(
     j = rng.random(p_j.shape) < p_j
     i = rng.random(p_i.shape) < p_i
     free = j[:, None, :] | i
-    grid = _kappas(kappa)
-    kap = grid[0]
-    if grid.size > 1:  # κ from its posterior over the grid, per draw and stratum
-        cdf = np.cumsum(_kappa_posterior(x_st, n_st, center, kappa), axis=0)  # (K, k, 2)
-        pick = (rng.random(free.shape)[None] > cdf[:, None]).sum(axis=0)
-        kap = grid[np.minimum(pick, grid.size - 1)]
     rate = rng.beta(
-        np.broadcast_to(kap * center + x_st, free.shape),
-        np.broadcast_to(kap * (1.0 - center) + (n_st - x_st), free.shape),
+        np.broadcast_to(kappa * center + x_st, free.shape),
+        np.broadcast_to(kappa * (1.0 - center) + (n_st - x_st), free.shape),
     )
-    if tie is not None:  # a side off for every group: (κ_J, m) from their posterior
-        logw, kgrid, mgrid = tie
-        for h in range(2):
-            w = np.exp(logw[h] - logw[h].max()).ravel()
-            pick = rng.choice(w.size, size=n_draws, p=w / w.sum())
-            kj = kgrid[pick // mgrid.size][:, None]
-            mj = mgrid[pick % mgrid.size][:, None]
-            tied = rng.beta(kj * mj + x_st[:, h], kj * (1 - mj) + n_st[:, h] - x_st[:, h])
-            rate[:, :, h] = np.where(j[:, h][:, None], tied, rate[:, :, h])
     p_free = p_j[:, None, :] + (1.0 - p_j[:, None, :]) * p_i
     return (
         free.reshape(*lead, k, 2),

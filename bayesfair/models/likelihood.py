@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesfair.exceptions import InvalidParameterError
+
 __all__ = [
     "LIKELIHOOD_BINS",
     "LIKELIHOOD_FIELDS",
@@ -67,7 +69,7 @@ def likelihood_data(labeled) -> dict:
     the native density.
     """
     if not labeled.labeled:
-        raise ValueError("The calibration likelihood needs a summary of labeled rows.")
+        raise InvalidParameterError("The calibration likelihood needs a summary of labeled rows.")
     lab = labeled.coarsen(likelihood_grid(labeled.n_bins))
     v1, v2, cv = lab.moments()
     return {

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.summary import DEFAULT_BINS, ScoreSummary, bin_index, summarize_arrays
 
 __all__ = [
@@ -78,7 +79,9 @@ def reduce_unlabeled(
     ScoreSummary
     """
     if n_bins < 1:
-        raise ValueError(f"The 'n_bins' parameter must be a positive integer. Got {n_bins}.")
+        raise InvalidParameterError(
+            f"The 'n_bins' parameter must be a positive integer. Got {n_bins}."
+        )
     return summarize_arrays(
         scores, group_codes, tuple(range(n_groups)), threshold=threshold, score_clip=score_clip,
         n_bins=n_bins,

@@ -1,0 +1,92 @@
+"""Benchmark: the posterior statistics of a fit, bayesfair's NumPy layer against ArviZ.
+
+``bayesfair.stats`` keeps its own rank-normalised R-hat, bulk ESS and HDI
+(vectorised over every column of a fit) instead of calling ArviZ. This
+benchmark is the reason, measured on the same draws in the same run:
+
+* **diagnostics**: R-hat and bulk ESS of every sampled variable of a default
+  (``rbc``) fit of Adult-sex MLP scores, n_L = 100, 4 chains × 1000 draws, as
+  :meth:`FairnessPosterior.diagnostics` computes them, against
+  ``arviz.rhat(post)`` + ``arviz.ess(post, method="bulk")`` on the same
+  ``Dataset``. The largest absolute difference is printed too (the two must
+  agree to rounding, ``tests/test_native.py``).
+* **HDI**: the 95% HDI of every pairwise gap of every metric, as
+  :meth:`FairnessPosterior.summary` computes them (``bayesfair.stats.hdi``),
+  against ``arviz.hdi`` on the same arrays.
+
+Each figure is the median of 7 calls. Run: ``python benchmarks/bench_diagnostics.py``
+(about a minute, most of it the fit and ArviZ's import).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import warnings
+
+import numpy as np
+
+import bayesfair as bf
+from bayesfair.stats import ess_bulk, hdi, rank_rhat, split_chains, z_scale
+
+
+def _median_seconds(fn, repeats: int = 7) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _columns(post, names):
+    blocks = [
+        post[v].transpose("chain", "draw", ...).values.reshape(
+            post.sizes["chain"], post.sizes["draw"], -1
+        )
+        for v in names
+    ]
+    return np.concatenate(blocks, axis=2)
+
+
+def main() -> None:
+    import arviz as az
+
+    data = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+    metrics = ["accuracy", "tpr", "fpr", "ppv"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, metrics=metrics, draws=1000, chains=4, random_seed=0)
+    post = res.idata.posterior
+    names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
+    x = _columns(post, names)
+    sub = post[names]
+
+    def ours():
+        z = z_scale(split_chains(x))
+        return rank_rhat(x, z), ess_bulk(x, z)
+
+    def theirs():
+        return az.rhat(sub), az.ess(sub, method="bulk")
+
+    rhat_ours, ess_ours = ours()
+    rhat_az, ess_az = theirs()
+    diff_rhat = np.nanmax(np.abs(rhat_ours - _columns(rhat_az.expand_dims(
+        chain=[0], draw=[0]), names).ravel()))  # fmt: skip
+    diff_ess = np.nanmax(np.abs(ess_ours - _columns(ess_az.expand_dims(
+        chain=[0], draw=[0]), names).ravel()))  # fmt: skip
+    t_ours, t_az = _median_seconds(ours), _median_seconds(theirs)
+    print(f"diagnostics, {x.shape[2]} columns of {x.shape[0]} x {x.shape[1]} draws:")
+    print(f"  bayesfair {t_ours:.3f} s   arviz {t_az:.3f} s   ratio {t_az / t_ours:.1f}x")
+    print(f"  largest difference: R-hat {diff_rhat:.2e}, bulk ESS {diff_ess:.2e}")
+
+    gaps = [res.difference(m).values for m in metrics]
+    t_hdi = _median_seconds(lambda: [hdi(d, 0.95) for d in gaps])
+    t_hdi_az = _median_seconds(lambda: [az.hdi(d.ravel(), hdi_prob=0.95) for d in gaps])
+    same = all(np.allclose(hdi(d, 0.95), az.hdi(d.ravel(), hdi_prob=0.95)) for d in gaps)
+    print(f"HDI of {len(gaps)} gaps of {gaps[0].size} draws: bayesfair {t_hdi * 1e3:.2f} ms   "
+          f"arviz {t_hdi_az * 1e3:.2f} ms   ratio {t_hdi_az / t_hdi:.1f}x   equal: {same}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
