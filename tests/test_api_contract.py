@@ -72,10 +72,8 @@ def test_the_second_stage_calls_work_as_written(tmp_path):
                                          score="score", label="y", group="group")  # fmt: skip
     assert same.n_unlabeled == data.n_unlabeled == big_n
 
-    res = bf.frequentist.ppi_difference(data, metric="accuracy", group=None, reference=None,
+    one = bf.frequentist.ppi_difference(data, metric="accuracy", group=None, reference=None,
                                         ci_prob=0.95, random_seed=0)  # fmt: skip
-    assert len(res) == 1
-    one = res[0]
     assert one.interval[0] <= one.estimate <= one.interval[1]
     assert len(one.classical_interval) == 2 and one.effective_n > 0
     var = bf.frequentist.ppi_between_group_variance(data, "tpr", random_seed=0)

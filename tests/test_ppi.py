@@ -11,7 +11,7 @@ from bayesfair.exceptions import (
     SparseStratumWarning,
     UndefinedRateWarning,
 )
-from bayesfair.frequentist import ppi_difference, ppi_mean_interval
+from bayesfair.frequentist import ppi_difference, ppi_differences, ppi_mean_interval
 
 ppi_py = pytest.importorskip("ppi_py")
 
@@ -62,8 +62,10 @@ def test_difference_result_shape_and_classical_interval():
     assert all(0.0 <= v <= 1.0 for v in res.lam.values())
     frame = res.to_frame()
     assert {"estimate", "lower", "upper", "classical_lower", "effective_n"} <= set(frame.columns)
-    # one result per group when no group is named; deterministic for a seed
-    (only,) = ppi_difference(data, "tpr", random_seed=0)
+    # two groups: the group may be left out; ppi_differences gives every group, the
+    # same for a seed
+    assert ppi_difference(data, "tpr", random_seed=0).interval == res.interval
+    (only,) = ppi_differences(data, "tpr", random_seed=0)
     assert only.interval == res.interval
 
 
@@ -79,7 +81,7 @@ def test_with_lambda_zero_the_estimate_is_the_stratified_labeled_one():
         unlabeled_groups=data.unlabeled_groups,
         reference="A",
     )
-    res = ppi_difference(flat, "accuracy", predictions="scores", random_seed=0)[0]
+    res = ppi_difference(flat, "accuracy", predictions="scores", random_seed=0)
     assert res.interval == pytest.approx(res.classical_interval)
     assert set(res.lam.values()) == {0.0}
 
@@ -97,7 +99,7 @@ def test_no_labeled_positive_in_a_group_gives_nan_and_names_it():
         reference="A",
     )
     with pytest.warns(UndefinedRateWarning, match=r"\['B'\]"):
-        res = ppi_difference(no_pos, "tpr", random_seed=0)[0]
+        res = ppi_difference(no_pos, "tpr", random_seed=0)
     assert np.isnan(res.estimate) and np.isnan(res.interval[0])
 
 
@@ -122,7 +124,7 @@ def test_a_group_with_one_label_and_identical_scores_do_not_crash():
     data, rng = _one_label_in_b()
     y, g = data.labels, data.groups
     with pytest.warns(SparseStratumWarning, match="'B', side"):
-        res = ppi_difference(data, "accuracy", random_seed=0)[0]
+        res = ppi_difference(data, "accuracy", random_seed=0)
     assert np.isfinite(res.interval).all() and res.interval[1] - res.interval[0] > 0.5
     same = bf.AssessmentData(
         np.full(41, 0.7),
@@ -134,7 +136,7 @@ def test_a_group_with_one_label_and_identical_scores_do_not_crash():
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SparseStratumWarning)
-        res = ppi_difference(same, "accuracy", random_seed=0)[0]
+        res = ppi_difference(same, "accuracy", random_seed=0)
     assert np.isfinite(res.estimate)
 
 
@@ -146,6 +148,12 @@ def test_bad_arguments():
         ppi_difference(data, ci_prob=1.2)
     with pytest.raises(InvalidParameterError, match="need unlabeled"):
         ppi_difference(bf.AssessmentData(data.scores, data.labels, data.groups), "accuracy")
+    three = bf.AssessmentData(data.scores, data.labels, np.resize(["A", "B", "C"], data.n_labeled),
+                              data.unlabeled_scores,
+                              np.resize(["A", "B", "C"], data.n_unlabeled))  # fmt: skip
+    with pytest.raises(InvalidParameterError, match="name the 'group'.*ppi_differences"):
+        ppi_difference(three, "accuracy")
+    assert [r.group for r in ppi_differences(three, "accuracy", random_seed=0)] == ["B", "C"]
     with pytest.raises(InvalidParameterError, match="'lam'"):
         ppi_mean_interval([0, 1, 1], [0.2, 0.8, 0.6], [0.5], lam=1.5)
 

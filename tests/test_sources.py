@@ -118,8 +118,8 @@ def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
     np.testing.assert_allclose(
         np.asarray(duck.difference("tpr")), np.asarray(a.difference("tpr")), rtol=0, atol=1e-8
     )
-    ppi_a = bf.frequentist.ppi_difference(arrays, "tpr", random_seed=0)[0]
-    ppi_b = bf.frequentist.ppi_difference(summary, "tpr", random_seed=0)[0]
+    ppi_a = bf.frequentist.ppi_difference(arrays, "tpr", random_seed=0)
+    ppi_b = bf.frequentist.ppi_difference(summary, "tpr", random_seed=0)
     np.testing.assert_allclose(ppi_a.interval, ppi_b.interval, rtol=1e-10)
 
 

@@ -38,6 +38,7 @@ from bayesfair.frequentist.ppi import (
     PPIVarianceResult,
     ppi_between_group_variance,
     ppi_difference,
+    ppi_differences,
     ppi_mean_interval,
 )
 from bayesfair.frequentist.variance import (
@@ -82,6 +83,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "PPIVarianceResult",
     "ppi_between_group_variance",
     "ppi_difference",
+    "ppi_differences",
     "ppi_mean_interval",
     # Bernstein bounds (Ethayarajh 2020)
     "BernsteinInterval",

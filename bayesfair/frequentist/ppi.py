@@ -84,6 +84,7 @@ __all__ = [
     "PPIVarianceResult",
     "ppi_between_group_variance",
     "ppi_difference",
+    "ppi_differences",
     "ppi_mean_interval",
 ]
 
@@ -250,7 +251,7 @@ def ppi_difference(
     *,
     predictions="crossfit",
     k_folds: int = 5,
-):
+) -> PPIResult:
     """Stratified PPI++ interval for a rate's gap between two groups (module docstring).
 
     Parameters
@@ -260,7 +261,9 @@ def ppi_difference(
     metric : str
         Any rate of the catalogue (:mod:`bayesfair.metrics`).
     group, reference : optional
-        The pair; with ``group=None`` one result per group against the reference.
+        The pair. ``reference`` defaults to the data's reference group;
+        ``group`` may be left out when there are two groups. For every group
+        against the reference, see :func:`ppi_differences`.
     ci_prob : float
     random_seed : None, int, SeedSequence or Generator
         The folds of the cross-fitting.
@@ -275,7 +278,7 @@ def ppi_difference(
 
     Returns
     -------
-    PPIResult or list of PPIResult
+    PPIResult
 
     References
     ----------
@@ -285,17 +288,54 @@ def ppi_difference(
     pseudo-observations).
     """
     ci_prob, rate, own, k_folds = _check_common(data, metric, ci_prob, predictions, k_folds)
-    rng = check_random_state(random_seed)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     if group is None:
-        groups = [g for g, _ in data.pairs(ref)]
-    else:
-        groups = [data.resolve_group(group, "group")]
-        if groups[0] == ref:
+        others = [g for g, _ in data.pairs(ref)]
+        if len(others) != 1:
             raise InvalidParameterError(
-                f"The 'group' and 'reference' parameters are the same group {ref!r}."
+                f"The data have {len(others) + 1} groups: name the 'group' to compare with "
+                f"{ref!r}, or use ppi_differences for every group against it."
             )
+        group = others[0]
+    group = data.resolve_group(group, "group")
+    if group == ref:
+        raise InvalidParameterError(
+            f"The 'group' and 'reference' parameters are the same group {ref!r}."
+        )
     predictor = predictions if own is None else own
+    return _ppi_pairs(data, rate, [group], ref, ci_prob, random_seed, predictor, k_folds)[0]
+
+
+def ppi_differences(
+    data,
+    metric: str = "accuracy",
+    reference=None,
+    ci_prob: float = 0.95,
+    random_seed=None,
+    *,
+    predictions="crossfit",
+    k_folds: int = 5,
+) -> list[PPIResult]:
+    """:func:`ppi_difference` of every group against ``reference``, in the data's group order.
+
+    The groups share one cross-fitted predictor each (the same folds), so the
+    results are those of :func:`ppi_difference` called pair by pair with the
+    same ``random_seed``.
+
+    Returns
+    -------
+    list of PPIResult
+    """
+    ci_prob, rate, own, k_folds = _check_common(data, metric, ci_prob, predictions, k_folds)
+    ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    groups = [g for g, _ in data.pairs(ref)]
+    predictor = predictions if own is None else own
+    return _ppi_pairs(data, rate, groups, ref, ci_prob, random_seed, predictor, k_folds)
+
+
+def _ppi_pairs(data, rate, groups, ref, ci_prob, random_seed, predictor, k_folds):
+    """One :class:`PPIResult` per group of ``groups`` against ``ref``."""
+    rng = check_random_state(random_seed)
     per_group = {g: _group_rate(data, g, rate, rng, predictor, k_folds) for g in [*groups, ref]}
     z = ndtri(0.5 + ci_prob / 2.0)
     results = []
@@ -328,7 +368,7 @@ def ppi_difference(
                 lam={**a["lam"], **b["lam"]},
             )
         )
-    return results[0] if group is not None else results
+    return results
 
 
 def _check_common(data, metric, ci_prob, predictions, k_folds):
