@@ -44,7 +44,7 @@ discrepancy (it depends on θ), which is what makes the check sensitive to a
 misfit of a *parametric family* fitted to the same labels; posterior
 predictive p-values are conservative (concentrated near 0.5 under the model),
 so the false-alarm rate at ``alpha`` is at most ``alpha`` (measured in
-``tests/test_robust_coverage.py``).
+``tests/statistical/test_robust_coverage.py``).
 
 For ``rbc`` the check examines the group's beta-calibration map: a misfit
 says that the labels contradict it, so that ``rbc`` lets the group's labeled

@@ -448,7 +448,7 @@ class FairnessPosterior:
             Posterior predictive p-values are conservative, so a correctly
             specified map is flagged in at most about ``alpha`` of data sets
             (measured: 5 of 120 calibrated groups with 100 labels each, 4.2%;
-            ``tests/test_robust_coverage.py``).
+            ``tests/statistical/test_robust_coverage.py``).
         min_labels : int, default 20
             A group with fewer labeled examples whose p-value is not below
             ``alpha`` gets the verdict ``"too few labels"``: the check cannot

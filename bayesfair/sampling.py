@@ -209,7 +209,7 @@ def sample_model(
         if tested:
             raw = nutpie.sample(compiled, return_raw_trace=True, **options)
             try:
-                return _nutpie_to_idata(raw, compiled)
+                return nutpie_to_idata(raw, compiled)
             except Exception as err:  # pragma: no cover - a nutpie change
                 warnings.warn(
                     f"nutpie's raw trace could not be read ({err!r}); sampling again through "
@@ -265,7 +265,7 @@ _NUTPIE_SKIPPED_STATS = (
 )
 
 
-def _nutpie_to_idata(raw, compiled):
+def nutpie_to_idata(raw, compiled):
     """nutpie's raw trace -> ``InferenceData(posterior, sample_stats)``, post-warm-up only.
 
     The same arrays, dims and coordinates as ``nutpie.sample`` returns (it converts

@@ -6,7 +6,7 @@ intervals of draws (:func:`hdi` is ``arviz.hdi``; :func:`eti`), :func:`prob_with
 (P(|Δ| < ε), Ji et al. 2020 §3), the HDI + ROPE rule (:func:`rope_decision`,
 Kruschke 2018), and the convergence diagnostics R-hat and bulk ESS (Vehtari et
 al. 2021), vectorised over columns and tested equal to ArviZ's
-(``tests/test_native.py``). They are kept because ArviZ's cost a fit more:
+(``tests/models/test_native.py``). They are kept because ArviZ's cost a fit more:
 0.091 s against 0.042 s for the 28 columns of a default fit, 4 × 1000 draws
 (``benchmarks/bench_diagnostics.py``), where the whole fit takes about 0.6 s.
 """

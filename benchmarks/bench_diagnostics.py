@@ -1,7 +1,7 @@
 """Benchmark: the posterior statistics of a fit, bayesfair's NumPy layer against ArviZ.
 
-``bayesfair.stats`` keeps its own rank-normalised R-hat, bulk ESS and HDI
-(vectorised over every column of a fit) instead of calling ArviZ. This
+``bayesfair.stats`` keeps its own rank-normalised R-hat and bulk ESS (vectorised
+over every column of a fit) instead of calling ArviZ. This
 benchmark is the reason, measured on the same draws in the same run:
 
 * **diagnostics**: R-hat and bulk ESS of every sampled variable of a default
@@ -9,10 +9,10 @@ benchmark is the reason, measured on the same draws in the same run:
   :meth:`FairnessPosterior.diagnostics` computes them, against
   ``arviz.rhat(post)`` + ``arviz.ess(post, method="bulk")`` on the same
   ``Dataset``. The largest absolute difference is printed too (the two must
-  agree to rounding, ``tests/test_native.py``).
-* **HDI**: the 95% HDI of every pairwise gap of every metric, as
-  :meth:`FairnessPosterior.summary` computes them (``bayesfair.stats.hdi``),
-  against ``arviz.hdi`` on the same arrays.
+  agree to rounding, ``tests/models/test_native.py``).
+
+The HDI is ``arviz.hdi`` itself (it was as fast as the own routine: 0.26 ms
+against 0.31 ms for four gaps of 4,000 draws, measured when it replaced it).
 
 Each figure is the median of 7 calls. Run: ``python benchmarks/bench_diagnostics.py``
 (about a minute, most of it the fit and ArviZ's import).
@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 import bayesfair as bf
-from bayesfair.stats import ess_bulk, hdi, rank_rhat, split_chains, z_scale
+from bayesfair.stats import ess_bulk, rank_rhat, split_chains, z_scale
 
 
 def _median_seconds(fn, repeats: int = 7) -> float:
@@ -41,9 +41,9 @@ def _median_seconds(fn, repeats: int = 7) -> float:
 
 def _columns(post, names):
     blocks = [
-        post[v].transpose("chain", "draw", ...).values.reshape(
-            post.sizes["chain"], post.sizes["draw"], -1
-        )
+        post[v]
+        .transpose("chain", "draw", ...)
+        .values.reshape(post.sizes["chain"], post.sizes["draw"], -1)
         for v in names
     ]
     return np.concatenate(blocks, axis=2)
@@ -79,13 +79,6 @@ def main() -> None:
     print(f"diagnostics, {x.shape[2]} columns of {x.shape[0]} x {x.shape[1]} draws:")
     print(f"  bayesfair {t_ours:.3f} s   arviz {t_az:.3f} s   ratio {t_az / t_ours:.1f}x")
     print(f"  largest difference: R-hat {diff_rhat:.2e}, bulk ESS {diff_ess:.2e}")
-
-    gaps = [res.difference(m).values for m in metrics]
-    t_hdi = _median_seconds(lambda: [hdi(d, 0.95) for d in gaps])
-    t_hdi_az = _median_seconds(lambda: [az.hdi(d.ravel(), hdi_prob=0.95) for d in gaps])
-    same = all(np.allclose(hdi(d, 0.95), az.hdi(d.ravel(), hdi_prob=0.95)) for d in gaps)
-    print(f"HDI of {len(gaps)} gaps of {gaps[0].size} draws: bayesfair {t_hdi * 1e3:.2f} ms   "
-          f"arviz {t_hdi_az * 1e3:.2f} ms   ratio {t_hdi_az / t_hdi:.1f}x   equal: {same}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ def run_reference(data) -> None:
     import ppi_py
     from sklearn.linear_model import LogisticRegression
 
-    from bayesfair.frequentist._crossfit import _features
+    from bayesfair.frequentist._crossfit import logit_features
     from bayesfair.frequentist.ppi import SCORE_CLIP
 
     rng = np.random.default_rng(0)
@@ -77,7 +77,7 @@ def run_reference(data) -> None:
         lab = data.group_codes == code
         unl = data.unlabeled_group_codes == code
         s, y, s_u = data.scores[lab], data.labels[lab].astype(float), data.unlabeled_scores[unl]
-        x, x_u = _features(s, SCORE_CLIP), _features(s_u, SCORE_CLIP)
+        x, x_u = logit_features(s, SCORE_CLIP), logit_features(s_u, SCORE_CLIP)
         folds = rng.permutation(y.size) % 5
         f, f_u = np.empty(y.size), np.zeros(s_u.size)
         for k in range(5):

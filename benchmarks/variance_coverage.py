@@ -21,7 +21,7 @@ Scenarios: Lum et al.'s four, plus ``shuffled``: the unequal-size,
 unequal-performance scenario with the group sizes randomly permuted
 (``numpy.random.default_rng(123)``), so that size and rate are unrelated.
 
-Replicates use the seeds of ``tests/test_variance_coverage.py`` (fit seed i
+Replicates use the seeds of ``tests/statistical/test_variance_coverage.py`` (fit seed i
 for replicate i), so the figures pair with the test's; ``--seed`` sets one data
 seed for all scenarios instead (the diagnostic used ``--seed 7 --reps 60``). Fits: 2 chains × 500
 draws after 500 tuning steps, target_accept 0.99.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,35 @@ def test_no_function_over_120_lines():
             if lines > 120:
                 long.append(f"{module}.{node.name}: {lines} lines")
     assert long == []
+
+
+def test_the_version_is_written_once():
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    from importlib.metadata import version
+
+    import bayesfair
+
+    assert version("bayesfair") == bayesfair.__version__
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_tests_mirror_the_package_and_import_no_private_name():
+    """Tests live beside their module's folder (``tests/<subpackage>/``, slow simulations in
+    ``tests/statistical/``), and no test imports an underscored name of the package (a
+    private module's public names, such as ``bayesfair._validation.check_group``, are fine)."""
+    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert folders - {"statistical"} <= subpackages, folders
+    offenders = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bayesfair"):
+                offenders += [
+                    f"{path.relative_to(TESTS)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_")
+                ]
+    assert not offenders, offenders

@@ -4,13 +4,16 @@ import base64
 import json
 import math
 import re
+import warnings
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np
 import pytest
 
+import bayesfair as bf
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
 
 
@@ -138,3 +141,30 @@ def test_priors_are_written_for_people():
     )
     assert "prior probability 0.01" in disc and "κ = 2.0 and" in disc
     assert "(" not in prior_words("BetaPrior(alpha=2.0, beta=3.0)").split("~")[0]
+
+
+def _no_positive_in_b():
+    """80 rows, groups A and B; no positive label in B (its TPR has no labeled denominator)."""
+    rng = np.random.default_rng(0)
+    s = rng.uniform(0, 1, 80)
+    y = (rng.uniform(0, 1, 80) < s).astype(int)
+    g = np.where(np.arange(80) % 2 == 0, "A", "B")
+    y[g == "B"] = 0
+    return bf.AssessmentData(s, y, g, reference="A")
+
+
+def test_html_and_markdown_print_the_variance_table_alike():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(_no_positive_in_b(), ["accuracy"], models=("bb",), n_boot=100,
+                          random_seed=0, fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
+
+    def decimals(text):
+        return sorted({len(m) for m in re.findall(r"\d\.(\d+)", text)})
+
+    md = comparison_markdown(comp)
+    html = comparison_html(comp, figures=False)
+    md_var = md[md.index("Between-group variance") : md.index("What the intervals")]
+    start = html.index('class="variance"')
+    html_var = html[start : html.index("</table>", start)]
+    assert decimals(md_var) == decimals(html_var) == [4]

@@ -39,7 +39,7 @@ def test_native_and_compiled_backends_sample_the_same_posterior():
         pymc = bf.fit(data, "bc", metrics=["accuracy"], backend="nutpie", cores=1, **FAST)
     assert native.settings["backend"] == "native" and pymc.settings["backend"] == "nutpie"
     a, b = (r.idata.posterior["mu_c"].values.ravel() for r in (native, pymc))
-    # the same density (tests/test_native.py checks it to 1e-10); with 200 draws
+    # the same density (tests/models/test_native.py checks it to 1e-10); with 200 draws
     # each, means within 4 standard errors of their difference
     se = np.sqrt(a.var() / a.size + b.var() / b.size) * 2  # ESS about half the draws
     assert abs(a.mean() - b.mean()) < 4 * se

@@ -10,13 +10,13 @@ import numpy as np
 from scipy.special import expit, log_expit, logit
 
 
-def _features(scores, clip: float):
+def logit_features(scores, clip: float):
     """Beta-calibration features ``(log s, −log(1 − s))`` of clipped scores."""
     s = np.clip(np.asarray(scores, dtype=float), clip, 1.0 - clip)
     return np.column_stack([np.log(s), -np.log1p(-s)])
 
 
-def _logistic(x, y, penalty: float = 1.0, max_iter: int = 100):
+def penalised_logistic(x, y, penalty: float = 1.0, max_iter: int = 100):
     """L2-penalised logistic regression by damped Newton: ``(c, a, b)``.
 
     The objective is scikit-learn's ``LogisticRegression(C=1/penalty)``:
@@ -71,7 +71,7 @@ def _crossfit(scores, labels, k_folds: int, rng, clip: float):
         rate = (labels.sum() + 1.0) / (n + 2.0)
         return np.full(n, rate), np.array([[logit(rate), 0.0, 0.0]])
     folds = rng.permutation(n) % k_folds
-    x = _features(scores, clip)
+    x = logit_features(scores, clip)
     f, coefs = np.empty(n), np.empty((k_folds, 3))
     for k in range(k_folds):
         train = folds != k
@@ -80,7 +80,7 @@ def _crossfit(scores, labels, k_folds: int, rng, clip: float):
             rate = (y_train.sum() + 1.0) / (y_train.size + 2.0)
             coefs[k] = (logit(rate), 0.0, 0.0)
         else:
-            coefs[k] = _logistic(x[train], y_train)
+            coefs[k] = penalised_logistic(x[train], y_train)
         held = ~train
         f[held] = expit(coefs[k, 0] + x[held] @ coefs[k, 1:])
     return f, coefs

@@ -631,7 +631,7 @@ def ppi_between_group_variance(
     perform equally (``M_var(μ) = 0``) the estimate sits near 0 and its
     interval straddles it: read ``upper_bound``. The parametric bootstrap
     treats ``v̂_k`` as known; coverage was checked by simulation
-    (``tests/test_ppi_variance.py``).
+    (``tests/statistical/test_ppi_variance.py``).
 
     Parameters
     ----------

@@ -127,12 +127,12 @@ class Laplace:
         self.x0 = mode
         vals, vecs = np.linalg.eigh(hess)
         root = vecs / np.sqrt(np.maximum(vals, 1e-8))  # scale matrix = root rootᵀ
-        theta, w, k_hat = self._sample(mode, root, data, rng)
+        theta, w, k_hat = self.sample_weighted(mode, root, data, rng)
         self.ess, self.pareto_k = 1.0 / float(np.sum(w**2)), float(k_hat)
         keep = theta[rng.choice(len(theta), size=self.n_draws, p=w)]
         return np.exp(keep[:, 0]), np.exp(keep[:, 1]), keep[:, 2], center
 
-    def _sample(self, centre, root, data, rng):
+    def sample_weighted(self, centre, root, data, rng):
         """Importance sampling from a t at (centre, root), and when its Pareto k̂ exceeds
         0.7 one adaptive step (population Monte Carlo, Cappé et al. 2004): a second t at
         the weighted draws' mean and covariance (scale ×1.5), mixed equally with the
@@ -141,7 +141,7 @@ class Laplace:
         most twice the first t's, so it is never much worse): the draws, shape
         (n, 3, k), their normalised weights, and k̂ of the draws returned."""
         components = [(centre, root)]
-        theta, w, k_hat = self._importance(components, data, rng)
+        theta, w, k_hat = self.importance(components, data, rng)
         if k_hat > PARETO_K_MAX:
             flat = theta.reshape(len(theta), -1)
             mean = w @ flat
@@ -149,10 +149,10 @@ class Laplace:
             vals, vecs = np.linalg.eigh(cov + 1e-8 * np.eye(cov.shape[0]))
             # a t's covariance is its scale matrix × ν / (ν − 2)
             root2 = vecs * np.sqrt(np.maximum(vals, 1e-12) * 1.5**2 * (self.nu - 2) / self.nu)
-            theta, w, k_hat = self._importance([*components, (mean, root2)], data, rng)
+            theta, w, k_hat = self.importance([*components, (mean, root2)], data, rng)
         return theta, w, k_hat
 
-    def _importance(self, components, data, rng):
+    def importance(self, components, data, rng):
         """Importance sampling from an equal mixture of multivariate t's (ν = ``nu``),
         each a (centre, root) with scale matrix root rootᵀ: the proposals, shape
         (n, 3, k), their Pareto-smoothed normalised weights, and Pareto k̂."""

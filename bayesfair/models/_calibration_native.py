@@ -12,7 +12,7 @@ exactly like the compiled PyMC model: same unconstrained parameters in the same
 order (``mu_a, sigma_a_log__, z_a, mu_b, ...``), same deterministics
 (``sigma_*, a, b, c``), same log density including PyMC's normalising constants,
 same initial points (support point + U(−1, 1) jitter), same trace layout.
-``tests/test_native.py`` checks log density, gradient and expansion against the
+``tests/models/test_native.py`` checks log density, gradient and expansion against the
 PyMC model for all variants.
 
 The data (the labeled summary's cells, :func:`~bayesfair.models.calibration.
@@ -28,7 +28,7 @@ with ``P_g = H_g + diag(λ) = L_g L_gᵀ``, ``m_g = P_g⁻¹ (H_g θ̂_g + λ �
 where NUTS' step count does not grow with the labels. The log density includes
 the change of variables' Jacobian (``−Σ ln L_ii`` per group), and the trace row
 writes ``z = (θ − mu) / sigma``, so the trace means what the PyMC model's does
-(``tests/test_native.py`` checks both). ``with_data(precondition=False)`` gives
+(``tests/models/test_native.py`` checks both). ``with_data(precondition=False)`` gives
 the PyMC model's coordinates exactly.
 
 This relies on nutpie's ``CompiledPyMCModel`` layout (nutpie 0.16);
@@ -97,7 +97,7 @@ def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: boo
     return out
 
 
-def _group_loglik(fields, sel, theta, variant):
+def group_loglik(fields, sel, theta, variant):
     """One group's labeled log likelihood (bc) and its gradient in θ = (ln a[, ln b][, c])."""
     f = {name: np.asarray(fields[name], dtype=float)[sel] for name in LIKELIHOOD_FIELDS}
     a = math.exp(theta[0])
@@ -184,7 +184,7 @@ def preconditioner(
     def penalised(sel, th):
         if not np.all(np.abs(th) <= _MODE_BOUND):
             return -np.inf, np.zeros(d)
-        ll, gr = _group_loglik(fields, sel, th, variant)
+        ll, gr = group_loglik(fields, sel, th, variant)
         return ll - 0.5 * np.sum((th / s0) ** 2), gr - th / s0**2
 
     for g in range(k):

@@ -170,7 +170,7 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     """The ``bb`` model as a ``pm.Model`` (dims ``metric``, ``group``).
 
     Its NUTS posterior agrees with :func:`sample_bb_exact`
-    (``tests/test_models.py``).
+    (``tests/models/test_models.py``).
     """
     import pymc as pm
 

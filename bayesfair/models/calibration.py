@@ -25,7 +25,7 @@ second order about the bin's mean predictor with the bin's exact Var(η)
 (:func:`binned_loglik`). The remainder is third order: per row at most
 ``max|σ''| / 6 · Δ³ ≈ 0.016 Δ³`` with ``Δ = max(a, b) · w``; measured against the
 row-level likelihood on every bundled score set the posterior means of the
-rates' differences move by < 0.001 posterior sd (``tests/test_oracle.py``).
+rates' differences move by < 0.001 posterior sd (``tests/statistical/test_oracle.py``).
 
 Variants: ``"llo"`` (linear in log-odds, a = b; Turner et al. 2014) and
 ``"temperature"`` (a = b, c = 0; Guo et al. 2017).

@@ -18,7 +18,7 @@ whose error per example is at most ``max|σ''| / 2 · Var_b(η) ≈ 0.048 Var_b(
 With the default 1024 bins over ``logit(s) ∈ [logit ε, logit(1 − ε)]`` the
 bin width is ≈ 0.009 logit units (ε = 0.01), so ``Var_b(η) ≲ max(a, b)² ·
 7e-6`` and the error in any rate is far below 1e-4 (tested against the exact
-O(n_U) sum in ``tests/test_unlabeled.py``). A draw then costs O(bins), not
+O(n_U) sum in ``tests/models/test_unlabeled.py``). A draw then costs O(bins), not
 O(n_U).
 """
 
@@ -179,7 +179,7 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     variance ``V = Σ n_b f̄_b (1 − f̄_b)``; where ``V ≥ 25`` it is drawn as
     ``round(μ + √V Z)`` (clipped to ``[0, n]``), whose quantiles are within a
     count of the exact ones (Berry–Esseen; tested against per-bin draws in
-    ``tests/test_unlabeled.py``), and elsewhere bin by bin. Drawing millions
+    ``tests/models/test_unlabeled.py``), and elsewhere bin by bin. Drawing millions
     of per-bin binomials cost 1.5 s per fit at 10⁴ unlabeled rows; this costs
     a few milliseconds.
 

@@ -113,7 +113,7 @@ table3.round(1)
 # With N replicates the Monte Carlo standard error of a coverage p is
 # √(p(1 − p)/N): about 0.7 points at 95% with N = 1000. The test suite checks the
 # double-corrected column against the paper's within that error
-# (`tests/test_frequentist_variance.py`).
+# (`tests/frequentist/test_variance.py`).
 #
 # ## §6: UCI Adult, race, 10-year age groups and their intersection
 #

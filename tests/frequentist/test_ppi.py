@@ -203,13 +203,13 @@ def test_compare_states_a_sparse_stratum_in_the_pair_note():
 def test_the_newton_calibration_fit_is_scikit_learns():
     from sklearn.linear_model import LogisticRegression
 
-    from bayesfair.frequentist._crossfit import _features, _logistic
+    from bayesfair.frequentist._crossfit import logit_features, penalised_logistic
 
     rng = np.random.default_rng(5)
     s = rng.beta(2, 3, 80)
     y = (rng.uniform(size=80) < s**1.5).astype(float)
-    x = _features(s, 0.01)
-    ours = _logistic(x, y)
+    x = logit_features(s, 0.01)
+    ours = penalised_logistic(x, y)
     ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(x, y)
     np.testing.assert_allclose(ours, [ref.intercept_[0], *ref.coef_[0]], atol=1e-6)
 

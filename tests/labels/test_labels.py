@@ -481,11 +481,11 @@ def test_importance_mixture_recovers_a_known_posterior():
     # a proposal off the target: the first t too narrow and shifted, the second wide
     first = (mean + 0.5, 0.4 * np.eye(d))
     second = (mean - 0.2, 1.5 * np.linalg.cholesky(cov))
-    check(*laplace._importance([first, second], None, rng))
+    check(*laplace.importance([first, second], None, rng))
     # the adaptive step builds the second t itself from the first's weighted draws: the
     # first alone misses (k̂ > 0.7), the adapted mixture recovers the posterior
-    assert laplace._importance([first], None, np.random.default_rng(5))[2] > PARETO_K_MAX
-    check(*laplace._sample(*first, None, np.random.default_rng(5)))
+    assert laplace.importance([first], None, np.random.default_rng(5))[2] > PARETO_K_MAX
+    check(*laplace.sample_weighted(*first, None, np.random.default_rng(5)))
 
 
 def test_block_prior_integrates_the_hierarchy():

@@ -2,7 +2,7 @@
 
 Plumbing tests with real (small) NUTS fits; the statistical properties
 (coverage, false-alarm and detection rates, SBC) are in the slow tests of
-``tests/test_robust_coverage.py`` and ``tests/test_sbc.py``.
+``tests/statistical/test_robust_coverage.py`` and ``tests/statistical/test_sbc.py``.
 """
 
 import warnings

@@ -8,7 +8,7 @@ module-scoped fixture; the Spark tests are marked slow (local mode starts a JVM)
 import numpy as np
 import pandas as pd
 import pytest
-from test_sources import _assert_same, _coded_frame, _frame, _write
+from frames import assert_same, coded_frame, score_frame, write_parts
 
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
@@ -34,17 +34,17 @@ def client():
 @pytest.mark.parametrize("parts", [1, 7, 64])
 @pytest.mark.parametrize("group", ["race", ["race", "sex"]])
 def test_dask_equals_the_in_memory_summary(client, parts, group):
-    frame = _frame()
+    frame = score_frame()
     ref = bf.summarize_unlabeled(frame, group=group)
     got = bf.summarize_unlabeled(dd.from_pandas(frame, npartitions=parts), group=group)
-    _assert_same(ref, got)
+    assert_same(ref, got)
     assert len(client.scheduler_info()["workers"]) == 2
 
 
 def test_dask_reads_files_and_names_a_bad_one(client, tmp_path):
-    frame = _frame(6_000, seed=3)
-    path = _write(frame, tmp_path, 7)
-    _assert_same(
+    frame = score_frame(6_000, seed=3)
+    path = write_parts(frame, tmp_path, 7)
+    assert_same(
         bf.summarize_unlabeled(frame, group="race"),
         bf.summarize_unlabeled(path, group="race", engine="dask", scheduler=client),
     )
@@ -52,7 +52,7 @@ def test_dask_reads_files_and_names_a_bad_one(client, tmp_path):
     bad.loc[1450, "score"] = -0.5  # files of 1,000 rows: row group 3 (of 200 rows) of file 2
     sub = tmp_path / "bad"
     sub.mkdir()
-    glob = _write(bad.iloc[:6000], sub, 6, row_group_size=200)
+    glob = write_parts(bad.iloc[:6000], sub, 6, row_group_size=200)
     with pytest.raises(InvalidParameterError, match=r"part-001\.parquet.*-0\.5"):
         bf.summarize_unlabeled(glob, group="race", engine="dask")
 
@@ -81,17 +81,17 @@ def spark():
 @pytest.mark.parametrize("parts", [1, 7, 64])
 @pytest.mark.parametrize("group", ["race", "sex", ["race", "sex"]])
 def test_spark_equals_the_in_memory_summary(spark, parts, group):
-    frame = _frame(8_000, seed=5)
+    frame = score_frame(8_000, seed=5)
     ref = bf.summarize_unlabeled(frame, group=group)
     got = bf.summarize_unlabeled(spark.createDataFrame(frame).repartition(parts), group=group)
-    _assert_same(ref, got)
+    assert_same(ref, got)
 
 
 @pytest.mark.slow
 def test_spark_reads_files_and_names_a_bad_one(spark, tmp_path):
-    frame = _frame(6_000, seed=6)
-    path = _write(frame, tmp_path, 4)
-    _assert_same(
+    frame = score_frame(6_000, seed=6)
+    path = write_parts(frame, tmp_path, 4)
+    assert_same(
         bf.summarize_unlabeled(frame, group="race"),
         bf.summarize_unlabeled(path, group="race", engine="spark"),
     )
@@ -99,7 +99,7 @@ def test_spark_reads_files_and_names_a_bad_one(spark, tmp_path):
     bad.loc[3100, "score"] = np.nan  # the third of four files
     sub = tmp_path / "bad"
     sub.mkdir()
-    glob = _write(bad, sub, 4)
+    glob = write_parts(bad, sub, 4)
     with pytest.raises(InvalidParameterError, match=r"part-002\.parquet"):
         bf.summarize_unlabeled(glob, group="race", engine="spark")
     with pytest.raises(InvalidParameterError, match=r"no column\(s\) \['grp'\]"):
@@ -139,44 +139,44 @@ def test_run_grid_on_the_cluster_equals_the_serial_run(client):
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_dask_text_groups(client, tmp_path, kind):
-    frame = _coded_frame()
-    path = _write(frame, tmp_path, 3, kind)
+    frame = coded_frame()
+    path = write_parts(frame, tmp_path, 3, kind)
     for col in ("code", "level", "flag"):
         ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
-        _assert_same(ref, bf.summarize_unlabeled(path, group=col, engine="dask", text_groups=True))
+        assert_same(ref, bf.summarize_unlabeled(path, group=col, engine="dask", text_groups=True))
     ddf = dd.from_pandas(frame, npartitions=4)
     ref = bf.summarize_unlabeled(frame.astype({"flag": str}), group="flag")
-    _assert_same(ref, bf.summarize_unlabeled(ddf, group="flag", text_groups=True))
+    assert_same(ref, bf.summarize_unlabeled(ddf, group="flag", text_groups=True))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_spark_text_groups(spark, tmp_path, kind):
-    frame = _coded_frame()
-    path = _write(frame, tmp_path, 3, kind)
+    frame = coded_frame()
+    path = write_parts(frame, tmp_path, 3, kind)
     for col in ("code", "level", "flag"):
         ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
         got = bf.summarize_unlabeled(path, group=col, engine="spark", text_groups=True)
-        _assert_same(ref, got)
+        assert_same(ref, got)
 
 
 def test_dask_labeled_summary_equals_numpy(client, tmp_path):
-    from test_sources import _assert_same_labeled, _labeled_frame
+    from frames import assert_same_labeled, labeled_frame
 
-    frame = _labeled_frame(6_000, seed=21)
+    frame = labeled_frame(6_000, seed=21)
     ref = bf.summarize(frame, group=["race", "sex"], label="label")
     got = bf.summarize(dd.from_pandas(frame, npartitions=5), group=["race", "sex"], label="label")
-    _assert_same_labeled(ref, got)
-    path = _write(frame, tmp_path, 3)
-    _assert_same_labeled(ref.with_levels(ref.levels), bf.summarize(
+    assert_same_labeled(ref, got)
+    path = write_parts(frame, tmp_path, 3)
+    assert_same_labeled(ref.with_levels(ref.levels), bf.summarize(
         path, group=["race", "sex"], label="label", engine="dask", scheduler=client))  # fmt: skip
 
 
 @pytest.mark.slow
 def test_spark_labeled_summary_equals_numpy(spark):
-    from test_sources import _assert_same_labeled, _labeled_frame
+    from frames import assert_same_labeled, labeled_frame
 
-    frame = _labeled_frame(6_000, seed=22)
+    frame = labeled_frame(6_000, seed=22)
     ref = bf.summarize(frame, group="race", label="label")
     got = bf.summarize(spark.createDataFrame(frame).repartition(4), group="race", label="label")
-    _assert_same_labeled(ref, got)
+    assert_same_labeled(ref, got)

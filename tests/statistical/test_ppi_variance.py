@@ -12,7 +12,7 @@ import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 from bayesfair.frequentist import ppi_between_group_variance
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import ppi_variance
 
 

@@ -242,7 +242,7 @@ def test_preconditioner_mode_search_stays_bounded_on_flat_labels():
         sel = fields["group_idx"] == g
 
         def value(t, sel=sel):
-            return native._group_loglik(fields, sel, t, 0)[0] - 0.5 * np.sum((t / s0) ** 2)
+            return native.group_loglik(fields, sel, t, 0)[0] - 0.5 * np.sum((t / s0) ** 2)
 
         th = pre[g, :3]
         for j in range(3):
@@ -261,7 +261,7 @@ def test_rbc_native_model_needs_the_strata():
 def test_raw_trace_conversion_matches_nutpie():
     import nutpie
 
-    from bayesfair.sampling import _nutpie_to_idata
+    from bayesfair.sampling import nutpie_to_idata
 
     nat = native.compile_native_calibration("beta", CalibrationPriors(), 2).with_data(
         **likelihood_data(_data(k=2))
@@ -270,7 +270,7 @@ def test_raw_trace_conversion_matches_nutpie():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = nutpie.sample(nat, **kw)
-        ours = _nutpie_to_idata(nutpie.sample(nat, return_raw_trace=True, **kw), nat)
+        ours = nutpie_to_idata(nutpie.sample(nat, return_raw_trace=True, **kw), nat)
     for group in ("posterior", "sample_stats"):
         a, b = ref[group], ours[group]
         assert list(a.data_vars) == list(b.data_vars)

@@ -5,47 +5,27 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from frames import (
+    assert_same,
+    assert_same_labeled,
+    coded_frame,
+    labeled_frame,
+    score_frame,
+    write_parts,
+)
 
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
 
 
-def _frame(n=20_000, seed=0):
-    rng = np.random.default_rng(seed)
-    s = rng.uniform(size=n)
-    s[:40], s[40:80], s[80:120] = 0.0, 1.0, 0.5  # the edges and the threshold exactly
-    return pd.DataFrame(
-        {"score": s, "race": rng.choice(["w", "b", "h"], n), "sex": rng.choice([0, 1], n)}
-    )
-
-
-def _write(frame, directory, parts, kind="parquet", row_group_size=None):
-    for k, rows in enumerate(np.array_split(np.arange(len(frame)), parts)):
-        path = directory / f"part-{k:03d}.{kind}"
-        if kind == "parquet":
-            frame.iloc[rows].to_parquet(path, row_group_size=row_group_size)
-        else:
-            frame.iloc[rows].to_csv(path, index=False)
-    return str(directory / f"*.{kind}")
-
-
-def _assert_same(a, b):
-    fa, fb = a.to_frame(), b.to_frame()
-    pd.testing.assert_frame_equal(
-        fa[["group", "side", "bin", "count"]], fb[["group", "side", "bin", "count"]]
-    )
-    for col in ("sum_log_s", "sum_log_1ms", "sum_score"):
-        np.testing.assert_allclose(fa[col], fb[col], rtol=1e-12, atol=0)
-
-
 @pytest.mark.parametrize("parts", [1, 7, 64])
 @pytest.mark.parametrize("group", ["race", ["race", "sex"]])
 def test_duckdb_equals_the_in_memory_summary(tmp_path, parts, group):
-    frame = _frame()
+    frame = score_frame()
     cols = [group] if isinstance(group, str) else group
     ref = bf.summarize_unlabeled(frame, group=group)
-    got = bf.summarize_unlabeled(_write(frame, tmp_path, parts), group=group)
-    _assert_same(ref, got)
+    got = bf.summarize_unlabeled(write_parts(frame, tmp_path, parts), group=group)
+    assert_same(ref, got)
     assert got.n_total == len(frame) and got.attributes == (tuple(cols) if len(cols) > 1 else None)
     # the group labels are those AssessmentData builds from the same columns
     data = bf.AssessmentData(frame.score[:500], np.arange(500) % 2, frame[cols][:500])
@@ -55,19 +35,19 @@ def test_duckdb_equals_the_in_memory_summary(tmp_path, parts, group):
 def test_csv_and_sql_sources(tmp_path):
     import duckdb
 
-    frame = _frame(5_000, seed=1)
+    frame = score_frame(5_000, seed=1)
     ref = bf.summarize_unlabeled(frame, group="race")
-    _assert_same(ref, bf.summarize_unlabeled(_write(frame, tmp_path, 3, "csv"), group="race"))
-    path = _write(frame, tmp_path, 2)
-    _assert_same(ref, bf.summarize_unlabeled(f"SELECT * FROM read_parquet('{path}')", group="race"))
-    _assert_same(ref, bf.summarize_unlabeled(duckdb.sql("SELECT * FROM frame"), group="race"))
+    assert_same(ref, bf.summarize_unlabeled(write_parts(frame, tmp_path, 3, "csv"), group="race"))
+    path = write_parts(frame, tmp_path, 2)
+    assert_same(ref, bf.summarize_unlabeled(f"SELECT * FROM read_parquet('{path}')", group="race"))
+    assert_same(ref, bf.summarize_unlabeled(duckdb.sql("SELECT * FROM frame"), group="race"))
 
 
 def test_partial_summaries_add_up():
-    frame = _frame(9_000, seed=2)
+    frame = score_frame(9_000, seed=2)
     chunks = np.array_split(np.arange(len(frame)), 5)
     parts = [bf.summarize_unlabeled(frame.iloc[c], group="race") for c in chunks]
-    _assert_same(bf.summarize_unlabeled(frame, group="race"), sum(parts[1:], parts[0]))
+    assert_same(bf.summarize_unlabeled(frame, group="race"), sum(parts[1:], parts[0]))
     other = bf.summarize_unlabeled(frame, group="race", threshold=0.3)
     with pytest.raises(InvalidParameterError, match="same threshold"):
         parts[0] + other
@@ -86,12 +66,12 @@ def _labeled(seed=3, n=120):
 
 
 def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
-    lab, unl = _labeled(), _frame(30_000, seed=4)
+    lab, unl = _labeled(), score_frame(30_000, seed=4)
     unl = unl[unl.race != "h"]
     arrays = bf.AssessmentData(lab.score, lab.label, lab.race, unl.score, unl.race, reference="w")
     summary = bf.AssessmentData(
         lab.score, lab.label, lab.race, reference="w",
-        unlabeled=bf.summarize_unlabeled(_write(unl, tmp_path, 4), group="race"),
+        unlabeled=bf.summarize_unlabeled(write_parts(unl, tmp_path, 4), group="race"),
     )  # fmt: skip
     assert summary.n_unlabeled == arrays.n_unlabeled and summary.unlabeled_is_summary
     pd.testing.assert_frame_equal(summary.group_sizes(), arrays.group_sizes())
@@ -124,10 +104,10 @@ def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
 
 
 def test_bad_sources(tmp_path):
-    frame = _frame(3_000, seed=6)
+    frame = score_frame(3_000, seed=6)
     with pytest.raises(InvalidParameterError, match="No file matches"):
         bf.summarize_unlabeled(str(tmp_path / "nothing-*.parquet"))
-    path = _write(frame, tmp_path, 3)
+    path = write_parts(frame, tmp_path, 3)
     with pytest.raises(InvalidParameterError, match=r"no column\(s\) \['grp'\]"):
         bf.summarize_unlabeled(path, group="grp")
     # files of 1,000 rows in row groups of 200: row 1,450 is in row group 3 of file 2
@@ -135,11 +115,11 @@ def test_bad_sources(tmp_path):
     bad.loc[1450, "score"] = np.nan
     sub = tmp_path / "bad"
     sub.mkdir()
-    glob = _write(bad, sub, 3, row_group_size=200)
+    glob = write_parts(bad, sub, 3, row_group_size=200)
     with pytest.raises(InvalidParameterError, match=r"part-001\.parquet"):
         bf.summarize_unlabeled(glob, group="race")
     bad.loc[1450, "score"] = 1.5
-    _write(bad, sub, 3, row_group_size=200)
+    write_parts(bad, sub, 3, row_group_size=200)
     with pytest.raises(InvalidParameterError, match=r"\[0, 1\].*part-001\.parquet.*1\.5"):
         bf.summarize_unlabeled(glob, group="race")
     mixed = tmp_path / "mixed"
@@ -159,9 +139,9 @@ def test_bad_sources(tmp_path):
 
 
 def test_from_frames_reads_a_glob(tmp_path):
-    lab, unl = _labeled(seed=8), _frame(6_000, seed=9)
+    lab, unl = _labeled(seed=8), score_frame(6_000, seed=9)
     unl = unl[unl.race != "h"]
-    path = _write(unl, tmp_path, 3)
+    path = write_parts(unl, tmp_path, 3)
     data = bf.AssessmentData.from_frames(lab, path, score="score", label="label", group="race")
     direct = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="race")
     assert data.unlabeled_is_summary and data.n_unlabeled == direct.n_unlabeled
@@ -170,10 +150,10 @@ def test_from_frames_reads_a_glob(tmp_path):
 
 def test_polars_frames_and_settings_that_do_not_match_the_summary():
     pl = pytest.importorskip("polars")
-    frame = _frame(4_000, seed=10)
+    frame = score_frame(4_000, seed=10)
     ref = bf.summarize_unlabeled(frame, group=["race", "sex"])
-    _assert_same(ref, bf.summarize_unlabeled(pl.from_pandas(frame), group=["race", "sex"]))
-    _assert_same(ref, bf.summarize_unlabeled(pl.from_pandas(frame).lazy(), group=["race", "sex"]))
+    assert_same(ref, bf.summarize_unlabeled(pl.from_pandas(frame), group=["race", "sex"]))
+    assert_same(ref, bf.summarize_unlabeled(pl.from_pandas(frame).lazy(), group=["race", "sex"]))
     lab = _labeled(seed=11)
     data = bf.AssessmentData(
         lab.score, lab.label, lab.race,
@@ -183,78 +163,50 @@ def test_polars_frames_and_settings_that_do_not_match_the_summary():
         bf.fit(data, "bc", score_clip=0.02, draws=10, tune=10, chains=1)
 
 
-def _coded_frame(n=3_000, seed=12):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "score": rng.uniform(size=n),
-            "code": rng.choice(["1", "01", "2"], n),
-            "level": rng.choice([1.0, 2.5], n),
-            "flag": rng.choice([True, False], n),
-        }
-    )
-
-
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_text_groups_keep_what_the_file_says(tmp_path, kind):
-    frame = _coded_frame()
-    path = _write(frame, tmp_path, 2, kind)
+    frame = coded_frame()
+    path = write_parts(frame, tmp_path, 2, kind)
     for col, expected in (("code", {"1", "01", "2"}), ("level", {"1.0", "2.5"}),
                           ("flag", {"True", "False"})):  # fmt: skip
         got = bf.summarize_unlabeled(path, group=col, text_groups=True)
         assert set(got.group_levels) == expected, (col, got.group_levels)
         ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
-        _assert_same(ref, got)
-
-
-def _assert_same_labeled(a, b):
-    _assert_same(a, b)
-    assert a.labeled and b.labeled
-    fa, fb = a.to_frame(), b.to_frame()
-    cols = ("positives", "pos_sum_log_s", "pos_sum_log_1ms", "sum_sq_log_s", "sum_sq_log_1ms",
-            "sum_log_s_log_1ms")  # fmt: skip
-    for col in cols:
-        np.testing.assert_allclose(fa[col], fb[col], rtol=1e-12, atol=1e-12)
-
-
-def _labeled_frame(n=20_000, seed=13):
-    frame = _frame(n, seed)
-    rng = np.random.default_rng(seed + 1)
-    return frame.assign(label=(rng.uniform(size=n) < frame["score"]).astype(int))
+        assert_same(ref, got)
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
     """summarize(label=) on DuckDB equals NumPy, and equals AssessmentData's own."""
-    frame = _labeled_frame()
+    frame = labeled_frame()
     ref = bf.summarize(frame, group="race", label="label")
-    got = bf.summarize(_write(frame, tmp_path, 5, kind), group="race", label="label")
-    _assert_same_labeled(ref, got)
+    got = bf.summarize(write_parts(frame, tmp_path, 5, kind), group="race", label="label")
+    assert_same_labeled(ref, got)
     data = bf.AssessmentData(frame["score"], frame["label"], frame["race"])
-    _assert_same_labeled(ref, data.labeled_summary())
+    assert_same_labeled(ref, data.labeled_summary())
     np.testing.assert_array_equal(ref.confusion_counts(), data.counts_array())
     arrays = bf.summarize((frame["score"], frame["race"], frame["label"]))
-    _assert_same_labeled(ref, arrays)
+    assert_same_labeled(ref, arrays)
     parts = [bf.summarize(frame.iloc[c], group="race", label="label")
              for c in np.array_split(np.arange(len(frame)), 3)]  # fmt: skip
-    _assert_same_labeled(ref, parts[0] + parts[1] + parts[2])
+    assert_same_labeled(ref, parts[0] + parts[1] + parts[2])
     flipped = bf.summarize(frame, group="race", label="label", pos_label=0)
     np.testing.assert_allclose(flipped.positives, ref.count - ref.positives)
 
 
 def test_labeled_summary_refuses_bad_labels(tmp_path):
-    frame = _labeled_frame(2_000)
+    frame = labeled_frame(2_000)
     frame.loc[17, "label"] = 2
     with pytest.raises(InvalidParameterError, match="Labels must be 0 or 1"):
         bf.summarize(frame, group="race", label="label")
     with pytest.raises(InvalidParameterError, match="Labels must be 0 or 1.*value 2"):
-        bf.summarize(_write(frame, tmp_path, 2), group="race", label="label")
+        bf.summarize(write_parts(frame, tmp_path, 2), group="race", label="label")
     with pytest.raises(InvalidParameterError, match="label"):
-        bf.summarize(_write(frame.drop(columns="label"), tmp_path, 1, "csv"), label="label")
+        bf.summarize(write_parts(frame.drop(columns="label"), tmp_path, 1, "csv"), label="label")
     with pytest.raises(ValueError, match="holds labels"):
         bf.AssessmentData(
             [0.2],
             [1],
             ["a"],
-            unlabeled=bf.summarize(_labeled_frame(50), group="race", label="label"),
+            unlabeled=bf.summarize(labeled_frame(50), group="race", label="label"),
         )

@@ -33,7 +33,7 @@ from bayesfair.datasets import (
     verify_checksums,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # Facts read off the score files themselves (data/README.md), not from the registry:
 # name -> (test rows, privileged group, unprivileged group, number of raw values).

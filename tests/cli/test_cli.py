@@ -309,3 +309,31 @@ def test_assess_names_the_file_with_a_bad_score(runner, files, tmp_path):
     res = _run(runner, files["lab"], "--unlabeled", tmp_path / "log-*.parquet", *COLS, *SMALL)
     assert res.exit_code == 2
     assert "log-1.parquet" in res.stderr and "1.5" in res.stderr
+
+
+def test_demo_reports_an_unexpected_error_in_one_line(monkeypatch):
+    import bayesfair.cli.commands as cli_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli_module, "compare", broken)
+    result = CliRunner().invoke(main, ["demo", "--dataset", "ricci-race", "--classifier", "LR",
+                                       "--n-labeled", "10", "--quiet"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "internal error: RuntimeError: boom" in result.output
+    assert "second line" not in result.output and "Traceback" not in result.output
+
+
+def test_assess_accepts_zero_tuning_draws_as_fit_does(tmp_path):
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0, 1, 40)
+    frame = pd.DataFrame({"score": s, "label": (rng.uniform(size=40) < s).astype(int),
+                          "group": np.repeat(["A", "B"], 20)})  # fmt: skip
+    path = tmp_path / "labeled.csv"
+    frame.to_csv(path, index=False)
+    result = CliRunner().invoke(main, ["assess", str(path), "--score", "score", "--label",
+                                       "label", "--group", "group", "--model", "bb", "--tune", "0",
+                                       "--draws", "50", "--chains", "1", "--quiet"])  # fmt: skip
+    assert "--tune" not in result.stderr, result.stderr
+    assert result.exit_code == 0, result.output
