@@ -239,3 +239,24 @@ def check_lengths(**lengths: int) -> None:
     if len(set(lengths.values())) > 1:
         shown = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
         raise InvalidParameterError(f"Length mismatch: {shown} entries; they must be equal.")
+
+
+class RowAttribute:
+    """A read-only array of rows that a summary does not hold (``AssessmentData.scores``,
+    ``.unlabeled_scores``, ...): the stored array ``store``, after the owner's
+    ``check(name)`` raised for data held as a summary."""
+
+    def __init__(self, store: str, check: str):
+        self.store, self.check = store, check
+
+    def __set_name__(self, owner, name: str):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        getattr(obj, self.check)(self.name)
+        return getattr(obj, self.store)
+
+    def __set__(self, obj, value):
+        raise AttributeError(f"AssessmentData.{self.name} is read-only.")

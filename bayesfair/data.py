@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._inputs import (
+    RowAttribute,
     _as_groups,
     _as_labels,
     _as_pandas,
@@ -380,23 +381,12 @@ class AssessmentData:
                 "from it; PPI++ and row-level plots need the rows."
             )
 
-    @property
-    def scores(self) -> np.ndarray:
-        """Scores of the labeled examples (not available when given as a summary)."""
-        self._require_labeled_rows("scores")
-        return self._scores
-
-    @property
-    def labels(self) -> np.ndarray:
-        """True labels (0/1) of the labeled examples (not available for a summary)."""
-        self._require_labeled_rows("labels")
-        return self._labels
-
-    @property
-    def group_codes(self) -> np.ndarray:
-        """Group code of each labeled example (not available for a summary)."""
-        self._require_labeled_rows("group_codes")
-        return self._group_codes
+    scores = RowAttribute("_scores", "_require_labeled_rows")
+    """Scores of the labeled examples (not available when given as a summary)."""
+    labels = RowAttribute("_labels", "_require_labeled_rows")
+    """True labels (0/1) of the labeled examples (not available for a summary)."""
+    group_codes = RowAttribute("_group_codes", "_require_labeled_rows")
+    """Group code of each labeled example (not available for a summary)."""
 
     # ------------------------------------------------------------------ groups
     @property
@@ -474,17 +464,10 @@ class AssessmentData:
         """Ids of the unlabeled examples (the column ``id_name``), or None without ids."""
         return self._u_ids
 
-    @property
-    def unlabeled_scores(self) -> np.ndarray:
-        """Scores of the unlabeled examples (not available when given as a summary)."""
-        self._require_rows("unlabeled_scores")
-        return self._u_scores
-
-    @property
-    def unlabeled_group_codes(self) -> np.ndarray:
-        """Group code of each unlabeled example (not available when given as a summary)."""
-        self._require_rows("unlabeled_group_codes")
-        return self._u_codes
+    unlabeled_scores = RowAttribute("_u_scores", "_require_rows")
+    """Scores of the unlabeled examples (not available when given as a summary)."""
+    unlabeled_group_codes = RowAttribute("_u_codes", "_require_rows")
+    """Group code of each unlabeled example (not available when given as a summary)."""
 
     @property
     def unlabeled_is_summary(self) -> bool:
