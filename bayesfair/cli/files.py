@@ -48,21 +48,16 @@ def _format_of(path) -> str | None:
     return _READERS.get(Path(name).suffix)
 
 
-def _sniff_separator(path, kind: str) -> str:
-    """The separator of a delimited file, from its first lines (``,`` ``;`` tab ``|``)."""
-    import csv
-
-    import pandas as pd
+def _separator(path) -> str | None:
+    """The separator DuckDB's CSV sniffer finds, or None where DuckDB cannot open the file
+    (``.bz2``, ``.xz``, ``.zip``): pandas then sniffs it itself (``sep=None``)."""
+    import duckdb
 
     try:
-        with pd.io.common.get_handle(path, "r", encoding="utf-8-sig", compression="infer") as h:
-            sample = h.handle.read(64 * 1024)
-    except Exception:  # unreadable: the reader below gives the message
-        return "\t" if kind == "tsv" else ","
-    try:
-        return csv.Sniffer().sniff(sample.split("\n", 1)[0] + "\n", delimiters=",;\t|").delimiter
-    except csv.Error:
-        return "\t" if kind == "tsv" else ","
+        with duckdb.connect() as con:
+            return con.execute("SELECT delimiter FROM sniff_csv(?)", [str(path)]).fetchone()[0]
+    except duckdb.Error:
+        return None
 
 
 def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
@@ -70,7 +65,8 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
 
     CSV may be compressed (``.gz``, ``.bz2``, ``.xz``, ``.zip``, ``.zst``), start
     with a byte-order mark, end lines with CRLF, and be separated by ``,``,
-    ``;``, tab or ``|`` (sniffed from the header unless ``sep`` is given).
+    ``;``, tab or ``|`` (found by DuckDB's or pandas' CSV sniffer unless ``sep`` is
+    given).
     ``text_columns`` are read as text, as written (``"01"`` stays ``"01"``).
     """
     from pathlib import Path
@@ -103,9 +99,13 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
                 if c in frame.columns:
                     frame[c] = as_text(frame[c])
         else:
-            sep = sep or _sniff_separator(p, kind)
+            sep = sep or _separator(p)
             frame = pd.read_csv(
-                p, sep=sep, encoding="utf-8-sig", dtype=dict.fromkeys(text_columns, str)
+                p,
+                sep=sep,
+                engine=None if sep else "python",
+                encoding="utf-8-sig",
+                dtype=dict.fromkeys(text_columns, str),
             )
             frame.attrs["sep"] = sep
     except _BadInput:
