@@ -209,19 +209,6 @@ def _ordered_levels(*series: pd.Series) -> list:
         return sorted(levels, key=str)
 
 
-def check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not _is_number(threshold):
-        raise InvalidParameterError(
-            f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
-        )
-    t = float(threshold)
-    if not 0.0 < t < 1.0:
-        raise InvalidParameterError(
-            f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
-        )
-    return t
-
-
 def check_columns(frame: pd.DataFrame, which: str, **columns: list[str]) -> None:
     """Every named column is in ``frame``; else name the argument and the nearest column."""
     for argument, names in columns.items():

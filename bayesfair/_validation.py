@@ -16,10 +16,16 @@ from bayesfair._names import suggest
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
+    "check_choice",
+    "check_count_array",
+    "check_counts",
+    "check_flag",
     "check_group",
+    "check_positive",
     "check_positive_int",
     "check_probability",
     "check_random_state",
+    "check_threshold",
     "seed_record",
     "seed_sequence",
 ]
@@ -78,6 +84,136 @@ def check_positive_int(value, argument: str, minimum: int = 1) -> int:
             f"The '{argument}' parameter must be an integer >= {minimum}. Got {value!r} instead."
         )
     return int(value)
+
+
+def check_threshold(threshold) -> float:
+    """The decision threshold as a float in (0, 1)."""
+    if isinstance(threshold, bool | np.bool_) or not isinstance(threshold, numbers.Real):
+        raise InvalidParameterError(
+            f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
+        )
+    t = float(threshold)
+    if not 0.0 < t < 1.0:
+        raise InvalidParameterError(
+            f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
+        )
+    return t
+
+
+def check_flag(value, argument: str) -> bool:
+    """``value`` if it is a bool (Python's or NumPy's), else raise."""
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be True or False. Got {value!r} instead."
+        )
+    return bool(value)
+
+
+def check_choice(value, options, argument: str):
+    """``value`` if it is one of ``options`` (a dict's keys or a sequence), else raise."""
+    if value not in options:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be one of {', '.join(map(repr, options))}. "
+            f"Got {value!r}."
+        )
+    return value
+
+
+def check_positive(value, argument: str, rule: str = "a positive number") -> np.ndarray:
+    """Finite numbers above 0 (any shape) as a float array; ``rule`` words the message."""
+    arr = np.asarray(value)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be {rule}. Got {value!r} instead."
+        )
+    arr = arr.astype(float)
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if bad.any():
+        first = arr.ravel()[bad.ravel()][0].item()
+        raise InvalidParameterError(f"The '{argument}' parameter must be {rule}. Got {first!r}.")
+    return arr
+
+
+def check_count_array(values, argument: str) -> np.ndarray:
+    """Non-negative integer counts of any shape (integer-valued floats accepted), as floats.
+
+    The message names the first bad value, and its position in a 1-d array.
+    """
+    arr = np.asarray(values)
+    if (
+        arr.dtype == bool
+        or not np.issubdtype(arr.dtype, np.number)
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must hold non-negative integers. "
+            f"Got dtype {arr.dtype} instead."
+        )
+    as_float = arr.astype(float)
+    bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float)) | (as_float < 0)
+    if bad.any():
+        k = int(np.flatnonzero(bad.ravel())[0])
+        where = f" at position {k}" if arr.ndim == 1 else ""
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must hold non-negative integers. "
+            f"Got {arr.ravel()[k].item()!r}{where}."
+        )
+    return as_float
+
+
+def check_counts(
+    successes,
+    trials,
+    *,
+    successes_name: str = "successes",
+    trials_name: str = "trials",
+    shape: str = "per group",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Successes and trials, with ``0 <= successes <= trials``.
+
+    ``shape``: ``"per group"`` (one count per group: one-dimensional, equal and
+    non-zero lengths; returned as int64), ``"same"`` (any equal shapes) or
+    ``"broadcast"`` (broadcastable shapes); the last two return floats.
+    """
+    x = check_count_array(successes, successes_name)
+    n = check_count_array(trials, trials_name)
+    if shape == "per group":
+        for arr, name in ((x, successes_name), (n, trials_name)):
+            if arr.ndim != 1:
+                raise InvalidParameterError(
+                    f"The '{name}' parameter must be one-dimensional (one count per group). "
+                    f"Got shape {arr.shape}."
+                )
+            if arr.size == 0:
+                raise InvalidParameterError(
+                    f"The '{name}' parameter is empty: it needs one count per group."
+                )
+    if shape != "broadcast" and x.shape != n.shape:
+        raise InvalidParameterError(
+            f"Length mismatch: '{successes_name}' has {x.size} entries and '{trials_name}' has "
+            f"{n.size}; they must be equal (one entry per group)."
+            if shape == "per group"
+            else f"'{successes_name}' and '{trials_name}' must have the same shape. Got "
+            f"{x.shape} and {n.shape}."
+        )
+    try:
+        over = np.broadcast_to(x > n, np.broadcast_shapes(x.shape, n.shape))
+    except ValueError:
+        raise InvalidParameterError(
+            f"'{successes_name}' (shape {x.shape}) and '{trials_name}' (shape {n.shape}) do "
+            "not broadcast."
+        ) from None
+    if over.any():
+        k = int(np.flatnonzero(over.ravel())[0])
+        xs, ns = np.broadcast_to(x, over.shape).ravel(), np.broadcast_to(n, over.shape).ravel()
+        more = f" (and {int(over.sum()) - 1} more)" if over.sum() > 1 else ""
+        raise InvalidParameterError(
+            f"'{successes_name}' must not exceed '{trials_name}'. Got "
+            f"{successes_name}={xs[k]:g} > {trials_name}={ns[k]:g} at position {k}{more}."
+        )
+    if shape == "per group":
+        return x.astype(np.int64), n.astype(np.int64)
+    return x, n
 
 
 def check_group(label, levels, argument: str = "group"):

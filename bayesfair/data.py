@@ -31,10 +31,9 @@ from bayesfair._inputs import (
     _readonly,
     check_columns,
     check_lengths,
-    check_threshold,
     count_confusion,
 )
-from bayesfair._validation import check_group
+from bayesfair._validation import check_group, check_threshold
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
 from bayesfair.sources import summarize_unlabeled

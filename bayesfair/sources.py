@@ -31,7 +31,7 @@ score, ``c = clip(s, ε, 1 − ε)``, ``u = ln c − ln(1 − c)``, bin
 
 from __future__ import annotations
 
-from bayesfair._inputs import check_threshold
+from bayesfair._validation import check_threshold
 from bayesfair.engines._common import (
     _in_memory,
     as_text,

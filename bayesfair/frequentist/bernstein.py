@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import check_probability
+from bayesfair._validation import check_positive, check_probability
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
 from bayesfair.stats import Interval
@@ -32,20 +32,6 @@ __all__ = [
     "bernstein_interval",
     "bernstein_required_n",
 ]
-
-
-def _positive(value, argument: str, rule: str = "a positive number") -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise InvalidParameterError(
-            f"The '{argument}' parameter must be {rule}. Got {value!r} instead."
-        )
-    arr = arr.astype(float)
-    bad = ~np.isfinite(arr) | (arr <= 0)
-    if bad.any():
-        first = arr.ravel()[bad.ravel()][0].item()
-        raise InvalidParameterError(f"The '{argument}' parameter must be {rule}. Got {first!r}.")
-    return arr
 
 
 def _ci_prob(ci_prob, confidence) -> tuple[float, str]:
@@ -63,14 +49,14 @@ def _ci_prob(ci_prob, confidence) -> tuple[float, str]:
 def _check_common(ci_prob, confidence, cost_range, min_group_fraction, variance):
     value, name = _ci_prob(ci_prob, confidence)
     rho = check_probability(value, name, allow_zero=True)
-    cost = _positive(cost_range, "cost_range")
-    gamma = _positive(min_group_fraction, "min_group_fraction", "a number in (0, 0.5]")
+    cost = check_positive(cost_range, "cost_range")
+    gamma = check_positive(min_group_fraction, "min_group_fraction", "a number in (0, 0.5]")
     if (gamma > 0.5).any():
         raise InvalidParameterError(
             "The 'min_group_fraction' parameter must be a number in (0, 0.5] (the smaller of "
             f"two group frequencies). Got {min_group_fraction!r} instead."
         )
-    var = _positive(variance, "variance")
+    var = check_positive(variance, "variance")
     return rho, cost, gamma, var
 
 
@@ -133,7 +119,7 @@ def bernstein_half_width(
     rho, cost, gamma, var = _check_common(
         ci_prob, confidence, cost_range, min_group_fraction, variance
     )
-    n_arr = _positive(n, "n")
+    n_arr = check_positive(n, "n")
     t = _half_width(n_arr, -math.log((1.0 - rho) / 2.0), cost, gamma, var)
     return _scalar_or_array(np.asarray(t), n, cost_range, min_group_fraction, variance)
 
@@ -181,7 +167,7 @@ def bernstein_required_n(
     rho, cost, gamma, var = _check_common(
         ci_prob, confidence, cost_range, min_group_fraction, variance
     )
-    d = _positive(disparity, "disparity")
+    d = check_positive(disparity, "disparity")
     log_term = -math.log((1.0 - rho) / 2.0)
     b = 2.0 * cost * log_term / (3.0 * gamma)
     root = np.maximum(np.ceil(b / d + 2.0 * var * log_term / d**2), 1.0)

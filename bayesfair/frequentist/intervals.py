@@ -17,11 +17,15 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from bayesfair._validation import check_positive_int, check_probability, check_random_state
+from bayesfair._validation import (
+    check_counts,
+    check_positive_int,
+    check_probability,
+    check_random_state,
+)
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
-    check_counts,
     check_resampler,
     percentile_interval,
     resample_successes,
@@ -36,41 +40,6 @@ __all__ = [
     "rate_intervals",
     "wilson_interval",
 ]
-
-
-def _counts(values, argument: str) -> np.ndarray:
-    """Broadcastable non-negative integer counts (validated elementwise)."""
-    arr = np.asarray(values)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise InvalidParameterError(
-            f"The '{argument}' parameter must hold non-negative integers. "
-            f"Got dtype {arr.dtype} instead."
-        )
-    as_float = arr.astype(float)
-    bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float)) | (as_float < 0)
-    if bad.any():
-        first = as_float.ravel()[np.flatnonzero(bad.ravel())[0]]
-        raise InvalidParameterError(
-            f"The '{argument}' parameter must hold non-negative integers. Got {first.item()!r}."
-        )
-    return as_float
-
-
-def _check_pair(successes, trials, s_name: str, t_name: str) -> tuple[np.ndarray, np.ndarray]:
-    x = _counts(successes, s_name)
-    n = _counts(trials, t_name)
-    try:
-        over = np.broadcast_to(x > n, np.broadcast_shapes(x.shape, n.shape))
-    except ValueError:
-        raise InvalidParameterError(
-            f"'{s_name}' (shape {x.shape}) and '{t_name}' (shape {n.shape}) do not broadcast."
-        ) from None
-    if over.any():
-        raise InvalidParameterError(
-            f"'{s_name}' must not exceed '{t_name}'. Got {s_name} > {t_name} in "
-            f"{int(over.sum())} place(s)."
-        )
-    return x, n
 
 
 def _z(ci_prob: float) -> float:
@@ -108,7 +77,7 @@ def wilson_interval(successes, trials, ci_prob: float = 0.95) -> Interval:
     (0.2553, 0.3662)
     """
     ci_prob = check_probability(ci_prob)
-    x, n = _check_pair(successes, trials, "successes", "trials")
+    x, n = check_counts(successes, trials, shape="broadcast")
     z2 = _z(ci_prob) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         p = x / n
@@ -154,8 +123,8 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> Interval:
     (0.0524, 0.3339)
     """
     ci_prob = check_probability(ci_prob)
-    x1, n1 = _check_pair(x1, n1, "x1", "n1")
-    x2, n2 = _check_pair(x2, n2, "x2", "n2")
+    x1, n1 = check_counts(x1, n1, successes_name="x1", trials_name="n1", shape="broadcast")
+    x2, n2 = check_counts(x2, n2, successes_name="x2", trials_name="n2", shape="broadcast")
     l1, u1 = wilson_interval(x1, n1, ci_prob)
     l2, u2 = wilson_interval(x2, n2, ci_prob)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._validation import (
+    check_counts,
+    check_flag,
     check_positive_int,
     check_probability,
     seed_record,
@@ -35,8 +37,6 @@ from bayesfair._validation import (
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
     BootstrapEstimate,
-    check_counts,
-    check_flag,
     check_resampler,
     percentile_interval,
     resample_successes,

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._validation import (
+    check_choice,
     check_positive_int,
     check_random_state,
 )
@@ -328,14 +329,6 @@ class Acquisition:
         return picks, values
 
 
-def _check_choice(value, options: dict, argument: str) -> None:
-    if value not in options:
-        raise InvalidParameterError(
-            f"The '{argument}' parameter must be one of {', '.join(map(repr, options))}. "
-            f"Got {value!r}."
-        )
-
-
 def _pairs_index(levels: list, reference, group) -> list[tuple[int, int]]:
     ref = levels.index(reference)
     if group is not None:
@@ -485,7 +478,7 @@ def suggest_labels(
             f"suggest_labels needs a calibration model ('rbc' or 'bc'): the gain of a label "
             f"depends on its score through the calibration map. Got model={res.model!r}."
         )
-    _check_choice(within, WITHIN, "within")
+    check_choice(within, WITHIN, "within")
     metric = get_rate(metric).name
     if metric not in res.metrics:
         raise InvalidParameterError(

@@ -17,6 +17,7 @@ import pandas as pd
 
 from bayesfair._progress import track
 from bayesfair._validation import (
+    check_choice,
     check_epsilon,
     check_positive_int,
     check_probability,
@@ -32,7 +33,6 @@ from bayesfair.labels.acquisition import (
     Acquisition,
     AcquisitionPosterior,
     Pool,
-    _check_choice,
     _check_metric_defined,
     _pairs_index,
     result_posterior,
@@ -387,7 +387,7 @@ def _check_plan_choices(methods, strategies, within):
             raise InvalidParameterError(
                 f"Unknown strategy {st!r}; choose among {', '.join(map(repr, STRATEGIES))}."
             )
-    _check_choice(within, WITHIN, "within")
+    check_choice(within, WITHIN, "within")
     return methods, strategies
 
 

@@ -61,6 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayesfair._validation import check_counts
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -87,18 +88,6 @@ KAPPA_MAX = 1e8
 SIZE_EFFECT_SD = 1.0
 #: Names of the size-trend terms, the ``size_term`` coordinate of ``size_effect``.
 SIZE_TERMS = ("log_size", "log_size_squared")  # q1, q2 of size_basis
-
-
-def _check_counts(successes, trials) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(successes, dtype=float)
-    n = np.asarray(trials, dtype=float)
-    if x.shape != n.shape:
-        raise InvalidParameterError(
-            f"'successes' and 'trials' must have the same shape. Got {x.shape} and {n.shape}."
-        )
-    if np.any(x < 0) or np.any(x > n):
-        raise InvalidParameterError("Counts must satisfy 0 <= successes <= trials.")
-    return x, n
 
 
 def sample_bb_exact(
@@ -128,7 +117,7 @@ def sample_bb_exact(
     ndarray, shape (chains, draws, n_metrics, n_groups)
         Independent exact draws; a group with no trials gets prior draws.
     """
-    x, n = _check_counts(successes, trials)
+    x, n = check_counts(successes, trials, shape="same")
     return rng.beta(alpha + x, beta + n - x, size=(chains, draws, *x.shape))
 
 
@@ -174,7 +163,7 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     """
     import pymc as pm
 
-    x, n = _check_counts(successes, trials)
+    x, n = check_counts(successes, trials, shape="same")
     coords = {"metric": list(metrics), "group": np.arange(x.shape[1])}
     with pm.Model(coords=coords) as model:
         theta = pm.Beta("theta", alpha=alpha, beta=beta, dims=("metric", "group"))
@@ -320,7 +309,7 @@ def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
     """
     import pymc as pm
 
-    x, n = _check_counts(successes, trials)
+    x, n = check_counts(successes, trials, shape="same")
     k = x.shape[1]
     coords = {"metric": list(metrics), "group": np.arange(k), "size_term": list(SIZE_TERMS)}
     with pm.Model(coords=coords) as model:
@@ -373,7 +362,7 @@ def sample_hbb_rates(mu, kappa, successes, trials, *, rng: np.random.Generator) 
     -------
     ndarray, shape (chain, draw, n_metrics, n_groups)
     """
-    x, n = _check_counts(successes, trials)
+    x, n = check_counts(successes, trials, shape="same")
     kappa = np.asarray(kappa)
     mu = np.asarray(mu)
     if mu.ndim == kappa.ndim:

@@ -154,7 +154,7 @@ def test_bootstrap_difference_bad_input(args, kwargs, error, match):
     "args, error, match",
     [
         ((5, 4), ValueError, r"'successes' must not exceed 'trials'"),
-        ((-1, 4), ValueError, r"'successes' parameter must hold non-negative integers\. Got -1\.0"),
+        ((-1, 4), ValueError, r"'successes' parameter must hold non-negative integers\. Got -1\."),
         ((1.5, 4), ValueError, r"non-negative integers\. Got 1\.5"),
         (("a", 4), TypeError, r"'successes'.*dtype <U1"),
         (([1, 2], [3, 4, 5]), ValueError, r"do not broadcast"),

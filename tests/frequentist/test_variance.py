@@ -131,7 +131,7 @@ def test_table3_coverage(index, name):
             counts[start : start + 100], s.n_k, n_boot=n_boot, rng=rng
         )._asdict()
         for e in ESTIMATORS:
-            lo, hi = np.moveaxis(percentile_interval(draws[e], 0.95), -1, 0)
+            lo, hi = percentile_interval(draws[e], 0.95)
             covered[e].append((lo <= s.true_variance) & (s.true_variance <= hi))
     report = {}
     for e in ESTIMATORS:
