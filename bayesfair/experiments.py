@@ -73,6 +73,7 @@ from bayesfair._validation import (
 )
 from bayesfair.data import AssessmentData, count_confusion
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
+from bayesfair.engines.dask import dask_client
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.fitting import fit, model_options
 from bayesfair.frequentist.intervals import newcombe_interval
@@ -191,7 +192,7 @@ def run_experiment(
     progressbar: bool = True,
     fit_kwargs: dict | None = None,
     method_kwargs: dict | None = None,
-    client=None,
+    scheduler=None,
 ) -> pd.DataFrame:
     """Estimate Δ on ``n_runs`` random labeled subsets of a bundled test split.
 
@@ -238,8 +239,10 @@ def run_experiment(
     method_kwargs : dict of dict, optional
         Keywords for one method only, over ``fit_kwargs``, e.g.
         ``{"bc": {"estimand": "expected"}}``.
-    client : distributed.Client, optional
-        Spread the runs over a Dask cluster's workers (one task per run). The
+    scheduler : distributed.Client or str, optional
+        Spread the runs over a Dask cluster's workers (one task per run): a
+        client or a scheduler address, as :func:`bayesfair.summarize` takes
+        it; None runs them here, one after another. The
         rows are the same as the serial run's for the same ``random_seed``
         (only the ``seconds`` column differs): every run draws from its own
         spawned seed. Each worker process keeps its compiled models.
@@ -298,8 +301,8 @@ def run_experiment(
         chains=chains, random_seed=random_seed, ci_prob=ci_prob, interval=interval,
         threshold=threshold, fit_kwargs=fit_kwargs, method_kwargs=method_kwargs,
     )  # fmt: skip
-    if client is not None:
-        rows = _on_cluster(client, tasks, progressbar)
+    if scheduler is not None:
+        rows = _on_cluster(dask_client(scheduler), tasks, progressbar)
     else:
         job = tasks[0][0]
         label = f"{job['name']} {classifier} Δ{job['metric']} n_L={job['n_labeled']}"
@@ -485,8 +488,8 @@ def run_grid(
     ----------
     Ji, Smyth & Steyvers 2020, §4 and Fig. 4.
     """
-    client = kwargs.pop("client", None)
-    if client is None:
+    scheduler = kwargs.pop("scheduler", None)
+    if scheduler is None:
         frames = [run_experiment(name, classifier, metric, int(n), **kwargs) for n in n_labeled]
         return pd.concat(frames, ignore_index=True)
     # every run of every size in one submission, so that the workers stay busy to the end
@@ -494,7 +497,7 @@ def run_grid(
     tasks = []
     for n in n_labeled:
         tasks += _experiment_tasks(name, classifier, metric, int(n), **kwargs)[0]
-    rows = _on_cluster(client, tasks, progressbar)
+    rows = _on_cluster(dask_client(scheduler), tasks, progressbar)
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

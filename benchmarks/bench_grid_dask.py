@@ -1,7 +1,7 @@
 """``run_grid`` on a Dask ``LocalCluster`` (2 worker processes) against the serial run.
 
 The same grid twice with the same seed: serially in this process, then with
-``client=`` on a 2-process cluster. Checks that the tables are equal (every
+``scheduler=`` on a 2-process cluster. Checks that the tables are equal (every
 column but ``seconds``) and prints both wall times and the speed-up. The
 serial run goes first, so it pays for the compilation of the models; the
 cluster's workers compile their own on their first task (and keep them), which
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         Client(cluster) as client,
     ):
         start = time.perf_counter()
-        spread = run_grid(*grid, n_labeled=sizes, client=client, **kw)
+        spread = run_grid(*grid, n_labeled=sizes, scheduler=client, **kw)
         t_cluster = time.perf_counter() - start
     cols = [c for c in serial.columns if c != "seconds"]
     pd.testing.assert_frame_equal(serial[cols], spread[cols])

@@ -89,6 +89,15 @@ def _collect(parts, client, columns, settings, progress=False, labeled=False):
     return _aggregate({k: frame[k].to_numpy() for k in _columns(labeled)}, *settings, attributes)
 
 
+def dask_client(scheduler):
+    """A ``distributed.Client`` for ``scheduler`` (a client or an address), as
+    :func:`bayesfair.summarize` accepts it; None gives None (run locally)."""
+    if scheduler is None:
+        return None
+    _, distributed = _require("dask")
+    return _dask_client(distributed, scheduler)
+
+
 def _dask_client(distributed, scheduler):
     """The client to compute on: given, at an address, the current one, or None."""
     if scheduler is None:

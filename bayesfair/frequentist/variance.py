@@ -31,6 +31,7 @@ from bayesfair._validation import (
     check_flag,
     check_positive_int,
     check_probability,
+    check_random_state,
     seed_record,
     seed_sequence,
 )
@@ -174,7 +175,7 @@ def bootstrap_variance_draws(
     trials,
     *,
     n_boot: int,
-    rng: np.random.Generator,
+    random_seed=None,
     resampler: str = "binomial",
 ) -> VarianceDraws:
     """Bootstrap draws of the uncorrected, corrected and double-corrected variance.
@@ -189,7 +190,8 @@ def bootstrap_variance_draws(
     successes : array_like of int, shape (..., K)
     trials : array_like of int, shape (K,)
     n_boot : int
-    rng : numpy.random.Generator
+    random_seed : None, int, SeedSequence or Generator
+        A ``Generator`` is used as it is (its stream advances).
     resampler : {"binomial", "rows"}
 
     Returns
@@ -203,7 +205,7 @@ def bootstrap_variance_draws(
     fixed) and §5.3 (the double correction).
     """
     n = np.asarray(trials, dtype=np.int64)
-    boot = resample_successes(successes, n, n_boot, rng, resampler)
+    boot = resample_successes(successes, n, n_boot, check_random_state(random_seed), resampler)
     y = boot / n
     return VarianceDraws(
         between_group_variance(y), corrected_variance(y, n), double_corrected_variance(y, n)
@@ -488,7 +490,9 @@ def _variance_bootstrap(
         "corrected": float(corrected_variance(y, n)),
     }
     point["double_corrected"] = point["corrected"]
-    draws = bootstrap_variance_draws(x, n, n_boot=n_boot, rng=rng, resampler=resampler)._asdict()
+    draws = bootstrap_variance_draws(
+        x, n, n_boot=n_boot, random_seed=rng, resampler=resampler
+    )._asdict()
     if truncate:
         for name in ("corrected", "double_corrected"):
             point[name] = max(point[name], 0.0)

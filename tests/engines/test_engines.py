@@ -130,7 +130,7 @@ def test_run_grid_on_the_cluster_equals_the_serial_run(client):
         progressbar=False,
     )  # fmt: skip
     serial = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), **kw)
-    spread = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), client=client, **kw)
+    spread = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), scheduler=client, **kw)
     # workers ran the tasks: both processes took part
     assert len(client.scheduler_info()["workers"]) == 2
     cols = [c for c in serial.columns if c != "seconds"]

@@ -128,7 +128,7 @@ def test_table3_coverage(index, name):
     covered = {e: [] for e in ESTIMATORS}
     for start in range(0, n_rep, 100):  # chunks keep memory near 0.5 GB
         draws = bootstrap_variance_draws(
-            counts[start : start + 100], s.n_k, n_boot=n_boot, rng=rng
+            counts[start : start + 100], s.n_k, n_boot=n_boot, random_seed=rng
         )._asdict()
         for e in ESTIMATORS:
             lo, hi = percentile_interval(draws[e], 0.95)
@@ -155,7 +155,7 @@ def test_public_api_equals_numpy_layer():
     s = lum_scenario("unequal_size_unequal_perf")
     x = simulate_counts(s.mu, s.n_k, random_seed=3)
     res = double_corrected_bootstrap_counts(x, s.n_k, n_boot=300, random_seed=11)
-    draws = bootstrap_variance_draws(x, s.n_k, n_boot=300, rng=np.random.default_rng(11))
+    draws = bootstrap_variance_draws(x, s.n_k, n_boot=300, random_seed=np.random.default_rng(11))
     for e in ESTIMATORS:
         est = getattr(res, e)
         np.testing.assert_array_equal(est.draws, getattr(draws, e))
