@@ -233,8 +233,9 @@ class RowAttribute:
     ``.unlabeled_scores``, ...): the stored array ``store``, after the owner's
     ``check(name)`` raised for data held as a summary."""
 
-    def __init__(self, store: str, check: str):
+    def __init__(self, store: str, check: str, doc: str = ""):
         self.store, self.check = store, check
+        self.__doc__ = doc
 
     def __set_name__(self, owner, name: str):
         self.name = name

@@ -88,6 +88,8 @@ def check_positive_int(value, argument: str, minimum: int = 1) -> int:
 
 def check_threshold(threshold) -> float:
     """The decision threshold as a float in (0, 1)."""
+    if isinstance(threshold, np.ndarray) and threshold.ndim == 0:
+        threshold = threshold.item()
     if isinstance(threshold, bool | np.bool_) or not isinstance(threshold, numbers.Real):
         raise InvalidParameterError(
             f"The 'threshold' parameter must be a float in (0, 1). Got {threshold!r} instead."
@@ -111,7 +113,11 @@ def check_flag(value, argument: str) -> bool:
 
 def check_choice(value, options, argument: str):
     """``value`` if it is one of ``options`` (a dict's keys or a sequence), else raise."""
-    if value not in options:
+    try:
+        known = value in options
+    except TypeError:  # an unhashable value is not among a dict's keys
+        known = False
+    if not known:
         raise InvalidParameterError(
             f"The '{argument}' parameter must be one of {', '.join(map(repr, options))}. "
             f"Got {value!r}."
@@ -134,10 +140,12 @@ def check_positive(value, argument: str, rule: str = "a positive number") -> np.
     return arr
 
 
-def check_count_array(values, argument: str) -> np.ndarray:
+def check_count_array(values, argument: str, *, integer: bool = True) -> np.ndarray:
     """Non-negative integer counts of any shape (integer-valued floats accepted), as floats.
 
-    The message names the first bad value, and its position in a 1-d array.
+    ``integer=False`` accepts any finite non-negative numbers (expected counts,
+    pseudo-counts). The message names the first bad value, and its position in
+    a 1-d array.
     """
     arr = np.asarray(values)
     if (
@@ -150,12 +158,15 @@ def check_count_array(values, argument: str) -> np.ndarray:
             f"Got dtype {arr.dtype} instead."
         )
     as_float = arr.astype(float)
-    bad = ~np.isfinite(as_float) | (as_float != np.floor(as_float)) | (as_float < 0)
+    bad = ~np.isfinite(as_float) | (as_float < 0)
+    if integer:
+        bad |= as_float != np.floor(as_float)
     if bad.any():
         k = int(np.flatnonzero(bad.ravel())[0])
         where = f" at position {k}" if arr.ndim == 1 else ""
+        kind = "integers" if integer else "numbers"
         raise InvalidParameterError(
-            f"The '{argument}' parameter must hold non-negative integers. "
+            f"The '{argument}' parameter must hold non-negative {kind}. "
             f"Got {arr.ravel()[k].item()!r}{where}."
         )
     return as_float
@@ -168,15 +179,17 @@ def check_counts(
     successes_name: str = "successes",
     trials_name: str = "trials",
     shape: str = "per group",
+    integer: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Successes and trials, with ``0 <= successes <= trials``.
 
     ``shape``: ``"per group"`` (one count per group: one-dimensional, equal and
     non-zero lengths; returned as int64), ``"same"`` (any equal shapes) or
     ``"broadcast"`` (broadcastable shapes); the last two return floats.
+    ``integer=False`` accepts non-integer counts (:func:`check_count_array`).
     """
-    x = check_count_array(successes, successes_name)
-    n = check_count_array(trials, trials_name)
+    x = check_count_array(successes, successes_name, integer=integer)
+    n = check_count_array(trials, trials_name, integer=integer)
     if shape == "per group":
         for arr, name in ((x, successes_name), (n, trials_name)):
             if arr.ndim != 1:
@@ -209,7 +222,7 @@ def check_counts(
         more = f" (and {int(over.sum()) - 1} more)" if over.sum() > 1 else ""
         raise InvalidParameterError(
             f"'{successes_name}' must not exceed '{trials_name}'. Got "
-            f"{successes_name}={xs[k]:g} > {trials_name}={ns[k]:g} at position {k}{more}."
+            f"{successes_name}={xs[k]:.15g} > {trials_name}={ns[k]:.15g} at position {k}{more}."
         )
     if shape == "per group":
         return x.astype(np.int64), n.astype(np.int64)
@@ -293,8 +306,11 @@ def seed_record(seq: np.random.SeedSequence) -> dict:
 def sequence_from_record(record, child: int | None = None) -> np.random.SeedSequence:
     """Rebuild the ``SeedSequence`` of a :func:`seed_record` (or its ``child``-th child).
 
-    A missing record (a result saved without one) gives ``SeedSequence(0)``.
+    A missing record (a result saved without one) gives ``SeedSequence(0)``; an int
+    (what results saved before 0.2 recorded) is the entropy of a root sequence.
     """
+    if isinstance(record, numbers.Integral):
+        record = {"entropy": int(record), "spawn_key": []}
     record = record or {}
     entropy = record.get("entropy", 0)
     entropy = [int(w) for w in entropy] if isinstance(entropy, list) else int(entropy)

@@ -380,12 +380,21 @@ class AssessmentData:
                 "from it; PPI++ and row-level plots need the rows."
             )
 
-    scores = RowAttribute("_scores", "_require_labeled_rows")
-    """Scores of the labeled examples (not available when given as a summary)."""
-    labels = RowAttribute("_labels", "_require_labeled_rows")
-    """True labels (0/1) of the labeled examples (not available for a summary)."""
-    group_codes = RowAttribute("_group_codes", "_require_labeled_rows")
-    """Group code of each labeled example (not available for a summary)."""
+    scores = RowAttribute(
+        "_scores",
+        "_require_labeled_rows",
+        "Scores of the labeled examples (not available when given as a summary).",
+    )
+    labels = RowAttribute(
+        "_labels",
+        "_require_labeled_rows",
+        "True labels (0/1) of the labeled examples (not available for a summary).",
+    )
+    group_codes = RowAttribute(
+        "_group_codes",
+        "_require_labeled_rows",
+        "Group code of each labeled example (not available for a summary).",
+    )
 
     # ------------------------------------------------------------------ groups
     @property
@@ -463,10 +472,16 @@ class AssessmentData:
         """Ids of the unlabeled examples (the column ``id_name``), or None without ids."""
         return self._u_ids
 
-    unlabeled_scores = RowAttribute("_u_scores", "_require_rows")
-    """Scores of the unlabeled examples (not available when given as a summary)."""
-    unlabeled_group_codes = RowAttribute("_u_codes", "_require_rows")
-    """Group code of each unlabeled example (not available when given as a summary)."""
+    unlabeled_scores = RowAttribute(
+        "_u_scores",
+        "_require_rows",
+        "Scores of the unlabeled examples (not available when given as a summary).",
+    )
+    unlabeled_group_codes = RowAttribute(
+        "_u_codes",
+        "_require_rows",
+        "Group code of each unlabeled example (not available when given as a summary).",
+    )
 
     @property
     def unlabeled_is_summary(self) -> bool:

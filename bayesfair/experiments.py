@@ -70,6 +70,7 @@ from bayesfair._validation import (
     check_probability,
     seed_record,
     seed_sequence,
+    sequence_from_record,
 )
 from bayesfair.data import AssessmentData, count_confusion
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
@@ -474,9 +475,10 @@ def run_grid(
     n_labeled : sequence of int
         The ``n_L`` values (the x-axis of Ji et al. Fig. 4).
     **kwargs
-        Passed to :func:`run_experiment`. With the same ``random_seed`` for
-        every ``n_L``, run ``r`` permutes the split identically for each size,
-        so its labeled sets are nested (common random numbers).
+        Passed to :func:`run_experiment`. One ``random_seed`` serves every
+        ``n_L`` (fresh entropy when None, recorded in ``attrs["random_seed"]``),
+        so run ``r`` permutes the split identically for each size and its
+        labeled sets are nested (common random numbers).
 
     Returns
     -------
@@ -489,16 +491,25 @@ def run_grid(
     Ji, Smyth & Steyvers 2020, §4 and Fig. 4.
     """
     scheduler = kwargs.pop("scheduler", None)
+    # one root for every size (fresh entropy when None), rebuilt for each size (a
+    # SeedSequence counts the children it spawned): nested labeled sets
+    record = seed_record(seed_sequence(kwargs.pop("random_seed", None)))
     if scheduler is None:
-        frames = [run_experiment(name, classifier, metric, int(n), **kwargs) for n in n_labeled]
-        return pd.concat(frames, ignore_index=True)
-    # every run of every size in one submission, so that the workers stay busy to the end
-    progressbar = kwargs.pop("progressbar", True)
-    tasks = []
-    for n in n_labeled:
-        tasks += _experiment_tasks(name, classifier, metric, int(n), **kwargs)[0]
-    rows = _on_cluster(dask_client(scheduler), tasks, progressbar)
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+        frames = [run_experiment(name, classifier, metric, int(n), **kwargs,
+                                 random_seed=sequence_from_record(record))
+                  for n in n_labeled]  # fmt: skip
+        out = pd.concat(frames, ignore_index=True)
+    else:
+        # every run of every size in one submission, so that the workers stay busy to the end
+        progressbar = kwargs.pop("progressbar", True)
+        tasks = []
+        for n in n_labeled:
+            tasks += _experiment_tasks(name, classifier, metric, int(n), **kwargs,
+                                       random_seed=sequence_from_record(record))[0]  # fmt: skip
+        rows = _on_cluster(dask_client(scheduler), tasks, progressbar)
+        out = pd.DataFrame(rows, columns=list(COLUMNS))
+    out.attrs["random_seed"] = record
+    return out
 
 
 def mae_table(df: pd.DataFrame) -> pd.DataFrame:

@@ -336,8 +336,8 @@ class FairnessPosterior:
     def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> Interval:
         """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of a DataArray of draws.
 
-        The conventions of ``arviz.hdi`` and ``arviz.eti``; NaN draws (an
-        undefined rate) are dropped.
+        :func:`bayesfair.stats.hdi` (``arviz.hdi``) or :func:`bayesfair.stats.eti`;
+        NaN draws (an undefined rate) are dropped.
         """
         ci_prob = check_probability(ci_prob)
         if kind not in ("hdi", "eti"):

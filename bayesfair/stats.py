@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
+from bayesfair._validation import check_probability
+
 __all__ = [
     "Interval",
     "ess_bulk",
@@ -55,7 +57,8 @@ class Interval(tuple):
     kind : str
         What it is: ``"hdi"``, ``"eti"``, ``"wilson"``, ``"newcombe"``,
         ``"percentile bootstrap"``, ``"ppi"``, ``"classical"`` (labeled rows
-        only), ``"bernstein"`` or ``"normal"``.
+        only) or ``"bernstein"``. An ``Interval`` built from a pair alone (as
+        ``dataclasses.asdict`` rebuilds one) has ``ci_prob`` NaN and kind ``""``.
 
     Examples
     --------
@@ -67,13 +70,15 @@ class Interval(tuple):
     True
     """
 
-    def __new__(cls, lower, upper, *, ci_prob: float, kind: str):
+    def __new__(cls, lower, upper=None, *, ci_prob: float = np.nan, kind: str = ""):
+        if upper is None:  # Interval(pair), as dataclasses.asdict rebuilds a tuple
+            lower, upper = lower
         self = super().__new__(cls, (lower, upper))
         object.__setattr__(self, "ci_prob", float(ci_prob))
         object.__setattr__(self, "kind", str(kind))
         return self
 
-    def __init__(self, lower, upper, *, ci_prob: float, kind: str):
+    def __init__(self, lower, upper=None, *, ci_prob: float = np.nan, kind: str = ""):
         super().__init__()  # the parts are set by __new__ (a tuple is immutable)
 
     def __setattr__(self, name, value):
@@ -120,6 +125,7 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
     >>> round(hi - lo, 2)
     0.5
     """
+    ci_prob = check_probability(ci_prob)
     x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     if x.size == 0:
@@ -133,6 +139,7 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
 def eti(values, ci_prob: float = 0.95) -> Interval:
     """Equal-tailed interval of draws: the quantiles (1 ∓ ci_prob)/2 (NumPy's linear
     interpolation, as arviz-stats' ``eti``; ArviZ 0.2x has no ETI function)."""
+    ci_prob = check_probability(ci_prob)
     x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     if x.size == 0:

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bayesfair._validation import sequence_from_record
 from bayesfair.datasets import load_scores
 from bayesfair.experiments import (
     COLUMNS,
@@ -119,3 +120,16 @@ def test_run_grid_one_summary_row_per_size():
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_experiment("german-sex", "LR", **{"progressbar": False, **kwargs})
+
+
+def test_run_grid_nests_its_labeled_sets_under_one_recorded_seed():
+    kw = dict(n_runs=2, methods=("freq",), progressbar=False)
+    grid = run_grid("german-sex", "LR", "accuracy", n_labeled=(10, 20), random_seed=5, **kw)
+    assert grid.attrs["random_seed"] == {"entropy": "5", "spawn_key": []}
+    for n in (10, 20):
+        alone = run_experiment("german-sex", "LR", "accuracy", n, random_seed=5, **kw)
+        np.testing.assert_array_equal(grid[grid.n_labeled == n].estimate, alone.estimate)
+    fresh = run_grid("german-sex", "LR", "accuracy", n_labeled=(10,), **kw)
+    root = sequence_from_record(fresh.attrs["random_seed"])
+    again = run_grid("german-sex", "LR", "accuracy", n_labeled=(10,), random_seed=root, **kw)
+    np.testing.assert_array_equal(fresh.estimate, again.estimate)

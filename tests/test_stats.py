@@ -133,3 +133,17 @@ def test_tables_name_their_bounds_lower_and_upper(data):
         lowers = {c.removesuffix("lower") for c in table.columns if c.endswith("lower")}
         uppers = {c.removesuffix("upper") for c in table.columns if c.endswith("upper")}
         assert lowers and lowers == uppers, list(table.columns)
+
+
+def test_results_holding_intervals_convert_with_asdict_and_scalars_give_floats():
+    b = fq.bootstrap_difference(30, 50, 40, 60, n_boot=100, random_seed=0)
+    as_dict = dataclasses.asdict(b)
+    assert as_dict["interval"] == b.interval
+    lo, hi = fq.wilson_interval(3, 10)
+    assert type(lo) is float and type(hi) is float
+    lo, hi = fq.newcombe_interval(3, 10, 4, 10)
+    assert type(lo) is float and type(hi) is float
+    with pytest.raises(bf.exceptions.InvalidParameterError, match="'ci_prob'"):
+        hdi([1.0, 2.0, 3.0], 1.5)
+    with pytest.raises(bf.exceptions.InvalidParameterError, match="'ci_prob'"):
+        eti([1.0, 2.0, 3.0], 0)

@@ -7,11 +7,15 @@ import pytest
 
 import bayesfair as bf
 from bayesfair._validation import (
+    check_choice,
+    check_counts,
     check_positive_int,
     check_probability,
     check_random_state,
+    check_threshold,
     seed_record,
     seed_sequence,
+    sequence_from_record,
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.experiments import run_experiment
@@ -283,3 +287,35 @@ def test_the_variance_bootstrap_records_a_seed_that_reproduces_it():
     seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
     again = double_corrected_bootstrap(data, "accuracy", n_boot=200, random_seed=seed)
     np.testing.assert_array_equal(res.double_corrected.draws, again.double_corrected.draws)
+
+
+def test_a_seed_record_rebuilds_its_sequence_and_its_children():
+    seq = np.random.SeedSequence(2**70 + 3)
+    record = seed_record(seq)
+    same = sequence_from_record(record)
+    assert same.generate_state(2).tolist() == seq.generate_state(2).tolist()
+    child = sequence_from_record(record, child=2)
+    assert child.generate_state(2).tolist() == seq.spawn(3)[2].generate_state(2).tolist()
+    # a plain int (results saved before 0.2) and no record at all are read too
+    assert sequence_from_record(7).generate_state(1) == np.random.SeedSequence(7).generate_state(1)
+    assert sequence_from_record(None).entropy == 0
+
+
+def test_counts_threshold_and_choices_are_checked_alike():
+    x, n = check_counts([1, 2], [3, 4])
+    assert x.dtype == np.int64 and n.tolist() == [3, 4]
+    with pytest.raises(InvalidParameterError, match=r"successes=1234567 > trials=1234566"):
+        check_counts([1234567], [1234566])
+    with pytest.raises(InvalidParameterError, match="non-negative integers. Got 2.5"):
+        check_counts([[2.5]], [[4.0]], shape="same")
+    x, _ = check_counts([[2.5]], [[4.0]], shape="same", integer=False)  # expected counts
+    assert x[0, 0] == 2.5
+    with pytest.raises(InvalidParameterError, match="non-negative numbers"):
+        check_counts([[-0.5]], [[4.0]], shape="same", integer=False)
+    assert check_threshold(np.array(0.3)) == 0.3 and check_threshold(np.float32(0.5)) == 0.5
+    for bad in ("0.5", True, 1.0, np.array([0.5])):
+        with pytest.raises(InvalidParameterError, match="'threshold'"):
+            check_threshold(bad)
+    assert check_choice("a", {"a": 1}, "mode") == "a"
+    with pytest.raises(InvalidParameterError, match="'mode' parameter must be one of 'a'"):
+        check_choice(["a"], {"a": 1}, "mode")  # unhashable: refused with the same message

@@ -89,6 +89,8 @@ def wilson_interval(successes, trials, ci_prob: float = 0.95) -> Interval:
     # At x = 0 (x = n) the lower (upper) root is exactly 0 (1); pin it against rounding.
     lower = np.where(x == 0, np.where(n > 0, 0.0, np.nan), lower)
     upper = np.where(x == n, np.where(n > 0, 1.0, np.nan), upper)
+    if lower.ndim == 0:  # scalar counts: float bounds
+        lower, upper = float(lower), float(upper)
     return Interval(lower, upper, ci_prob=ci_prob, kind="wilson")
 
 
@@ -131,6 +133,8 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> Interval:
         p1, p2 = x1 / n1, x2 / n2
     d = p1 - p2
     lower, upper = d - np.hypot(p1 - l1, u2 - p2), d + np.hypot(u1 - p1, p2 - l2)
+    if np.ndim(lower) == 0:  # scalar counts: float bounds
+        lower, upper = float(lower), float(upper)
     return Interval(lower, upper, ci_prob=ci_prob, kind="newcombe")
 
 

@@ -318,9 +318,11 @@ def ppi_differences(
 ) -> list[PPIResult]:
     """:func:`ppi_difference` of every group against ``reference``, in the data's group order.
 
-    The groups share one cross-fitted predictor each (the same folds), so the
-    results are those of :func:`ppi_difference` called pair by pair with the
-    same ``random_seed``.
+    Each group's predictor is cross-fitted once, with folds drawn from one
+    generator in the order of the groups (the reference last), so the
+    reference's predictor is shared by every pair. The folds, hence the
+    intervals, differ from those of :func:`ppi_difference` called pair by pair
+    with the same ``random_seed`` by the randomness of the folds only.
 
     Returns
     -------

@@ -142,12 +142,11 @@ def _check_budgets(budgets, n_have: int, n_pool: int) -> list[int]:
     if budgets is None:
         steps = [n_have + d for d in (50, 100, 200, 400, 800, 1600)]
         return [b for b in steps if b <= n_have + n_pool] or [n_have + n_pool]
-    try:
-        values = [check_positive_int(b, "budgets") for b in budgets]
-    except TypeError:
+    if isinstance(budgets, str) or not np.iterable(budgets):
         raise InvalidParameterError(
             f"The 'budgets' parameter must be a list of label counts. Got {budgets!r}."
-        ) from None
+        )
+    values = [check_positive_int(b, "budgets") for b in budgets]
     if not values:
         raise InvalidParameterError("The 'budgets' parameter must hold at least one budget.")
     low = [b for b in values if b < n_have]

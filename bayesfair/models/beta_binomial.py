@@ -117,7 +117,7 @@ def sample_bb_exact(
     ndarray, shape (chains, draws, n_metrics, n_groups)
         Independent exact draws; a group with no trials gets prior draws.
     """
-    x, n = check_counts(successes, trials, shape="same")
+    x, n = check_counts(successes, trials, shape="same", integer=False)
     return rng.beta(alpha + x, beta + n - x, size=(chains, draws, *x.shape))
 
 
@@ -163,7 +163,7 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     """
     import pymc as pm
 
-    x, n = check_counts(successes, trials, shape="same")
+    x, n = check_counts(successes, trials, shape="same", integer=False)
     coords = {"metric": list(metrics), "group": np.arange(x.shape[1])}
     with pm.Model(coords=coords) as model:
         theta = pm.Beta("theta", alpha=alpha, beta=beta, dims=("metric", "group"))
@@ -309,7 +309,7 @@ def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
     """
     import pymc as pm
 
-    x, n = check_counts(successes, trials, shape="same")
+    x, n = check_counts(successes, trials, shape="same", integer=False)
     k = x.shape[1]
     coords = {"metric": list(metrics), "group": np.arange(k), "size_term": list(SIZE_TERMS)}
     with pm.Model(coords=coords) as model:
@@ -362,7 +362,7 @@ def sample_hbb_rates(mu, kappa, successes, trials, *, rng: np.random.Generator) 
     -------
     ndarray, shape (chain, draw, n_metrics, n_groups)
     """
-    x, n = check_counts(successes, trials, shape="same")
+    x, n = check_counts(successes, trials, shape="same", integer=False)
     kappa = np.asarray(kappa)
     mu = np.asarray(mu)
     if mu.ndim == kappa.ndim:

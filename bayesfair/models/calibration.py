@@ -130,11 +130,7 @@ class DiscrepancyPrior:
     sampling, so that a misfitting stratum's labels move its own rate and not,
     through ``m``, the map of the other strata. With κ = 2 (the default) the
     prior is as wide as a flat Beta(1, 1) at ``m = 1/2``, and 20 labels carry
-    nine tenths of the weight: an off stratum's rate follows its labels. As
-    options, κ may be uniform over a grid (a scale mixture: the rate stays
-    near its centre unless its labels say otherwise), and when a side is off
-    for every group its groups' rates may be tied through a common mean
-    (``tie``, the side's hierarchical Beta-binomial).
+    nine tenths of the weight: an off stratum's rate follows its labels.
 
     The prior probabilities are small on purpose. With two or three labels per
     stratum (n_L = 10) the labels cannot tell the states apart and the states

@@ -403,6 +403,10 @@ def test_plan_bad_input(data):
         bf.plan_labels(data, budgets=[30, 100], n_sims=2)
     with pytest.raises(InvalidParameterError, match="exceed"):
         bf.plan_labels(data, budgets=[10**6], n_sims=2)
+    with pytest.raises(InvalidParameterError, match="'budgets' parameter must be an integer >= 1"):
+        bf.plan_labels(data, budgets=[0], n_sims=2)
+    with pytest.raises(InvalidParameterError, match="must be a list of label counts"):
+        bf.plan_labels(data, budgets=100, n_sims=2)
     with pytest.raises(InvalidParameterError, match="Unknown method"):
         bf.plan_labels(data, budgets=[100], n_sims=2, methods=["wald"])
     with pytest.raises(InvalidParameterError, match="Unknown strategy"):
