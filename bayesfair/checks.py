@@ -57,7 +57,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["VERDICTS", "calibration_ppc", "entry_bins"]
+__all__ = ["VERDICTS", "calibration_ppc", "calibration_verdicts", "entry_bins"]
 
 #: The values of the ``verdict`` column.
 VERDICTS = ("ok", "misfit", "too few labels")
@@ -162,3 +162,26 @@ def calibration_ppc(
             }
         )
     return pd.DataFrame(rows)
+
+
+def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) -> pd.DataFrame:
+    """:func:`calibration_ppc` of the beta-calibration maps ``σ(c + a ln s − b ln(1 − s))``.
+
+    ``a``, ``b``, ``c``: posterior draws, shape ``(n_draws, n_groups)``, evenly
+    thinned to ``max_draws``. Returns one row per group: ``n_labeled``,
+    ``statistic``, ``p_value`` and the ``verdict`` (:data:`VERDICTS`): a misfit
+    below ``alpha``, else "too few labels" under ``min_labels``, else "ok".
+    """
+    n_total = a.shape[0]
+    keep = np.unique(np.linspace(0, n_total - 1, min(max_draws, n_total)).astype(int))
+
+    def probabilities(g, log_s, log_1ms):
+        eta = (c[keep, g][:, None] + a[keep, g][:, None] * log_s[None, :]
+               - b[keep, g][:, None] * log_1ms[None, :])  # fmt: skip
+        return 0.5 * (1.0 + np.tanh(0.5 * eta))
+
+    table = calibration_ppc(labeled, probabilities, rng=rng)
+    misfit = table["p_value"] < alpha
+    few = table["n_labeled"] < min_labels
+    table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))
+    return table[["n_labeled", "statistic", "p_value", "verdict"]]

@@ -390,12 +390,21 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
     except ValueError:  # undefined rate in one of the groups
         out["bernstein_lower"] = out["bernstein_upper"] = np.nan
         out["bernstein_half_width"] = np.nan
+    undefined = []
     for name, res in posteriors.items():
         d = res.difference(metric, group=g, reference=r).values
+        defined = d[~np.isnan(d)]
         lo, hi = hdi(d, ci_prob) if name not in too_few else (np.nan, np.nan)
-        out[f"{name}_mean"] = float(np.nanmean(d))
+        out[f"{name}_mean"] = float(defined.mean()) if defined.size else np.nan
         out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
         out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
+        out[f"{name}_p_undefined"] = 1.0 - defined.size / d.size
+        if defined.size < d.size:
+            undefined.append(f"{name.upper()} in {1.0 - defined.size / d.size:.1%} of its draws")
+    if undefined:
+        ppi_notes = [*ppi_notes, f"Δ is undefined ({', '.join(undefined)}: a group without "
+                     "an example in the rate's denominator there); the intervals are over the "
+                     "defined draws"]  # fmt: skip
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
     notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
     return out, notes

@@ -26,11 +26,12 @@ from bayesfair._validation import (
     check_random_state,
     sequence_from_record,
 )
-from bayesfair.checks import calibration_ppc
+from bayesfair.checks import calibration_verdicts
 from bayesfair.exceptions import (
     CalibrationWarning,
     InvalidParameterError,
     SamplingWarning,
+    UndefinedRateWarning,
 )
 from bayesfair.metrics import composite_value, get_composite, get_rate
 from bayesfair.stats import (
@@ -152,7 +153,16 @@ class FairnessPosterior:
         return self._group(group), ref
 
     def rates(self, metric: str):
-        """Posterior draws of a rate per group, ``DataArray (chain, draw, group)``."""
+        """Posterior draws of a rate per group, ``DataArray (chain, draw, group)``.
+
+        A draw is NaN where the rate is undefined in that group (no example in
+        its denominator: with the unlabeled examples' labels drawn, a small group
+        may have no positive in some draws, so its TPR is 0/0 there).
+        :meth:`summary` sets such draws aside and reports their share as
+        ``p_undefined``; for your own statistics use NaN-aware functions
+        (``numpy.nanquantile``, :func:`bayesfair.stats.hdi`) and
+        :meth:`prob_undefined`.
+        """
         name = get_rate(metric).name
         if name not in self.idata[RATES_GROUP]:
             raise InvalidParameterError(
@@ -165,12 +175,18 @@ class FairnessPosterior:
     def difference(self, metric: str, group=None, reference=None):
         """Draws of Δ = rate(group) − rate(reference), ``DataArray (chain, draw)``.
 
-        With two groups ``group`` defaults to the non-reference group.
+        With two groups ``group`` defaults to the non-reference group. A draw is
+        NaN where either rate is undefined (see :meth:`rates`).
         """
         g, ref = self.pair(group, reference)
         r = self.rates(metric)
         out = r.sel(group=g) - r.sel(group=ref)
         return out.rename(f"{get_rate(metric).name}_difference").drop_vars("group", errors="ignore")
+
+    def prob_undefined(self, metric: str, group=None, reference=None) -> float:
+        """The share of draws in which Δ of ``metric`` is undefined (a rate's denominator
+        is empty in one of the two groups): the ``p_undefined`` of :meth:`summary`."""
+        return float(np.isnan(self.difference(metric, group, reference).values).mean())
 
     def ratio(self, metric: str, group=None, reference=None):
         """Draws of rate(group) / rate(reference), ``DataArray (chain, draw)``."""
@@ -357,13 +373,17 @@ class FairnessPosterior:
         """One row per metric and group-vs-reference pair.
 
         Columns: posterior mean and sd of Δ, HDI and ETI bounds, P(Δ > 0),
-        P(|Δ| < ε), the HDI + ROPE decision, a ``note`` for rates that
-        the labeled data do not inform in a group (e.g. no positive labels),
-        and the ``estimand`` in words (which gap the intervals are for).
+        P(|Δ| < ε), the HDI + ROPE decision, ``p_undefined`` (the share of draws
+        in which Δ is undefined, set aside by every other column), a ``note``
+        for rates that the labeled data do not inform in a group (e.g. no
+        positive labels), and the ``estimand`` in words (which gap the
+        intervals are for). Where draws were set aside, one
+        :class:`~bayesfair.exceptions.UndefinedRateWarning` names the metrics
+        and groups.
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
-        rows = []
+        rows, undefined = [], []
         for m in metrics:
             r = self.rates(m)
             for g, ref in self._pairs_for(None, reference):
@@ -372,13 +392,16 @@ class FairnessPosterior:
                 h, e = hdi(d, ci_prob), eti(d, ci_prob)
                 decision = rope_decision(*h, epsilon)
                 valid = d[~np.isnan(d)]
+                p_undefined = 1.0 - valid.size / d.size
+                if p_undefined > 0:
+                    undefined.append(f"{m} of {g} vs {ref} in {p_undefined:.1%}")
                 rows.append(
                     {
                         "metric": m,
                         "group": g,
                         "reference": ref,
-                        "mean": float(np.nanmean(d)),
-                        "sd": float(np.nanstd(d)),
+                        "mean": float(valid.mean()) if valid.size else np.nan,
+                        "sd": float(valid.std()) if valid.size else np.nan,
                         "hdi_lower": h[0],
                         "hdi_upper": h[1],
                         "eti_lower": e[0],
@@ -386,10 +409,19 @@ class FairnessPosterior:
                         "prob_positive": float(np.mean(valid > 0)) if valid.size else np.nan,
                         "prob_practically_fair": prob_within(d, epsilon),
                         "decision": decision,
+                        "p_undefined": p_undefined,
                         "note": self.rate_note(m, (g, ref)),
                         "estimand": self.estimand_text,
                     }
                 )
+        if undefined:
+            warnings.warn(
+                f"Δ is undefined in some posterior draws ({'; '.join(undefined)} of them: a "
+                "group with no example in the rate's denominator there). The summary is over "
+                "the defined draws; 'p_undefined' gives the share set aside.",
+                UndefinedRateWarning,
+                stacklevel=2,
+            )
         return pd.DataFrame(rows)
 
     @property
@@ -519,24 +551,13 @@ class FairnessPosterior:
                 "bayesfair); refit it to run the calibration check."
             )
         post = self.idata.posterior
-        draws = {
-            v: post[v].transpose("chain", "draw", "group").values.reshape(-1, post.sizes["group"])
+        a, b, c = (
+            post[v].transpose("chain", "draw", "group").values.reshape(-1, post.sizes["group"])
             for v in ("a", "b", "c")
-        }
-        n_total = draws["a"].shape[0]
-        keep = np.unique(np.linspace(0, n_total - 1, min(max_draws, n_total)).astype(int))
-
-        def probabilities(g, log_s, log_1ms):
-            a, b, c = (draws[v][keep, g][:, None] for v in ("a", "b", "c"))
-            eta = c + a * log_s[None, :] - b * log_1ms[None, :]
-            return 0.5 * (1.0 + np.tanh(0.5 * eta))
-
-        table = calibration_ppc(labeled, probabilities, rng=rng)
-        misfit = table["p_value"] < alpha
-        few = table["n_labeled"] < min_labels
-        table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))
+        )
+        table = calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng)
         table.insert(0, "group", self.groups)
-        return table[["group", "n_labeled", "statistic", "p_value", "verdict"]]
+        return table
 
     def diagnostics(self) -> pd.DataFrame:
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""

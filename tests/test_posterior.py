@@ -1,0 +1,68 @@
+"""FairnessPosterior at the edge: draws in which a rate is undefined are set aside and said.
+
+With the unlabeled examples' labels drawn (estimand "assessed"), a small group
+may have no positive in some draws (its TPR is 0/0 there), and a group with no
+predicted positive has no PPV in any draw. Small real NUTS fits (plumbing).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayesfair as bf
+from bayesfair.exceptions import UndefinedRateWarning
+
+FAST = dict(draws=200, tune=200, chains=2, progressbar=False, random_seed=0)
+
+
+@pytest.fixture(scope="module")
+def small_group():
+    """Group A: 200 labeled and 2,000 unlabeled rows; group B: 5 labeled negatives and 6
+    unlabeled rows, all at low scores, so that some draws give B no positive at all."""
+    rng = np.random.default_rng(0)
+    s_a = rng.uniform(0.02, 0.98, 200)
+    y_a = (rng.uniform(size=200) < s_a).astype(int)
+    s_b = np.full(5, 0.1)
+    scores, labels = np.r_[s_a, s_b], np.r_[y_a, np.zeros(5, int)]
+    groups = np.r_[np.full(200, "A"), np.full(5, "B")]
+    u_scores = np.r_[rng.uniform(0.02, 0.98, 2000), np.full(6, 0.1)]
+    u_groups = np.r_[np.full(2000, "A"), np.full(6, "B")]
+    data = bf.AssessmentData(scores, labels, groups, u_scores, u_groups, reference="A")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bf.fit(data, metrics=["accuracy", "tpr", "ppv"], **FAST)
+
+
+def test_undefined_draws_are_set_aside_and_reported(small_group):
+    res = small_group
+    p_tpr = res.prob_undefined("tpr")
+    assert 0 < p_tpr < 1  # some draws give group B no positive
+    assert np.isnan(res.difference("tpr").values).mean() == pytest.approx(p_tpr)
+    with pytest.warns(UndefinedRateWarning, match=r"tpr of B vs A in .*%.*'p_undefined'"):
+        table = res.summary(metrics=["accuracy", "tpr"])
+    row = table.set_index("metric").loc["tpr"]
+    assert row["p_undefined"] == pytest.approx(p_tpr)
+    # the interval and the probabilities are over the defined draws: no NaN
+    for col in ("mean", "sd", "hdi_lower", "hdi_upper", "eti_lower", "eti_upper",
+                "prob_positive", "prob_practically_fair"):  # fmt: skip
+        assert np.isfinite(row[col]), col
+    assert row["decision"] != "undefined"
+    d = res.difference("tpr").values
+    assert row["eti_lower"] == pytest.approx(np.nanquantile(d, 0.025))
+    assert table.set_index("metric").loc["accuracy", "p_undefined"] == 0.0
+
+
+def test_a_rate_undefined_in_every_draw_is_nan_with_its_share(small_group):
+    """Group B has no predicted positive anywhere: its PPV is undefined in every draw."""
+    with pytest.warns(UndefinedRateWarning, match="ppv of B vs A in 100.0%"):
+        row = small_group.summary(metrics=["ppv"]).iloc[0]
+    assert row["p_undefined"] == 1.0
+    assert np.isnan(row["hdi_lower"]) and row["decision"] == "undefined"
+
+
+def test_without_undefined_draws_there_is_no_warning(small_group):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedRateWarning)
+        table = small_group.summary(metrics=["accuracy"])
+    assert (table["p_undefined"] == 0).all()
