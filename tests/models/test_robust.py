@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import bayesfair as bf
-from bayesfair.exceptions import CalibrationWarning
+from bayesfair.exceptions import CalibrationWarning, UndefinedRateWarning
 from bayesfair.models.calibration import (
     DiscrepancyPrior,
     draw_prior_rates,
@@ -279,7 +279,12 @@ def test_a_group_whose_labels_are_all_one_class():
     # and the notes say how often
     if np.isnan(d).any():
         assert any("undefined in" in n and "'B'" in n for n in res.notes)
-    row = res.summary(metrics=["tpr"]).iloc[0]
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        row = res.summary(metrics=["tpr"]).iloc[0]
+    # the summary sets the undefined draws aside and says so, once
+    assert row["p_undefined"] == pytest.approx(np.isnan(d).mean())
+    assert sum(issubclass(w.category, UndefinedRateWarning) for w in said) == int(np.isnan(d).any())
     assert np.isfinite([row["mean"], row["eti_lower"], row["eti_upper"]]).all()
     assert not any(issubclass(w.category, RuntimeWarning) for w in caught)
 
