@@ -48,6 +48,21 @@ def data():
 
 
 @pytest.fixture(scope="session")
+def no_positive_in_b():
+    """80 rows, groups A and B; no positive label in B (its TPR has no labeled denominator)."""
+    import numpy as np
+
+    from bayesfair.data import AssessmentData
+
+    rng = np.random.default_rng(0)
+    s = rng.uniform(0, 1, 80)
+    y = (rng.uniform(0, 1, 80) < s).astype(int)
+    g = np.where(np.arange(80) % 2 == 0, "A", "B")
+    y[g == "B"] = 0
+    return AssessmentData(s, y, g, reference="A")
+
+
+@pytest.fixture(scope="session")
 def comparison(data):
     """A BB + BC comparison of accuracy and TPR (reports and plots read it)."""
     from bayesfair.compare import compare

@@ -279,17 +279,7 @@ def test_bad_fit_arguments(data):
         fit(data, model="bb", **FAST).prob_practically_fair("accuracy", epsilon=-1)
 
 
-def _no_positive_in_b():
-    """80 rows, groups A and B; no positive label in B (its TPR has no labeled denominator)."""
-    rng = np.random.default_rng(0)
-    s = rng.uniform(0, 1, 80)
-    y = (rng.uniform(0, 1, 80) < s).astype(int)
-    g = np.where(np.arange(80) % 2 == 0, "A", "B")
-    y[g == "B"] = 0
-    return AssessmentData(s, y, g, reference="A")
-
-
-def test_rate_note_accepts_metric_aliases():
-    res = fit(_no_positive_in_b(), "bb", metrics=["tpr"], random_seed=0, draws=50, tune=50,
+def test_rate_note_accepts_metric_aliases(no_positive_in_b):
+    res = fit(no_positive_in_b, "bb", metrics=["tpr"], random_seed=0, draws=50, tune=50,
               chains=1, progressbar=False)  # fmt: skip
     assert res.rate_note("recall", ["B"]) == res.rate_note("tpr", ["B"]) != ""

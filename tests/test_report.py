@@ -10,7 +10,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np
 import pytest
 
 import bayesfair as bf
@@ -143,20 +142,10 @@ def test_priors_are_written_for_people():
     assert "(" not in prior_words("BetaPrior(alpha=2.0, beta=3.0)").split("~")[0]
 
 
-def _no_positive_in_b():
-    """80 rows, groups A and B; no positive label in B (its TPR has no labeled denominator)."""
-    rng = np.random.default_rng(0)
-    s = rng.uniform(0, 1, 80)
-    y = (rng.uniform(0, 1, 80) < s).astype(int)
-    g = np.where(np.arange(80) % 2 == 0, "A", "B")
-    y[g == "B"] = 0
-    return bf.AssessmentData(s, y, g, reference="A")
-
-
-def test_html_and_markdown_print_the_variance_table_alike():
+def test_html_and_markdown_print_the_variance_table_alike(no_positive_in_b):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(_no_positive_in_b(), ["accuracy"], models=("bb",), n_boot=100,
+        comp = bf.compare(no_positive_in_b, ["accuracy"], models=("bb",), n_boot=100,
                           random_seed=0, fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
 
     def decimals(text):
