@@ -66,3 +66,16 @@ def test_without_undefined_draws_there_is_no_warning(small_group):
         warnings.simplefilter("error", UndefinedRateWarning)
         table = small_group.summary(metrics=["accuracy"])
     assert (table["p_undefined"] == 0).all()
+
+
+def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
+    """The side-by-side table: the rbc interval over the defined draws, its share beside it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(small_group.data, ["tpr"], models=("rbc",), n_boot=100,
+                          random_seed=0, fit_kwargs=dict(draws=200, tune=200, chains=2),
+                          progressbar=False)  # fmt: skip
+    row = comp.pairs.iloc[0]
+    assert 0 < row["rbc_p_undefined"] < 1
+    assert np.isfinite([row["rbc_mean"], row["rbc_lower"], row["rbc_upper"]]).all()
+    assert "Δ is undefined (RBC in" in row["note"]
