@@ -401,11 +401,12 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         out[f"{name}_p_undefined"] = 1.0 - defined.size / d.size
         if defined.size < d.size:
             undefined.append(f"{name.upper()} in {1.0 - defined.size / d.size:.1%} of its draws")
-    if undefined:
-        ppi_notes = [*ppi_notes, f"Δ is undefined ({', '.join(undefined)}: a group without "
-                     "an example in the rate's denominator there); the intervals are over the "
-                     "defined draws"]  # fmt: skip
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
+    if undefined:
+        notes.append(
+            f"Δ is undefined ({', '.join(undefined)}: a group without an example in the "
+            "rate's denominator there); the intervals are over the defined draws"
+        )
     notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
     return out, notes
 

@@ -331,7 +331,7 @@ def prior_words(prior) -> str:
             f"each group's side of the threshold is off the calibration map with prior "
             f"probability {parts.get('prior_misfit')} (and each side in every group with "
             f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
-            f"Beta(κm, κ(1 − m)) with κ {'uniform over' if ',' in kappa else '='} {kappa} "
+            f"Beta(κm, κ(1 − m)) with κ = {kappa} "
             f"and m = {where}"
         )
     m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)

@@ -7,32 +7,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The files with the longest simulations (minutes each), longest first. pytest-xdist
-#: keeps a file on one worker (--dist loadfile) and hands files out in collection
-#: order, so these go first: started last, the longest would set the wall time.
-LONG_FIRST = (
-    "statistical/test_variance_coverage.py",
-    "statistical/test_ppi_coverage.py",
-    "statistical/test_robust_coverage.py",
-    "labels/test_labels.py",
-    "statistical/test_reproduction.py",
-    "statistical/test_sbc.py",
-    "test_notebooks.py",
-    "statistical/test_ppi_power.py",
-    "statistical/test_ppi_variance.py",
-)
-
-
-def pytest_collection_modifyitems(config, items):
-    """Collect the long files first (a stable sort: each file's tests stay together)."""
-
-    def rank(item) -> int:
-        path = item.path.as_posix()
-        return next((i for i, name in enumerate(LONG_FIRST) if path.endswith("tests/" + name)),
-                    len(LONG_FIRST))  # fmt: skip
-
-    items.sort(key=rank)
-
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:

@@ -107,7 +107,6 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
                 encoding="utf-8-sig",
                 dtype=dict.fromkeys(text_columns, str),
             )
-            frame.attrs["sep"] = sep
     except _BadInput:
         raise
     except pd.errors.EmptyDataError:

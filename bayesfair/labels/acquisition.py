@@ -214,7 +214,7 @@ class Acquisition:
         if post.p_free is None:
             return np.zeros(cells.size)
         g, h = self.pool.group[cells], self.pool.side[cells]
-        kappa = np.broadcast_to(post.concentration, post.center.shape)[g, h]
+        kappa = post.concentration
         m = post.center[g, h]
         n, x = self.n_st[g, h], self.x_st[g, h]
         q = (kappa * m + x) / (kappa + n)

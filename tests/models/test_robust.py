@@ -198,11 +198,15 @@ def test_prior_rates_are_independent_beta_draws():
     center = np.array([[0.5, 0.2], [0.7, 0.5]])
     rate = draw_prior_rates(disc, center, n, rng)
     assert rate.shape == (n, 2, 2)
-    # Beta(κ m, κ (1 − m)): mean m, variance m (1 − m) / (κ + 1); 5 SEs (Var(q) ≤ 1/4,
-    # and the variance's SE below sqrt(2/n) times 1/4 for these shapes)
-    assert np.all(np.abs(rate.mean(axis=0) - center) < 5 * 0.5 / np.sqrt(n))
-    var = center * (1 - center) / 5.0
-    assert np.all(np.abs(rate.var(axis=0) - var) < 5 * 0.25 * np.sqrt(2 / n))
+    # Beta(κ m, κ (1 − m)): mean m, variance m (1 − m) / (κ + 1). Each within 5 Monte
+    # Carlo SEs of the exact moments (two-sided level about 6e-7 per cell): SE of the mean
+    # sqrt(var / n), of the sample variance sqrt((μ4 − var²) / n), μ4 from the Beta's kurtosis.
+    beta = stats.beta(4.0 * center, 4.0 * (1 - center))
+    var = beta.var()
+    np.testing.assert_allclose(var, center * (1 - center) / 5.0)
+    mu4 = (beta.stats(moments="k") + 3.0) * var**2
+    assert np.all(np.abs(rate.mean(axis=0) - center) < 5 * np.sqrt(var / n))
+    assert np.all(np.abs(rate.var(axis=0) - var) < 5 * np.sqrt((mu4 - var**2) / n))
     # strata are independent: the correlation within 5 SEs of 0
     r = np.corrcoef(rate[:, 0, 0], rate[:, 1, 0])[0, 1]
     assert abs(r) < 5 / np.sqrt(n)
