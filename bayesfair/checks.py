@@ -57,7 +57,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["VERDICTS", "calibration_ppc", "calibration_verdicts", "entry_bins"]
+__all__ = [
+    "VERDICTS",
+    "calibration_ppc",
+    "calibration_verdicts",
+    "entry_bins",
+    "misfit_message",
+]
 
 #: The values of the ``verdict`` column.
 VERDICTS = ("ok", "misfit", "too few labels")
@@ -185,3 +191,21 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
     few = table["n_labeled"] < min_labels
     table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))
     return table[["n_labeled", "statistic", "p_value", "verdict"]]
+
+
+def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
+    """The sentence a misfit of the calibration check warns with ("" when none)."""
+    bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
+    if not bad:
+        return ""
+    advice = (
+        "where the labels contradict the map, rbc estimates their rates from their labeled "
+        "examples (wider intervals); label more examples of them to narrow them"
+        if model == "rbc"
+        else "this model's intervals for them may be confidently wrong; use the default "
+        "model 'rbc', whose intervals account for a wrong map, or 'bb'"
+    )
+    return (
+        f"The calibration map of group(s) {bad} does not fit their labeled examples "
+        f"(posterior predictive p < {alpha}, calibration_check()): {advice}."
+    )

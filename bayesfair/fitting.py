@@ -13,6 +13,7 @@ import xarray as xr
 
 from bayesfair._names import resolve_name
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
+from bayesfair.checks import misfit_message
 from bayesfair.data import AssessmentData, _plain
 from bayesfair.exceptions import (
     CalibrationWarning,
@@ -43,7 +44,7 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
-from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior, misfit_message
+from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior
 from bayesfair.sampling import check_backend, sample_model
 
 __all__ = ["ESTIMANDS", "MODELS", "fit"]

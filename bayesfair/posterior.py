@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesfair._netcdf import read_result, write_result
 from bayesfair._validation import (
     check_epsilon,
     check_group,
@@ -26,7 +27,7 @@ from bayesfair._validation import (
     check_random_state,
     sequence_from_record,
 )
-from bayesfair.checks import calibration_verdicts
+from bayesfair.checks import calibration_verdicts, misfit_message
 from bayesfair.exceptions import (
     CalibrationWarning,
     InvalidParameterError,
@@ -34,22 +35,21 @@ from bayesfair.exceptions import (
     UndefinedRateWarning,
 )
 from bayesfair.metrics import composite_value, get_composite, get_rate
-from bayesfair.stats import (
-    Interval,
-    ess_bulk,
-    eti,
-    hdi,
-    prob_within,
-    rank_rhat,
-    rope_decision,
-    split_chains,
-    z_scale,
+from bayesfair.sensitivity import (
+    SENSITIVITY_THRESHOLD,
+    log_prior_draws,
+    powerscale_sensitivity,
+    prior_sentence,
+    verdict_holds,
 )
+from bayesfair.stats import Interval, diagnostics_table, eti, hdi, prob_within, rope_decision
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 
 RATES_GROUP = "rates"
+#: The decisions of the HDI + ROPE rule that a prior-sensitive gap must keep.
+ROPE_VERDICTS = ("practically fair", "unfair")
 
 
 #: What each estimand is, in words (summaries and reports print it).
@@ -374,12 +374,20 @@ class FairnessPosterior:
 
         Columns: posterior mean and sd of Δ, HDI and ETI bounds, P(Δ > 0),
         P(|Δ| < ε), the HDI + ROPE decision, ``p_undefined`` (the share of draws
-        in which Δ is undefined, set aside by every other column), a ``note``
-        for rates that the labeled data do not inform in a group (e.g. no
-        positive labels), and the ``estimand`` in words (which gap the
-        intervals are for). Where draws were set aside, one
-        :class:`~bayesfair.exceptions.UndefinedRateWarning` names the metrics
-        and groups.
+        in which Δ is undefined, set aside by every other column),
+        ``prior_sensitive`` (:meth:`sensitivity`), a ``note`` for rates that the
+        labeled data do not inform in a group (e.g. no positive labels) and for
+        a gap that rests on the prior (one sentence naming the group to label),
+        and the ``estimand`` in words (which gap the intervals are for). Where
+        draws were set aside, one :class:`~bayesfair.exceptions.UndefinedRateWarning`
+        names the metrics and groups.
+
+        A decision ("practically fair" or "unfair") of a prior-sensitive gap is
+        kept only if the HDI + ROPE rule gives the same decision with the prior
+        at half and at twice its strength (power-scaled by α = 1/2 and 2,
+        importance-weighted, :func:`bayesfair.sensitivity.verdict_holds`);
+        otherwise it is "undecided": a verdict that the prior decides is no
+        verdict on the data.
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
@@ -391,6 +399,14 @@ class FairnessPosterior:
                 d = (r.sel(group=g) - r.sel(group=ref)).values
                 h, e = hdi(d, ci_prob), eti(d, ci_prob)
                 decision = rope_decision(*h, epsilon)
+                stat = self._prior_statistic(m, d)
+                sensitive = bool(stat >= SENSITIVITY_THRESHOLD)
+                notes = [self.rate_note(m, (g, ref))]
+                if sensitive:
+                    lp = self._log_prior(m)
+                    if decision in ROPE_VERDICTS and not verdict_holds(d, lp, epsilon, ci_prob):
+                        decision = "undecided"
+                    notes.append(prior_sentence(m, self._denominators(m, (g, ref)), stat))
                 valid = d[~np.isnan(d)]
                 p_undefined = 1.0 - valid.size / d.size
                 if p_undefined > 0:
@@ -410,7 +426,8 @@ class FairnessPosterior:
                         "prob_practically_fair": prob_within(d, epsilon),
                         "decision": decision,
                         "p_undefined": p_undefined,
-                        "note": self.rate_note(m, (g, ref)),
+                        "prior_sensitive": sensitive,
+                        "note": "; ".join(n for n in notes if n),
                         "estimand": self.estimand_text,
                     }
                 )
@@ -424,6 +441,68 @@ class FairnessPosterior:
             )
         return pd.DataFrame(rows)
 
+    def sensitivity(self, metrics=None, reference=None) -> pd.DataFrame:
+        """Prior sensitivity of every gap: does Δ move when the prior is loosened?
+
+        Power-scaling (Kallioinen et al. 2023; :mod:`bayesfair.sensitivity`):
+        the posterior of Δ is reweighted as if the prior were raised to a power
+        near 1, and the statistic D is how fast the distribution of Δ moves
+        (ArviZ's ``psens``). For ``bc`` and ``rbc`` the power-scaled prior is
+        the hierarchy over the groups' calibration maps (its hyperpriors and
+        group effects): D says how much the gap rests on the pooling and
+        calibration priors. Draws where Δ is undefined are set aside.
+
+        Parameters
+        ----------
+        metrics : list of str, optional
+            Default: every fitted metric.
+        reference : optional
+            The reference group (default the fit's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per metric and pair: ``metric``, ``group``, ``reference``,
+            ``statistic`` (D; NaN when the result holds no prior to scale, or
+            no defined draw), ``threshold`` (0.05, the authors') and
+            ``sensitive`` (``statistic >= threshold``).
+
+        References
+        ----------
+        Kallioinen, Paananen, Bürkner & Vehtari 2023, *Detecting and diagnosing
+        prior and likelihood sensitivity with power-scaling*, Stat. Comput.
+        34:57, §3 (eq. 10) and §4.2 (the 0.05 threshold).
+        """
+        metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
+        rows = []
+        for m in metrics:
+            for g, ref in self._pairs_for(None, reference):
+                stat = self._prior_statistic(m, self.difference(m, g, ref).values)
+                rows.append(
+                    {
+                        "metric": m,
+                        "group": g,
+                        "reference": ref,
+                        "statistic": stat,
+                        "threshold": SENSITIVITY_THRESHOLD,
+                        "sensitive": bool(stat >= SENSITIVITY_THRESHOLD),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def _log_prior(self, metric: str):
+        """The power-scaled prior at every draw (one array for the calibration models,
+        whose prior does not depend on the metric; one per metric for bb/hbb)."""
+        cache = self.__dict__.setdefault("_log_priors", {})
+        key = metric if self.model in ("bb", "hbb") else None
+        if key not in cache:
+            cache[key] = log_prior_draws(self.idata, self.model, self.settings, metric)
+        return cache[key]
+
+    def _prior_statistic(self, metric: str, d) -> float:
+        lp = self._log_prior(metric)
+        return np.nan if lp is None else powerscale_sensitivity(d, lp)
+
     @property
     def estimand(self) -> str:
         """``"assessed"`` or ``"expected"``: which gap the posterior describes (see ``fit``)."""
@@ -434,13 +513,16 @@ class FairnessPosterior:
         """The estimand in words, as summaries and reports print it."""
         return ESTIMANDS[self.estimand]
 
+    def _denominators(self, metric: str, groups) -> dict:
+        """Each group's labeled examples in the rate's denominator."""
+        obs, den = self.idata.observed_data, get_rate(metric).denominator
+        return {g: sum(int(obs[c].sel(group=g)) for c in den) for g in groups}
+
     def rate_note(self, metric: str, groups) -> str:
         """Say which of ``groups`` have no labeled denominator for ``metric`` ("" if none)."""
-        obs = self.idata.observed_data
         rate = get_rate(metric)
         notes = []
-        for g in groups:
-            den = sum(int(obs[c].sel(group=g)) for c in rate.denominator)
+        for g, den in self._denominators(metric, groups).items():
             if den == 0:
                 if self.model in ("bc", "rbc"):
                     notes.append(
@@ -561,43 +643,8 @@ class FairnessPosterior:
 
     def diagnostics(self) -> pd.DataFrame:
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""
-        post = self.idata.posterior
-        names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
-        # All variables' elements as columns of one (chain, draw, m) array: R-hat and
-        # ESS vectorised over columns (arviz's statistics, ~10x cheaper than per element).
-        blocks = [
-            post[v]
-            .transpose("chain", "draw", ...)
-            .values.reshape(post.sizes["chain"], post.sizes["draw"], -1)
-            for v in names
-        ]
-        columns = np.concatenate(blocks, axis=2) if blocks else np.empty((0, 0, 0))
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")  # tiny draws in plumbing tests
-            z = None  # the rank-normalised split chains, shared by R-hat and ESS
-            if blocks and columns.shape[1] >= 4:
-                ok = ~np.isnan(columns).any(axis=(0, 1))
-                z = z_scale(split_chains(columns[:, :, ok])) if ok.any() else None
-            rhat_all = rank_rhat(columns, z) if blocks else columns
-            ess_all = ess_bulk(columns, z) if blocks else columns
-        bounds = np.cumsum([0] + [b.shape[2] for b in blocks])
-        div = 0
-        if "sample_stats" in self.idata.groups() and "diverging" in self.idata.sample_stats:
-            div = int(self.idata.sample_stats["diverging"].sum())
-        rows = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN (constant) variables
-            for i, v in enumerate(names):
-                part = slice(bounds[i], bounds[i + 1])
-                rows.append(
-                    {
-                        "variable": v,
-                        "r_hat": float(np.nanmax(rhat_all[part])),  # skip NaN, as xarray
-                        "ess_bulk": float(np.nanmin(ess_all[part])),
-                        "divergences": div,
-                    }
-                )
-        return pd.DataFrame(rows).set_index("variable")
+        stats = self.idata.sample_stats if "sample_stats" in self.idata.groups() else None
+        return diagnostics_table(self.idata.posterior, stats)
 
     def check_diagnostics(self, rhat_max: float = 1.01, stacklevel: int = 2) -> list[str]:
         """Warn (``SamplingWarning``) with advice when R-hat > 1.01 or divergences > 0."""
@@ -625,48 +672,21 @@ class FairnessPosterior:
     # ------------------------------------------------------------ persistence
     def to_netcdf(self, path) -> Path:
         """Save to netCDF; :meth:`from_netcdf` restores everything. This object is not changed."""
-        import json
-
-        import arviz as az
-
-        meta = json.dumps(
-            {
-                "model": self.model,
-                "reference": _jsonable(self.reference),
-                "notes": self.notes,
-                "settings": {k: _jsonable(v) for k, v in self.settings.items()},
-                "group_types": [type(g).__name__ for g in self.groups],
-            }
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            # a new InferenceData over the same datasets: this object is left as it was
-            saved = az.InferenceData(
-                attrs={**self.idata.attrs, "bayesfair": meta},
-                warn_on_custom_groups=False,
-                **{g: getattr(self.idata, g) for g in self.idata.groups()},
-            )
-            saved.to_netcdf(str(path))
-        return Path(path)
+        meta = {
+            "model": self.model,
+            "reference": self.reference,
+            "notes": self.notes,
+            "settings": self.settings,
+            "group_types": [type(g).__name__ for g in self.groups],
+        }
+        return write_result(self.idata, meta, path)
 
     @classmethod
     def from_netcdf(cls, path) -> FairnessPosterior:
         """Load a result saved with :meth:`to_netcdf`."""
-        import json
-
-        import arviz as az
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            idata = az.from_netcdf(str(path))
-        meta = json.loads(idata.attrs["bayesfair"])
-        return cls(
-            idata,
-            model=meta["model"],
-            reference=meta["reference"],
-            notes=meta["notes"],
-            settings=meta["settings"],
-        )
+        idata, meta = read_result(path)
+        return cls(idata, model=meta["model"], reference=meta["reference"],
+                   notes=meta["notes"], settings=meta["settings"])  # fmt: skip
 
     def __repr__(self) -> str:
         post = self.idata.posterior
@@ -675,25 +695,3 @@ class FairnessPosterior:
             f"reference={self.reference!r}, metrics={self.metrics!r}, "
             f"chains={post.sizes['chain']}, draws={post.sizes['draw']})"
         )
-
-
-def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
-    """The sentence a misfit of the calibration check warns with ("" when none)."""
-    bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
-    if not bad:
-        return ""
-    advice = (
-        "where the labels contradict the map, rbc estimates their rates from their labeled "
-        "examples (wider intervals); label more examples of them to narrow them"
-        if model == "rbc"
-        else "this model's intervals for them may be confidently wrong; use the default "
-        "model 'rbc', whose intervals account for a wrong map, or 'bb'"
-    )
-    return (
-        f"The calibration map of group(s) {bad} does not fit their labeled examples "
-        f"(posterior predictive p < {alpha}, calibration_check()): {advice}."
-    )
-
-
-def _jsonable(v):
-    return v.item() if isinstance(v, np.generic) else v

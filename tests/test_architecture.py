@@ -19,11 +19,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 #: The layers of docs/architecture.md, lowest first. A module imports only from its
 #: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
 LAYERS = [
-    ("foundations", ["exceptions", "_names", "_progress"]),
+    ("foundations", ["exceptions", "_names", "_progress", "_netcdf"]),
     ("vocabulary", ["metrics", "_validation", "stats"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "datasets", "simulate"]),
-    ("models", ["models", "frequentist", "sampling", "checks"]),
+    ("models", ["models", "frequentist", "sampling", "checks", "sensitivity"]),
     ("result", ["posterior"]),
     ("fit and present", ["fitting", "plots", "report"]),
     ("workflows", ["labels", "compare", "experiments"]),

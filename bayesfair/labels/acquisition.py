@@ -34,6 +34,7 @@ from bayesfair.exceptions import CalibrationWarning, InvalidParameterError
 from bayesfair.metrics import get_rate, rate_from_counts
 from bayesfair.models.calibration import (
     DiscrepancyPrior,
+    rate_prior_shapes,
     stratum_counts,
 )
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
@@ -217,9 +218,10 @@ class Acquisition:
         kappa = post.concentration
         m = post.center[g, h]
         n, x = self.n_st[g, h], self.x_st[g, h]
-        q = (kappa * m + x) / (kappa + n)
-        v0 = q * (1 - q) / (kappa + n + 1.0)
-        v1 = q * (1 - q) / (kappa + n + 2.0)
+        al, be = rate_prior_shapes(m, kappa)
+        q = (al + x) / (al + be + n)
+        v0 = q * (1 - q) / (al + be + n + 1.0)
+        v1 = q * (1 - q) / (al + be + n + 2.0)
         p = post.p_free[g, h]
         return p * (self.totals[g, h] * self.flip[g, h]) ** 2 * (v0 - v1)
 

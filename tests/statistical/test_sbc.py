@@ -310,7 +310,7 @@ def rbc_ranks():
         j = sim_rng.uniform(size=2) < disc.shared_prior_misfit
         i = sim_rng.uniform(size=(2, 2)) < disc.prior_misfit
         free = j[None, :] | i
-        # an off stratum's rate: Beta(κ m, κ (1 − m))
+        # an off stratum's rate: Beta(1 + κ m, 1 + κ (1 − m))
         rate = draw_prior_rates(disc, np.full((2, 2), disc.center), 1, sim_rng)[0]
 
         def prob(s, code, side, true=true, free=free, rate=rate):
