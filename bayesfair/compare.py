@@ -39,7 +39,7 @@ from bayesfair.metrics import (
     undefined_rate_message,
 )
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
-from bayesfair.stats import hdi, prob_within
+from bayesfair.stats import hdi, prob_within, rope_decision
 
 __all__ = ["Comparison", "compare"]
 
@@ -390,7 +390,7 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
     except ValueError:  # undefined rate in one of the groups
         out["bernstein_lower"] = out["bernstein_upper"] = np.nan
         out["bernstein_half_width"] = np.nan
-    undefined = []
+    undefined, prior_notes = [], []
     for name, res in posteriors.items():
         d = res.difference(metric, group=g, reference=r).values
         defined = d[~np.isnan(d)]
@@ -399,6 +399,13 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
         out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
         out[f"{name}_p_undefined"] = 1.0 - defined.size / d.size
+        decision = rope_decision(lo, hi, epsilon)
+        decision, sensitive, sentence = res.prior_verdict(
+            metric, (g, r), d, decision, epsilon, ci_prob
+        )
+        out[f"{name}_decision"], out[f"{name}_prior_sensitive"] = decision, sensitive
+        if sentence:
+            prior_notes.append(f"{name.upper()}: {sentence}")
         if defined.size < d.size:
             undefined.append(f"{name.upper()} in {1.0 - defined.size / d.size:.1%} of its draws")
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
@@ -408,7 +415,7 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
             "rate's denominator there); the intervals are over the defined draws"
         )
     notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
-    return out, notes
+    return out, notes + prior_notes
 
 
 def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -> dict:

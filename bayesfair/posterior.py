@@ -335,16 +335,18 @@ class FairnessPosterior:
     def rope_decision(
         self, metric: str, epsilon: float = 0.02, group=None, reference=None, ci_prob: float = 0.95
     ) -> pd.Series:
-        """Three-way decision per pair by the HDI + ROPE rule (module docstring).
+        """Three-way decision per pair by the HDI + ROPE rule (module docstring), "undecided"
+        where a prior-sensitive decision changes with the prior (:meth:`prior_verdict`).
 
         Returns ``"practically fair"``, ``"unfair"`` or ``"undecided"`` per pair.
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         pairs = self._pairs_for(group, reference)
-        out = [
-            rope_decision(*hdi(self.difference(metric, g, r).values, ci_prob), epsilon)
-            for g, r in pairs
-        ]
+        out = []
+        for g, r in pairs:
+            d = self.difference(metric, g, r).values
+            rule = rope_decision(*hdi(d, ci_prob), epsilon)
+            out.append(self.prior_verdict(metric, (g, r), d, rule, epsilon, ci_prob)[0])
         return pd.Series(
             out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object), name="decision"
         )
@@ -382,12 +384,8 @@ class FairnessPosterior:
         draws were set aside, one :class:`~bayesfair.exceptions.UndefinedRateWarning`
         names the metrics and groups.
 
-        A decision ("practically fair" or "unfair") of a prior-sensitive gap is
-        kept only if the HDI + ROPE rule gives the same decision with the prior
-        at half and at twice its strength (power-scaled by α = 1/2 and 2,
-        importance-weighted, :func:`bayesfair.sensitivity.verdict_holds`);
-        otherwise it is "undecided": a verdict that the prior decides is no
-        verdict on the data.
+        The decision of a prior-sensitive gap is "undecided" where it changes with
+        the prior at half or twice its strength (:meth:`prior_verdict`).
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
@@ -398,15 +396,10 @@ class FairnessPosterior:
                 # the difference once; decision and P(Δ > 0) as rope_decision/prob_direction
                 d = (r.sel(group=g) - r.sel(group=ref)).values
                 h, e = hdi(d, ci_prob), eti(d, ci_prob)
-                decision = rope_decision(*h, epsilon)
-                stat = self._prior_statistic(m, d)
-                sensitive = bool(stat >= SENSITIVITY_THRESHOLD)
-                notes = [self.rate_note(m, (g, ref))]
-                if sensitive:
-                    lp = self._log_prior(m)
-                    if decision in ROPE_VERDICTS and not verdict_holds(d, lp, epsilon, ci_prob):
-                        decision = "undecided"
-                    notes.append(prior_sentence(m, self._denominators(m, (g, ref)), stat))
+                decision, sensitive, sentence = self.prior_verdict(
+                    m, (g, ref), d, rope_decision(*h, epsilon), epsilon, ci_prob
+                )
+                notes = [self.rate_note(m, (g, ref)), sentence]
                 valid = d[~np.isnan(d)]
                 p_undefined = 1.0 - valid.size / d.size
                 if p_undefined > 0:
@@ -444,13 +437,10 @@ class FairnessPosterior:
     def sensitivity(self, metrics=None, reference=None) -> pd.DataFrame:
         """Prior sensitivity of every gap: does Δ move when the prior is loosened?
 
-        Power-scaling (Kallioinen et al. 2023; :mod:`bayesfair.sensitivity`):
-        the posterior of Δ is reweighted as if the prior were raised to a power
-        near 1, and the statistic D is how fast the distribution of Δ moves
-        (ArviZ's ``psens``). For ``bc`` and ``rbc`` the power-scaled prior is
-        the hierarchy over the groups' calibration maps (its hyperpriors and
-        group effects): D says how much the gap rests on the pooling and
-        calibration priors. Draws where Δ is undefined are set aside.
+        Power-scaling (:mod:`bayesfair.sensitivity`, ArviZ's ``psens``): D is how
+        fast the distribution of Δ moves as the prior is raised to a power near 1;
+        for ``bc``/``rbc`` the prior is the hierarchy over the groups' maps (the
+        pooling and calibration priors). Draws where Δ is undefined are set aside.
 
         Parameters
         ----------
@@ -500,8 +490,24 @@ class FairnessPosterior:
         return cache[key]
 
     def _prior_statistic(self, metric: str, d) -> float:
-        lp = self._log_prior(metric)
-        return np.nan if lp is None else powerscale_sensitivity(d, lp)
+        return np.nan if (lp := self._log_prior(metric)) is None else powerscale_sensitivity(d, lp)
+
+    def prior_verdict(self, metric, pair, d, decision, epsilon, ci_prob) -> tuple:
+        """``(decision, prior_sensitive, sentence)`` of one pair's draws of Δ ``d``.
+
+        The HDI + ROPE ``decision`` is kept unless the gap is prior-sensitive and
+        the rule decides otherwise with the prior power-scaled by α = 1/2 or 2
+        (:func:`~bayesfair.sensitivity.verdict_holds`): then "undecided", since a
+        verdict the prior decides is no verdict on the data. The sentence is
+        :func:`~bayesfair.sensitivity.prior_sentence`'s ("" if not sensitive)."""
+        stat = self._prior_statistic(metric, d)
+        if not stat >= SENSITIVITY_THRESHOLD:
+            return decision, False, ""
+        if decision in ROPE_VERDICTS and not verdict_holds(
+            d, self._log_prior(metric), epsilon, ci_prob
+        ):
+            decision = "undecided"
+        return decision, True, prior_sentence(metric, self._denominators(metric, pair), stat)
 
     @property
     def estimand(self) -> str:
@@ -672,13 +678,9 @@ class FairnessPosterior:
     # ------------------------------------------------------------ persistence
     def to_netcdf(self, path) -> Path:
         """Save to netCDF; :meth:`from_netcdf` restores everything. This object is not changed."""
-        meta = {
-            "model": self.model,
-            "reference": self.reference,
-            "notes": self.notes,
-            "settings": self.settings,
-            "group_types": [type(g).__name__ for g in self.groups],
-        }
+        types = [type(g).__name__ for g in self.groups]
+        meta = dict(model=self.model, reference=self.reference, notes=self.notes,
+                    settings=self.settings, group_types=types)  # fmt: skip
         return write_result(self.idata, meta, path)
 
     @classmethod

@@ -253,7 +253,8 @@ def findings(comp) -> list[dict]:
         lo, hi = r.get(f"{method}_lower", math.nan), r.get(f"{method}_upper", math.nan)
         estimate = r.get(f"{method}_mean", r.get("freq_estimate", math.nan))
         prob = r.get(f"{method}_prob_practically_fair", math.nan)
-        verdict = rope_decision(lo, hi, eps)
+        # a posterior's decision: the HDI + ROPE rule, "undecided" where the prior decides
+        verdict = r.get(f"{method}_decision", rope_decision(lo, hi, eps))
         pair = f"{r['group']} vs {r['reference']}"
         if verdict == "undefined":
             text = f"{label}, {pair}: undefined (too few labeled examples in its denominator)."

@@ -155,3 +155,21 @@ def test_weighted_hdi_with_equal_weights_is_the_hdi():
     w = (x <= np.median(x)).astype(float)
     lo_w, hi_w = weighted_hdi(x, w, 0.9)
     assert x.min() <= lo_w < hi_w <= np.median(x)
+
+
+def test_compare_and_the_report_say_when_the_prior_decides(few_labels):
+    """The side-by-side table carries each posterior's decision and flag, the sentence
+    is in its notes and the Markdown report, and the finding's verdict is "undecided"."""
+    from bayesfair.report import comparison_markdown, findings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(
+            few_labels, ["accuracy"], epsilon=0.08, models=("bb",), n_boot=100, random_seed=0,
+            fit_kwargs=dict(prior=BetaPrior(200.0, 200.0)), progressbar=False,
+        )  # fmt: skip
+    row = comp.pairs.iloc[0]
+    assert row["bb_prior_sensitive"] and row["bb_decision"] == "undecided"
+    assert "BB: Δ accuracy rests on the prior" in row["note"]
+    assert findings(comp)[0]["verdict"] == "undecided"
+    assert "label more of group B" in comparison_markdown(comp)
