@@ -46,6 +46,11 @@ from bayesfair.models.calibration import (
 from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
 from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior
 from bayesfair.sampling import check_backend, sample_model
+from bayesfair.sensitivity import (
+    PRIOR_DRAWS,
+    beta_binomial_prior_rates,
+    calibration_prior_counts,
+)
 
 __all__ = ["ESTIMANDS", "MODELS", "fit"]
 
@@ -278,6 +283,11 @@ def fit(
     sampler_seq, predictive_seq = seed_seq.spawn(2)
     sampler_seed = int(sampler_seq.generate_state(1)[0])
     rng = np.random.default_rng(predictive_seq)
+    # the prior predictive draws (bayesfair.sensitivity): the root's fourth child, so that
+    # the sampler's and the predictive's streams are those of earlier versions
+    prior_rng = np.random.default_rng(
+        np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
+    )
 
     notes = _warn_no_labels(data, model)
 
@@ -308,9 +318,10 @@ def fit(
             raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = _resolve_prior(model, prior)
         disc = (discrepancy or DiscrepancyPrior()) if model == "rbc" else None
-        idata, rate_draws = _fit_bc(
-            data, metrics, priors, variant, score_clip, estimand, n_bins, rng, run, notes, disc
-        )
+        idata, rate_draws, prior_draws = _fit_bc(
+            data, metrics, priors, variant, score_clip, estimand, n_bins, (rng, prior_rng), run,
+            notes, disc,
+        )  # fmt: skip
         settings.update(
             sampler="nuts",
             variant=variant,
@@ -323,12 +334,15 @@ def fit(
     else:
         prior = _resolve_prior(model, prior)
         idata, rate_draws = _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run)
+        trials = np.stack([rate_fraction(data.counts_array(), m)[1] for m in metrics])
+        prior_rates = beta_binomial_prior_rates(model, prior, trials, PRIOR_DRAWS, prior_rng)
+        prior_draws = {m: prior_rates[:, i, :] for i, m in enumerate(metrics)}
         settings.update(
             sampler="exact" if (model == "bb" and sampler in ("auto", "exact")) else "nuts",
             prior=repr(prior),
         )
 
-    idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins)
+    idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
     reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
     result = FairnessPosterior(
         idata, model=model, reference=_plain(reference), notes=notes, settings=settings
@@ -464,7 +478,8 @@ def _resolve_estimand(estimand, model, data) -> str:
     return estimand
 
 
-def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, run, notes, disc):
+def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, run, notes, disc):
+    rng, prior_rng = rngs
     k = data.n_groups
     labeled = data.labeled_summary(score_clip, n_bins)
     if data.n_unlabeled == 0:
@@ -504,6 +519,13 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
         u_counts = _robust_counts(labeled, summary, u_counts, (a, b, c), disc, estimand, rng,
                                   idata, center)  # fmt: skip
     total = u_counts + labeled_counts
+    # every assessed score with its label unknown: the population of the prior predictive
+    population = summary if data.n_unlabeled == 0 else summary + labeled.without_labels()
+    prior_counts = calibration_prior_counts(
+        population, priors, variant, disc, center, estimand, PRIOR_DRAWS, prior_rng
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prior_draws = {m: rate_from_counts(prior_counts, m) for m in metrics}
     rates = {}
     with np.errstate(invalid="ignore", divide="ignore"):
         for m in metrics:
@@ -516,7 +538,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rng, r
                         "denominator among the assessed examples in those draws); its "
                         "intervals and probabilities use the other draws."
                     )
-    return idata, rates
+    return idata, rates, prior_draws
 
 
 def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, center):
@@ -572,8 +594,12 @@ def _native_calibration(variant, priors, k, disc=None):
     return compile_native_calibration(variant, priors, k, disc)
 
 
-def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None):
+def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None,
+            prior_draws=None):  # fmt: skip
     """Label groups; return InferenceData with observed counts and the ``rates`` group.
+
+    ``prior_draws`` (metric -> ``(draw, group)``), the rates' prior predictive draws,
+    become the ``prior`` group (one chain).
 
     ``constant_data`` keeps the labeled examples' summary (``labeled_*`` on the
     ``labeled_cell`` dimension; :func:`~bayesfair.posterior.stored_labeled_summary`
@@ -611,6 +637,11 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n
     groups = {"posterior": posterior, "observed_data": observed, "constant_data": constant}
     if "sample_stats" in idata.groups():
         groups["sample_stats"] = idata.sample_stats
+    if prior_draws:
+        groups["prior"] = xr.Dataset(
+            {m: (("chain", "draw", "group"), v[None]) for m, v in prior_draws.items()},
+            coords={"group": labels},
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "rates" is a custom group, on purpose
         return az.InferenceData(**groups, **{RATES_GROUP: rates})

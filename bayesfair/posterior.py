@@ -38,8 +38,8 @@ from bayesfair.metrics import composite_value, get_composite, get_rate
 from bayesfair.sensitivity import (
     SENSITIVITY_THRESHOLD,
     log_prior_draws,
-    powerscale_sensitivity,
     prior_sentence,
+    prior_share,
     verdict_holds,
 )
 from bayesfair.stats import Interval, diagnostics_table, eti, hdi, prob_within, rope_decision
@@ -435,12 +435,12 @@ class FairnessPosterior:
         return pd.DataFrame(rows)
 
     def sensitivity(self, metrics=None, reference=None) -> pd.DataFrame:
-        """Prior sensitivity of every gap: does Δ move when the prior is loosened?
+        """Prior sensitivity of every gap: how much of Δ's answer is the prior's.
 
-        Power-scaling (:mod:`bayesfair.sensitivity`, ArviZ's ``psens``): D is how
-        fast the distribution of Δ moves as the prior is raised to a power near 1;
-        for ``bc``/``rbc`` the prior is the hierarchy over the groups' maps (the
-        pooling and calibration priors). Draws where Δ is undefined are set aside.
+        The *prior share* ``Var(Δ | data) / Var(Δ)`` (one minus the posterior
+        contraction, :mod:`bayesfair.sensitivity`) against the fit's prior
+        predictive draws (the ``prior`` group; for ``bc``/``rbc`` the pooling and
+        calibration priors). Undefined draws of Δ are set aside.
 
         Parameters
         ----------
@@ -453,21 +453,20 @@ class FairnessPosterior:
         -------
         pandas.DataFrame
             One row per metric and pair: ``metric``, ``group``, ``reference``,
-            ``statistic`` (D; NaN when the result holds no prior to scale, or
-            no defined draw), ``threshold`` (0.05, the authors') and
+            ``statistic`` (the prior share; NaN for a result without prior draws,
+            saved before 0.3, or without defined draws), ``threshold`` (0.5) and
             ``sensitive`` (``statistic >= threshold``).
 
         References
         ----------
-        Kallioinen, Paananen, Bürkner & Vehtari 2023, *Detecting and diagnosing
-        prior and likelihood sensitivity with power-scaling*, Stat. Comput.
-        34:57, §3 (eq. 10) and §4.2 (the 0.05 threshold).
+        Schad, Betancourt & Vasishth 2021, Psychol. Methods 26(1) (posterior
+        contraction); Betancourt 2018, *Calibrating model-based inferences*, §2.2.
         """
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
         rows = []
         for m in metrics:
             for g, ref in self._pairs_for(None, reference):
-                stat = self._prior_statistic(m, self.difference(m, g, ref).values)
+                stat = self._prior_statistic(m, (g, ref), self.difference(m, g, ref).values)
                 rows.append(
                     {
                         "metric": m,
@@ -489,23 +488,25 @@ class FairnessPosterior:
             cache[key] = log_prior_draws(self.idata, self.model, self.settings, metric)
         return cache[key]
 
-    def _prior_statistic(self, metric: str, d) -> float:
-        return np.nan if (lp := self._log_prior(metric)) is None else powerscale_sensitivity(d, lp)
+    def _prior_statistic(self, metric: str, pair, d) -> float:
+        """The prior share of Δ (NaN without the fit's prior draws)."""
+        if "prior" not in self.idata.groups() or metric not in self.idata.prior:
+            return np.nan
+        r = self.idata.prior[metric]
+        return prior_share(d, (r.sel(group=pair[0]) - r.sel(group=pair[1])).values)
 
     def prior_verdict(self, metric, pair, d, decision, epsilon, ci_prob) -> tuple:
         """``(decision, prior_sensitive, sentence)`` of one pair's draws of Δ ``d``.
 
-        The HDI + ROPE ``decision`` is kept unless the gap is prior-sensitive and
-        the rule decides otherwise with the prior power-scaled by α = 1/2 or 2
-        (:func:`~bayesfair.sensitivity.verdict_holds`): then "undecided", since a
-        verdict the prior decides is no verdict on the data. The sentence is
-        :func:`~bayesfair.sensitivity.prior_sentence`'s ("" if not sensitive)."""
-        stat = self._prior_statistic(metric, d)
+        The HDI + ROPE ``decision`` is kept unless the gap is prior-sensitive and the
+        rule decides otherwise with the prior power-scaled by α = 1/2 or 2
+        (:func:`~bayesfair.sensitivity.verdict_holds`): then "undecided". The sentence
+        is :func:`~bayesfair.sensitivity.prior_sentence`'s ("" if not sensitive)."""
+        stat = self._prior_statistic(metric, pair, d)
         if not stat >= SENSITIVITY_THRESHOLD:
             return decision, False, ""
-        if decision in ROPE_VERDICTS and not verdict_holds(
-            d, self._log_prior(metric), epsilon, ci_prob
-        ):
+        lp = self._log_prior(metric)
+        if decision in ROPE_VERDICTS and (lp is None or not verdict_holds(d, lp, epsilon, ci_prob)):
             decision = "undecided"
         return decision, True, prior_sentence(metric, self._denominators(metric, pair), stat)
 

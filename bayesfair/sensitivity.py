@@ -1,41 +1,40 @@
-"""Prior sensitivity by power-scaling (Kallioinen, Paananen, Bürkner & Vehtari 2023).
+"""Prior sensitivity: how much of a gap's answer is the prior's.
 
-A quantity is *prior-sensitive* when its posterior moves as the prior is made
-a little stronger or weaker. Power-scaling raises the prior to a power α,
-``p_α(θ | y) ∝ p(θ)^α p(y | θ)``; the posterior under α is the base posterior
-reweighted by ``p(θ)^(α − 1)``, so no refit is needed: the weights are
-Pareto-smoothed (PSIS, ``arviz.psislw``) and the distance between the base and
-the reweighted distribution of the quantity is the cumulative Jensen–Shannon
-distance (CJS, Nguyen & Vreeken 2015). The diagnostic is its finite-difference
-derivative in log2 α at α = 1 (Kallioinen et al. 2023, §3.2, eq. 10):
+**The statistic.** For each gap Δ (a rate of one group minus the reference's),
+the *prior share* is the posterior variance of Δ over its prior variance,
 
-    D = [CJS(α = 1/(1 + δ)) + CJS(α = 1 + δ)] / (2 log2(1 + δ)),   δ = 0.01,
+    share = Var(Δ | data) / Var(Δ),
 
-each CJS the larger of the draws' and their negatives' (the distance is not
-symmetric in the sign of the quantity), and a quantity is *sensitive* when
-``D ≥ 0.05``, the authors' threshold. These are ArviZ's ``psens`` definitions,
-reproduced here exactly (``tests/test_sensitivity.py``) because ``psens`` needs
-``log_prior`` groups a fit does not store, and returns NaN where a draw of the
-quantity is undefined (this module sets such draws aside).
+one minus the posterior contraction of Schad, Betancourt & Vasishth (2021,
+*Psychological Methods* 26(1), §"Posterior z-score and posterior contraction";
+Betancourt 2018, *Calibrating model-based inferences and decisions*, §2.2).
+The prior of Δ is the model's prior predictive with the fit's scores: for ``bc``
+and ``rbc`` the hierarchy over the groups' maps (and rbc's per-stratum mixture)
+with every label unknown, drawn by :func:`calibration_prior_counts` when the
+model is fitted and kept in the result's ``prior`` group; for ``bb`` and
+``hbb`` the rates' priors. A gap is *prior-sensitive* when the share is at
+least 0.5: the data removed less than half of the prior's uncertainty about
+it, so the answer is mostly the prior's, which for two groups with a handful
+of labels is the pooling prior's belief that their maps are alike.
 
-Which prior is power-scaled, per model (:func:`log_prior_draws`):
+**Why not power-scaling alone.** Power-scaling sensitivity (Kallioinen,
+Paananen, Bürkner & Vehtari 2023; ArviZ's ``psens``), the derivative of the
+posterior of Δ in the prior's power at 1, was measured on two groups with 5 and
+with 100 labels each (``benchmarks/prior_sensitivity.py``): its statistic lies
+between 0.02 and 0.12 in both, above its 0.05 threshold in about half of the
+fits either way, because with two groups the between-group scale is never
+learned and Δ always moves a little with the prior's strength. It does not tell
+"mostly the prior's" from "shrunk a little by the prior"; the prior share does
+(the benchmark's table).
 
-* ``bc`` and ``rbc``: the whole hierarchy over the groups' calibration maps,
-  the hyperpriors ``μ ~ N(0, ·)``, ``σ ~ HalfNormal(·)`` and the group effects
-  ``z_g ~ N(0, 1)``. Scaling the group effects' prior by α is scaling the
-  between-group spread of the maps by ``1/√α``: the diagnostic asks how much an
-  answer rests on the belief that the groups' maps are alike (the pooling) and
-  on the calibration priors. rbc's per-stratum mixture (which strata follow
-  the map) is integrated out in its likelihood and is not scaled.
-* ``hbb``: the group rates' Beta population, κ's Pareto prior and the size
-  trend's normal prior, per metric.
-* ``bb``: each group's Beta(α, β) prior, per metric. The default uniform
-  prior is flat, so power-scaling does not move it (D = 0); a group without
-  labels is then flagged by its width, not by this diagnostic.
-
-The noise floor of D (its value for a quantity that does not depend on the
-prior) is about 0.02 at 600 draws and 0.008 at 4,000, below the threshold at
-the default draws.
+**Power-scaling for decisions.** A "practically fair" or "unfair" decision of
+a prior-sensitive gap is kept only if the HDI + ROPE rule decides the same with
+the prior at half and at twice its strength (:func:`verdict_holds`): the
+posterior under the prior raised to α is the posterior reweighted by
+``p(θ)^(α − 1)``, Pareto-smoothed (``arviz.psislw``), with the prior's log
+density from the stored draws (:func:`log_prior_draws`: for ``bc``/``rbc`` the
+hyperpriors and group effects of the maps; ``hbb`` the Beta population, κ's
+prior and the size trend; ``bb`` each group's Beta prior).
 """
 
 from __future__ import annotations
@@ -47,62 +46,40 @@ from scipy.special import betaln
 
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction
 from bayesfair.models.beta_binomial import (
+    KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
     SIZE_EFFECT_SD,
     hbb_group_means,
     size_basis,
 )
-from bayesfair.models.calibration import CalibrationPriors
+from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
+from bayesfair.models.unlabeled import expected_counts, sampled_counts
 from bayesfair.stats import rope_decision
 
 __all__ = [
-    "SENSITIVITY_DELTA",
+    "PRIOR_DRAWS",
     "SENSITIVITY_THRESHOLD",
-    "cjs_distance",
+    "beta_binomial_prior_rates",
+    "calibration_prior_counts",
     "log_prior_draws",
     "powerscale_log_weights",
-    "powerscale_sensitivity",
     "prior_sentence",
+    "prior_share",
     "verdict_holds",
     "weighted_hdi",
 ]
 
-#: δ of the finite difference (Kallioinen et al. 2023; ``arviz.psens``'s default).
-SENSITIVITY_DELTA = 0.01
-#: D at or above which a quantity is prior-sensitive (Kallioinen et al. 2023, §3.2).
-SENSITIVITY_THRESHOLD = 0.05
+#: The prior share at or above which a gap is prior-sensitive: the data removed less than
+#: half of the prior's variance of Δ ("mostly the prior's").
+SENSITIVITY_THRESHOLD = 0.5
+#: Prior predictive draws kept with a fit (the ``prior`` group); the share's relative
+#: Monte Carlo error from them is about sqrt(2 / 2000) = 3%.
+PRIOR_DRAWS = 2000
 #: The powers of the flip check of a decision (the prior at half and at twice its
 #: strength; Kallioinen et al.'s power-scaling plots span the same range).
 FLIP_ALPHAS = (0.5, 2.0)
 
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
-
-
-def cjs_distance(draws, weights) -> float:
-    """Cumulative Jensen–Shannon distance between draws and the same draws weighted.
-
-    ``arviz.stats.stats._cjs_dist`` (Nguyen & Vreeken 2015; Kallioinen et al.
-    2023, eq. 9), normalised to [0, 1] by the sum of the two ECDF integrals.
-    """
-    x = np.asarray(draws, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    order = np.argsort(x, kind="stable")
-    x, w = x[order], w[order]
-    n = x.size
-    width = np.diff(x)
-    cdf_p = np.linspace(1 / n, 1 - 1 / n, n - 1)
-    cdf_q = np.cumsum(w / w.sum())[:-1]
-    int_p, int_q = cdf_p @ width, cdf_q @ width
-    if int_p + int_q <= 0:  # a constant quantity: no distance
-        return 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_p = np.where(cdf_p > 0, np.log2(np.where(cdf_p > 0, cdf_p, 1.0)), 0.0)
-        log_q = np.where(cdf_q > 0, np.log2(np.where(cdf_q > 0, cdf_q, 1.0)), 0.0)
-        mid = 0.5 * (cdf_p + cdf_q)
-        log_m = np.where(mid > 0, np.log2(np.where(mid > 0, mid, 1.0)), 0.0)
-    pq = np.sum(width * cdf_p * (log_p - log_m)) + 0.5 / np.log(2) * (int_q - int_p)
-    qp = np.sum(width * cdf_q * (log_q - log_m)) + 0.5 / np.log(2) * (int_p - int_q)
-    return float(np.sqrt((max(pq, 0.0) + max(qp, 0.0)) / (int_p + int_q)))
 
 
 def powerscale_log_weights(log_component, alpha: float):
@@ -116,39 +93,6 @@ def powerscale_log_weights(log_component, alpha: float):
     lw = (alpha - 1.0) * np.asarray(log_component, dtype=float).ravel()
     smoothed, khat = az.psislw(lw)
     return np.asarray(smoothed), float(khat)
-
-
-def powerscale_sensitivity(draws, log_component, delta: float = SENSITIVITY_DELTA) -> float:
-    """The power-scaling sensitivity D of a quantity (module docstring, eq. 10).
-
-    Parameters
-    ----------
-    draws : array_like
-        Draws of the quantity (any shape; flattened). NaN draws (an undefined
-        rate) are set aside with their log component.
-    log_component : array_like
-        The power-scaled component's log density at each draw, same size.
-    delta : float, default 0.01
-
-    Returns
-    -------
-    float
-        NaN when fewer than two draws are defined; 0 for a constant quantity
-        or a component that does not vary (a flat prior).
-    """
-    x = np.asarray(draws, dtype=float).ravel()
-    lc = np.asarray(log_component, dtype=float).ravel()
-    keep = ~np.isnan(x)
-    x, lc = x[keep], lc[keep]
-    if x.size < 2:
-        return np.nan
-    if np.ptp(lc) == 0 or np.ptp(x) == 0:
-        return 0.0
-    total = 0.0
-    for alpha in (1.0 / (1.0 + delta), 1.0 + delta):
-        w = np.exp(powerscale_log_weights(lc, alpha)[0])
-        total += max(cjs_distance(x, w), cjs_distance(-x, w))
-    return float(total / (2.0 * np.log2(1.0 + delta)))
 
 
 def weighted_hdi(draws, weights, ci_prob: float = 0.95) -> tuple[float, float]:
@@ -204,6 +148,21 @@ def verdict_holds(draws, log_component, epsilon: float, ci_prob: float = 0.95) -
     return True
 
 
+def prior_share(posterior_draws, prior_draws) -> float:
+    """Var(Δ | data) / Var(Δ): the share of the prior's variance the data left.
+
+    NaN draws (an undefined rate) are set aside in both; NaN when either has
+    fewer than two defined draws or the prior does not vary.
+    """
+    post = np.asarray(posterior_draws, dtype=float).ravel()
+    prior = np.asarray(prior_draws, dtype=float).ravel()
+    post, prior = post[~np.isnan(post)], prior[~np.isnan(prior)]
+    if post.size < 2 or prior.size < 2:
+        return np.nan
+    v = prior.var(ddof=1)
+    return float(post.var(ddof=1) / v) if v > 0 else np.nan
+
+
 def prior_sentence(metric: str, denominators: dict, statistic: float) -> str:
     """The one sentence that says a gap rests on the prior, naming the group to label.
 
@@ -214,10 +173,82 @@ def prior_sentence(metric: str, denominators: dict, statistic: float) -> str:
     den = get_rate(metric).denominator
     what = "labels" if len(den) == 4 else f"labeled {'+'.join(den)}"
     return (
-        f"Δ {metric} rests on the prior (power-scaling sensitivity {statistic:.2f} ≥ "
-        f"{SENSITIVITY_THRESHOLD:g}): with {denominators[fewest]} {what} in group {fewest!s} "
-        f"the gap is mostly the prior's; label more of group {fewest!s}"
+        f"Δ {metric} rests on the prior (its posterior variance is {statistic:.2f} × its prior "
+        f"variance): with {denominators[fewest]} {what} in group {fewest!s} the gap is mostly the "
+        f"prior's; label more of group {fewest!s}"
     )
+
+
+# ---------------------------------------------------------------------------
+# Prior predictive draws, kept with a fit
+# ---------------------------------------------------------------------------
+def calibration_prior_counts(
+    population, priors, variant: str, discrepancy, center, estimand: str, n: int, rng
+) -> np.ndarray:
+    """Confusion counts of every group under the calibration model's prior, ``(n, k, 4)``.
+
+    ``population`` is the :class:`~bayesfair.summary.ScoreSummary` of every
+    assessed score (labeled and unlabeled, labels unknown). Per draw: the maps'
+    hyperparameters and group effects from their priors (``CalibrationPriors``;
+    ``llo`` has ``b = a``, ``temperature`` also ``c = 0``); for ``rbc``
+    (``discrepancy`` given) the strata's states from their prior probabilities and
+    an off stratum's rate from :func:`~bayesfair.models.calibration.draw_prior_rates`
+    at ``center``; then the positives of each stratum, drawn (``"assessed"``) or
+    expected (``"expected"``).
+    """
+    k = population.n_groups
+
+    def block(mu_sd, sigma_sd):
+        mu = rng.normal(0.0, mu_sd, (n, 1))
+        sigma = np.abs(rng.normal(0.0, sigma_sd, (n, 1)))
+        return mu + sigma * rng.standard_normal((n, k))
+
+    a = np.exp(block(priors.mu_a_sd, priors.sigma_a_sd))
+    b = np.exp(block(priors.mu_b_sd, priors.sigma_b_sd)) if variant == "beta" else a
+    c = block(priors.mu_c_sd, priors.sigma_c_sd) if variant != "temperature" else 0.0 * a
+    if estimand == "expected":
+        counts = expected_counts(population, a, b, c)
+    else:
+        counts = sampled_counts(population, a, b, c, rng)
+    if discrepancy is None:
+        return counts
+    shared = rng.random((n, 1, 2)) < discrepancy.shared_prior_misfit
+    free = shared | (rng.random((n, k, 2)) < discrepancy.prior_misfit)
+    rate = draw_prior_rates(discrepancy, center, n, rng)
+    totals = population.totals()  # (k, 2): ŷ = 0, ŷ = 1
+    if estimand == "expected":
+        own = totals * rate
+    else:
+        own = rng.binomial(np.broadcast_to(totals.astype(np.int64), rate.shape), rate)
+    pos = np.where(free, own, np.stack([counts[..., 3], counts[..., 0]], axis=-1))
+    return np.stack(
+        [pos[..., 1], totals[:, 1] - pos[..., 1], totals[:, 0] - pos[..., 0], pos[..., 0]],
+        axis=-1,
+    ).astype(float)
+
+
+def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng) -> np.ndarray:
+    """Group rates under ``bb``'s or ``hbb``'s prior, ``(n, n_metrics, k)``.
+
+    ``bb``: ``θ ~ Beta(α, β)`` per group. ``hbb``: ``μ ~ Beta(1, 1)``, the size
+    trend's coefficients ``~ N(0, SIZE_EFFECT_SD)``, ``κ ~ Pareto(1/2, κ_min)``
+    truncated at ``KAPPA_MAX`` (by its inverse CDF), ``θ_g ~ Beta(m_g κ, (1 − m_g) κ)``
+    with ``m_g`` the size trend's mean at group g's labeled denominator ``trials``
+    (shape ``(n_metrics, k)``).
+    """
+    trials = np.asarray(trials, dtype=float)
+    shape = (n, *trials.shape)
+    if model == "bb":
+        return rng.beta(prior.alpha, prior.beta, size=shape)
+    m_count = trials.shape[0]
+    mu = rng.uniform(size=(n, m_count))
+    effect = rng.normal(0.0, SIZE_EFFECT_SD, (n, m_count, 2))
+    top = 1.0 - (prior.kappa_min / KAPPA_MAX) ** KAPPA_PARETO_ALPHA  # F(KAPPA_MAX)
+    u = rng.uniform(0.0, top, (n, m_count))
+    kappa = prior.kappa_min * (1.0 - u) ** (-1.0 / KAPPA_PARETO_ALPHA)
+    means = hbb_group_means(mu, effect, size_basis(trials))
+    kap = kappa[..., None]
+    return rng.beta(np.maximum(means * kap, 1e-300), np.maximum((1.0 - means) * kap, 1e-300))
 
 
 # ---------------------------------------------------------------------------

@@ -93,7 +93,27 @@ def cell_summary(df: pd.DataFrame) -> pd.DataFrame:
         mae=("error", "mean"), sentence=("prior_sensitive", "mean"),
     )  # fmt: skip
     out["coverage_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["reps"])
-    return out.reset_index()
+    # a replicate "says it" when the summary flags any of its metrics
+    said = df.groupby(["shift", "n_per_group", "rep"])["prior_sensitive"].any()
+    any_metric = said.groupby(["shift", "n_per_group"]).mean().rename("sentence_any_metric")
+    return out.reset_index().merge(any_metric.reset_index(), on=["shift", "n_per_group"])
+
+
+def markdown(df: pd.DataFrame) -> str:
+    """The cell table as Markdown (docs/results/pooling_coverage.md)."""
+    cells = cell_summary(df)
+    lines = [
+        "| shift | labels per group | metric | reps | coverage (SE) | median width | MAE | "
+        "sentence (this metric) | sentence (any metric) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in cells.iterrows():
+        lines.append(
+            f"| {r['shift']:g} | {r['n_per_group']} | {r['metric']} | {r['reps']} | "
+            f"{r['coverage']:.3f} ({r['coverage_se']:.3f}) | {100 * r['median_width']:.1f} | "
+            f"{100 * r['mae']:.1f} | {r['sentence']:.2f} | {r['sentence_any_metric']:.2f} |"
+        )
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -107,7 +127,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     df = run(args.shifts, args.sizes, args.reps, args.n_unlabeled, args.seed)
     df.to_csv(args.out, index=False)
-    print(cell_summary(df).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(markdown(df))
     return 0
 
 

@@ -1,26 +1,29 @@
-"""Prior sensitivity by power-scaling: ArviZ's statistic, the contract, and the verdicts.
+"""Prior sensitivity: the prior share of every gap, the contract, and the verdicts.
 
-Closed forms and a reference (ArviZ's ``psens`` on the same draws with the prior
-written out with SciPy), real fits (small draws: plumbing, not calibration).
+Closed forms (the conjugate Beta posterior against its prior), the prior predictive
+draws a fit keeps, and real fits (small draws: plumbing, not calibration).
 """
 
 import warnings
 
 import numpy as np
 import pytest
-import xarray as xr
 from scipy import stats
 
 import bayesfair as bf
 from bayesfair.models.beta_binomial import BetaPrior
+from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
 from bayesfair.sensitivity import (
+    PRIOR_DRAWS,
     SENSITIVITY_THRESHOLD,
-    powerscale_sensitivity,
+    calibration_prior_counts,
+    prior_share,
     verdict_holds,
     weighted_hdi,
 )
 from bayesfair.simulate import miscalibrated_scores
 from bayesfair.stats import hdi
+from bayesfair.summary import summarize_arrays
 
 FAST = dict(draws=300, tune=300, chains=2, progressbar=False, random_seed=0)
 SENSITIVITY_COLUMNS = ["metric", "group", "reference", "statistic", "threshold", "sensitive"]
@@ -49,25 +52,60 @@ def rbc_fit():
     return _quiet_fit(data, metrics=["accuracy", "tpr"])
 
 
-def test_statistic_is_arviz_psens(rbc_fit):
-    """The rbc prior written out with SciPy, handed to ArviZ's psens: the same number."""
-    import arviz as az
-
-    post = rbc_fit.idata.posterior
-    sds = {"a": (0.4, 0.15), "b": (0.4, 0.15), "c": (2.0, 0.75)}  # CalibrationPriors()
-    log_prior = {}
-    for p, (mu_sd, sig_sd) in sds.items():
-        log_prior[f"mu_{p}"] = (("chain", "draw"), stats.norm(0, mu_sd).logpdf(post[f"mu_{p}"]))
-        log_prior[f"sigma_{p}"] = (
-            ("chain", "draw"), stats.halfnorm(scale=sig_sd).logpdf(post[f"sigma_{p}"])
-        )  # fmt: skip
-        log_prior[f"z_{p}"] = (post[f"z_{p}"].dims, stats.norm().logpdf(post[f"z_{p}"]))
+def test_statistic_is_the_posterior_over_the_prior_variance(rbc_fit):
+    """Var(Δ | data) / Var(Δ) with the prior draws the fit keeps (its ``prior`` group)."""
+    prior = rbc_fit.idata.prior
+    assert prior.sizes["draw"] == PRIOR_DRAWS and set(prior.data_vars) == {"accuracy", "tpr"}
     table = rbc_fit.sensitivity().set_index("metric")
     for metric in ("accuracy", "tpr"):
-        d = rbc_fit.difference(metric)
-        idata = az.InferenceData(posterior=xr.Dataset({"d": d}), log_prior=xr.Dataset(log_prior))
-        expected = float(az.psens(idata, component="prior")["d"])
-        assert table.loc[metric, "statistic"] == pytest.approx(expected, rel=1e-9)
+        d = rbc_fit.difference(metric).values.ravel()
+        p = (prior[metric].sel(group="B") - prior[metric].sel(group="A")).values.ravel()
+        expected = np.nanvar(d, ddof=1) / np.nanvar(p, ddof=1)
+        assert table.loc[metric, "statistic"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels):
+    """bb with Beta(1, 1): Var(Δ) = 2/12 under the prior; the posterior's variance is
+    the sum of the two Beta(1 + x, 1 + n − x) variances. The estimate's relative
+    Monte Carlo SE is about sqrt(2/4000 + 2/2000) = 0.039; 4 SE allowed."""
+    res = _quiet_fit(few_labels, model="bb", metrics=["accuracy"], draws=2000)
+    x = few_labels.counts_array()
+    correct, n = x[:, 0] + x[:, 2], x.sum(axis=1)
+    post_var = sum(stats.beta(1 + c, 1 + m - c).var() for c, m in zip(correct, n, strict=True))
+    expected = post_var / (2 / 12)
+    share = res.sensitivity()["statistic"].iloc[0]
+    assert abs(share / expected - 1) < 4 * np.sqrt(2 / 4000 + 2 / 2000)
+
+
+def test_prior_draws_of_every_model(few_labels):
+    """The prior group of bb and hbb: rates in [0, 1] whose mean is 1/2 by symmetry
+    (μ ~ Beta(1, 1), symmetric size trend), within 5 Monte Carlo SEs."""
+    for model in ("bb", "hbb"):
+        prior = _quiet_fit(few_labels, model=model, metrics=["tpr"]).idata.prior["tpr"].values
+        assert prior.shape == (1, PRIOR_DRAWS, 2)
+        assert np.all((prior >= 0) & (prior <= 1))
+        assert abs(prior.mean() - 0.5) < 5 * prior.std() / np.sqrt(prior.size / 2)
+
+
+def test_calibration_prior_counts_keep_every_strata_total():
+    """Whatever the draws, each group keeps its examples on each side of the threshold."""
+    rng = np.random.default_rng(0)
+    pop = summarize_arrays(rng.uniform(0.01, 0.99, 300), rng.integers(0, 3, 300), range(3))
+    disc = DiscrepancyPrior(prior_misfit=0.3, shared_prior_misfit=0.3)
+    center = np.full((3, 2), 0.4)
+    for estimand in ("assessed", "expected"):
+        for variant in ("beta", "llo", "temperature"):
+            counts = calibration_prior_counts(
+                pop, CalibrationPriors(), variant, disc, center, estimand, 500, rng
+            )
+            totals = pop.totals()
+            np.testing.assert_allclose(
+                counts[..., 0] + counts[..., 1], np.broadcast_to(totals[:, 1], (500, 3))
+            )
+            np.testing.assert_allclose(
+                counts[..., 2] + counts[..., 3], np.broadcast_to(totals[:, 0], (500, 3))
+            )
+            assert np.all(counts >= 0)
 
 
 def test_sensitivity_contract(rbc_fit):
@@ -93,13 +131,6 @@ def test_summary_reports_sensitivity_and_says_it(rbc_fit):
             assert "label more of group" in row["note"]
 
 
-def test_a_flat_prior_is_not_scaled(few_labels):
-    """bb's uniform prior: power-scaling leaves it flat, D = 0 (module docstring)."""
-    table = _quiet_fit(few_labels, model="bb", metrics=["accuracy"]).sensitivity()
-    assert table["statistic"].tolist() == [0.0]
-    assert not table["sensitive"].any()
-
-
 def test_a_verdict_that_the_prior_decides_is_undecided(few_labels):
     """Beta(200, 200) with four labels per group: the HDI + ROPE rule alone says
     "practically fair"; the gap is the prior's, and the summary says "undecided"."""
@@ -110,6 +141,7 @@ def test_a_verdict_that_the_prior_decides_is_undecided(few_labels):
     assert row["prior_sensitive"]
     assert row["decision"] == "undecided"
     assert "with 4 labels in group B the gap is mostly the prior's" in row["note"]
+    assert row["prior_sensitive"] == res.sensitivity()["sensitive"].iloc[0]
 
 
 def test_hbb_sensitivity_is_finite(few_labels):
@@ -117,24 +149,14 @@ def test_hbb_sensitivity_is_finite(few_labels):
     assert np.isfinite(table["statistic"]).all()
 
 
-def test_undefined_draws_are_set_aside():
+def test_prior_share_sets_undefined_draws_aside():
     rng = np.random.default_rng(0)
-    x = rng.normal(size=4000)
-    lp = -0.5 * x**2
-    with_nan = np.r_[x, np.full(40, np.nan)]
-    assert powerscale_sensitivity(with_nan, np.r_[lp, np.zeros(40)]) == pytest.approx(
-        powerscale_sensitivity(x, lp)
+    post, prior = rng.normal(0, 1, 4000), rng.normal(0, 2, 2000)
+    nan = np.full(30, np.nan)
+    assert prior_share(np.r_[post, nan], np.r_[prior, nan]) == pytest.approx(
+        post.var(ddof=1) / prior.var(ddof=1)
     )
-    assert np.isnan(powerscale_sensitivity(np.full(10, np.nan), np.zeros(10)))
-
-
-def test_a_prior_that_is_the_posterior_is_sensitive_and_a_flat_one_is_not():
-    """x ~ N(0, 1) whose whole posterior is its prior: scaling the prior by α gives
-    N(0, 1/√α), D above the threshold (about 0.09, against a noise floor near 0.008 at
-    4,000 draws); a constant log prior gives D = 0."""
-    x = np.random.default_rng(1).normal(size=4000)
-    assert powerscale_sensitivity(x, stats.norm.logpdf(x)) > SENSITIVITY_THRESHOLD
-    assert powerscale_sensitivity(x, np.zeros_like(x)) == 0.0
+    assert np.isnan(prior_share(nan, prior)) and np.isnan(prior_share(post, np.zeros(10)))
 
 
 def test_verdict_holds_and_flips():
