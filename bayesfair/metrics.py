@@ -41,6 +41,7 @@ __all__ = [
     "rate_fraction",
     "rate_from_counts",
     "undefined_rate_message",
+    "warn_undefined_draws",
 ]
 
 #: Order of the confusion counts on the last axis of every counts array.
@@ -313,3 +314,22 @@ def composite_value(name: str, unprivileged: dict, privileged: dict) -> np.ndarr
     if comp.kind == "average_odds":
         return np.asarray(0.5 * (diffs[0] + diffs[1]))
     return np.asarray(0.5 * (np.abs(diffs[0]) + np.abs(diffs[1])))
+
+
+def warn_undefined_draws(shares, what: str = "The summary", stacklevel: int = 2) -> None:
+    """One warning for posterior draws set aside because a quantity is undefined in them.
+
+    ``shares`` maps a description ("tpr of B vs A") to the share of draws in which
+    it is undefined (a group with no example in the rate's denominator in that
+    draw); entries with share 0 are left out, and nothing is said if none is left.
+    ``what`` names the result that is over the defined draws.
+    """
+    said = [f"{name} in {share:.1%}" for name, share in shares.items() if share > 0]
+    if said:
+        warnings.warn(
+            f"Some posterior draws are undefined ({'; '.join(said)} of them: a group with "
+            f"no example in the rate's denominator there). {what} is over the defined "
+            "draws; 'p_undefined' (summary(), prob_undefined()) gives the share set aside.",
+            UndefinedRateWarning,
+            stacklevel=stacklevel + 1,
+        )

@@ -32,9 +32,8 @@ from bayesfair.exceptions import (
     CalibrationWarning,
     InvalidParameterError,
     SamplingWarning,
-    UndefinedRateWarning,
 )
-from bayesfair.metrics import composite_value, get_composite, get_rate
+from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
 from bayesfair.sensitivity import (
     SENSITIVITY_THRESHOLD,
     log_prior_draws,
@@ -211,13 +210,15 @@ class FairnessPosterior:
     def between_group_variance(self, metric: str):
         """Per draw, the sample variance (ddof = 1) of the K group rates, ``(chain, draw)``.
 
-        Under independent priors (``bb``, and ``bc``'s per-group rates) this
+        A draw in which a group's rate is undefined is NaN. Under independent
+        priors (``bb``, and ``bc``'s per-group rates) this
         posterior inherits the upward bias of Lum et al. 2022 §4: it adds the
         average posterior variance of the group rates. For ``hbb`` see also
         :meth:`population_variance`.
         """
-        r = self.rates(metric)
-        return r.var(dim="group", ddof=1).rename(f"{get_rate(metric).name}_between_group_variance")
+        r = self.rates(metric)  # a draw with an undefined group rate is NaN, not a smaller K
+        out = r.var(dim="group", ddof=1, skipna=False)
+        return out.rename(f"{get_rate(metric).name}_between_group_variance")
 
     def variance_upper_bound(self, metric: str, ci_prob: float = 0.95) -> float:
         """One-sided posterior upper bound of the between-group variance.
@@ -245,8 +246,7 @@ class FairnessPosterior:
         scenarios, true variance 0).
         """
         ci_prob = check_probability(ci_prob)
-        v = self.between_group_variance(metric).values.ravel()
-        v = v[~np.isnan(v)]
+        v = self._defined_variance(metric, "The bound")
         return float(np.quantile(v, ci_prob)) if v.size else np.nan
 
     def prob_variance_below(self, metric: str, delta: float) -> float:
@@ -272,9 +272,14 @@ class FairnessPosterior:
             raise InvalidParameterError(
                 f"The 'delta' parameter must be a positive number. Got {delta!r}."
             )
-        v = self.between_group_variance(metric).values.ravel()
-        v = v[~np.isnan(v)]
+        v = self._defined_variance(metric, "The probability")
         return float(np.mean(v < delta)) if v.size else np.nan
+
+    def _defined_variance(self, metric, what):
+        """The between-group variance's defined draws; a warning if some are set aside."""
+        v = self.between_group_variance(metric).values.ravel()
+        warn_undefined_draws({f"the variance of {metric}": np.isnan(v).mean()}, what, 3)
+        return v[~np.isnan(v)]
 
     def population_variance(self, metric: str):
         """``hbb`` only: draws of the population between-group variance, ``(chain, draw)``.
@@ -325,7 +330,9 @@ class FairnessPosterior:
         """
         epsilon = check_epsilon(epsilon)
         pairs = self._pairs_for(group, reference)
-        values = [prob_within(self.difference(metric, g, r).values, epsilon) for g, r in pairs]
+        draws = {f"{metric} of {g} vs {r}": self.difference(metric, g, r).values for g, r in pairs}
+        warn_undefined_draws({k: np.isnan(d).mean() for k, d in draws.items()}, "P(|Δ| < ε)")
+        values = [prob_within(d, epsilon) for d in draws.values()]
         return pd.Series(
             values,
             index=pd.Index([g for g, _ in pairs], name="group", dtype=object),
@@ -342,11 +349,13 @@ class FairnessPosterior:
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         pairs = self._pairs_for(group, reference)
-        out = []
+        out, undefined = [], {}
         for g, r in pairs:
             d = self.difference(metric, g, r).values
+            undefined[f"{metric} of {g} vs {r}"] = np.isnan(d).mean()
             rule = rope_decision(*hdi(d, ci_prob), epsilon)
             out.append(self.prior_verdict(metric, (g, r), d, rule, epsilon, ci_prob)[0])
+        warn_undefined_draws(undefined, "The decision")
         return pd.Series(
             out, index=pd.Index([g for g, _ in pairs], name="group", dtype=object), name="decision"
         )
@@ -389,7 +398,7 @@ class FairnessPosterior:
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
         metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
-        rows, undefined = [], []
+        rows, undefined = [], {}
         for m in metrics:
             r = self.rates(m)
             for g, ref in self._pairs_for(None, reference):
@@ -401,9 +410,7 @@ class FairnessPosterior:
                 )
                 notes = [self.rate_note(m, (g, ref)), sentence]
                 valid = d[~np.isnan(d)]
-                p_undefined = 1.0 - valid.size / d.size
-                if p_undefined > 0:
-                    undefined.append(f"{m} of {g} vs {ref} in {p_undefined:.1%}")
+                p_undefined = undefined[f"{m} of {g} vs {ref}"] = 1.0 - valid.size / d.size
                 rows.append(
                     {
                         "metric": m,
@@ -424,14 +431,7 @@ class FairnessPosterior:
                         "estimand": self.estimand_text,
                     }
                 )
-        if undefined:
-            warnings.warn(
-                f"Δ is undefined in some posterior draws ({'; '.join(undefined)} of them: a "
-                "group with no example in the rate's denominator there). The summary is over "
-                "the defined draws; 'p_undefined' gives the share set aside.",
-                UndefinedRateWarning,
-                stacklevel=2,
-            )
+        warn_undefined_draws(undefined)
         return pd.DataFrame(rows)
 
     def sensitivity(self, metrics=None, reference=None) -> pd.DataFrame:

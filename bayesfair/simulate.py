@@ -21,6 +21,7 @@ MISCALIBRATIONS = {
     "none": "scores are the true probabilities (calibrated)",
     "cubed": "reported score s³ (overconfident negatives; a map unlike the other group's)",
     "inverted": "reported score 1 − s (a classifier whose scores point the wrong way)",
+    "shifted": "reported score σ(logit p − shift): the map σ(logit s + shift), in the family",
 }
 
 __all__ = [
@@ -173,6 +174,7 @@ def miscalibrated_scores(
     kind: str = "none",
     groups=("A", "B"),
     distorted: str = "B",
+    shift: float = 1.0,
     random_seed=None,
 ):
     """Two groups whose true P(y = 1 | score) is known, one of them possibly distorted.
@@ -180,8 +182,11 @@ def miscalibrated_scores(
     Each example has a true probability ``p ~ Beta(2, 2)`` and a label
     ``y ~ Bernoulli(p)``. The classifier reports ``s = p`` (calibrated) in
     every group except ``distorted``, where it reports ``s = p³``
-    (``kind="cubed"``) or ``s = 1 − p`` (``kind="inverted"``); with
-    ``kind="none"`` every group is calibrated. The beta-calibration family
+    (``kind="cubed"``), ``s = 1 − p`` (``kind="inverted"``) or
+    ``s = σ(logit p − shift)`` (``kind="shifted"``: the group's map is
+    ``σ(logit s + shift)``, inside the beta-calibration family with
+    ``c = shift``, a map that differs from the others' by a known logit
+    shift); with ``kind="none"`` every group is calibrated. The beta-calibration family
     contains the identity and ``σ(log p − log(1 − p))``, so "none" is a
     correctly specified case; "cubed" needs ``a = 1/3`` for one group only
     (far from the shared map the hierarchy expects), and "inverted" needs a
@@ -191,10 +196,12 @@ def miscalibrated_scores(
     ----------
     n_labeled, n_unlabeled : int
         Per group.
-    kind : {"none", "cubed", "inverted"}
+    kind : {"none", "cubed", "inverted", "shifted"}
     groups : sequence of str
     distorted : str
         The group whose scores are distorted.
+    shift : float, default 1.0
+        ``kind="shifted"`` only: the logit shift of the distorted group's map.
     random_seed : int, optional
 
     Returns
@@ -218,6 +225,8 @@ def miscalibrated_scores(
             s = p**3
         elif g == distorted and kind == "inverted":
             s = 1.0 - p
+        elif g == distorted and kind == "shifted":
+            s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift)))
         part = pd.DataFrame({"score": s, "label": y, "group": g, "p": p})
         part["labeled"] = np.arange(n) < n_labeled
         frames.append(part)

@@ -13,7 +13,7 @@ replicates in which ``summary()`` marks the gap ``prior_sensitive`` (the sentenc
 
 Usage::
 
-    python benchmarks/pooling_coverage.py --reps 200            # the issue's grid
+    python benchmarks/pooling_coverage.py --reps 200   # docs/results/pooling_coverage.md
     python benchmarks/pooling_coverage.py --reps 12 --out /tmp/pool.csv
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,7 @@ import bayesfair as bf
 from bayesfair.metrics import rate_from_counts
 
 METRICS = ("accuracy", "tpr", "fpr")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def shifted_groups(n_per_group: int, shift: float, n_unlabeled: int, seed: int):
@@ -123,7 +125,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[5, 20, 100])
     ap.add_argument("--n-unlabeled", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="pooling_coverage_runs.csv")
+    ap.add_argument(
+        "--out", default=str(ROOT / "docs" / "results" / "pooling_coverage_runs.csv.gz")
+    )
     args = ap.parse_args(argv)
     df = run(args.shifts, args.sizes, args.reps, args.n_unlabeled, args.seed)
     df.to_csv(args.out, index=False)

@@ -79,3 +79,22 @@ def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
     assert 0 < row["rbc_p_undefined"] < 1
     assert np.isfinite([row["rbc_mean"], row["rbc_lower"], row["rbc_upper"]]).all()
     assert "Δ is undefined (RBC in" in row["note"]
+
+
+def test_every_accessor_sets_undefined_draws_aside_and_says_so(small_group):
+    """P(|Δ| < ε), the decision and the variance's bound and probability: over the
+    defined draws, with one UndefinedRateWarning that names the metric and the pair."""
+    res = small_group
+    d = res.difference("tpr").values
+    with pytest.warns(UndefinedRateWarning, match=r"tpr of B vs A in .*P\(\|Δ\| < ε\)"):
+        p = res.prob_practically_fair("tpr", epsilon=0.05).iloc[0]
+    assert p == pytest.approx(np.mean(np.abs(d[~np.isnan(d)]) < 0.05))
+    with pytest.warns(UndefinedRateWarning, match="tpr of B vs A"):
+        assert res.rope_decision("tpr").iloc[0] in ("practically fair", "unfair", "undecided")
+    v = res.between_group_variance("tpr").values
+    assert np.isnan(v).mean() == pytest.approx(np.isnan(d).mean())  # no smaller K
+    with pytest.warns(UndefinedRateWarning, match="the variance of tpr"):
+        bound = res.variance_upper_bound("tpr")
+    assert bound == pytest.approx(np.quantile(v[~np.isnan(v)], 0.95))
+    with pytest.warns(UndefinedRateWarning, match="the variance of tpr"):
+        assert 0 <= res.prob_variance_below("tpr", 0.01) <= 1

@@ -20,6 +20,9 @@
    SE = sqrt(0.9 · 0.1 / 50); its MAE is at most BB's plus two
    standard errors of the paired difference. The full table (every cell, freq,
    bb, bc, rbc) is ``benchmarks/robust_coverage.py``'s, in ``docs/results/``.
+   The Table 2 cells (Δ accuracy, n_L = 10) where groups are calibrated
+   differently and ``bc`` covered least (Ricci MLP, German-age MLP) and German-sex
+   MLP: the same coverage bound.
 3. **An inverted group with few labels, and the choice of prior.** 40 data sets
    (two groups of 1,020, group B's scores inverted; 20 random labels per group and
    60 more at random, about 50 per group). Here the default falls short of the 0.90
@@ -197,6 +200,30 @@ def test_default_model_covers_where_bc_did_not(name, classifier):
     )
     assert coverage >= bound
     assert diff.mean() <= 2 * se
+
+
+@pytest.mark.parametrize(
+    ("name", "classifier"), [("ricci-race", "MLP"), ("german-age", "MLP"), ("german-sex", "MLP")]
+)
+def test_default_model_covers_with_a_handful_of_labels(name, classifier):
+    """Table 2 cells (Δ accuracy, n_L = 10: about five labels per group) where groups are
+    calibrated differently and ``bc`` covered least (Ricci MLP 0.78, German-age MLP
+    0.80): the default covers in at least 0.90 − 2 SE of 50 labeled sets. Its MAE is
+    printed beside BB's, not asserted: on Ricci MLP it is higher (about 20 against 14
+    points; ``docs/results/honest_edge.md``)."""
+    df = run_experiment(
+        name, classifier, "accuracy", 10, n_runs=RUNS, methods=("bb", "rbc"), draws=500,
+        tune=500, chains=4, random_seed=0, progressbar=False,
+    )  # fmt: skip
+    runs = df.pivot_table(index="run", columns="method", values=["abs_error", "covered"])
+    coverage = runs["covered", "rbc"].mean()
+    bound = 0.90 - 2 * math.sqrt(0.9 * 0.1 / RUNS)
+    print(
+        f"{name} {classifier} Δ accuracy n_L=10: rbc coverage {coverage:.2f} (bound "
+        f"{bound:.3f}), MAE rbc {100 * runs['abs_error', 'rbc'].mean():.1f} vs bb "
+        f"{100 * runs['abs_error', 'bb'].mean():.1f}"
+    )
+    assert coverage >= bound
 
 
 def _inverted_few_labels(r: int, discrepancy=None, within=None):
