@@ -57,12 +57,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
+
 __all__ = [
     "VERDICTS",
     "calibration_ppc",
     "calibration_verdicts",
     "entry_bins",
     "misfit_message",
+    "stored_labeled_summary",
 ]
 
 #: The values of the ``verdict`` column.
@@ -209,3 +212,28 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
         f"The calibration map of group(s) {bad} does not fit their labeled examples "
         f"(posterior predictive p < {alpha}, calibration_check()): {advice}."
     )
+
+
+def stored_labeled_summary(
+    idata, levels, *, threshold: float, score_clip: float, n_bins: int | None
+):
+    """The labeled summary a result keeps in ``constant_data`` (:func:`bayesfair.fit` stores it).
+
+    A result saved by an older bayesfair kept the labeled rows instead
+    (``labeled_score``, ``labeled_label``, ``labeled_group``): they are summarised
+    here. None when the result holds neither.
+    """
+    const = idata.constant_data
+    if "labeled_count" in const:
+        cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
+        return ScoreSummary(
+            levels=tuple(levels), group=const["labeled_group"].values, threshold=threshold,
+            score_clip=score_clip, n_bins=int(n_bins or DEFAULT_BINS), **cols,
+        )  # fmt: skip
+    if "labeled_score" in const:
+        return summarize_arrays(
+            const["labeled_score"].values, const["labeled_group"].values, levels,
+            labels=const["labeled_label"].values, threshold=threshold, score_clip=score_clip,
+            n_bins=int(n_bins or DEFAULT_BINS),
+        )  # fmt: skip
+    return None

@@ -602,7 +602,7 @@ def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n
     become the ``prior`` group (one chain).
 
     ``constant_data`` keeps the labeled examples' summary (``labeled_*`` on the
-    ``labeled_cell`` dimension; :func:`~bayesfair.posterior.stored_labeled_summary`
+    ``labeled_cell`` dimension; :func:`~bayesfair.checks.stored_labeled_summary`
     reads it back) for the calibration check: its size does not grow with the
     labeled set."""
     import arviz as az

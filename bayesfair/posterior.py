@@ -27,12 +27,13 @@ from bayesfair._validation import (
     check_random_state,
     sequence_from_record,
 )
-from bayesfair.checks import calibration_verdicts, misfit_message
+from bayesfair.checks import calibration_verdicts, misfit_message, stored_labeled_summary
 from bayesfair.exceptions import (
     CalibrationWarning,
     InvalidParameterError,
     SamplingWarning,
 )
+from bayesfair.fair_enough import posterior_clusters
 from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
 from bayesfair.sensitivity import (
     SENSITIVITY_THRESHOLD,
@@ -42,7 +43,6 @@ from bayesfair.sensitivity import (
     verdict_holds,
 )
 from bayesfair.stats import Interval, diagnostics_table, eti, hdi, prob_within, rope_decision
-from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 
@@ -56,31 +56,6 @@ ESTIMANDS = {
     "assessed": "the gap on the assessed examples (labeled and unlabeled together)",
     "expected": "the classifier's expected gap in each group's score distribution",
 }
-
-
-def stored_labeled_summary(
-    idata, levels, *, threshold: float, score_clip: float, n_bins: int | None
-):
-    """The labeled summary a result keeps in ``constant_data`` (:func:`bayesfair.fit` stores it).
-
-    A result saved by an older bayesfair kept the labeled rows instead
-    (``labeled_score``, ``labeled_label``, ``labeled_group``): they are summarised
-    here. None when the result holds neither.
-    """
-    const = idata.constant_data
-    if "labeled_count" in const:
-        cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
-        return ScoreSummary(
-            levels=tuple(levels), group=const["labeled_group"].values, threshold=threshold,
-            score_clip=score_clip, n_bins=int(n_bins or DEFAULT_BINS), **cols,
-        )  # fmt: skip
-    if "labeled_score" in const:
-        return summarize_arrays(
-            const["labeled_score"].values, const["labeled_group"].values, levels,
-            labels=const["labeled_label"].values, threshold=threshold, score_clip=score_clip,
-            n_bins=int(n_bins or DEFAULT_BINS),
-        )  # fmt: skip
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -509,6 +484,11 @@ class FairnessPosterior:
         if decision in ROPE_VERDICTS and (lp is None or not verdict_holds(d, lp, epsilon, ci_prob)):
             decision = "undecided"
         return decision, True, prior_sentence(metric, self._denominators(metric, pair), stat)
+
+    def metric_clusters(self, metrics=None, group=None, reference=None) -> pd.DataFrame:
+        """Which fairness metrics say the same thing for this classifier, with its
+        uncertainty: :func:`bayesfair.fair_enough.posterior_clusters` (Majumder et al.)."""
+        return posterior_clusters(self, metrics, *self.pair(group, reference))
 
     @property
     def estimand(self) -> str:

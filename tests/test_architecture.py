@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 #: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
 LAYERS = [
     ("foundations", ["exceptions", "_names", "_progress", "_netcdf"]),
-    ("vocabulary", ["metrics", "_validation", "stats"]),
+    ("vocabulary", ["metrics", "_validation", "stats", "fair_enough"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "datasets", "simulate"]),
     ("models", ["models", "frequentist", "sampling", "checks", "sensitivity"]),

@@ -9,6 +9,8 @@
   Table 1, as (upward-biased) point estimates.
 * :mod:`~bayesfair.frequentist.bernstein` — Ethayarajh's (2020) Bernstein
   interval and the labeled-set size a claim needs.
+* :mod:`~bayesfair.frequentist.clusters` — Fair Enough's clusters of metrics
+  over bootstrap resamples of the labeled rows.
 """
 
 from bayesfair.frequentist._bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
@@ -18,6 +20,7 @@ from bayesfair.frequentist.bernstein import (
     bernstein_interval,
     bernstein_required_n,
 )
+from bayesfair.frequentist.clusters import metric_clusters
 from bayesfair.frequentist.intervals import (
     bootstrap_difference,
     difference_intervals,
@@ -53,6 +56,8 @@ from bayesfair.frequentist.variance import (
 )
 
 __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
+    # which metrics say the same thing (Majumder et al.)
+    "metric_clusters",
     # per-group rates and pairwise differences
     "bootstrap_difference",
     "difference_intervals",

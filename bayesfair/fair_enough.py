@@ -1,0 +1,388 @@
+"""Fair Enough (Majumder et al.): the classification metrics of Table 1, and which of
+them say the same thing.
+
+**The metrics** (Table 1, C0–C25, from the confusion counts of each group; arrays of
+counts ``(..., n_groups, 4)`` in :data:`~bayesfair.metrics.COUNT_NAMES` order, one row
+per posterior draw or resample):
+
+* C0–C12, C14, C15: the group-fairness composites of :data:`bayesfair.metrics.COMPOSITES`
+  (differences and ratios of rates, average (absolute) odds difference) of one
+  unprivileged group against the privileged reference;
+* C16–C24: individual-fairness inequality indices over the benefit
+  ``b_i = ŷ_i − y_i + 1`` (Speicher et al. 2018), which the counts determine
+  (``b = 0`` for a false negative, 1 for a correct prediction, 2 for a false
+  positive): the generalized entropy index GE(α = 2), the Theil index GE(1), the
+  coefficient of variation as AIF360 defines it, ``2 √GE(2)``; each over every
+  assessed example, and "between group" (each example's b replaced by its group's
+  mean) over the pair's two groups and over all groups;
+* C25: differential-fairness bias amplification, the smoothed empirical
+  differential fairness ε (Foulds et al. 2020; Dirichlet smoothing with
+  concentration 1) of the predictions less that of the labels, over all groups.
+
+C13 (``selection_rate``, a rate with "ideal value 0") is not a disparity and is left
+out; D0 (consistency) needs the features, which a (score, label, group) file does not
+have. Fair ranges are the paper's (Table 4): ideal 0, fair within ±0.1; ideal 1, within
+[0.8, 1.2].
+
+**Clusters** (§3.4.5, eq. 1): the Spearman correlation ρ of the metrics across draws
+(or resamples), average-linkage agglomerative clustering on ``d = 1 − |ρ|``, and the
+dendrogram cut where the clusters stay unchanged over the widest range of heights
+(:func:`stable_cut`: the middle of the widest gap between consecutive merge heights).
+A cluster is *insensitive* when each of its metrics lies inside its fair range with
+probability at least 0.95 (the paper's insensitive metrics: "changes to the data do not
+change the fairness scores"). Its *representative* is the member with the largest mean
+|ρ| to the other members (the medoid; the first in Table 1's order on a tie), the one
+metric to read for the cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._names import resolve_name
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.metrics import COMPOSITES, FAIR_RANGES, composite_value, rate_from_counts
+
+__all__ = [
+    "ALL_METRICS",
+    "FAIR_ENOUGH_METRICS",
+    "VERDICT_PROB",
+    "cluster_metrics",
+    "counts_from_rates",
+    "differential_fairness",
+    "fair_enough_values",
+    "generalized_entropy",
+    "posterior_clusters",
+    "resampled_clusters",
+    "stable_cut",
+]
+
+#: The metrics of Table 1 that a (score, label, group) file defines: name -> (id, ideal).
+FAIR_ENOUGH_METRICS: dict[str, tuple[str, float]] = {
+    **{c.name: (c.mid, c.ideal) for c in COMPOSITES.values() if c.mid.startswith("C")
+       and c.name != "equal_opportunity_difference"},
+    "generalized_entropy_index": ("C16", 0.0),
+    "between_all_groups_generalized_entropy_index": ("C17", 0.0),
+    "between_group_generalized_entropy_index": ("C18", 0.0),
+    "theil_index": ("C19", 0.0),
+    "coefficient_of_variation": ("C20", 0.0),
+    "between_group_theil_index": ("C21", 0.0),
+    "between_group_coefficient_of_variation": ("C22", 0.0),
+    "between_all_groups_theil_index": ("C23", 0.0),
+    "between_all_groups_coefficient_of_variation": ("C24", 0.0),
+    "differential_fairness_bias_amplification": ("C25", 0.0),
+}  # fmt: skip
+
+#: Every metric :func:`fair_enough_values` computes: Table 1's and the catalogue's other
+#: composites (``equal_opportunity_difference``, C0 under its fairlearn name, and
+#: ``accuracy_difference``), for the ``metrics`` argument: name -> (id, ideal).
+ALL_METRICS: dict[str, tuple[str, float]] = {
+    **FAIR_ENOUGH_METRICS,
+    **{c.name: (c.mid, c.ideal) for c in COMPOSITES.values() if c.name not in FAIR_ENOUGH_METRICS},
+}
+
+#: The probability with which a metric must lie inside (outside) its fair range to be
+#: called "practically fair" ("unfair"); between the two it is "undecided".
+VERDICT_PROB = 0.95
+
+_COUNT_BENEFIT = np.array([1.0, 2.0, 1.0, 0.0])  # b of tp, fp, tn, fn
+
+
+def generalized_entropy(counts, alpha: float = 2.0, between: bool = False) -> np.ndarray:
+    """GE(α) of the benefit ``b = ŷ − y + 1`` over every example of the given groups.
+
+    ``counts`` is ``(..., n_groups, 4)``; the index is over all their examples
+    together. ``between=True`` replaces each example's b by its group's mean
+    (the between-group index). α = 1 is the Theil index (``0 ln 0 = 0``).
+
+    References
+    ----------
+    Speicher et al. 2018, KDD, eq. 2; Majumder et al., Table 1 (C16–C24), as AIF360's
+    ``ClassificationMetric.generalized_entropy_index``.
+
+    Examples
+    --------
+    >>> float(generalized_entropy([[5, 0, 5, 0]]))  # every prediction right: no inequality
+    0.0
+    """
+    c = np.asarray(counts, dtype=float)
+    n_g = c.sum(axis=-1)  # (..., k)
+    n = n_g.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = (c @ _COUNT_BENEFIT).sum(axis=-1) / n
+        if between:
+            values = (c @ _COUNT_BENEFIT) / n_g  # each group's mean benefit, (..., k)
+            weights = n_g
+        else:
+            values = np.broadcast_to(np.array([0.0, 1.0, 2.0]), (*n.shape, 3))
+            weights = np.stack(  # examples with b = 0, 1, 2
+                [c[..., 3].sum(-1), (c[..., 0] + c[..., 2]).sum(-1), c[..., 1].sum(-1)], -1
+            )
+        x = values / mu[..., None]
+        if alpha == 1:
+            term = np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0)), 0.0)
+        else:
+            term = (x**alpha - 1.0) / (alpha * (alpha - 1.0))
+        term = np.where(weights > 0, term, 0.0)
+        return (weights * term).sum(axis=-1) / n
+
+
+def differential_fairness(positives, totals, concentration: float = 1.0) -> np.ndarray:
+    """Smoothed empirical differential fairness ε of a binary outcome across groups.
+
+    ``max`` over pairs of groups and both outcomes of ``|ln P_i(y) − ln P_j(y)|``, with
+    ``P_g(1) = (positives_g + c) / (totals_g + 2c)`` (Foulds et al. 2020, eq. 6;
+    AIF360's ``smoothed_empirical_differential_fairness``). Groups without examples
+    are left out. Arrays ``(..., n_groups)``.
+    """
+    x, n = np.asarray(positives, dtype=float), np.asarray(totals, dtype=float)
+    p = (x + concentration) / (n + 2.0 * concentration)
+    present = n > 0
+    out = np.zeros(np.broadcast(x, n).shape[:-1])
+    for q in (p, 1.0 - p):
+        lq = np.log(q)
+        hi = np.where(present, lq, -np.inf).max(axis=-1)
+        lo = np.where(present, lq, np.inf).min(axis=-1)
+        out = np.maximum(out, hi - lo)
+    return out
+
+
+def fair_enough_values(counts, group: int, reference: int) -> dict[str, np.ndarray]:
+    """Every metric of :data:`ALL_METRICS` from counts ``(..., n_groups, 4)``.
+
+    ``group`` (unprivileged) and ``reference`` (privileged) are positions on the
+    groups axis. Returns name -> array of the leading shape (NaN where a rate's
+    denominator is empty).
+    """
+    c = np.asarray(counts, dtype=float)
+    rates = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for comp in COMPOSITES.values():
+            for r in comp.rates:
+                if r not in rates:
+                    rates[r] = rate_from_counts(c, r)
+        out = {}
+        for name, comp in COMPOSITES.items():
+            u = {r: rates[r][..., group] for r in comp.rates}
+            p = {r: rates[r][..., reference] for r in comp.rates}
+            out[name] = composite_value(name, u, p)
+        pair = c[..., [group, reference], :]
+        for prefix, part, between in (("", c, False), ("between_group_", pair, True),
+                                      ("between_all_groups_", c, True)):  # fmt: skip
+            ge2 = generalized_entropy(part, 2.0, between)
+            out[f"{prefix}generalized_entropy_index"] = ge2
+            out[f"{prefix}theil_index"] = generalized_entropy(part, 1.0, between)
+            out[f"{prefix}coefficient_of_variation"] = 2.0 * np.sqrt(ge2)
+        n_g = c.sum(axis=-1)
+        predicted = differential_fairness(c[..., 0] + c[..., 1], n_g)
+        labelled = differential_fairness(c[..., 0] + c[..., 3], n_g)
+        out["differential_fairness_bias_amplification"] = predicted - labelled
+    return {name: out[name] for name in ALL_METRICS}
+
+
+def stable_cut(linkage) -> tuple[float, float, float]:
+    """The cut of a dendrogram where its clusters stay unchanged the longest.
+
+    The clusters change only at merge heights; between two consecutive heights
+    ``h_i < h_{i+1}`` they stay the same. The widest such gap is the most stable
+    range (Majumder et al. §3.4.5: "cut the dendrogram at a height, where the
+    clusters will remain unchanged with the most increase/decrease of the cutting
+    threshold"); the cut is its middle. The ranges below the first merge (every
+    metric alone) and above the last (one cluster) are not candidates.
+
+    Returns
+    -------
+    (cut, lower, upper) : the cut height and the range over which it is stable.
+    """
+    heights = np.sort(np.asarray(linkage, dtype=float)[:, 2])
+    if heights.size < 2:
+        h = float(heights[0]) if heights.size else 0.0
+        return h, h, h
+    gaps = np.diff(heights)
+    i = int(np.argmax(gaps))
+    lo, hi = float(heights[i]), float(heights[i + 1])
+    return 0.5 * (lo + hi), lo, hi
+
+
+def _verdicts(values: dict, ideals: dict) -> tuple[dict, dict]:
+    """Each metric's probability of lying in its fair range, and its verdict."""
+    prob, verdict = {}, {}
+    for name, v in values.items():
+        lo, hi = FAIR_RANGES[ideals[name]]
+        x = v[~np.isnan(v)]
+        p = float(np.mean((x >= lo) & (x <= hi))) if x.size else np.nan
+        prob[name] = p
+        verdict[name] = (
+            "undefined" if np.isnan(p) else "practically fair" if p >= VERDICT_PROB
+            else "unfair" if p <= 1.0 - VERDICT_PROB else "undecided"
+        )  # fmt: skip
+    return prob, verdict
+
+
+def cluster_metrics(values: dict, ideals: dict | None = None) -> pd.DataFrame:
+    """Cluster metrics by the Spearman correlation of their draws (module docstring).
+
+    Parameters
+    ----------
+    values : dict of str to ndarray
+        Metric name -> its draws (or resamples), all of one length. Draws in which
+        any metric is undefined (NaN) are set aside for the correlation.
+    ideals : dict of str to float, optional
+        Each metric's ideal value, 0 or 1 (its fair range ±0.1 or [0.8, 1.2]);
+        default from :data:`ALL_METRICS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric: ``metric``, ``cluster`` (0, 1, ... in the order of the
+        first member in Table 1), ``representative``, ``insensitive``, ``verdict``
+        (``"practically fair"``, ``"unfair"``, ``"undecided"`` or ``"undefined"``),
+        ``prob_fair`` (P(in fair range)) and ``note``. A metric undefined in every
+        draw, or constant across the defined ones (zero variance: no correlation),
+        is a cluster of its own, said in its note.
+    """
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+    from scipy.stats import rankdata
+
+    names = list(values)
+    if not names:
+        raise InvalidParameterError("cluster_metrics needs at least one metric.")
+    x = np.column_stack([np.asarray(values[m], dtype=float).ravel() for m in names])
+    ideals = {m: ALL_METRICS[m][1] for m in names} if ideals is None else ideals
+    prob, verdict = _verdicts({m: x[:, j] for j, m in enumerate(names)}, ideals)
+    notes = {m: "" for m in names}
+    defined = ~np.isnan(x).all(axis=0)
+    rows = ~np.isnan(x[:, defined]).any(axis=1)
+    varies = defined.copy()
+    varies[defined] = np.ptp(x[rows][:, defined], axis=0) > 0 if rows.any() else False
+    for j, m in enumerate(names):
+        if not defined[j]:
+            notes[m] = "undefined in every draw (a group without its denominator): alone"
+        elif not varies[j]:
+            notes[m] = "constant across the draws (zero variance, no correlation): alone"
+    cluster = np.full(len(names), -1)
+    active = np.flatnonzero(varies)
+    if active.size >= 2:
+        ranks = np.apply_along_axis(rankdata, 0, x[rows][:, active])
+        rho = np.corrcoef(ranks, rowvar=False)
+        dist = np.clip(1.0 - np.abs(rho), 0.0, 1.0)
+        np.fill_diagonal(dist, 0.0)
+        tree = linkage(squareform(dist, checks=False), method="average")
+        cut = stable_cut(tree)[0]
+        cluster[active] = fcluster(tree, t=cut, criterion="distance")
+    elif active.size == 1:
+        cluster[active] = 1
+        rho = np.ones((1, 1))
+    next_id = cluster.max() + 1
+    for j in np.flatnonzero(cluster < 0):
+        cluster[j], next_id = next_id, next_id + 1
+    # renumber by first appearance in Table 1's order
+    order = {c: i for i, c in enumerate(dict.fromkeys(cluster.tolist()))}
+    cluster = np.array([order[c] for c in cluster])
+    representative = np.zeros(len(names), bool)
+    insensitive = np.zeros(len(names), bool)
+    pos = {j: i for i, j in enumerate(active)}
+    for c in np.unique(cluster):
+        members = np.flatnonzero(cluster == c)
+        if members.size == 1:
+            best = members[0]
+        else:
+            score = [np.mean([abs(rho[pos[i], pos[j]]) for j in members if j != i])
+                     for i in members]  # fmt: skip
+            best = members[int(np.argmax(score))]
+        representative[best] = True
+        insensitive[members] = all(verdict[names[i]] == "practically fair" for i in members)
+    return pd.DataFrame(
+        {
+            "metric": names,
+            "cluster": cluster,
+            "representative": representative,
+            "insensitive": insensitive,
+            "verdict": [verdict[m] for m in names],
+            "prob_fair": [prob[m] for m in names],
+            "note": [notes[m] for m in names],
+        }
+    )
+
+
+def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
+    """Confusion counts ``(..., n_groups, 4)`` from three rates and the group sizes.
+
+    ``sel + base − (1 − acc) = 2 TP / n``; then ``FP = n sel − TP``,
+    ``FN = n base − TP`` and ``TN = n − TP − FP − FN``.
+    """
+    n = np.asarray(n, dtype=float)
+    tp = 0.5 * n * (selection_rate + base_rate - (1.0 - accuracy))
+    fp = n * selection_rate - tp
+    fn = n * base_rate - tp
+    return np.stack([tp, fp, n - tp - fp - fn, fn], axis=-1)
+
+
+_NEEDED = ("accuracy", "selection_rate", "base_rate")
+
+
+def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.DataFrame:
+    """:func:`cluster_metrics` over the posterior draws of a calibration fit.
+
+    Each draw's confusion counts per group are rebuilt from its accuracy,
+    selection rate and base rate and the groups' sizes (:func:`counts_from_rates`),
+    so every metric of a draw comes from one coherent set of counts; the metrics
+    then move together across draws as far as they measure the same thing under
+    this classifier's uncertainty. (The paper correlates metrics across models and
+    data splits: which metrics agree *in general*; here it is which agree *for this
+    classifier on this population*, given what the labels leave unknown.)
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A ``bc`` or ``rbc`` fit (``bb`` and ``hbb`` draw each rate on its own, so
+        their draws are not the counts of one population) with the accuracy,
+        selection rate and base rate among its metrics (the default: every rate).
+    metrics : list of str, optional
+        Names of :data:`ALL_METRICS` (default: the 25 of :data:`FAIR_ENOUGH_METRICS`).
+    group, reference
+        The unprivileged group and the privileged reference (labels).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`cluster_metrics`'s table.
+    """
+    if result.model not in ("bc", "rbc"):
+        raise InvalidParameterError(
+            f"metric_clusters needs a calibration fit (model='rbc' or 'bc'), whose draws are "
+            f"the confusion counts of one population; this fit is '{result.model}', whose "
+            "rates are drawn each on its own."
+        )
+    missing = [m for m in _NEEDED if m not in result.metrics]
+    if missing:
+        raise InvalidParameterError(
+            f"metric_clusters needs the rates {list(_NEEDED)} in the fit; refit with them "
+            f"in 'metrics' (missing: {missing})."
+        )
+    names = _metric_names(metrics)
+    rates = result.idata["rates"]
+    r = {m: rates[m].transpose("chain", "draw", "group").values.reshape(-1, len(result.groups))
+         for m in _NEEDED}  # fmt: skip
+    const = result.idata.constant_data
+    n = const["n_labeled"].values + const["n_unlabeled"].values
+    counts = counts_from_rates(r["accuracy"], r["selection_rate"], r["base_rate"], n)
+    g, ref = result.groups.index(group), result.groups.index(reference)
+    values = fair_enough_values(counts, g, ref)
+    return cluster_metrics({m: values[m] for m in names})
+
+
+def resampled_clusters(counts_draws, group: int, reference: int, metrics=None) -> pd.DataFrame:
+    """:func:`cluster_metrics` over confusion counts of resamples ``(n, n_groups, 4)``."""
+    names = _metric_names(metrics)
+    values = fair_enough_values(counts_draws, group, reference)
+    return cluster_metrics({m: values[m] for m in names})
+
+
+def _metric_names(metrics) -> list[str]:
+    if metrics is None:
+        return list(FAIR_ENOUGH_METRICS)
+    return [resolve_name(m, ALL_METRICS, what="Fair Enough metric", argument="metrics")
+            for m in metrics]  # fmt: skip
