@@ -44,6 +44,8 @@ from bayesfair.stats import hdi, prob_within, rope_decision
 __all__ = ["Comparison", "compare"]
 
 DEFAULT_METRICS = ("accuracy", "tpr", "fpr")
+#: The rates the metric clusters rebuild each draw's counts from.
+CLUSTER_RATES = ("accuracy", "selection_rate", "base_rate")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,11 @@ class Comparison:
         The calibration check of the calibration model's maps
         (:meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`);
         empty when no calibration model was fitted.
+    clusters : pandas.DataFrame
+        ``compare(..., clusters=True)``: which fairness metrics say the same thing
+        (:meth:`~bayesfair.posterior.FairnessPosterior.metric_clusters` of the
+        calibration model), with ``group`` and ``reference`` columns, one block per
+        pair; empty otherwise.
     """
 
     pairs: pd.DataFrame
@@ -74,6 +81,7 @@ class Comparison:
     settings: dict
     posteriors: dict = field(default_factory=dict, repr=False)
     calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    clusters: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def disagreements(self) -> list[str]:
@@ -205,6 +213,7 @@ def compare(
     fit_kwargs: dict | None = None,
     progressbar: bool = True,
     selection: str = "random",
+    clusters: bool = False,
 ) -> Comparison:
     """Compare Bayesian posteriors and frequentist intervals for group differences.
 
@@ -246,6 +255,12 @@ def compare(
         models ``bb`` and ``hbb`` (they do not condition on the scores the
         selection looked at), and PPI++ after ``"score"`` and ``"mixed"``
         (:mod:`bayesfair.labels`).
+    clusters : bool, default False
+        Also cluster the Fair-Enough metrics by their posterior draws under the
+        calibration model (``rbc`` or ``bc`` must be among ``models``), per pair:
+        the ``clusters`` table and the reports' section "Which metrics say the
+        same thing". The fits then also compute the accuracy, selection rate and
+        base rate, which the clusters are built from.
 
     Returns
     -------
@@ -285,12 +300,17 @@ def compare(
     posteriors = dict(posteriors or {})
     for name, res in posteriors.items():
         _check_same_data(name, res, data)
+    if clusters and not {"rbc", "bc"} & (set(models) | set(posteriors)):
+        raise InvalidParameterError(
+            "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
+        )
+    fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
     for name, model_seq in zip(models, fit_seq.spawn(len(models)), strict=True):
         if name not in posteriors:
             posteriors[name] = fit(
                 data,
                 model=name,
-                metrics=metrics,
+                metrics=fit_metrics,
                 random_seed=model_seq,
                 progressbar=progressbar,
                 **model_options(name, fit_kwargs),
@@ -350,7 +370,25 @@ def compare(
         settings=settings,
         posteriors=posteriors,
         calibration=calibration,
+        clusters=_metric_clusters(posteriors, ref) if clusters else pd.DataFrame(),
     )
+
+
+def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
+    """The calibration model's metric clusters for each group against the reference."""
+    res = posteriors["rbc" if "rbc" in posteriors else "bc"]
+    tables = []
+    for g in res.groups:
+        if g != reference:
+            t = res.metric_clusters(group=g, reference=reference)
+            attrs = dict(t.attrs)
+            t.insert(0, "group", g)
+            t.insert(1, "reference", reference)
+            t.attrs = attrs
+            tables.append(t)
+    out = pd.concat(tables, ignore_index=True)
+    out.attrs = tables[0].attrs  # the first pair's dendrogram (the report's figure)
+    return out
 
 
 #: The columns that lose their guarantee when the labels were chosen actively.

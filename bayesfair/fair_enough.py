@@ -54,6 +54,7 @@ __all__ = [
     "fair_enough_values",
     "generalized_entropy",
     "posterior_clusters",
+    "representatives",
     "resampled_clusters",
     "stable_cut",
 ]
@@ -238,9 +239,11 @@ def cluster_metrics(values: dict, ideals: dict | None = None) -> pd.DataFrame:
         One row per metric: ``metric``, ``cluster`` (0, 1, ... in the order of the
         first member in Table 1), ``representative``, ``insensitive``, ``verdict``
         (``"practically fair"``, ``"unfair"``, ``"undecided"`` or ``"undefined"``),
-        ``prob_fair`` (P(in fair range)) and ``note``. A metric undefined in every
+        ``prob_fair`` (P(in fair range)), ``mean`` and the 95% equal-tailed
+        ``lower``/``upper`` of its draws, and ``note``. A metric undefined in every
         draw, or constant across the defined ones (zero variance: no correlation),
-        is a cluster of its own, said in its note.
+        is a cluster of its own, said in its note. ``attrs`` holds the dendrogram
+        (``linkage``, its ``linkage_metrics`` and the ``cut``).
     """
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
@@ -264,6 +267,7 @@ def cluster_metrics(values: dict, ideals: dict | None = None) -> pd.DataFrame:
             notes[m] = "constant across the draws (zero variance, no correlation): alone"
     cluster = np.full(len(names), -1)
     active = np.flatnonzero(varies)
+    tree, cut = None, np.nan
     if active.size >= 2:
         ranks = np.apply_along_axis(rankdata, 0, x[rows][:, active])
         rho = np.corrcoef(ranks, rowvar=False)
@@ -294,7 +298,14 @@ def cluster_metrics(values: dict, ideals: dict | None = None) -> pd.DataFrame:
             best = members[int(np.argmax(score))]
         representative[best] = True
         insensitive[members] = all(verdict[names[i]] == "practically fair" for i in members)
-    return pd.DataFrame(
+    with np.errstate(all="ignore"):
+        cols = [x[:, j] if defined[j] else np.full(1, np.nan) for j in range(len(names))]
+        lower = np.array([np.nanquantile(v, 0.025) if defined[j] else np.nan
+                          for j, v in enumerate(cols)])  # fmt: skip
+        upper = np.array([np.nanquantile(v, 0.975) if defined[j] else np.nan
+                          for j, v in enumerate(cols)])  # fmt: skip
+        mean = np.array([np.nanmean(v) if defined[j] else np.nan for j, v in enumerate(cols)])
+    table = pd.DataFrame(
         {
             "metric": names,
             "cluster": cluster,
@@ -302,9 +313,17 @@ def cluster_metrics(values: dict, ideals: dict | None = None) -> pd.DataFrame:
             "insensitive": insensitive,
             "verdict": [verdict[m] for m in names],
             "prob_fair": [prob[m] for m in names],
+            "mean": mean,
+            "lower": lower,
+            "upper": upper,
             "note": [notes[m] for m in names],
         }
     )
+    # the dendrogram, for the report's figure: the linkage of the clustered metrics
+    table.attrs["linkage"] = tree.tolist() if active.size >= 2 else []
+    table.attrs["linkage_metrics"] = [names[j] for j in active]
+    table.attrs["cut"] = float(cut) if active.size >= 2 else float("nan")
+    return table
 
 
 def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
@@ -386,3 +405,29 @@ def _metric_names(metrics) -> list[str]:
         return list(FAIR_ENOUGH_METRICS)
     return [resolve_name(m, ALL_METRICS, what="Fair Enough metric", argument="metrics")
             for m in metrics]  # fmt: skip
+
+
+def representatives(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """The reports' view of a clusters table (with ``group``/``reference`` columns, as
+    :func:`bayesfair.compare` makes it): one row per pair and cluster, its representative,
+    the number of members, mean and 95% interval, verdict and insensitivity."""
+    rep = table[table["representative"]]
+    members = table.groupby(["group", "cluster"]).size()
+    keys = list(zip(rep["group"], rep["cluster"], strict=True))
+    bounds = zip(rep["lower"], rep["upper"], strict=True)
+
+    def interval(lo, hi):
+        return "—" if np.isnan(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+
+    return pd.DataFrame(
+        {
+            "pair": [f"{g} vs {r}" for g, r in zip(rep["group"], rep["reference"], strict=True)],
+            "cluster": rep["cluster"],
+            "metric (representative)": rep["metric"],
+            "members": [int(members[key]) for key in keys],
+            "mean": [f"{v:.{digits}f}" if np.isfinite(v) else "—" for v in rep["mean"]],
+            "95% interval": [interval(lo, hi) for lo, hi in bounds],
+            "verdict": rep["verdict"],
+            "insensitive": rep["insensitive"].map({True: "yes", False: ""}),
+        }
+    )

@@ -29,6 +29,7 @@ __all__ = [
     "plot_error_curves",
     "plot_forest",
     "plot_label_plan",
+    "plot_metric_dendrogram",
     "plot_reliability",
     "plot_variance_forest",
 ]
@@ -651,3 +652,42 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
                 title="Probability of a ROPE decision")  # fmt: skip
     axes[1].legend(fontsize="small", frameon=False)
     return axes
+
+
+# --------------------------------------------------------------------------- metric clusters
+def plot_metric_dendrogram(clusters: pd.DataFrame, ax=None):
+    """The dendrogram of a metric-clusters table, cut at its most stable height.
+
+    ``clusters`` is :meth:`~bayesfair.posterior.FairnessPosterior.metric_clusters`'s
+    (or :func:`bayesfair.frequentist.metric_clusters`') table, whose ``attrs`` hold the
+    linkage of the metrics that vary; leaves are metric names, representatives in bold.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    References
+    ----------
+    Majumder et al., *Fair Enough*, Fig. 1 and §3.4.5.
+    """
+    from scipy.cluster.hierarchy import dendrogram
+
+    tree = np.asarray(clusters.attrs.get("linkage", []), dtype=float)
+    names = list(clusters.attrs.get("linkage_metrics", []))
+    if tree.size == 0:
+        raise InvalidParameterError(
+            "This table has no dendrogram: fewer than two of its metrics vary across draws."
+        )
+    ax = _axes(ax, figsize=(7.0, 0.8 + 0.28 * len(names)))
+    cut = clusters.attrs["cut"]
+    dendrogram(tree, labels=names, orientation="right", ax=ax, color_threshold=cut,
+               above_threshold_color="#999999")  # fmt: skip
+    ax.axvline(cut, color="#444444", linestyle="--", linewidth=1)
+    reps = set(clusters.loc[clusters["representative"], "metric"])
+    for label in ax.get_yticklabels():
+        label.set_fontsize(7)
+        if label.get_text() in reps:
+            label.set_fontweight("bold")
+    ax.set_xlabel("1 − |Spearman ρ| (average linkage)")
+    ax.set_xlim(0, 1)
+    return ax

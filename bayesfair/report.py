@@ -13,6 +13,7 @@ import math
 import pandas as pd
 
 from bayesfair import plots
+from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
 from bayesfair.stats import rope_decision
 
@@ -170,6 +171,9 @@ def comparison_markdown(comp, digits: int = 3) -> str:
             "",
             _table(calibration),
         ]
+    clusters = _clusters_table(comp, digits)
+    if clusters is not None:
+        out += ["", f"{CLUSTERS_TITLE} (one metric per cluster):", "", _table(clusters)]
     notes = [n for n in comp.pairs.get("note", []) if n]
     if notes:
         out += ["", "Notes:", *[f"- {n}" for n in dict.fromkeys(notes)]]
@@ -180,6 +184,16 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         _table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"])),
     ]
     return "\n".join(out)
+
+
+#: The heading of the section of the metric clusters (Majumder et al., Fair Enough).
+CLUSTERS_TITLE = "Which metrics say the same thing"
+
+
+def _clusters_table(comp, digits: int):
+    """The representatives of the metric clusters, or None without clusters."""
+    table = getattr(comp, "clusters", None)
+    return None if table is None or table.empty else representatives(table, digits)
 
 
 def _estimand_lines(comp) -> list[str]:
@@ -332,7 +346,7 @@ def prior_words(prior) -> str:
             f"each group's side of the threshold is off the calibration map with prior "
             f"probability {parts.get('prior_misfit')} (and each side in every group with "
             f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
-            f"Beta(κm, κ(1 − m)) with κ = {kappa} "
+            f"Beta(1 + κm, 1 + κ(1 − m)), mode m, with κ = {kappa} "
             f"and m = {where}"
         )
     m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
@@ -495,6 +509,14 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
     fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
     plots.plot_variance_forest(comp, ax=fig.subplots())
     out.append(("Between-group variance by estimator.", _png(fig)))
+    table = getattr(comp, "clusters", None)
+    if table is not None and len(table.attrs.get("linkage", [])):
+        fig = Figure(figsize=(7.0, 0.8 + 0.28 * len(table.attrs["linkage_metrics"])))
+        plots.plot_metric_dendrogram(table, ax=fig.subplots())
+        fig.tight_layout()
+        first = table.iloc[0]
+        out.append((f"{CLUSTERS_TITLE} ({first['group']} vs {first['reference']}): 1 − |ρ| "
+                    "across the draws, cut at the most stable height.", _png(fig)))  # fmt: skip
     calibrated = next((m for m in ("rbc", "bc") if m in comp.posteriors), None)
     if calibrated is not None:
         post = comp.posteriors[calibrated]
@@ -584,6 +606,11 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             "or may be wrong (BC). <em>too few labels</em>: the check cannot tell.</p>",
             _html_table(calibration, "calibration"),
         ]
+    clusters = _clusters_table(comp, digits)
+    if clusters is not None:
+        intro = ("<p>The Fair-Enough metrics clustered by how they move together across "
+                 "the draws: one metric per cluster says what its cluster says.</p>")  # fmt: skip
+        parts += [f"<h2>{CLUSTERS_TITLE}</h2>", intro, _html_table(clusters, "clusters")]
     parts += [
         "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
         _html_table(_variance_table(comp, digits), "variance"),
@@ -641,7 +668,8 @@ def comparison_json(comp) -> str:
     ``variance`` (the rows of the :class:`~bayesfair.compare.Comparison`
     tables, raw numbers), ``diagnostics`` (per model), ``notes``,
     ``plain_words``, ``disagreements`` (one sentence per pair whose
-    intervals do not overlap) and ``calibration_check`` (one record per group).
+    intervals do not overlap), ``calibration_check`` (one record per group) and
+    ``metric_clusters`` (one record per metric and pair; empty without clusters).
     """
     import json
 
@@ -659,6 +687,11 @@ def comparison_json(comp) -> str:
         "calibration_check": (
             comp.calibration.to_dict(orient="records")
             if getattr(comp, "calibration", None) is not None
+            else []
+        ),
+        "metric_clusters": (
+            comp.clusters.to_dict(orient="records")
+            if getattr(comp, "clusters", None) is not None
             else []
         ),
     }

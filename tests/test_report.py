@@ -89,7 +89,9 @@ def test_json_round_trips_with_nulls(comparison):
         "plain_words",
         "disagreements",
         "calibration_check",
+        "metric_clusters",
     }
+    assert doc["metric_clusters"] == []  # compare(..., clusters=False)
     assert doc["settings"]["reference"] == "Male" and doc["settings"]["epsilon"] == 0.02
     assert len(doc["pairs"]) == len(comparison.pairs)
     first = doc["pairs"][0]

@@ -178,6 +178,12 @@ def _internal_error(exc: Exception):
     metavar="FILE",
     help="report.html, .md or .json (default: Markdown on stdout).",
 )
+@click.option(
+    "--clusters",
+    is_flag=True,
+    help="Also report which fairness metrics say the same thing (Fair Enough's clusters of "
+    "metrics by the posterior draws; needs --model rbc or bc).",
+)
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
 @click.option("--tune", default=1000, show_default=True, type=click.IntRange(min=0))
@@ -201,6 +207,7 @@ def assess(
     pos_label,
     threshold,
     out,
+    clusters,
     seed,
     draws,
     tune,
@@ -273,7 +280,7 @@ def assess(
             warnings.simplefilter("always")
             comp = _compare(
                 data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand,
-                selection,
+                selection, clusters,
             )  # fmt: skip
         _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
         _show_warnings(caught)
@@ -362,7 +369,7 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
 
 
 def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quiet, estimand=None,
-             selection="random"):  # fmt: skip
+             selection="random", clusters=False):  # fmt: skip
     fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}
     if estimand is not None:
         fit_kwargs["estimand"] = estimand
@@ -377,6 +384,7 @@ def _compare(data, metric_list, epsilon, models, seed, draws, tune, chains, quie
             # the samplers' own bars are wider than a terminal: one line before and after
             progressbar=False,
             selection=selection,
+            clusters=clusters,
         )
     except (ValueError, TypeError) as exc:
         raise _BadInput(_one_line(exc)) from None

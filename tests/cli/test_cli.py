@@ -84,6 +84,29 @@ def test_assess_bc_html_also_fits_bb(runner, files, tmp_path):
     assert "Traceback" not in res.stderr
 
 
+def test_assess_clusters_in_every_format(runner, files, tmp_path):
+    """--clusters: the section "Which metrics say the same thing" in Markdown and HTML
+    (with its dendrogram) and the JSON's metric_clusters records; refused for bb."""
+    res = _run(runner, files["lab"], "--unlabeled", files["unl"], *COLS, "--metrics", "tpr",
+               "--clusters", "--quiet", *SMALL)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "Which metrics say the same thing (one metric per cluster):" in res.stdout
+    assert "| metric (representative) |" in res.stdout
+    html = tmp_path / "report.html"
+    res = _run(runner, files["lab"], "--unlabeled", files["unl"], *COLS, "--metrics", "tpr",
+               "--clusters", "--out", html, "--quiet", *SMALL)  # fmt: skip
+    page = html.read_text()
+    assert "<h2>Which metrics say the same thing</h2>" in page
+    assert "cut at the most stable height" in page  # the dendrogram's caption
+    out = tmp_path / "report.json"
+    res = _run(runner, files["lab"], "--unlabeled", files["unl"], *COLS, "--metrics", "tpr",
+               "--clusters", "--out", out, "--quiet", *SMALL)  # fmt: skip
+    records = json.loads(out.read_text())["metric_clusters"]
+    assert len(records) == 25 and {"metric", "cluster", "representative"} <= set(records[0])
+    res = _run(runner, files["lab"], *COLS, "--model", "bb", "--clusters", "--quiet", *SMALL)
+    assert res.exit_code == 2 and "needs a calibration model" in res.stderr
+
+
 def test_assess_intersectional_groups(runner, files, tmp_path):
     out = tmp_path / "r.md"
     res = _run(runner, files["lab"], *COLS[:4], "--group", "group,race", "--model", "bb",
