@@ -13,6 +13,7 @@ NOTEBOOKS = [
     "05_how_many_labels",
     "06_when_the_calibration_model_is_wrong",
     "07_how_many_labels_and_which",
+    "08_fair_enough",
 ]
 
 
