@@ -122,9 +122,9 @@ def bundled_fits():
 
 
 def test_algebraic_identities_cluster_together_on_every_bundled_score_set(bundled_fits):
-    """Δ TPR and Δ FNR (and C0 under its fairlearn name), Δ accuracy and Δ error rate:
-    one is an affine function of the other in every draw, |ρ| = 1, so they merge at
-    height 0 and no cut separates them."""
+    """Δ TPR and Δ FNR (and C0 under its fairlearn name), Δ accuracy and Δ error rate,
+    Δ FPR and Δ TNR: one is an affine function of the other in every draw, |ρ| = 1, so
+    they merge at height 0 and no cut separates them."""
     identities = [
         ("true_positive_rate_difference", "false_negative_rate_difference",
          "equal_opportunity_difference"),
@@ -136,6 +136,13 @@ def test_algebraic_identities_cluster_together_on_every_bundled_score_set(bundle
         c = table.set_index("metric")["cluster"]
         for group in identities:
             assert c[list(group)].nunique() == 1, (name, group)
+        # Δ FPR and Δ TNR (not a Fair-Enough metric: its draws straight from the fit)
+        fpr, tnr = res.difference("fpr").values.ravel(), res.difference("tnr").values.ravel()
+        pair = cluster_metrics({"fpr": fpr, "tnr": tnr, "tpr": res.difference("tpr").values},
+                               ideals={"fpr": 0.0, "tnr": 0.0, "tpr": 0.0})  # fmt: skip
+        c = pair.set_index("metric")["cluster"]
+        if np.nanmax(fpr) > np.nanmin(fpr):  # a constant Δ FPR (German-sex MLP) is alone
+            assert c["fpr"] == c["tnr"], (name, "fpr/tnr")
 
 
 def test_metric_clusters_contract(bundled_fits):
