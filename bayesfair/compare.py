@@ -381,10 +381,8 @@ def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
     for g in res.groups:
         if g != reference:
             t = res.metric_clusters(group=g, reference=reference)
-            attrs = dict(t.attrs)
             t.insert(0, "group", g)
             t.insert(1, "reference", reference)
-            t.attrs = attrs
             tables.append(t)
     out = pd.concat(tables, ignore_index=True)
     out.attrs = tables[0].attrs  # the first pair's dendrogram (the report's figure)

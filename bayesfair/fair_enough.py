@@ -298,13 +298,10 @@ def cluster_metrics(values: dict, ideals: dict | None = None) -> pd.DataFrame:
             best = members[int(np.argmax(score))]
         representative[best] = True
         insensitive[members] = all(verdict[names[i]] == "practically fair" for i in members)
-    with np.errstate(all="ignore"):
-        cols = [x[:, j] if defined[j] else np.full(1, np.nan) for j in range(len(names))]
-        lower = np.array([np.nanquantile(v, 0.025) if defined[j] else np.nan
-                          for j, v in enumerate(cols)])  # fmt: skip
-        upper = np.array([np.nanquantile(v, 0.975) if defined[j] else np.nan
-                          for j, v in enumerate(cols)])  # fmt: skip
-        mean = np.array([np.nanmean(v) if defined[j] else np.nan for j, v in enumerate(cols)])
+    lower, mean, upper = (np.full(len(names), np.nan) for _ in range(3))
+    for j in np.flatnonzero(defined):
+        lower[j], upper[j] = np.nanquantile(x[:, j], [0.025, 0.975])
+        mean[j] = np.nanmean(x[:, j])
     table = pd.DataFrame(
         {
             "metric": names,

@@ -333,10 +333,9 @@ def fit(
             settings["discrepancy"] = repr(disc)
     else:
         prior = _resolve_prior(model, prior)
-        idata, rate_draws = _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run)
-        trials = np.stack([rate_fraction(data.counts_array(), m)[1] for m in metrics])
-        prior_rates = beta_binomial_prior_rates(model, prior, trials, PRIOR_DRAWS, prior_rng)
-        prior_draws = {m: prior_rates[:, i, :] for i, m in enumerate(metrics)}
+        idata, rate_draws, prior_draws = _fit_beta_binomial(
+            data, model, metrics, prior, sampler, (rng, prior_rng), run
+        )
         settings.update(
             sampler="exact" if (model == "bb" and sampler in ("auto", "exact")) else "nuts",
             prior=repr(prior),
@@ -389,9 +388,10 @@ def _warn_no_labels(data, model) -> list[str]:
     return [msg]
 
 
-def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
+def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     import arviz as az
 
+    rng, prior_rng = rngs
     counts = data.counts_array()
     fractions = [rate_fraction(counts, m) for m in metrics]
     x = np.stack([f[0] for f in fractions])
@@ -439,7 +439,12 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rng, run):
         )
         idata.posterior["theta"] = (("chain", "draw", "metric", "group"), theta)
     theta = idata.posterior["theta"].transpose("chain", "draw", "metric", "group").values
-    return idata, {m: theta[:, :, i, :] for i, m in enumerate(metrics)}
+    prior_rates = beta_binomial_prior_rates(model, prior, n, PRIOR_DRAWS, prior_rng)
+    return (
+        idata,
+        {m: theta[:, :, i, :] for i, m in enumerate(metrics)},
+        {m: prior_rates[:, i, :] for i, m in enumerate(metrics)},
+    )
 
 
 #: fit options that only the calibration models take.

@@ -71,8 +71,9 @@ class FairnessPosterior:
     idata : arviz.InferenceData
         ``posterior`` (model parameters), ``sample_stats``, ``observed_data``
         (labeled confusion counts per group), ``constant_data`` (unlabeled
-        example counts), and ``rates`` (per-group rate draws, one variable per
-        metric, dims ``chain, draw, group``).
+        example counts), ``rates`` (per-group rate draws, one variable per
+        metric, dims ``chain, draw, group``) and ``prior`` (the rates' prior
+        predictive draws, one chain: :meth:`sensitivity`).
     model : str
         ``"rbc"``, ``"bc"``, ``"bb"`` or ``"hbb"``.
     reference
