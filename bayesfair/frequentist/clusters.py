@@ -45,7 +45,10 @@ def metric_clusters(
         One row per metric: ``metric``, ``cluster``, ``representative``,
         ``insensitive``, ``verdict`` (each metric's verdict over the resamples:
         inside its fair range in at least 95% of them, "practically fair"; in at
-        most 5%, "unfair"; else "undecided"), ``prob_fair`` and ``note``, as
+        most 5%, "unfair"; else "undecided"), ``prob_fair``, ``mean`` (the metric
+        on the labeled rows), ``lower``/``upper`` (the 95% basic bootstrap
+        interval: with the default 25 resamples a rough one; 1,000 or more for an
+        interval to report) and ``note``, as
         :meth:`bayesfair.FairnessPosterior.metric_clusters`.
 
     References
@@ -73,4 +76,4 @@ def metric_clusters(
     n = counts.sum(axis=1)
     p = np.where(n[:, None] > 0, counts / np.maximum(n, 1)[:, None], 0.25)  # empty: no draws
     draws = np.stack([rng.multinomial(n, p) for _ in range(n_resamples)]).astype(float)
-    return resampled_clusters(draws, levels.index(group), levels.index(ref), metrics)
+    return resampled_clusters(draws, counts, levels.index(group), levels.index(ref), metrics)
