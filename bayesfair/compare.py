@@ -57,7 +57,10 @@ class Comparison:
     pairs : pandas.DataFrame
         Per metric and group pair (see the module docstring).
     variance : pandas.DataFrame
-        Per metric, between-group variance estimates with intervals.
+        Per metric, between-group variance estimates with intervals; per Bayesian
+        model ``<model>_mean/_lower/_upper`` over the draws in which every group's
+        rate is defined, ``<model>_p_undefined`` (the share of the other draws) and a
+        ``note`` that says when that share is not 0.
     groups : pandas.DataFrame
         Labeled and unlabeled example counts per group.
     settings : dict
@@ -460,9 +463,11 @@ def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -
     if selection != "random":
         for key in [k for k in var if k != "metric"]:
             var[key] = "" if key == "dropped_groups" else np.nan
+    undefined = []
     for name, res in posteriors.items():
         v = res.between_group_variance(metric).values
-        var[f"{name}_mean"] = float(np.nanmean(v))
+        defined = v[~np.isnan(v)]
+        var[f"{name}_mean"] = float(defined.mean()) if defined.size else np.nan
         var[f"{name}_lower"], var[f"{name}_upper"] = (
             hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
         )
@@ -472,6 +477,17 @@ def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -
             pv = res.population_variance(metric).values
             var["hbb_population_mean"] = float(np.mean(pv))
             var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
+        # a draw in which a group's rate is undefined has no variance (it is NaN, set
+        # aside above): its share, as in the pairs rows, and a sentence
+        var[f"{name}_p_undefined"] = 1.0 - defined.size / v.size
+        if defined.size < v.size:
+            undefined.append(f"{name.upper()} in {1.0 - defined.size / v.size:.1%} of its draws")
+    var["note"] = (
+        f"The between-group variance is undefined ({', '.join(undefined)}: a group's rate is "
+        "undefined there); its interval is over the defined draws"
+        if undefined
+        else ""
+    )
     return var
 
 

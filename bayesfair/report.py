@@ -84,15 +84,17 @@ def _variance_notes(comp) -> list[str]:
     """Sentences for variance figures that would otherwise surprise."""
     notes = []
     for metric, r in comp.variance.iterrows():
-        for key, label in (("corrected", "corrected"), ("double_corrected", "double-corrected")):
-            if r.get(key, 0.0) < 0:
-                notes.append(
-                    f"{metric}: the {label} estimate is negative ({r[key]:.4f}). The correction "
-                    "subtracts the groups' sampling variance, which here exceeds the observed "
-                    "spread of the rates: the true variance is near 0, and the upper end of the "
-                    "interval is the figure to read."
-                )
-                break
+        negative = [(k, lab) for k, lab in (("corrected", "corrected"),
+                    ("double_corrected", "double-corrected")) if r.get(k, 0.0) < 0]  # fmt: skip
+        if negative:
+            (key, label), *_ = negative
+            notes.append(
+                f"{metric}: the {label} estimate is negative ({r[key]:.4f}). The correction "
+                "subtracts the groups' sampling variance, which here exceeds the observed "
+                "spread of the rates: the true variance is near 0, and the upper end of the "
+                "interval is the figure to read."
+            )
+        notes += [f"{metric}: {r['note']}."] if r.get("note") else []
     return notes
 
 

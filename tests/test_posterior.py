@@ -12,6 +12,7 @@ import pytest
 
 import bayesfair as bf
 from bayesfair.exceptions import UndefinedRateWarning
+from bayesfair.report import comparison_markdown
 
 FAST = dict(draws=200, tune=200, chains=2, progressbar=False, random_seed=0)
 
@@ -79,6 +80,14 @@ def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
     assert 0 < row["rbc_p_undefined"] < 1
     assert np.isfinite([row["rbc_mean"], row["rbc_lower"], row["rbc_upper"]]).all()
     assert "Δ is undefined (RBC in" in row["note"]
+    # the between-group variance row: its share of undefined draws and a sentence
+    var = comp.variance.loc["tpr"]
+    v = comp.posteriors["rbc"].between_group_variance("tpr").values
+    assert var["rbc_p_undefined"] == pytest.approx(np.isnan(v).mean()) and np.isnan(v).mean() > 0
+    assert np.isfinite([var["rbc_lower"], var["rbc_upper"]]).all()
+    assert "between-group variance is undefined (RBC in" in var["note"]
+    assert f"tpr: {var['note']}." in comparison_markdown(comp)
+    assert comp.variance.loc["tpr", "rbc_mean"] == pytest.approx(np.nanmean(v))
 
 
 def test_every_accessor_sets_undefined_draws_aside_and_says_so(small_group):
