@@ -94,7 +94,7 @@ def _variance_notes(comp) -> list[str]:
                 "spread of the rates: the true variance is near 0, and the upper end of the "
                 "interval is the figure to read."
             )
-        notes += [f"{metric}: {r['note']}."] if r.get("note") else []
+        notes += [f"{metric}: {r['note']}."] if isinstance(r.get("note"), str) and r["note"] else []
     return notes
 
 
