@@ -25,8 +25,12 @@ import pytest
 from scipy.special import log_expit
 from scipy.stats import norm
 
+from bayesfair.models.calibration import CalibrationPriors
+
 SCORE_CLIP = 0.01  # the models' default clipping of scores before their logs
-PAPER = {"a": (0.4, 0.15), "b": (0.4, 0.15), "c": (2.0, 0.75)}  # (sd of μ, scale of σ)
+_P = CalibrationPriors()  # the default model's hyperpriors (Ji et al.'s): (sd of μ, scale of σ)
+PAPER = {"a": (_P.mu_a_sd, _P.sigma_a_sd), "b": (_P.mu_b_sd, _P.sigma_b_sd),
+         "c": (_P.mu_c_sd, _P.sigma_c_sd)}  # fmt: skip
 DRAWS, CHUNK = 1_000_000, 100_000
 SETS = range(6)
 
@@ -82,6 +86,6 @@ def test_the_papers_hierarchy_gives_a_small_group_over_0_1_percent_of_no_positiv
     print(f"\nσ_c ~ HN(0.75): P(no positive in B) = {p:.4%} ± {se:.4%} "
           f"(sets {each.min():.4%}–{each.max():.4%})")
     assert p - 3 * se > 1e-3  # above the target by three Monte Carlo standard errors
-    p, se, _ = _mean_and_se({**PAPER, "c": (2.0, 0.5)})
+    p, se, _ = _mean_and_se({**PAPER, "c": (PAPER["c"][0], 0.5)})
     print(f"σ_c ~ HN(0.5): P(no positive in B) = {p:.4%} ± {se:.4%}")
     assert p + 3 * se < 1e-3
