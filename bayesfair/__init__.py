@@ -10,6 +10,7 @@ from bayesfair.compare import Comparison, compare
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import CalibrationWarning
 from bayesfair.fitting import ESTIMANDS, MODELS, fit
+from bayesfair.groups import impact_ratios
 from bayesfair.labels import plan_labels, suggest_labels
 from bayesfair.posterior import FairnessPosterior
 from bayesfair.sources import summarize, summarize_unlabeled
@@ -35,6 +36,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "CalibrationWarning",
     "Interval",
     "exceptions",
+    # many groups: a selection audit's impact ratios from counts alone
+    "impact_ratios",
     # label budgets and active labeling
     "plan_labels",
     "suggest_labels",

@@ -34,6 +34,7 @@ from bayesfair.exceptions import (
     SamplingWarning,
 )
 from bayesfair.fair_enough import posterior_clusters
+from bayesfair import groups as _groups
 from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
 from bayesfair.sensitivity import (
     SENSITIVITY_THRESHOLD,
@@ -409,6 +410,27 @@ class FairnessPosterior:
                 )
         warn_undefined_draws(undefined)
         return pd.DataFrame(rows)
+
+    def group_summary(self, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
+        """Each group against all assessed rows, with a band that holds for the groups jointly.
+
+        :func:`bayesfair.groups.group_summary` (the view for many groups: no
+        reference group; one row per metric and group).
+        """
+        return _groups.group_summary(self, metrics, epsilon, ci_prob)
+
+    def family_summary(self, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
+        """Per metric, the family's verdict: max − min, P(all within ε), the worst group,
+        min/max. :func:`bayesfair.groups.family_summary`."""
+        return _groups.family_summary(self, metrics, epsilon, ci_prob)
+
+    def impact_ratios(
+        self, metric: str = "selection_rate", exclude_below=None, ci_prob: float = 0.95
+    ):
+        """Each group's rate over the most favoured group's, as a bias audit reports it, with
+        a joint band, P(ratio < 0.8) and P(most selected):
+        :func:`bayesfair.groups.impact_ratios` (which also runs from counts alone)."""
+        return _groups.result_impact_ratios(self, metric, exclude_below, ci_prob)
 
     def sensitivity(self, metrics=None, reference=None) -> pd.DataFrame:
         """Prior sensitivity of every gap: how much of Δ's answer is the prior's.

@@ -23,7 +23,7 @@ LAYERS = [
     ("vocabulary", ["metrics", "_validation", "stats", "fair_enough"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "datasets", "simulate"]),
-    ("models", ["models", "frequentist", "sampling", "checks", "sensitivity"]),
+    ("models", ["models", "frequentist", "sampling", "checks", "sensitivity", "groups"]),
     ("result", ["posterior"]),
     ("fit and present", ["fitting", "plots", "report"]),
     ("workflows", ["labels", "compare", "experiments"]),

@@ -10,7 +10,9 @@ Two kinds of data are bundled (provenance, licences and quirks in
   returns an :class:`~bayesfair.data.AssessmentData`.
 * **raw datasets** — Adult, German credit, COMPAS (two outcomes), Ricci, and
   the full UCI Adult of Lum et al. (2022, §6): :func:`load_raw`,
-  :func:`load_uci_adult`.
+  :func:`load_uci_adult`;
+* **a bias audit's table** — the selection counts of New York City's rule's
+  worked example: :func:`load_selection_example`.
 
 Every file is checked against ``data/SHA256SUMS`` before it is read (once per
 process and file); :func:`verify_checksums` checks them all.
@@ -31,7 +33,7 @@ FAT*. (The preprocessing behind the score sets.)
 """
 
 from bayesfair.datasets._files import data_dir, verify_checksums
-from bayesfair.datasets.raw import load_uci_adult
+from bayesfair.datasets.raw import load_selection_example, load_uci_adult
 from bayesfair.datasets.registry import (
     RAW_DATASETS,
     SCORE_SETS,
@@ -57,6 +59,7 @@ __all__ = [
     "load_assessment",
     "load_raw",
     "load_scores",
+    "load_selection_example",
     "load_uci_adult",
     "split_labeled",
     "verify_checksums",

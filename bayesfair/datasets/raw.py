@@ -141,3 +141,37 @@ def load_uci_adult(split: Literal["test", "train", "all"] = "test") -> pd.DataFr
     chosen = list(parts) if split == "all" else [split]
     frame = pd.concat([_read_uci_part(parts[s], s) for s in chosen], ignore_index=True)
     return frame.assign(age_group=_age_groups(frame["age"]))
+
+
+def load_selection_example(table: str | None = "intersectional") -> pd.DataFrame:
+    """The worked example of a selection audit in New York City's rule on automated
+    employment decision tools (Local Law 144; 6 RCNY § 5-301(b), "Resume Screening").
+
+    Per category, the applicants and the selected (2,571 applicants of known
+    category; 250 more of unknown category are not in the table), with the
+    selection rates and impact ratios as the rule prints them (rounded there).
+    Counts only; ``data/README.md`` gives the provenance.
+
+    Parameters
+    ----------
+    table : {"intersectional", "sex", "race_ethnicity"} or None, default "intersectional"
+        Which of the rule's three tables; None returns all rows with their ``table``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table, ethnicity, sex, race, applicants, selected,
+        published_selection_rate, published_impact_ratio`` and ``category``
+        (the category's name: its non-empty parts joined by " / ").
+    """
+    frame = pd.read_csv(_verified_path("nyc_ll144/dcwp_example_selection.csv"))
+    parts = frame[["ethnicity", "sex", "race"]].astype("string")
+    frame["category"] = [
+        " / ".join(p for p in row if isinstance(p, str) and p) for row in parts.to_numpy()
+    ]
+    if table is None:
+        return frame
+    tables = sorted(frame["table"].unique())
+    if table not in tables:
+        raise ValueError(f"Unknown table {table!r}; choose one of {tables} or None.")
+    return frame[frame["table"] == table].reset_index(drop=True)

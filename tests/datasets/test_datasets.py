@@ -92,7 +92,7 @@ def test_verify_checksums_lists_every_data_file():
         if p.is_file() and p.name not in {"SHA256SUMS", "README.md"}
     }
     assert set(checked) == on_disk
-    assert len(checked) == 15
+    assert len(checked) == 16
 
 
 def test_corrupted_file_fails_verification_and_loading(data_copy):
