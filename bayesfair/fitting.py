@@ -317,7 +317,7 @@ def fit(
         if variant not in VARIANTS:
             raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = _resolve_prior(model, prior)
-        disc = (discrepancy or DiscrepancyPrior()) if model == "rbc" else None
+        disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups) if model == "rbc" else None
         idata, rate_draws, prior_draws = _fit_bc(
             data, metrics, priors, variant, score_clip, estimand, n_bins, (rng, prior_rng), run,
             notes, disc,

@@ -29,6 +29,7 @@ __all__ = [
     "MISCALIBRATIONS",
     "LumScenario",
     "lum_scenario",
+    "many_groups",
     "miscalibrated_scores",
     "simulate_counts",
 ]
@@ -229,6 +230,68 @@ def miscalibrated_scores(
             s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift)))
         part = pd.DataFrame({"score": s, "label": y, "group": g, "p": p})
         part["labeled"] = np.arange(n) < n_labeled
+        frames.append(part)
+    both = pd.concat(frames, ignore_index=True)
+    labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    return labeled, unlabeled
+
+
+def many_groups(
+    k: int = 32,
+    n_labeled=12,
+    n_unlabeled=10_000,
+    *,
+    distorted=(),
+    shift: float = 1.0,
+    random_seed=None,
+):
+    """K groups whose true P(y = 1 | score) is known: the null of a many-group audit.
+
+    As :func:`miscalibrated_scores` with ``kind="shifted"``, for K groups: every
+    example has ``p ~ Beta(2, 2)`` and ``y ~ Bernoulli(p)``; groups are
+    calibrated (``s = p``, so that no gap exists in expectation) except those
+    in ``distorted``, whose scores are ``σ(logit p − shift)`` (a map inside the
+    beta-calibration family, a logit ``shift`` away from the others').
+
+    Parameters
+    ----------
+    k : int
+        Number of groups, named ``"g00"``, ``"g01"``, ...
+    n_labeled, n_unlabeled : int or sequence of int
+        Per group (one number for all, or K of them: unequal sizes, some groups
+        with 0 labels).
+    distorted : sequence of int
+        Positions of the groups calibrated differently.
+    shift : float, default 1.0
+    random_seed : None, int or Generator, optional
+
+    Returns
+    -------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``p``; the unlabeled rows keep
+        their labels, for the truth (drop ``label`` before assessing them).
+    """
+    import pandas as pd
+
+    k = check_positive_int(k, "k")
+    n_lab = np.broadcast_to(np.asarray(n_labeled, dtype=int), (k,))
+    n_unl = np.broadcast_to(np.asarray(n_unlabeled, dtype=int), (k,))
+    if (n_lab < 0).any() or (n_unl < 0).any():
+        raise InvalidParameterError("Group sizes must be whole numbers ≥ 0.")
+    rng = check_random_state(random_seed)
+    distorted = set(int(i) for i in distorted)
+    width = len(str(k - 1))
+    frames = []
+    for i in range(k):
+        n = int(n_lab[i] + n_unl[i])
+        p = rng.beta(2.0, 2.0, n)
+        y = (rng.random(n) < p).astype(int)
+        s = p
+        if i in distorted:
+            s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift)))
+        part = pd.DataFrame({"score": s, "label": y, "group": f"g{i:0{width}d}", "p": p})
+        part["labeled"] = np.arange(n) < n_lab[i]
         frames.append(part)
     both = pd.concat(frames, ignore_index=True)
     labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)

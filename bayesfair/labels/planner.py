@@ -293,7 +293,7 @@ def plan_labels(
     budgets = _check_budgets(budgets, s0.size, round(float(pool.count.sum())))
     pairs = _pairs_index(levels, ref, group)
     rng = check_random_state(random_seed)
-    priors, disc = CalibrationPriors(), DiscrepancyPrior()
+    priors, disc = CalibrationPriors(), DiscrepancyPrior().for_groups(k)
     start = AuditState(s0, y0, g0, pool)
     first = None
     if s0.size:  # the current posterior, by NUTS: the truths

@@ -52,7 +52,7 @@ posterior mode (:func:`free_center`) and a fixed concentration
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -139,6 +139,21 @@ class DiscrepancyPrior:
     a prior sample size of 4, and 20 labels carry five sixths of the weight: an
     off stratum's rate follows its labels.
 
+    **Many groups.** ``prior_misfit`` is the probability for one stratum *with
+    two groups*; with ``scale_with_groups`` (the default) a fit of K groups uses
+    ``1 − (1 − prior_misfit)^(2/K)`` per stratum (:meth:`for_groups`), so that
+    the prior probability that *some* group's stratum is off the map stays that
+    of two groups (3.9% with the default 0.01), whatever K. This is the
+    multiplicity adjustment of Bayesian testing (Scott & Berger 2010, *Ann.
+    Statist.* 38(5), §1–2: a fixed per-hypothesis prior makes some "discovery"
+    ever more probable as hypotheses are added). Without it, 60 groups give
+    120 strata and a 70% prior probability that some stratum follows its own
+    rate; with about 12 labels per group the labels cannot lower it, and that
+    stratum's wide rate widens every joint statement about the groups. A
+    group whose labels contradict its map still shows it: a likelihood ratio
+    of many orders of magnitude overcomes prior odds of 1 : 3,000 as it does
+    1 : 100 (``docs/results/many_groups.md``).
+
     The prior probabilities are small on purpose. With two or three labels per
     stratum (n_L = 10) the labels cannot tell the states apart and the states
     keep their prior odds; a misfit the labels can show (n_L = 200: an
@@ -162,12 +177,35 @@ class DiscrepancyPrior:
         A fixed centre ``m`` for every stratum instead of :func:`free_center`
         (a prior that does not depend on the labels, as simulation-based
         calibration needs: with ``center=0.5`` and κ = 2 the rate is Beta(2, 2)).
+    scale_with_groups : bool, default True
+        Read ``prior_misfit`` as the probability with two groups and hold the
+        probability that some group's stratum is off the map fixed as groups
+        are added (:meth:`for_groups`). False: ``prior_misfit`` per stratum
+        whatever the number of groups (the behaviour before 0.4).
     """
 
     prior_misfit: float = 0.01
     shared_prior_misfit: float = 0.01
     concentration: float = 2.0
     center: float | None = None
+    scale_with_groups: bool = True
+
+    def for_groups(self, k: int) -> DiscrepancyPrior:
+        """The prior a fit of ``k`` groups uses: with ``scale_with_groups``, one whose
+        per-stratum probability is ``1 − (1 − prior_misfit)^(2/k)`` (and which
+        scales no further); unchanged with two groups or without scaling.
+
+        Examples
+        --------
+        >>> round(DiscrepancyPrior().for_groups(60).prior_misfit, 6)
+        0.000335
+        >>> DiscrepancyPrior().for_groups(2) == DiscrepancyPrior()
+        True
+        """
+        if not self.scale_with_groups or k == 2:
+            return self
+        per_stratum = -np.expm1(np.log1p(-self.prior_misfit) * 2.0 / max(int(k), 1))
+        return replace(self, prior_misfit=float(per_stratum), scale_with_groups=False)
 
     def __post_init__(self):
         for name in ("prior_misfit", "shared_prior_misfit"):
@@ -196,6 +234,10 @@ class DiscrepancyPrior:
         }
         for name, value in plain.items():
             object.__setattr__(self, name, value)
+        if not isinstance(self.scale_with_groups, bool):
+            raise InvalidParameterError(
+                f"'scale_with_groups' must be True or False. Got {self.scale_with_groups!r}."
+            )
 
 
 # A stratum's centre is kept inside [ε, 1 − ε] so that the rate's prior stays proper.
