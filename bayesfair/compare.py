@@ -76,6 +76,18 @@ class Comparison:
         (:meth:`~bayesfair.posterior.FairnessPosterior.metric_clusters` of the
         calibration model), with ``group`` and ``reference`` columns, one block per
         pair; empty otherwise.
+    group_view : pandas.DataFrame
+        Per metric and group, the group's gap to all rows with a band that holds
+        for the groups jointly: per Bayesian model ``<model>_gap``,
+        ``<model>_gap_lower``, ``<model>_gap_upper``, ``<model>_prob_worst``,
+        ``<model>_decision`` (:func:`bayesfair.groups.group_summary`), and the
+        labeled rows' ``freq_gap``, ``freq_gap_lower``, ``freq_gap_upper``,
+        ``freq_method`` (:func:`bayesfair.frequentist.group_intervals`).
+    family_view : pandas.DataFrame
+        Per metric, the family's verdict: per Bayesian model the columns of
+        :func:`bayesfair.groups.family_summary` prefixed ``<model>_``, and
+        ``freq_max_gap``, ``freq_max_gap_lower``, ``freq_max_gap_upper``,
+        ``freq_decision`` from the frequentist band.
     """
 
     pairs: pd.DataFrame
@@ -85,6 +97,8 @@ class Comparison:
     posteriors: dict = field(default_factory=dict, repr=False)
     calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     clusters: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    group_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    family_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def disagreements(self) -> list[str]:
@@ -298,7 +312,7 @@ def compare(
     data.require_groups(2, "a side-by-side comparison of group differences")
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     seq = seed_sequence(random_seed)
-    boot_seq, fit_seq, ppi_seq = seq.spawn(3)
+    boot_seq, fit_seq, ppi_seq, view_seq = seq.spawn(4)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
     for name, res in posteriors.items():
@@ -366,7 +380,12 @@ def compare(
     settings["provenance"] = _provenance(
         data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref
     )
+    group_view, family_view = _group_views(
+        data, metrics, posteriors, too_few, (epsilon, ci_prob, n_boot), view_seq
+    )
     return Comparison(
+        group_view=group_view,
+        family_view=family_view,
         pairs=pd.DataFrame(pair_rows),
         variance=pd.DataFrame(var_rows).set_index("metric"),
         groups=data.group_sizes(),
@@ -375,6 +394,48 @@ def compare(
         calibration=calibration,
         clusters=_metric_clusters(posteriors, ref) if clusters else pd.DataFrame(),
     )
+
+
+def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
+    """The group and family views, side by side: each Bayesian model's and the labeled
+    rows' max-|t| bootstrap (:func:`bayesfair.frequentist.group_intervals`)."""
+    epsilon, ci_prob, n_resamples = options
+    sizes = data.group_sizes()
+    group_frames, family_rows = [], []
+    for metric, metric_seq in zip(metrics, seq.spawn(len(metrics)), strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedRateWarning)  # said in the pairs' notes
+            freq = fq.group_intervals(data, metric, ci_prob, n_resamples, metric_seq)
+        table = pd.DataFrame(
+            {
+                "metric": metric,
+                "group": freq["group"],
+                "n_labeled": sizes["n_labeled"].to_numpy(),
+                "n_unlabeled": sizes["n_unlabeled"].to_numpy(),
+            }
+        )
+        family = {"metric": metric}
+        for name, res in posteriors.items():
+            if name in too_few:
+                continue
+            view = res.group_summary(metric, epsilon, ci_prob)
+            for col in ("gap", "gap_lower", "gap_upper", "prob_worst", "decision"):
+                table[f"{name}_{col}"] = view[col].to_numpy()
+            fam = res.family_summary(metric, epsilon, ci_prob).iloc[0]
+            family.update({f"{name}_{k}": v for k, v in fam.items() if k != "metric"})
+        for col in ("gap", "gap_lower", "gap_upper"):
+            table[f"freq_{col}"] = freq[col].to_numpy()
+        table["freq_method"] = freq["method"].to_numpy()
+        lo, hi = freq.attrs["max_gap_lower"], freq.attrs["max_gap_upper"]
+        family.update(
+            freq_max_gap=freq.attrs["max_gap"],
+            freq_max_gap_lower=lo,
+            freq_max_gap_upper=hi,
+            freq_decision=rope_decision(lo, hi, epsilon),
+        )
+        group_frames.append(table)
+        family_rows.append(family)
+    return pd.concat(group_frames, ignore_index=True), pd.DataFrame(family_rows)
 
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:

@@ -38,6 +38,7 @@ import pandas as pd
 
 from bayesfair._validation import check_epsilon, check_probability, check_random_state
 from bayesfair.exceptions import InvalidParameterError
+from bayesfair.frequentist.groups import max_gap_interval
 from bayesfair.metrics import get_rate
 from bayesfair.stats import rope_decision, simultaneous_band
 
@@ -287,8 +288,7 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
         means = theta_c.mean(axis=0) if theta_c.size else np.full(len(groups), np.nan)
         spread = theta_c.max(axis=1) - theta_c.min(axis=1)
         worst = _prob_worst(theta_c, m) if theta_c.size else np.full(len(groups), np.nan)
-        lower = max(0.0, float(np.max(g_lo) - np.min(g_hi)))
-        upper = float(np.max(g_hi) - np.min(g_lo))
+        lower, upper = max_gap_interval(g_lo, g_hi)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = float(means.min() / means.max()) if means.max() > 0 else np.nan
             ratio_lo = float(max(0.0, np.min(r_lo)) / np.max(r_hi)) if np.max(r_hi) > 0 else np.nan

@@ -568,11 +568,12 @@ class FairnessPosterior:
         Parameters
         ----------
         alpha : float, default 0.05
-            A group is a ``"misfit"`` when its p-value is below ``alpha``.
-            Posterior predictive p-values are conservative, so a correctly
-            specified map is flagged in at most about ``alpha`` of data sets
-            (measured: 5 of 120 calibrated groups with 100 labels each, 4.2%;
-            ``tests/statistical/test_robust_coverage.py``).
+            A group is a ``"misfit"`` when its p-value, adjusted by Holm's
+            step-down over the K groups (``p_adjusted``), is below ``alpha``: the
+            probability that a calibrated family has any group flagged is at most
+            about ``alpha``, whatever K. Posterior predictive p-values are
+            conservative (unadjusted, 5 of 120 calibrated groups with 100 labels
+            each were below 0.05, 4.2%; ``tests/statistical/test_robust_coverage.py``).
         min_labels : int, default 20
             A group with fewer labeled examples whose p-value is not below
             ``alpha`` gets the verdict ``"too few labels"``: the check cannot
@@ -593,8 +594,8 @@ class FairnessPosterior:
         -------
         pandas.DataFrame
             One row per group: ``group``, ``n_labeled``, ``statistic`` (the
-            posterior mean of the binned discrepancy), ``p_value`` and
-            ``verdict`` (``"ok"``, ``"misfit"`` or ``"too few labels"``).
+            posterior mean of the binned discrepancy), ``p_value``, ``p_adjusted``
+            (Holm) and ``verdict`` (``"ok"``, ``"misfit"`` or ``"too few labels"``).
 
         Raises
         ------

@@ -13,6 +13,7 @@ import math
 import pandas as pd
 
 from bayesfair import plots
+from bayesfair import report_groups as rg
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
 from bayesfair.stats import rope_decision
@@ -139,8 +140,9 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     """Markdown of the pair table and the variance table of a comparison."""
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
-    out = [
-        "Findings:",
+    out = _group_markdown(comp, digits) if rg.many_groups(comp) else []
+    out += [
+        "Findings by pair (each group against the reference):" if out else "Findings:",
         "",
         *[f"- {f['text']}" for f in findings(comp)],
         "",
@@ -161,6 +163,8 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         _table(_variance_table(comp, digits)),
         *[f"\n- {n}" for n in _variance_notes(comp)],
     ]
+    if 2 < len(comp.groups) and not rg.many_groups(comp):
+        out += ["", *_group_markdown(comp, digits)]
     out += _estimand_lines(comp)
     disagreements = getattr(comp, "disagreements", [])
     if disagreements:
@@ -186,6 +190,30 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         _table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"])),
     ]
     return "\n".join(out)
+
+
+def _group_markdown(comp, digits: int) -> list[str]:
+    """The family verdicts, the family table and the group table, as Markdown lines."""
+    if comp.family_view is None or comp.family_view.empty:
+        return []
+    pct = f"{comp.settings['ci_prob']:.0%}"
+    unfair = rg.group_findings(comp)
+    return [
+        f"Family verdicts ({len(comp.groups)} groups; max − min of the group rates):",
+        "",
+        *[f"- {f['text']}" for f in rg.family_findings(comp)],
+        *[f"- {f['text']}" for f in unfair],
+        "",
+        f"max − min of the group rates, {pct} intervals (projected from the joint band):",
+        "",
+        _table(rg.family_table(comp, digits)),
+        "",
+        f"Each group against all rows (gap = rate(group) − rate(all rows); bands hold for the "
+        f"groups jointly at {pct}):",
+        "",
+        _table(rg.group_table(comp, digits)),
+        "",
+    ]
 
 
 #: The heading of the section of the metric clusters (Majumder et al., Fair Enough).
@@ -240,9 +268,14 @@ def findings(comp) -> list[dict]:
     The verdict is the HDI + ROPE rule (Kruschke 2018): *practically fair*
     when the interval lies inside [−ε, ε], *unfair* when it lies outside,
     *undecided* otherwise. It rests on the first model of RBC, BC, HBB, BB
-    that was fitted and has an interval; a calibration model whose check
-    flags a misfit in either group is passed over for the next one (its
-    interval may be wrong), and says so. With no Bayesian model, Newcombe's
+    that was fitted and has an interval. BC, which trusts its calibration
+    maps completely, is passed over for the next model when the calibration
+    check flags a misfit in one of the pair's two groups (its interval may be
+    wrong), and says so; RBC is never passed over: it exists to absorb a
+    misfit (a misfitting stratum follows its own labeled rate), and one
+    group's check says nothing about another group's map. (Until 0.4 a flag
+    on the reference group set RBC aside in every pair, so that with many
+    groups one group's chance p-value moved every verdict onto BB.) With no Bayesian model, Newcombe's
     interval decides (also when the models have too few draws for one) and P(|Δ| < ε) is
     not given.
     """
@@ -259,7 +292,7 @@ def findings(comp) -> list[dict]:
         for m in ("rbc", "bc", "hbb", "bb"):
             if m not in comp.settings["models"] or math.isnan(r.get(f"{m}_lower", math.nan)):
                 continue
-            if m in ("rbc", "bc") and {str(r["group"]), str(r["reference"])} & misfit:
+            if m == "bc" and {str(r["group"]), str(r["reference"])} & misfit:
                 passed_over.append(m)
                 continue
             method = m
@@ -471,12 +504,12 @@ def _html_list(title: str, items, cls: str) -> list[str]:
     return [f"<h2>{escape(title)}</h2>", f'<ul class="{cls}">{body}</ul>']
 
 
-def _png(fig) -> str:
+def _png(fig, dpi: int = 100) -> str:
     import base64
     import io
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -486,6 +519,12 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
 
     out = []
     eps = comp.settings["epsilon"]
+    if rg.many_groups(comp):
+        # one figure per pair, a pair forest and a reliability panel per group would make a
+        # page of megabytes: the forest plots of the group view stand for them
+        fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
+        plots.plot_variance_forest(comp, ax=fig.subplots())
+        return [("Between-group variance by estimator.", _png(fig))]
     if comp.posteriors:
         for _, r in comp.pairs.iterrows():
             fig = Figure(figsize=(6.4, 3.8))
@@ -588,7 +627,8 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         "<title>bayesfair assessment</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>bayesfair assessment</h1>",
-        *_html_list("Findings", [f["text"] for f in findings(comp)], "findings"),
+        *_group_html(comp, digits, figures),
+        *_pair_findings_html(comp),
         "<h2>Settings</h2>",
         _html_table(settings, "settings"),
         "<h2>Data sizes per group</h2>",
@@ -646,6 +686,49 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     return "\n".join(parts)
 
 
+def _group_html(comp, digits: int, figures: bool) -> list[str]:
+    """The family verdicts, a forest plot of the gaps per metric and the group table,
+    first in the page when there are many groups (else after the pairs' findings)."""
+    from html import escape
+
+    if comp.family_view is None or comp.family_view.empty or len(comp.groups) <= 2:
+        return []
+    parts = _html_list(
+        f"Family verdicts ({len(comp.groups)} groups)",
+        [f["text"] for f in rg.family_findings(comp)] + [f["text"] for f in rg.group_findings(comp)],
+        "findings",
+    )
+    parts.append(_html_table(rg.family_table(comp, digits), "family"))
+    if figures and rg.many_groups(comp):
+        from matplotlib.figure import Figure
+
+        from bayesfair.group_plots import plot_group_gaps
+
+        method = rg.view_method(comp)
+        for metric in comp.family_view["metric"]:
+            fig = Figure(figsize=(6.4, 1.0 + 0.2 * len(comp.groups)))
+            plot_group_gaps(comp.group_view, metric, method, comp.settings["epsilon"],
+                            ax=fig.subplots())  # fmt: skip
+            caption = (f"Each group's gap in {metric} to all rows, the most adverse first; "
+                       f"bars: the joint band ({method.upper()}); grey: ±ε.")  # fmt: skip
+            parts.append(f'<figure><img src="data:image/png;base64,{_png(fig, 80)}" '
+                         f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption>'
+                         "</figure>")  # fmt: skip
+    parts += ["<h2>Each group against all rows</h2>", _html_table(rg.group_table(comp, digits))]
+    return parts
+
+
+def _pair_findings_html(comp) -> list[str]:
+    """The pairwise findings: a list, folded below the family view when there are many
+    groups."""
+    items = _html_list("Findings", [f["text"] for f in findings(comp)], "findings")
+    if not rg.many_groups(comp):
+        return items
+    body = "".join(items[1:])
+    return [f"<details><summary>Findings by pair ({len(comp.pairs)} pairs against the "
+            f"reference)</summary>{body}</details>"]  # fmt: skip
+
+
 # --------------------------------------------------------------------------- JSON
 def _jsonable(v):
     import numpy as np
@@ -676,6 +759,10 @@ def comparison_json(comp) -> str:
     import json
 
     doc = {
+        "family_findings": rg.family_findings(comp),
+        "group_findings": rg.group_findings(comp),
+        "family_view": comp.family_view.to_dict(orient="records"),
+        "group_view": comp.group_view.to_dict(orient="records"),
         "findings": findings(comp),
         "provenance": provenance(comp),
         "settings": comp.settings,

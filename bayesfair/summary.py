@@ -417,8 +417,10 @@ class ScoreSummary:
     def __add__(self, other: ScoreSummary) -> ScoreSummary:
         if not isinstance(other, ScoreSummary):
             return NotImplemented
-        mine = (*self._settings(), self.attributes, self.labeled)
-        theirs = (*other._settings(), other.attributes, other.labeled)
+        # group columns not recorded (None: a summary built from arrays) agree with any
+        attributes = self.attributes if self.attributes is not None else other.attributes
+        mine = (*self._settings(), self.attributes or attributes, self.labeled)
+        theirs = (*other._settings(), other.attributes or attributes, other.labeled)
         if mine != theirs:
             raise InvalidParameterError(
                 "Only summaries with the same threshold, score_clip, n_bins, group columns "
@@ -431,7 +433,7 @@ class ScoreSummary:
         cols = {k: np.concatenate([v, b._columns()[k]]) for k, v in a._columns().items()}
         return ScoreSummary._from_codes(
             np.concatenate([a.group, b.group]), cols, levels, threshold=self.threshold,
-            score_clip=self.score_clip, n_bins=self.n_bins, attributes=self.attributes,
+            score_clip=self.score_clip, n_bins=self.n_bins, attributes=attributes,
         )  # fmt: skip
 
     def to_frame(self):

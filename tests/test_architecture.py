@@ -25,7 +25,7 @@ LAYERS = [
     ("data", ["data", "datasets", "simulate"]),
     ("models", ["models", "frequentist", "sampling", "checks", "sensitivity", "groups"]),
     ("result", ["posterior"]),
-    ("fit and present", ["fitting", "plots", "report"]),
+    ("fit and present", ["fitting", "plots", "report", "report_groups", "group_plots"]),
     ("workflows", ["labels", "compare", "experiments"]),
     ("entry points", ["cli", "__main__", ""]),
 ]

@@ -9,6 +9,8 @@
   Table 1, as (upward-biased) point estimates.
 * :mod:`~bayesfair.frequentist.bernstein` — Ethayarajh's (2020) Bernstein
   interval and the labeled-set size a claim needs.
+* :mod:`~bayesfair.frequentist.groups` — every group's gap to all labeled rows
+  with a simultaneous band (max-|t| bootstrap, Bonferroni–Wilson floor).
 * :mod:`~bayesfair.frequentist.clusters` — Fair Enough's clusters of metrics
   over bootstrap resamples of the labeled rows.
 """
@@ -21,6 +23,7 @@ from bayesfair.frequentist.bernstein import (
     bernstein_required_n,
 )
 from bayesfair.frequentist.clusters import metric_clusters
+from bayesfair.frequentist.groups import group_intervals, max_gap_interval
 from bayesfair.frequentist.intervals import (
     bootstrap_difference,
     difference_intervals,
@@ -58,6 +61,9 @@ from bayesfair.frequentist.variance import (
 __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     # which metrics say the same thing (Majumder et al.)
     "metric_clusters",
+    # many groups: each group's gap to all rows, simultaneous over the groups
+    "group_intervals",
+    "max_gap_interval",
     # per-group rates and pairwise differences
     "bootstrap_difference",
     "difference_intervals",

@@ -1,0 +1,159 @@
+"""The many-group part of a report: the family's verdicts and the groups' gaps to all rows.
+
+Content (which verdict, resting on which method) and its rendering in
+Markdown, HTML and JSON, for a :class:`~bayesfair.compare.Comparison` whose
+``family_view`` and ``group_view`` :func:`bayesfair.compare` filled. With more
+than :data:`MANY_GROUPS` groups a report leads with these, draws one forest
+plot of the gaps per metric, and folds the pairwise findings below.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from bayesfair.metrics import get_rate
+
+__all__ = ["MANY_GROUPS", "family_findings", "group_findings", "view_method", "many_groups"]
+
+#: Above this many groups the report leads with the family and group views.
+MANY_GROUPS = 5
+
+_WORDS = {
+    "rbc": "the robust calibration model (RBC)",
+    "bc": "the calibration model (BC)",
+    "hbb": "the hierarchical beta-binomial (HBB, labeled examples only)",
+    "bb": "the beta-binomial (BB, labeled examples only)",
+    "freq": "the max-|t| bootstrap of the labeled examples",
+}
+
+
+def many_groups(comp) -> bool:
+    """Whether a report should lead with the family view (more than MANY_GROUPS groups)."""
+    return len(comp.groups) > MANY_GROUPS
+
+
+def view_method(comp) -> str:
+    """The method the group and family verdicts rest on: the first fitted of RBC, BC, HBB,
+    BB whose views exist, else the frequentist band (``"freq"``)."""
+    family = comp.family_view
+    for m in ("rbc", "bc", "hbb", "bb"):
+        if f"{m}_decision" in family.columns:
+            return m
+    return "freq"
+
+
+def family_findings(comp) -> list[dict]:
+    """One finding per metric: is the family of groups within ε (max − min of the rates)?"""
+    family = comp.family_view
+    if family is None or family.empty:
+        return []
+    eps = comp.settings["epsilon"]
+    pct = f"{comp.settings['ci_prob']:.0%}"
+    m = view_method(comp)
+    out = []
+    for _, r in family.iterrows():
+        label = get_rate(r["metric"]).label
+        verdict = r[f"{m}_decision"]
+        lo, hi = r[f"{m}_max_gap_lower"], r[f"{m}_max_gap_upper"]
+        text = (
+            f"{label}, all {len(comp.groups)} groups: {verdict} at ε = {eps:g}. "
+            f"max − min = {r[f'{m}_max_gap']:.3f}, {pct} interval [{lo:.3f}, {hi:.3f}]"
+        )
+        if m != "freq":
+            text += (
+                f", P(max − min < {eps:g}) = {r[f'{m}_prob_all_within']:.2f}; worst off: "
+                f"{r[f'{m}_worst_group']} (P = {r[f'{m}_prob_worst']:.2f}); min/max "
+                f"{r[f'{m}_min_ratio']:.3f} [{r[f'{m}_min_ratio_lower']:.3f}, "
+                f"{r[f'{m}_min_ratio_upper']:.3f}]"
+            )
+        text += f"; rests on {_WORDS[m]}."
+        out.append(
+            {"metric": r["metric"], "verdict": verdict, "max_gap": r[f"{m}_max_gap"],
+             "lower": lo, "upper": hi, "method": m, "text": text}
+        )  # fmt: skip
+    return out
+
+
+def group_findings(comp) -> list[dict]:
+    """One finding per metric and group whose gap to all rows is decided "unfair" (the band
+    lies outside ±ε for the groups jointly); nothing for the others."""
+    view = comp.group_view
+    if view is None or view.empty:
+        return []
+    eps = comp.settings["epsilon"]
+    m = view_method(comp)
+    decision = view[f"{m}_decision"] if m != "freq" else _freq_decisions(view, eps)
+    out = []
+    for (_, r), verdict in zip(view.iterrows(), decision, strict=True):
+        if verdict != "unfair":
+            continue
+        text = (
+            f"{get_rate(r['metric']).label}, {r['group']} against all rows: unfair at "
+            f"ε = {eps:g}. gap = {r[f'{m}_gap']:+.3f}, joint band "
+            f"[{r[f'{m}_gap_lower']:.3f}, {r[f'{m}_gap_upper']:.3f}]; rests on {_WORDS[m]}."
+        )
+        out.append({"metric": r["metric"], "group": r["group"], "verdict": verdict,
+                    "method": m, "text": text})  # fmt: skip
+    return out
+
+
+def _freq_decisions(view, eps) -> list[str]:
+    from bayesfair.stats import rope_decision
+
+    return [rope_decision(lo, hi, eps) for lo, hi in zip(view["freq_gap_lower"],
+                                                         view["freq_gap_upper"], strict=True)]
+
+
+def family_table(comp, digits: int = 3) -> pd.DataFrame:
+    """The family view as a printable table: per metric and method, max − min with its
+    interval and the verdict."""
+    rows = []
+    methods = [m for m in ("rbc", "bc", "hbb", "bb") if f"{m}_decision" in comp.family_view]
+    for _, r in comp.family_view.iterrows():
+        for m in [*methods, "freq"]:
+            rows.append(
+                {
+                    "metric": r["metric"],
+                    "method": m.upper() if m != "freq" else "bootstrap (labeled)",
+                    "max − min": _num(r[f"{m}_max_gap"], digits),
+                    "interval": f"[{_num(r[f'{m}_max_gap_lower'], digits)}, "
+                    f"{_num(r[f'{m}_max_gap_upper'], digits)}]",
+                    "verdict": r[f"{m}_decision"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def group_table(comp, digits: int = 3) -> pd.DataFrame:
+    """The group view as a printable table: per metric and group, the gap to all rows with
+    the joint band of the method the verdicts rest on and the labeled rows' band."""
+    m = view_method(comp)
+    view = comp.group_view
+    out = pd.DataFrame(
+        {
+            "metric": view["metric"],
+            "group": view["group"].astype(str),
+            "labeled / unlabeled": [f"{a} / {b}" for a, b in
+                                    zip(view["n_labeled"], view["n_unlabeled"], strict=True)],
+        }
+    )  # fmt: skip
+    if m != "freq":
+        out[f"{m.upper()} gap [band]"] = [
+            f"{_num(g, digits)} [{_num(lo, digits)}, {_num(hi, digits)}]"
+            for g, lo, hi in zip(view[f"{m}_gap"], view[f"{m}_gap_lower"],
+                                 view[f"{m}_gap_upper"], strict=True)
+        ]  # fmt: skip
+        out["P(worst)"] = view[f"{m}_prob_worst"].map(lambda v: _num(v, 2))
+        out["verdict"] = view[f"{m}_decision"]
+    out["bootstrap gap [band]"] = [
+        f"{_num(g, digits)} [{_num(lo, digits)}, {_num(hi, digits)}]"
+        for g, lo, hi in zip(view["freq_gap"], view["freq_gap_lower"], view["freq_gap_upper"],
+                             strict=True)
+    ]  # fmt: skip
+    return out
+
+
+def _num(v, digits: int) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"

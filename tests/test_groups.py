@@ -1,0 +1,327 @@
+"""Many groups: the group and family views, impact ratios, and their building blocks.
+
+The fits here are for plumbing (small draws); what the views' intervals cover
+is checked by simulation in ``tests/statistical/test_many_groups.py``.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesfair as bf
+from bayesfair import groups
+from bayesfair.exceptions import InvalidParameterError, SamplingWarning
+from bayesfair.models.calibration import DiscrepancyPrior
+from bayesfair.simulate import many_groups
+from bayesfair.stats import simultaneous_band
+
+K = 8
+
+
+@pytest.fixture(scope="module")
+def eight():
+    """8 groups, 600 unlabeled rows each: g0 calibrated a logit of 2 away from the others,
+    with 80 labels; the others alike, with 15. The truth on the assessed rows is kept.
+
+    (With 15 labels g0 is not caught: the hierarchy pulls its map to the others' and its
+    gap's posterior mean takes the wrong sign; docs/results/many_groups.md.)"""
+    lab, unl = many_groups(K, [80] + [15] * (K - 1), 600, distorted=(0,), shift=2.0,
+                           random_seed=5)  # fmt: skip
+    data = bf.AssessmentData.from_frames(
+        lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, random_seed=1, draws=300, tune=300, chains=2, progressbar=False)
+    return data, res, pd.concat([lab, unl], ignore_index=True)
+
+
+# --------------------------------------------------------------------- the joint band
+def test_simultaneous_band_holds_the_share_of_joint_draws_it_claims():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4000, 30)) * np.linspace(0.5, 2.0, 30)
+    lo, hi = simultaneous_band(x, 0.9)
+    inside = np.all((x >= lo) & (x <= hi), axis=1).mean()
+    assert 0.9 <= inside < 0.9 + 2 / 4000 + 1e-12
+    # each column alone is covered more often than jointly: the band is wider than marginal
+    marginal = np.quantile(x, 0.95, axis=0)
+    assert (hi > marginal).all()
+
+
+def test_simultaneous_band_follows_a_skewed_column():
+    rng = np.random.default_rng(1)
+    x = np.column_stack([rng.exponential(size=5000), rng.normal(size=5000)])
+    lo, hi = simultaneous_band(x, 0.95)
+    median = np.median(x[:, 0])
+    assert hi[0] - median > 2 * (median - lo[0])  # longer on the long side
+
+
+def test_simultaneous_band_of_constant_columns_and_nan_rows():
+    x = np.ones((50, 3))
+    x[0, 1] = np.nan
+    lo, hi = simultaneous_band(x)
+    np.testing.assert_array_equal(lo, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(hi, [1.0, 1.0, 1.0])
+    lo, hi = simultaneous_band(np.full((5, 2), np.nan))
+    assert np.isnan(lo).all() and np.isnan(hi).all()
+    with pytest.raises(InvalidParameterError, match="2-D"):
+        simultaneous_band(np.ones(5))
+
+
+# --------------------------------------------------------------------- the misfit prior
+def test_the_misfit_prior_keeps_the_family_probability_of_two_groups():
+    base = DiscrepancyPrior()
+    assert base.for_groups(2) is base
+    for k in (3, 10, 60):
+        p = base.for_groups(k).prior_misfit
+        # P(some stratum of the 2k is off the map) is that of two groups' four strata
+        assert 1 - (1 - p) ** (2 * k) == pytest.approx(1 - 0.99**4, rel=1e-12)
+    fixed = DiscrepancyPrior(scale_with_groups=False)
+    assert fixed.for_groups(60).prior_misfit == 0.01
+    with pytest.raises(InvalidParameterError, match="scale_with_groups"):
+        DiscrepancyPrior(scale_with_groups="yes")
+
+
+def test_a_fit_records_the_prior_it_used_for_its_groups(eight):
+    _, res, _ = eight
+    recorded = res.settings["discrepancy"]
+    assert "scale_with_groups=False" in recorded
+    expected = DiscrepancyPrior().for_groups(K).prior_misfit
+    assert f"prior_misfit={expected!r}" in recorded
+
+
+# --------------------------------------------------------------------- the group view
+def test_the_gap_is_to_the_rate_over_all_assessed_rows(eight):
+    _, res, _ = eight
+    overall, weights = groups.overall_rate(res, "tpr")
+    theta = res.rates("tpr").transpose("chain", "draw", "group").values.reshape(-1, K)
+    base = res.rates("base_rate").transpose("chain", "draw", "group").values.reshape(-1, K)
+    n = res.idata.constant_data["n_labeled"].values + res.idata.constant_data["n_unlabeled"].values
+    # TPR over all rows: every group's positives, n_k × base rate_k, are the weights
+    np.testing.assert_allclose(weights, n * base)
+    np.testing.assert_allclose(overall, (n * base * theta).sum(1) / (n * base).sum(1))
+    view = res.group_summary("tpr", ci_prob=0.9)
+    np.testing.assert_allclose(view["gap"], (theta - overall[:, None]).mean(0))
+
+
+def test_group_summary_columns_band_and_verdicts(eight):
+    _, res, both = eight
+    view = res.group_summary(["accuracy", "tpr"], epsilon=0.02)
+    need = {"metric", "group", "n_labeled", "n_unlabeled", "rate", "rate_lower", "rate_upper",
+            "gap", "gap_lower", "gap_upper", "prob_worst", "decision"}  # fmt: skip
+    assert need <= set(view.columns)
+    assert len(view) == 2 * K and view.attrs["ci_prob"] == 0.95
+    assert (view["gap_lower"] <= view["gap"]).all() and (view["gap"] <= view["gap_upper"]).all()
+    for _, part in view.groupby("metric"):
+        assert part["prob_worst"].sum() == pytest.approx(1.0)
+    # the decisions are the ROPE rule on the joint band
+    for _, r in view.iterrows():
+        assert r["decision"] == bf.stats.rope_decision(r["gap_lower"], r["gap_upper"], 0.02)
+    # g0's scores are shifted by 2 on the logit scale: its accuracy differs from the rest,
+    # and the band sees it (truth: the realised accuracy on its assessed rows)
+    acc = both.assign(c=(both["score"] >= 0.5) == both["label"]).groupby("group")["c"].mean()
+    truth = acc - ((both["score"] >= 0.5) == both["label"]).mean()
+    a = view[view["metric"] == "accuracy"].set_index("group")
+    assert truth["g0"] < -0.1
+    assert a.loc["g0", "gap_lower"] <= truth["g0"] <= a.loc["g0", "gap_upper"] < 0
+    assert a.loc["g0", "prob_worst"] > 0.9
+
+
+def test_family_summary_reads_the_band(eight):
+    _, res, _ = eight
+    fam = res.family_summary(["accuracy", "selection_rate"], epsilon=0.05)
+    view = res.group_summary(["accuracy", "selection_rate"], epsilon=0.05)
+    need = {"metric", "max_gap", "max_gap_lower", "max_gap_upper", "prob_all_within",
+            "worst_group", "min_ratio", "min_ratio_lower", "min_ratio_upper", "decision"}  # fmt: skip
+    assert need <= set(fam.columns)
+    acc = fam.set_index("metric").loc["accuracy"]
+    a = view[view["metric"] == "accuracy"]
+    assert acc["max_gap_lower"] == pytest.approx(max(0, a.gap_lower.max() - a.gap_upper.min()))
+    assert acc["max_gap_upper"] == pytest.approx(a.gap_upper.max() - a.gap_lower.min())
+    assert acc["worst_group"] == "g0"
+    assert 0 <= acc["min_ratio_lower"] <= acc["min_ratio"] <= acc["min_ratio_upper"] <= 1
+    # the selection rate of the assessed rows is known from the scores: a point
+    sel = fam.set_index("metric").loc["selection_rate"]
+    assert sel["max_gap_lower"] == pytest.approx(sel["max_gap_upper"])
+
+
+def test_views_take_one_metric_name_and_reject_bad_input(eight):
+    _, res, _ = eight
+    assert set(res.group_summary("tpr")["metric"]) == {"tpr"}
+    with pytest.raises(InvalidParameterError):
+        res.group_summary("tpr", epsilon=-1)
+    with pytest.raises(InvalidParameterError):
+        res.family_summary("tpr", ci_prob=1.5)
+    with pytest.raises(InvalidParameterError, match="Unknown metric"):
+        res.family_summary("nonsense")
+
+
+# --------------------------------------------------------------------- impact ratios
+def test_the_rules_worked_example_is_reproduced_exactly():
+    table = bf.datasets.load_selection_example()
+    out = bf.impact_ratios(table, group="category", n="applicants", selected="selected",
+                           unknown=250, random_seed=0)  # fmt: skip
+    assert out["n"].sum() == 2571 and out.attrs["n_unknown"] == 250
+    np.testing.assert_array_equal(out["rate"].round(3), table["published_selection_rate"])
+    np.testing.assert_array_equal(out["ratio"].round(3), table["published_impact_ratio"])
+    assert out.attrs["reference"] == "Not Hispanic or Latino / Male / White"
+    smallest = out.set_index("n").loc[17]
+    assert round(smallest["ratio"], 3) == 0.789
+    # what the table cannot say: 17 applicants leave the ratio anywhere from a third to
+    # well above 1, and P(ratio < 0.8) near a coin toss
+    assert smallest["ratio_lower"] < 0.5 and smallest["ratio_upper"] > 1.2
+    assert 0.3 < smallest["prob_below_four_fifths"] < 0.7
+    assert out["prob_most_selected"].sum() == pytest.approx(1.0)
+    for t in ("sex", "race_ethnicity"):
+        part = bf.datasets.load_selection_example(t)
+        got = bf.impact_ratios(part, group="category", n="applicants", selected="selected")
+        np.testing.assert_allclose(got["rate"], part["selected"] / part["applicants"])
+        # the rule's tables print two decimals for these
+        assert (got["ratio"] - part["published_impact_ratio"]).abs().max() <= 0.005 + 1e-12
+
+
+def test_the_two_percent_exclusion_keeps_the_reference_among_the_retained():
+    t = pd.DataFrame({"group": ["big", "mid", "tiny"], "n": [1000, 500, 10],
+                      "selected": [300, 200, 9]})  # fmt: skip
+    out = bf.impact_ratios(t, exclude_below=0.02, random_seed=0).set_index("group")
+    assert out.attrs["reference"] == "mid"  # 'tiny' (90%) is excluded, not the reference
+    assert out.loc["tiny", "excluded"] and np.isnan(out.loc["tiny", "ratio"])
+    assert out.loc["big", "ratio"] == pytest.approx(0.3 / 0.4)
+    assert out.loc["mid", "ratio_lower"] == out.loc["mid", "ratio_upper"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("table", "match"),
+    [
+        (pd.DataFrame({"group": ["a"], "n": [5], "selected": [6]}), "exceeds"),
+        (pd.DataFrame({"group": ["a"], "n": [5.5], "selected": [1]}), "counts"),
+        (pd.DataFrame({"group": ["a", "a"], "n": [5, 5], "selected": [1, 1]}), "repeats"),
+        (pd.DataFrame({"g": ["a"], "n": [5], "selected": [1]}), "not in the table"),
+        ([1, 2], "DataFrame"),
+    ],
+)
+def test_impact_ratios_reject_bad_tables(table, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        bf.impact_ratios(table)
+
+
+def test_impact_ratios_of_a_fit(eight):
+    _, res, _ = eight
+    out = res.impact_ratios()
+    assert out.attrs["metric"] == "selection_rate"
+    ref = out.attrs["reference"]
+    assert out.set_index("group").loc[ref, "ratio"] == 1.0
+    assert (out["ratio"] <= 1.0 + 1e-12).all()
+
+
+# --------------------------------------------------------------------- frequentist side
+def test_group_intervals_floor_for_small_groups_and_projection():
+    rng = np.random.default_rng(3)
+    sizes = [200, 200, 150, 4]
+    g = np.repeat(["a", "b", "c", "d"], sizes)
+    y = rng.integers(0, 2, g.size)
+    data = bf.AssessmentData(scores=rng.random(g.size), labels=y, groups=g)
+    out = bf.frequentist.group_intervals(data, "accuracy", random_seed=0).set_index("group")
+    assert out.loc["d", "method"] == "bonferroni-wilson"
+    assert (out.loc[["a", "b", "c"], "method"] == "max-t bootstrap").all()
+    assert out.loc["d", "gap_lower"] == pytest.approx(out.loc["d", "wilson_lower"])
+    assert (out["gap_lower"] >= -1).all() and (out["gap_upper"] <= 1).all()
+    lo, hi = bf.frequentist.max_gap_interval(out["gap_lower"], out["gap_upper"])
+    assert (out.attrs["max_gap_lower"], out.attrs["max_gap_upper"]) == (lo, hi)
+    assert 0 <= lo <= out.attrs["max_gap"] <= hi <= 1
+
+
+def test_group_intervals_cover_jointly():
+    """Joint coverage of the max-|t| band of 20 groups, 200 simulated data sets.
+
+    The truth is each group's expected accuracy minus the overall expected accuracy
+    (weights: the labeled group sizes). 200 sets give a Monte Carlo SE of 0.015 at 0.95;
+    the test fails below 0.95 − 3 SE = 0.905 (level about 0.1%)."""
+    rng = np.random.default_rng(11)
+    k, reps = 20, 200
+    sizes = rng.integers(20, 120, k)
+    p = rng.uniform(0.6, 0.85, k)
+    truth = p - (sizes * p).sum() / sizes.sum()
+    g = np.repeat(np.arange(k), sizes)
+    covered = 0
+    for r in range(reps):
+        correct = rng.random(g.size) < p[g]
+        y = correct.astype(int)  # score 0.9 predicts 1: correct iff y = 1
+        data = bf.AssessmentData(scores=np.full(g.size, 0.9), labels=y, groups=g)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = bf.frequentist.group_intervals(data, "accuracy", n_resamples=500,
+                                                 random_seed=r)  # fmt: skip
+        covered += bool(np.all((truth >= out["gap_lower"]) & (truth <= out["gap_upper"])))
+    assert covered / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps)
+
+
+# --------------------------------------------------------------------- checks for K groups
+def test_holm_adjustment():
+    from bayesfair.checks import holm_adjust
+
+    np.testing.assert_allclose(holm_adjust([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(holm_adjust([0.5, np.nan, 0.01]), [0.5, np.nan, 0.02])
+    assert np.isnan(holm_adjust([np.nan])).all()
+
+
+def test_the_calibration_check_adjusts_for_its_groups(eight):
+    _, res, _ = eight
+    check = res.calibration_check(warn=False)
+    from bayesfair.checks import holm_adjust
+
+    np.testing.assert_allclose(check["p_adjusted"], holm_adjust(check["p_value"]))
+    misfit = check["verdict"] == "misfit"
+    assert (misfit == (check["p_adjusted"] < 0.05)).all()
+
+
+# --------------------------------------------------------------------- compare and reports
+@pytest.fixture(scope="module")
+def comparison8(eight):
+    data, res, _ = eight
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)
+        return bf.compare(data, ["accuracy", "tpr"], posteriors={"rbc": res}, models=(),
+                          n_boot=300, random_seed=0, progressbar=False)  # fmt: skip
+
+
+def test_compare_holds_both_views_side_by_side(comparison8):
+    gv, fv = comparison8.group_view, comparison8.family_view
+    assert len(gv) == 2 * K and len(fv) == 2
+    assert {"rbc_gap", "rbc_gap_lower", "rbc_decision", "freq_gap", "freq_gap_lower",
+            "freq_method"} <= set(gv.columns)  # fmt: skip
+    assert {"rbc_max_gap", "rbc_decision", "freq_max_gap_lower", "freq_decision"} <= set(fv)
+
+
+def test_a_report_of_many_groups_leads_with_the_family(comparison8):
+    from bayesfair.report_groups import family_findings
+
+    md = comparison8.to_markdown()
+    assert md.startswith(f"Family verdicts ({K} groups")
+    assert md.index("Family verdicts") < md.index("Findings by pair")
+    texts = [f["text"] for f in family_findings(comparison8)]
+    assert len(texts) == 2 and all("rests on the robust calibration model" in t for t in texts)
+    html = comparison8.to_html()
+    assert html.index("Family verdicts") < html.index("<details><summary>Findings by pair")
+    assert html.count("<img") == 3  # one forest plot per metric and the variance figure
+    js = comparison8.to_json()
+    assert '"family_view"' in js and '"group_findings"' in js
+
+
+def test_no_set_aside_of_the_robust_model():
+    """RBC is never passed over for a flagged group: its verdicts rest on RBC (BC still is)."""
+    from types import SimpleNamespace
+
+    from bayesfair.report import findings
+
+    pairs = pd.DataFrame([{"metric": "accuracy", "group": "b", "reference": "a",
+                           "rbc_lower": -0.01, "rbc_upper": 0.01, "rbc_mean": 0.0,
+                           "bc_lower": -0.01, "bc_upper": 0.01, "bc_mean": 0.0,
+                           "bb_lower": -0.5, "bb_upper": 0.5, "bb_mean": 0.0}])  # fmt: skip
+    calibration = pd.DataFrame({"group": ["a", "b"], "verdict": ["misfit", "ok"]})
+    for models, method in ((["rbc", "bb"], "rbc"), (["bc", "bb"], "bb")):
+        comp = SimpleNamespace(pairs=pairs, calibration=calibration,
+                               settings={"epsilon": 0.02, "models": models})  # fmt: skip
+        assert findings(comp)[0]["method"] == method
