@@ -29,7 +29,12 @@ from bayesfair._validation import (
     seed_sequence,
 )
 from bayesfair.data import AssessmentData
-from bayesfair.exceptions import InvalidParameterError, SamplingWarning, SparseStratumWarning
+from bayesfair.exceptions import (
+    InvalidParameterError,
+    SamplingWarning,
+    SmallReferenceWarning,
+    SparseStratumWarning,
+)
 from bayesfair.fitting import _coord_labels, fit, model_options
 from bayesfair.metrics import (
     COUNT_NAMES,
@@ -174,6 +179,28 @@ def min_interval_draws(ci_prob: float) -> int:
     return math.ceil(5.0 / ((1.0 - ci_prob) / 2.0) - 1e-9)
 
 
+#: With more than two groups, a reference group with fewer labeled examples is warned about.
+MIN_REFERENCE_LABELS = 30
+
+
+def _warn_small_reference(data, ref) -> None:
+    """Warn when, with more than two groups, the reference has fewer than
+    MIN_REFERENCE_LABELS labeled examples: every pair leans on it."""
+    if data.n_groups <= 2:
+        return
+    n_ref = int(data.group_sizes().loc[ref, "n_labeled"])
+    if n_ref < MIN_REFERENCE_LABELS:
+        warnings.warn(
+            f"The reference group {ref!r} has {n_ref} labeled examples (fewer than "
+            f"{MIN_REFERENCE_LABELS}): every pair's difference inherits its uncertainty, and "
+            "its luck. The group view compares each group with all rows instead "
+            "(Comparison.group_view, FairnessPosterior.group_summary); or choose a larger "
+            "reference.",
+            SmallReferenceWarning,
+            stacklevel=3,
+        )
+
+
 def _too_few_draws(posteriors, ci_prob) -> set:
     """Models whose draws are too few for an interval; warns once for each."""
     need = min_interval_draws(ci_prob)
@@ -311,6 +338,7 @@ def compare(
         )
     data.require_groups(2, "a side-by-side comparison of group differences")
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    _warn_small_reference(data, ref)
     seq = seed_sequence(random_seed)
     boot_seq, fit_seq, ppi_seq, view_seq = seq.spawn(4)
     boot_seeds = boot_seq.spawn(2 * len(metrics))

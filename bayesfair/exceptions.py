@@ -13,6 +13,7 @@ __all__ = [
     "InvalidParameterError",
     "NoLabelsWarning",
     "SamplingWarning",
+    "SmallReferenceWarning",
     "SparseStratumWarning",
     "UndefinedRateWarning",
     "UnlabeledGroupWarning",
@@ -67,3 +68,8 @@ class SparseStratumWarning(UserWarning):
     Raised by :func:`bayesfair.frequentist.ppi_difference`, which then falls back
     on the largest variance of a rate there.
     """
+
+
+class SmallReferenceWarning(UserWarning):
+    """With more than two groups, the reference group of the pairs has few labeled examples:
+    every pair's difference inherits its uncertainty (and its luck)."""

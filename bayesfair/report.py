@@ -140,7 +140,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     """Markdown of the pair table and the variance table of a comparison."""
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
-    out = _group_markdown(comp, digits) if rg.many_groups(comp) else []
+    out = _group_markdown(comp, digits) if rg.leads_with_family(comp) else []
     out += [
         "Findings by pair (each group against the reference):" if out else "Findings:",
         "",
@@ -163,8 +163,6 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         _table(_variance_table(comp, digits)),
         *[f"\n- {n}" for n in _variance_notes(comp)],
     ]
-    if 2 < len(comp.groups) and not rg.many_groups(comp):
-        out += ["", *_group_markdown(comp, digits)]
     out += _estimand_lines(comp)
     disagreements = getattr(comp, "disagreements", [])
     if disagreements:
@@ -194,8 +192,6 @@ def comparison_markdown(comp, digits: int = 3) -> str:
 
 def _group_markdown(comp, digits: int) -> list[str]:
     """The family verdicts, the family table and the group table, as Markdown lines."""
-    if comp.family_view is None or comp.family_view.empty:
-        return []
     pct = f"{comp.settings['ci_prob']:.0%}"
     unfair = rg.group_findings(comp)
     return [
@@ -687,11 +683,11 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
 
 
 def _group_html(comp, digits: int, figures: bool) -> list[str]:
-    """The family verdicts, a forest plot of the gaps per metric and the group table,
-    first in the page when there are many groups (else after the pairs' findings)."""
+    """The family verdicts, a forest plot of the gaps per metric (many groups) and the group
+    table: first in the page with more than two groups."""
     from html import escape
 
-    if comp.family_view is None or comp.family_view.empty or len(comp.groups) <= 2:
+    if not rg.leads_with_family(comp):
         return []
     parts = _html_list(
         f"Family verdicts ({len(comp.groups)} groups)",
@@ -721,7 +717,8 @@ def _group_html(comp, digits: int, figures: bool) -> list[str]:
 def _pair_findings_html(comp) -> list[str]:
     """The pairwise findings: a list, folded below the family view when there are many
     groups."""
-    items = _html_list("Findings", [f["text"] for f in findings(comp)], "findings")
+    title = "Findings by pair" if rg.leads_with_family(comp) else "Findings"
+    items = _html_list(title, [f["text"] for f in findings(comp)], "findings")
     if not rg.many_groups(comp):
         return items
     body = "".join(items[1:])
@@ -749,7 +746,9 @@ def _jsonable(v):
 def comparison_json(comp) -> str:
     """The comparison as JSON (NaN and infinities as ``null``).
 
-    Keys: ``settings``, ``groups`` (labeled/unlabeled counts), ``pairs`` and
+    Keys: ``family_findings``, ``group_findings``, ``family_view`` and ``group_view``
+    (the many-group views: :mod:`bayesfair.report_groups`), ``settings``,
+    ``groups`` (labeled/unlabeled counts), ``pairs`` and
     ``variance`` (the rows of the :class:`~bayesfair.compare.Comparison`
     tables, raw numbers), ``diagnostics`` (per model), ``notes``,
     ``plain_words``, ``disagreements`` (one sentence per pair whose

@@ -1,10 +1,13 @@
 """The many-group part of a report: the family's verdicts and the groups' gaps to all rows.
 
-Content (which verdict, resting on which method) and its rendering in
-Markdown, HTML and JSON, for a :class:`~bayesfair.compare.Comparison` whose
-``family_view`` and ``group_view`` :func:`bayesfair.compare` filled. With more
-than :data:`MANY_GROUPS` groups a report leads with these, draws one forest
-plot of the gaps per metric, and folds the pairwise findings below.
+Content (which verdict, resting on which method) for a
+:class:`~bayesfair.compare.Comparison` whose ``family_view`` and ``group_view``
+:func:`bayesfair.compare` filled. With more than two groups a report leads with
+these (:func:`leads_with_family`): the first question is then whether the
+family is within ε and who is worst off, not how one group compares with a
+reference. With more than :data:`MANY_GROUPS` groups it also draws one forest
+plot of the gaps per metric instead of one figure per pair, and folds the
+pairwise findings below (:func:`many_groups`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ import pandas as pd
 
 from bayesfair.metrics import get_rate
 
-__all__ = ["MANY_GROUPS", "family_findings", "group_findings", "view_method", "many_groups"]
+__all__ = [
+    "MANY_GROUPS",
+    "family_findings",
+    "group_findings",
+    "leads_with_family",
+    "many_groups",
+    "view_method",
+]
 
 #: Above this many groups the report leads with the family and group views.
 MANY_GROUPS = 5
@@ -29,9 +39,16 @@ _WORDS = {
 }
 
 
+def leads_with_family(comp) -> bool:
+    """Whether a report leads with the family and group views: more than two groups."""
+    view = getattr(comp, "family_view", None)
+    return len(comp.groups) > 2 and view is not None and not view.empty
+
+
 def many_groups(comp) -> bool:
-    """Whether a report should lead with the family view (more than MANY_GROUPS groups)."""
-    return len(comp.groups) > MANY_GROUPS
+    """Whether a report folds its pairs and draws forest plots of the groups instead of one
+    figure per pair: more than MANY_GROUPS groups."""
+    return leads_with_family(comp) and len(comp.groups) > MANY_GROUPS
 
 
 def view_method(comp) -> str:

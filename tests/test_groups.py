@@ -325,3 +325,32 @@ def test_no_set_aside_of_the_robust_model():
         comp = SimpleNamespace(pairs=pairs, calibration=calibration,
                                settings={"epsilon": 0.02, "models": models})  # fmt: skip
         assert findings(comp)[0]["method"] == method
+
+
+def test_a_reference_with_few_labels_is_warned_about_with_many_groups(eight):
+    data, res, _ = eight
+    from bayesfair.exceptions import SmallReferenceWarning
+
+    with pytest.warns(SmallReferenceWarning, match="15 labeled examples"):
+        bf.compare(data, ["accuracy"], reference="g3", posteriors={"rbc": res}, models=(),
+                   n_boot=100, random_seed=0)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallReferenceWarning)
+        bf.compare(data, ["accuracy"], reference="g0", posteriors={"rbc": res}, models=(),
+                   n_boot=100, random_seed=0)  # fmt: skip
+
+
+def test_three_groups_lead_with_the_family_and_keep_every_figure():
+    lab, unl = many_groups(3, 30, 300, random_seed=2)
+    data = bf.AssessmentData.from_frames(lab, unl.drop(columns=["label", "p"]), score="score",
+                                         label="label", group="group")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(data, ["accuracy"], models=("bb",), n_boot=100, random_seed=0,
+                          progressbar=False)  # fmt: skip
+    md = comp.to_markdown()
+    assert md.startswith("Family verdicts (3 groups")
+    assert "rests on the beta-binomial (BB" in md
+    html = comp.to_html()
+    assert "<details>" not in html  # three groups: the pairs are not folded
+    assert html.count("<img") > 3  # the per-pair figures stay

@@ -78,6 +78,10 @@ def test_html_without_figures(comparison):
 def test_json_round_trips_with_nulls(comparison):
     doc = json.loads(comparison_json(comparison))
     assert set(doc) == {
+        "family_findings",
+        "group_findings",
+        "family_view",
+        "group_view",
         "findings",
         "provenance",
         "settings",
