@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "entry_bins",
     "holm_adjust",
     "misfit_message",
+    "result_calibration_verdicts",
     "stored_labeled_summary",
 ]
 
@@ -201,6 +203,26 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
     few = table["n_labeled"] < min_labels
     table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))
     return table[["n_labeled", "statistic", "p_value", "p_adjusted", "verdict"]]
+
+
+def result_calibration_verdicts(result, alpha, min_labels, max_draws, rng) -> pd.DataFrame:
+    """:func:`calibration_verdicts` of a fit's maps against the labeled summary it keeps
+    (``result.labeled_cells()``), one row per group (the computation behind
+    :meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`)."""
+    labeled = result.labeled_cells()
+    if labeled is None:
+        raise InvalidParameterError(
+            "This result does not store its labeled examples (saved by an older "
+            "bayesfair); refit it to run the calibration check."
+        )
+    post = result.idata.posterior
+    a, b, c = (
+        post[v].transpose("chain", "draw", "group").values.reshape(-1, post.sizes["group"])
+        for v in ("a", "b", "c")
+    )
+    table = calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng)
+    table.insert(0, "group", result.groups)
+    return table
 
 
 def holm_adjust(p_values) -> np.ndarray:

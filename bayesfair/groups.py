@@ -292,9 +292,7 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = float(means.min() / means.max()) if means.max() > 0 else np.nan
             ratio_lo = float(max(0.0, np.min(r_lo)) / np.max(r_hi)) if np.max(r_hi) > 0 else np.nan
-            ratio_hi = (
-                float(min(1.0, np.min(r_hi) / np.max(r_lo))) if np.max(r_lo) > 0 else 1.0
-            )
+            ratio_hi = float(min(1.0, np.min(r_hi) / np.max(r_lo))) if np.max(r_lo) > 0 else 1.0
         k_worst = int(np.nanargmax(worst)) if theta_c.size else 0
         rows.append(
             {
@@ -479,7 +477,9 @@ def impact_ratios(
     for name, values in ((n, counts_n), (selected, counts_s)):
         v = np.asarray(values, dtype=float)
         if np.isnan(v).any() or (v < 0).any() or (v != np.round(v)).any():
-            raise InvalidParameterError(f"The column '{name}' must hold counts (whole numbers ≥ 0).")
+            raise InvalidParameterError(
+                f"The column '{name}' must hold counts (whole numbers ≥ 0)."
+            )
     if (counts_s > counts_n).any():
         raise InvalidParameterError(f"'{selected}' exceeds '{n}' in some rows.")
     if table[group].duplicated().any():
@@ -492,7 +492,12 @@ def impact_ratios(
         rate = s_f / n_f
     samples = rng.beta(1.0 + s_f, 1.0 + n_f - s_f, size=(int(draws), len(n_f)))
     out = impact_ratio_table(
-        table[group].tolist(), n_f, rate, samples, exclude_below=exclude_below, ci_prob=ci_prob,
+        table[group].tolist(),
+        n_f,
+        rate,
+        samples,
+        exclude_below=exclude_below,
+        ci_prob=ci_prob,
         selected=counts_s,
     )
     out.attrs["n_unknown"] = int(unknown)
@@ -507,7 +512,8 @@ def result_impact_ratios(result, metric="selection_rate", exclude_below=None, ci
     n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
     with np.errstate(invalid="ignore"):
         rate = np.nanmean(theta, axis=0)
-    out = impact_ratio_table(result.groups, n, rate, theta, exclude_below=exclude_below,
-                             ci_prob=ci_prob)
+    out = impact_ratio_table(
+        result.groups, n, rate, theta, exclude_below=exclude_below, ci_prob=ci_prob
+    )
     out.attrs["metric"] = name
     return out

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesfair import groups as _groups
 from bayesfair._netcdf import read_result, write_result
 from bayesfair._validation import (
     check_epsilon,
@@ -27,14 +28,13 @@ from bayesfair._validation import (
     check_random_state,
     sequence_from_record,
 )
-from bayesfair.checks import calibration_verdicts, misfit_message, stored_labeled_summary
+from bayesfair.checks import misfit_message, result_calibration_verdicts, stored_labeled_summary
 from bayesfair.exceptions import (
     CalibrationWarning,
     InvalidParameterError,
     SamplingWarning,
 )
 from bayesfair.fair_enough import posterior_clusters
-from bayesfair import groups as _groups
 from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
 from bayesfair.sensitivity import (
     SENSITIVITY_THRESHOLD,
@@ -615,8 +615,8 @@ class FairnessPosterior:
             seed = random_seed
             if seed is None:
                 seed = sequence_from_record(self.settings.get("random_seed"), child=2)
-            cache[key] = self._calibration_check(
-                alpha, min_labels, max_draws, check_random_state(seed)
+            cache[key] = result_calibration_verdicts(
+                self, alpha, min_labels, max_draws, check_random_state(seed)
             )
         out = cache[key].copy()
         message = misfit_message(self.model, out, alpha)
@@ -634,23 +634,6 @@ class FairnessPosterior:
             score_clip=float(self.settings.get("score_clip") or 0.01),
             n_bins=self.settings.get("n_bins"),
         )  # fmt: skip
-
-    def _calibration_check(self, alpha, min_labels, max_draws, rng) -> pd.DataFrame:
-        """The computation behind :meth:`calibration_check` (no warning)."""
-        labeled = self.labeled_cells()
-        if labeled is None:
-            raise InvalidParameterError(
-                "This result does not store its labeled examples (saved by an older "
-                "bayesfair); refit it to run the calibration check."
-            )
-        post = self.idata.posterior
-        a, b, c = (
-            post[v].transpose("chain", "draw", "group").values.reshape(-1, post.sizes["group"])
-            for v in ("a", "b", "c")
-        )
-        table = calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng)
-        table.insert(0, "group", self.groups)
-        return table
 
     def diagnostics(self) -> pd.DataFrame:
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""

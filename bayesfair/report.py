@@ -14,6 +14,10 @@ import pandas as pd
 
 from bayesfair import plots
 from bayesfair import report_groups as rg
+from bayesfair._render import html_list as _html_list
+from bayesfair._render import html_table as _html_table
+from bayesfair._render import markdown_table as _table
+from bayesfair._render import png as _png
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
 from bayesfair.stats import rope_decision
@@ -32,19 +36,6 @@ def _interval(row, prefix: str, digits: int) -> str:
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
         return "—"
     return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
-
-
-def _md_cell(v) -> str:
-    return str(v).replace("|", "\\|")
-
-
-def _table(frame: pd.DataFrame) -> str:
-    cols = [_md_cell(c) for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += [
-        "| " + " | ".join(_md_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
-    ]
-    return "\n".join(lines)
 
 
 def _pair_table(comp, digits: int) -> pd.DataFrame:
@@ -140,7 +131,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     """Markdown of the pair table and the variance table of a comparison."""
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
-    out = _group_markdown(comp, digits) if rg.leads_with_family(comp) else []
+    out = rg.group_markdown(comp, digits) if rg.leads_with_family(comp) else []
     out += [
         "Findings by pair (each group against the reference):" if out else "Findings:",
         "",
@@ -188,28 +179,6 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         _table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"])),
     ]
     return "\n".join(out)
-
-
-def _group_markdown(comp, digits: int) -> list[str]:
-    """The family verdicts, the family table and the group table, as Markdown lines."""
-    pct = f"{comp.settings['ci_prob']:.0%}"
-    unfair = rg.group_findings(comp)
-    return [
-        f"Family verdicts ({len(comp.groups)} groups; max − min of the group rates):",
-        "",
-        *[f"- {f['text']}" for f in rg.family_findings(comp)],
-        *[f"- {f['text']}" for f in unfair],
-        "",
-        f"max − min of the group rates, {pct} intervals (projected from the joint band):",
-        "",
-        _table(rg.family_table(comp, digits)),
-        "",
-        f"Each group against all rows (gap = rate(group) − rate(all rows); bands hold for the "
-        f"groups jointly at {pct}):",
-        "",
-        _table(rg.group_table(comp, digits)),
-        "",
-    ]
 
 
 #: The heading of the section of the metric clusters (Majumder et al., Fair Enough).
@@ -271,9 +240,9 @@ def findings(comp) -> list[dict]:
     misfit (a misfitting stratum follows its own labeled rate), and one
     group's check says nothing about another group's map. (Until 0.4 a flag
     on the reference group set RBC aside in every pair, so that with many
-    groups one group's chance p-value moved every verdict onto BB.) With no Bayesian model, Newcombe's
-    interval decides (also when the models have too few draws for one) and P(|Δ| < ε) is
-    not given.
+    groups one group's chance p-value moved every verdict onto BB.) With no
+    Bayesian model, Newcombe's interval decides (also when the models have
+    too few draws for one) and P(|Δ| < ε) is not given.
     """
     eps = comp.settings["epsilon"]
     misfit = set()
@@ -474,41 +443,6 @@ figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
 """
 
 
-def _html_table(frame: pd.DataFrame, cls: str = "") -> str:
-    from html import escape
-
-    head = "".join(f"<th>{escape(str(c), quote=False)}</th>" for c in frame.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape(str(v), quote=False)}</td>" for v in row) + "</tr>"
-        for row in frame.itertuples(index=False)
-    )
-    attr = f' class="{cls}"' if cls else ""
-    # in a scrolling box: a wide table scrolls sideways instead of wrapping its cells
-    return (
-        f'<div class="scroll"><table{attr}><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
-    )
-
-
-def _html_list(title: str, items, cls: str) -> list[str]:
-    """A titled bullet list (nothing when there are no items)."""
-    from html import escape
-
-    if not items:
-        return []
-    body = "".join(f"<li>{escape(t, quote=False)}</li>" for t in items)
-    return [f"<h2>{escape(title)}</h2>", f'<ul class="{cls}">{body}</ul>']
-
-
-def _png(fig, dpi: int = 100) -> str:
-    import base64
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def _figures(comp, data=None) -> list[tuple[str, str]]:
     """(caption, base64 PNG) of the report's figures, drawn without pyplot's global state."""
     from matplotlib.figure import Figure
@@ -623,8 +557,8 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         "<title>bayesfair assessment</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>bayesfair assessment</h1>",
-        *_group_html(comp, digits, figures),
-        *_pair_findings_html(comp),
+        *rg.group_html(comp, digits, figures),
+        *rg.pair_findings_html(comp, findings(comp)),
         "<h2>Settings</h2>",
         _html_table(settings, "settings"),
         "<h2>Data sizes per group</h2>",
@@ -680,50 +614,6 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     ]
     parts.append("</body></html>")
     return "\n".join(parts)
-
-
-def _group_html(comp, digits: int, figures: bool) -> list[str]:
-    """The family verdicts, a forest plot of the gaps per metric (many groups) and the group
-    table: first in the page with more than two groups."""
-    from html import escape
-
-    if not rg.leads_with_family(comp):
-        return []
-    parts = _html_list(
-        f"Family verdicts ({len(comp.groups)} groups)",
-        [f["text"] for f in rg.family_findings(comp)] + [f["text"] for f in rg.group_findings(comp)],
-        "findings",
-    )
-    parts.append(_html_table(rg.family_table(comp, digits), "family"))
-    if figures and rg.many_groups(comp):
-        from matplotlib.figure import Figure
-
-        from bayesfair.group_plots import plot_group_gaps
-
-        method = rg.view_method(comp)
-        for metric in comp.family_view["metric"]:
-            fig = Figure(figsize=(6.4, 1.0 + 0.2 * len(comp.groups)))
-            plot_group_gaps(comp.group_view, metric, method, comp.settings["epsilon"],
-                            ax=fig.subplots())  # fmt: skip
-            caption = (f"Each group's gap in {metric} to all rows, the most adverse first; "
-                       f"bars: the joint band ({method.upper()}); grey: ±ε.")  # fmt: skip
-            parts.append(f'<figure><img src="data:image/png;base64,{_png(fig, 80)}" '
-                         f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption>'
-                         "</figure>")  # fmt: skip
-    parts += ["<h2>Each group against all rows</h2>", _html_table(rg.group_table(comp, digits))]
-    return parts
-
-
-def _pair_findings_html(comp) -> list[str]:
-    """The pairwise findings: a list, folded below the family view when there are many
-    groups."""
-    title = "Findings by pair" if rg.leads_with_family(comp) else "Findings"
-    items = _html_list(title, [f["text"] for f in findings(comp)], "findings")
-    if not rg.many_groups(comp):
-        return items
-    body = "".join(items[1:])
-    return [f"<details><summary>Findings by pair ({len(comp.pairs)} pairs against the "
-            f"reference)</summary>{body}</details>"]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- JSON

@@ -1,6 +1,6 @@
 """The many-group part of a report: the family's verdicts and the groups' gaps to all rows.
 
-Content (which verdict, resting on which method) for a
+Content (which verdict, resting on which method) and its rendering for a
 :class:`~bayesfair.compare.Comparison` whose ``family_view`` and ``group_view``
 :func:`bayesfair.compare` filled. With more than two groups a report leads with
 these (:func:`leads_with_family`): the first question is then whether the
@@ -13,17 +13,24 @@ pairwise findings below (:func:`many_groups`).
 from __future__ import annotations
 
 import math
+from html import escape
 
 import pandas as pd
 
+from bayesfair._render import html_list, html_table, markdown_table, png
+from bayesfair.group_plots import plot_group_gaps
 from bayesfair.metrics import get_rate
+from bayesfair.stats import rope_decision
 
 __all__ = [
     "MANY_GROUPS",
     "family_findings",
     "group_findings",
+    "group_html",
+    "group_markdown",
     "leads_with_family",
     "many_groups",
+    "pair_findings_html",
     "view_method",
 ]
 
@@ -87,9 +94,16 @@ def family_findings(comp) -> list[dict]:
             )
         text += f"; rests on {_WORDS[m]}."
         out.append(
-            {"metric": r["metric"], "verdict": verdict, "max_gap": r[f"{m}_max_gap"],
-             "lower": lo, "upper": hi, "method": m, "text": text}
-        )  # fmt: skip
+            {
+                "metric": r["metric"],
+                "verdict": verdict,
+                "max_gap": r[f"{m}_max_gap"],
+                "lower": lo,
+                "upper": hi,
+                "method": m,
+                "text": text,
+            }
+        )
     return out
 
 
@@ -111,16 +125,23 @@ def group_findings(comp) -> list[dict]:
             f"ε = {eps:g}. gap = {r[f'{m}_gap']:+.3f}, joint band "
             f"[{r[f'{m}_gap_lower']:.3f}, {r[f'{m}_gap_upper']:.3f}]; rests on {_WORDS[m]}."
         )
-        out.append({"metric": r["metric"], "group": r["group"], "verdict": verdict,
-                    "method": m, "text": text})  # fmt: skip
+        out.append(
+            {
+                "metric": r["metric"],
+                "group": r["group"],
+                "verdict": verdict,
+                "method": m,
+                "text": text,
+            }
+        )
     return out
 
 
 def _freq_decisions(view, eps) -> list[str]:
-    from bayesfair.stats import rope_decision
-
-    return [rope_decision(lo, hi, eps) for lo, hi in zip(view["freq_gap_lower"],
-                                                         view["freq_gap_upper"], strict=True)]
+    return [
+        rope_decision(lo, hi, eps)
+        for lo, hi in zip(view["freq_gap_lower"], view["freq_gap_upper"], strict=True)
+    ]
 
 
 def family_table(comp, digits: int = 3) -> pd.DataFrame:
@@ -152,25 +173,101 @@ def group_table(comp, digits: int = 3) -> pd.DataFrame:
         {
             "metric": view["metric"],
             "group": view["group"].astype(str),
-            "labeled / unlabeled": [f"{a} / {b}" for a, b in
-                                    zip(view["n_labeled"], view["n_unlabeled"], strict=True)],
+            "labeled / unlabeled": [
+                f"{a} / {b}" for a, b in zip(view["n_labeled"], view["n_unlabeled"], strict=True)
+            ],
         }
-    )  # fmt: skip
+    )
     if m != "freq":
         out[f"{m.upper()} gap [band]"] = [
             f"{_num(g, digits)} [{_num(lo, digits)}, {_num(hi, digits)}]"
-            for g, lo, hi in zip(view[f"{m}_gap"], view[f"{m}_gap_lower"],
-                                 view[f"{m}_gap_upper"], strict=True)
-        ]  # fmt: skip
+            for g, lo, hi in zip(
+                view[f"{m}_gap"], view[f"{m}_gap_lower"], view[f"{m}_gap_upper"], strict=True
+            )
+        ]
         out["P(worst)"] = view[f"{m}_prob_worst"].map(lambda v: _num(v, 2))
         out["verdict"] = view[f"{m}_decision"]
     out["bootstrap gap [band]"] = [
         f"{_num(g, digits)} [{_num(lo, digits)}, {_num(hi, digits)}]"
-        for g, lo, hi in zip(view["freq_gap"], view["freq_gap_lower"], view["freq_gap_upper"],
-                             strict=True)
-    ]  # fmt: skip
+        for g, lo, hi in zip(
+            view["freq_gap"], view["freq_gap_lower"], view["freq_gap_upper"], strict=True
+        )
+    ]
     return out
 
 
 def _num(v, digits: int) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+# --------------------------------------------------------------------------- rendering
+def group_markdown(comp, digits: int) -> list[str]:
+    """The family verdicts, the family table and the group table, as Markdown lines."""
+    pct = f"{comp.settings['ci_prob']:.0%}"
+    unfair = group_findings(comp)
+    return [
+        f"Family verdicts ({len(comp.groups)} groups; max − min of the group rates):",
+        "",
+        *[f"- {f['text']}" for f in family_findings(comp)],
+        *[f"- {f['text']}" for f in unfair],
+        "",
+        f"max − min of the group rates, {pct} intervals (projected from the joint band):",
+        "",
+        markdown_table(family_table(comp, digits)),
+        "",
+        f"Each group against all rows (gap = rate(group) − rate(all rows); bands hold for the "
+        f"groups jointly at {pct}):",
+        "",
+        markdown_table(group_table(comp, digits)),
+        "",
+    ]
+
+
+def group_html(comp, digits: int, figures: bool) -> list[str]:
+    """The family verdicts, a forest plot of the gaps per metric (many groups) and the group
+    table: first in the page with more than two groups."""
+    if not leads_with_family(comp):
+        return []
+    parts = html_list(
+        f"Family verdicts ({len(comp.groups)} groups)",
+        [f["text"] for f in family_findings(comp)] + [f["text"] for f in group_findings(comp)],
+        "findings",
+    )
+    parts.append(html_table(family_table(comp, digits), "family"))
+    if figures and many_groups(comp):
+        from matplotlib.figure import Figure
+
+        method = view_method(comp)
+        for metric in comp.family_view["metric"]:
+            fig = Figure(figsize=(6.4, 1.0 + 0.2 * len(comp.groups)))
+            plot_group_gaps(
+                comp.group_view, metric, method, comp.settings["epsilon"], ax=fig.subplots()
+            )
+            caption = (
+                f"Each group's gap in {metric} to all rows, the most adverse first; "
+                f"bars: the joint band ({method.upper()}); grey: ±ε."
+            )
+            parts.append(
+                f'<figure><img src="data:image/png;base64,{png(fig, 80)}" '
+                f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption>'
+                "</figure>"
+            )
+    parts += [
+        "<h2>Each group against all rows</h2>",
+        html_table(group_table(comp, digits), "groups"),
+    ]
+    return parts
+
+
+def pair_findings_html(comp, pair_findings) -> list[str]:
+    """The pairwise findings (``pair_findings``: :func:`bayesfair.report.findings`) as an
+    HTML list, folded below the family view when there are many groups."""
+    title = "Findings by pair" if leads_with_family(comp) else "Findings"
+    items = html_list(title, [f["text"] for f in pair_findings], "findings")
+    if not many_groups(comp):
+        return items
+    body = "".join(items[1:])
+    return [
+        f"<details><summary>Findings by pair ({len(comp.pairs)} pairs against the "
+        f"reference)</summary>{body}</details>"
+    ]

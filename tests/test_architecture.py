@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 #: The layers of docs/architecture.md, lowest first. A module imports only from its
 #: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
 LAYERS = [
-    ("foundations", ["exceptions", "_names", "_progress", "_netcdf"]),
+    ("foundations", ["exceptions", "_names", "_progress", "_netcdf", "_render"]),
     ("vocabulary", ["metrics", "_validation", "stats", "fair_enough"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "datasets", "simulate"]),

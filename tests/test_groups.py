@@ -27,8 +27,7 @@ def eight():
 
     (With 15 labels g0 is not caught: the hierarchy pulls its map to the others' and its
     gap's posterior mean takes the wrong sign; docs/results/many_groups.md.)"""
-    lab, unl = many_groups(K, [80] + [15] * (K - 1), 600, distorted=(0,), shift=2.0,
-                           random_seed=5)  # fmt: skip
+    lab, unl = many_groups(K, [80] + [15] * (K - 1), 600, distorted=(0,), shift=2.0, random_seed=5)
     data = bf.AssessmentData.from_frames(
         lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
     )
@@ -109,8 +108,20 @@ def test_the_gap_is_to_the_rate_over_all_assessed_rows(eight):
 def test_group_summary_columns_band_and_verdicts(eight):
     _, res, both = eight
     view = res.group_summary(["accuracy", "tpr"], epsilon=0.02)
-    need = {"metric", "group", "n_labeled", "n_unlabeled", "rate", "rate_lower", "rate_upper",
-            "gap", "gap_lower", "gap_upper", "prob_worst", "decision"}  # fmt: skip
+    need = {
+        "metric",
+        "group",
+        "n_labeled",
+        "n_unlabeled",
+        "rate",
+        "rate_lower",
+        "rate_upper",
+        "gap",
+        "gap_lower",
+        "gap_upper",
+        "prob_worst",
+        "decision",
+    }
     assert need <= set(view.columns)
     assert len(view) == 2 * K and view.attrs["ci_prob"] == 0.95
     assert (view["gap_lower"] <= view["gap"]).all() and (view["gap"] <= view["gap_upper"]).all()
@@ -133,8 +144,18 @@ def test_family_summary_reads_the_band(eight):
     _, res, _ = eight
     fam = res.family_summary(["accuracy", "selection_rate"], epsilon=0.05)
     view = res.group_summary(["accuracy", "selection_rate"], epsilon=0.05)
-    need = {"metric", "max_gap", "max_gap_lower", "max_gap_upper", "prob_all_within",
-            "worst_group", "min_ratio", "min_ratio_lower", "min_ratio_upper", "decision"}  # fmt: skip
+    need = {
+        "metric",
+        "max_gap",
+        "max_gap_lower",
+        "max_gap_upper",
+        "prob_all_within",
+        "worst_group",
+        "min_ratio",
+        "min_ratio_lower",
+        "min_ratio_upper",
+        "decision",
+    }
     assert need <= set(fam.columns)
     acc = fam.set_index("metric").loc["accuracy"]
     a = view[view["metric"] == "accuracy"]
@@ -161,8 +182,9 @@ def test_views_take_one_metric_name_and_reject_bad_input(eight):
 # --------------------------------------------------------------------- impact ratios
 def test_the_rules_worked_example_is_reproduced_exactly():
     table = bf.datasets.load_selection_example()
-    out = bf.impact_ratios(table, group="category", n="applicants", selected="selected",
-                           unknown=250, random_seed=0)  # fmt: skip
+    out = bf.impact_ratios(
+        table, group="category", n="applicants", selected="selected", unknown=250, random_seed=0
+    )
     assert out["n"].sum() == 2571 and out.attrs["n_unknown"] == 250
     np.testing.assert_array_equal(out["rate"].round(3), table["published_selection_rate"])
     np.testing.assert_array_equal(out["ratio"].round(3), table["published_impact_ratio"])
@@ -183,8 +205,9 @@ def test_the_rules_worked_example_is_reproduced_exactly():
 
 
 def test_the_two_percent_exclusion_keeps_the_reference_among_the_retained():
-    t = pd.DataFrame({"group": ["big", "mid", "tiny"], "n": [1000, 500, 10],
-                      "selected": [300, 200, 9]})  # fmt: skip
+    t = pd.DataFrame(
+        {"group": ["big", "mid", "tiny"], "n": [1000, 500, 10], "selected": [300, 200, 9]}
+    )
     out = bf.impact_ratios(t, exclude_below=0.02, random_seed=0).set_index("group")
     assert out.attrs["reference"] == "mid"  # 'tiny' (90%) is excluded, not the reference
     assert out.loc["tiny", "excluded"] and np.isnan(out.loc["tiny", "ratio"])
@@ -252,8 +275,7 @@ def test_group_intervals_cover_jointly():
         data = bf.AssessmentData(scores=np.full(g.size, 0.9), labels=y, groups=g)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = bf.frequentist.group_intervals(data, "accuracy", n_resamples=500,
-                                                 random_seed=r)  # fmt: skip
+            out = bf.frequentist.group_intervals(data, "accuracy", n_resamples=500, random_seed=r)
         covered += bool(np.all((truth >= out["gap_lower"]) & (truth <= out["gap_upper"])))
     assert covered / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps)
 
@@ -283,15 +305,28 @@ def comparison8(eight):
     data, res, _ = eight
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        return bf.compare(data, ["accuracy", "tpr"], posteriors={"rbc": res}, models=(),
-                          n_boot=300, random_seed=0, progressbar=False)  # fmt: skip
+        return bf.compare(
+            data,
+            ["accuracy", "tpr"],
+            posteriors={"rbc": res},
+            models=(),
+            n_boot=300,
+            random_seed=0,
+            progressbar=False,
+        )
 
 
 def test_compare_holds_both_views_side_by_side(comparison8):
     gv, fv = comparison8.group_view, comparison8.family_view
     assert len(gv) == 2 * K and len(fv) == 2
-    assert {"rbc_gap", "rbc_gap_lower", "rbc_decision", "freq_gap", "freq_gap_lower",
-            "freq_method"} <= set(gv.columns)  # fmt: skip
+    assert {
+        "rbc_gap",
+        "rbc_gap_lower",
+        "rbc_decision",
+        "freq_gap",
+        "freq_gap_lower",
+        "freq_method",
+    } <= set(gv.columns)
     assert {"rbc_max_gap", "rbc_decision", "freq_max_gap_lower", "freq_decision"} <= set(fv)
 
 
@@ -316,14 +351,29 @@ def test_no_set_aside_of_the_robust_model():
 
     from bayesfair.report import findings
 
-    pairs = pd.DataFrame([{"metric": "accuracy", "group": "b", "reference": "a",
-                           "rbc_lower": -0.01, "rbc_upper": 0.01, "rbc_mean": 0.0,
-                           "bc_lower": -0.01, "bc_upper": 0.01, "bc_mean": 0.0,
-                           "bb_lower": -0.5, "bb_upper": 0.5, "bb_mean": 0.0}])  # fmt: skip
+    pairs = pd.DataFrame(
+        [
+            {
+                "metric": "accuracy",
+                "group": "b",
+                "reference": "a",
+                "rbc_lower": -0.01,
+                "rbc_upper": 0.01,
+                "rbc_mean": 0.0,
+                "bc_lower": -0.01,
+                "bc_upper": 0.01,
+                "bc_mean": 0.0,
+                "bb_lower": -0.5,
+                "bb_upper": 0.5,
+                "bb_mean": 0.0,
+            }
+        ]
+    )
     calibration = pd.DataFrame({"group": ["a", "b"], "verdict": ["misfit", "ok"]})
     for models, method in ((["rbc", "bb"], "rbc"), (["bc", "bb"], "bb")):
-        comp = SimpleNamespace(pairs=pairs, calibration=calibration,
-                               settings={"epsilon": 0.02, "models": models})  # fmt: skip
+        comp = SimpleNamespace(
+            pairs=pairs, calibration=calibration, settings={"epsilon": 0.02, "models": models}
+        )
         assert findings(comp)[0]["method"] == method
 
 
@@ -332,22 +382,38 @@ def test_a_reference_with_few_labels_is_warned_about_with_many_groups(eight):
     from bayesfair.exceptions import SmallReferenceWarning
 
     with pytest.warns(SmallReferenceWarning, match="15 labeled examples"):
-        bf.compare(data, ["accuracy"], reference="g3", posteriors={"rbc": res}, models=(),
-                   n_boot=100, random_seed=0)  # fmt: skip
+        bf.compare(
+            data,
+            ["accuracy"],
+            reference="g3",
+            posteriors={"rbc": res},
+            models=(),
+            n_boot=100,
+            random_seed=0,
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallReferenceWarning)
-        bf.compare(data, ["accuracy"], reference="g0", posteriors={"rbc": res}, models=(),
-                   n_boot=100, random_seed=0)  # fmt: skip
+        bf.compare(
+            data,
+            ["accuracy"],
+            reference="g0",
+            posteriors={"rbc": res},
+            models=(),
+            n_boot=100,
+            random_seed=0,
+        )
 
 
 def test_three_groups_lead_with_the_family_and_keep_every_figure():
     lab, unl = many_groups(3, 30, 300, random_seed=2)
-    data = bf.AssessmentData.from_frames(lab, unl.drop(columns=["label", "p"]), score="score",
-                                         label="label", group="group")  # fmt: skip
+    data = bf.AssessmentData.from_frames(
+        lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(data, ["accuracy"], models=("bb",), n_boot=100, random_seed=0,
-                          progressbar=False)  # fmt: skip
+        comp = bf.compare(
+            data, ["accuracy"], models=("bb",), n_boot=100, random_seed=0, progressbar=False
+        )
     md = comp.to_markdown()
     assert md.startswith("Family verdicts (3 groups")
     assert "rests on the beta-binomial (BB" in md

@@ -176,7 +176,12 @@ def group_intervals(
     spread = np.nanmax(est) - np.nanmin(est) if np.isfinite(est).any() else np.nan
     lo_mm, hi_mm = max_gap_interval(lower, upper)
     table.attrs.update(
-        metric=rate.name, overall=float(overall), critical_value=crit, ci_prob=ci_prob,
-        max_gap=float(spread), max_gap_lower=lo_mm, max_gap_upper=hi_mm,
-    )  # fmt: skip
+        metric=rate.name,
+        overall=float(overall),
+        critical_value=crit,
+        ci_prob=ci_prob,
+        max_gap=float(spread),
+        max_gap_lower=lo_mm,
+        max_gap_upper=hi_mm,
+    )
     return table
