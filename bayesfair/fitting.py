@@ -317,7 +317,9 @@ def fit(
         if variant not in VARIANTS:
             raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = _resolve_prior(model, prior)
-        disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups) if model == "rbc" else None
+        disc = None
+        if model == "rbc":  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
+            disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
         idata, rate_draws, prior_draws = _fit_bc(
             data, metrics, priors, variant, score_clip, estimand, n_bins, (rng, prior_rng), run,
             notes, disc,
