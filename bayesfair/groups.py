@@ -33,6 +33,8 @@ Why each choice (``docs/guides/many-groups.md`` and ``docs/concepts.md``,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -147,10 +149,15 @@ def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _prob_worst(theta: np.ndarray, metric: str) -> np.ndarray:
-    """P(group k's rate is the most adverse), over the complete draws."""
+    """P(group k's rate is the most adverse among the groups defined in the draw)."""
+    k = theta.shape[1]
+    keep = ~np.isnan(theta).all(axis=1)
+    if not keep.any():
+        return np.full(k, np.nan)
+    fill = np.inf if adverse_direction(metric) == "low" else -np.inf
+    filled = np.where(np.isnan(theta[keep]), fill, theta[keep])
     pick = np.argmin if adverse_direction(metric) == "low" else np.argmax
-    worst = pick(theta, axis=1)
-    return np.bincount(worst, minlength=theta.shape[1]) / max(len(worst), 1)
+    return np.bincount(pick(filled, axis=1), minlength=k) / keep.sum()
 
 
 def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
@@ -183,9 +190,12 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
         is P(|gap| < ε) for the group alone. ``decision`` is the HDI + ROPE rule
         on the joint band (practically fair inside ±ε, unfair outside,
         undecided otherwise), so the decisions hold as a family.
-        ``p_undefined`` is the share of draws set aside because some group's
-        rate is undefined there (the band needs complete draws). The band's
-        level is in ``attrs["ci_prob"]``.
+        ``p_undefined`` is the share of draws in which the group's rate is
+        undefined (no example in its denominator there): they are set aside for
+        the group, and the joint band covers, in at least ``ci_prob`` of the
+        draws, every group defined in the draw. A group whose rate is never
+        defined has NaN and ``decision`` "undefined". The band's level is in
+        ``attrs["ci_prob"]``.
     """
     epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
     sizes = group_sizes(result)
@@ -194,13 +204,13 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
         theta = _flat_rates(result, m)
         overall, _ = overall_rate(result, m)
         gaps = theta - overall[:, None]
-        complete = ~np.isnan(gaps).any(axis=1)
         lower, upper = simultaneous_band(gaps, ci_prob)
-        worst = _prob_worst(theta[complete], m) if complete.any() else np.full(len(sizes), np.nan)
+        worst = _prob_worst(theta, m)
         for k, g in enumerate(result.groups):
             t = theta[:, k]
             t = t[~np.isnan(t)]
-            d = gaps[complete, k]
+            d = gaps[:, k]
+            d = d[~np.isnan(d)]
             rate_iv = _eti_or_nan(t, ci_prob)
             rows.append(
                 {
@@ -219,7 +229,7 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
                     if d.size
                     else np.nan,
                     "decision": rope_decision(float(lower[k]), float(upper[k]), epsilon),
-                    "p_undefined": float(1.0 - complete.mean()),
+                    "p_undefined": float(1.0 - d.size / gaps.shape[0]),
                     "note": result.rate_note(m, [g]),
                 }
             )
@@ -273,47 +283,57 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
           the rates: ``[min_k l_k / max_k u_k, min(1, min_k u_k / max_k l_k)]``.
         * ``decision``: "practically fair" when the max − min interval lies
           below ε, "unfair" when it lies above ε, else "undecided".
+        * ``p_undefined``: the share of draws in which some group's rate is
+          undefined; there, max − min and the worst group are over the groups
+          defined in the draw. Groups whose rate is never defined are left out.
     """
     epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
     groups = np.asarray(result.groups, dtype=object)
     rows = []
     for m in metric_list(result, metrics):
-        theta = _flat_rates(result, m)
-        overall, _ = overall_rate(result, m)
-        complete = ~np.isnan(theta).any(axis=1)
-        theta_c = theta[complete]
-        gaps = theta_c - overall[complete, None]
-        g_lo, g_hi = simultaneous_band(gaps, ci_prob)
-        r_lo, r_hi = simultaneous_band(theta_c, ci_prob)
-        means = theta_c.mean(axis=0) if theta_c.size else np.full(len(groups), np.nan)
-        spread = theta_c.max(axis=1) - theta_c.min(axis=1)
-        worst = _prob_worst(theta_c, m) if theta_c.size else np.full(len(groups), np.nan)
-        lower, upper = max_gap_interval(g_lo, g_hi)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = float(means.min() / means.max()) if means.max() > 0 else np.nan
-            ratio_lo = float(max(0.0, np.min(r_lo)) / np.max(r_hi)) if np.max(r_hi) > 0 else np.nan
-            ratio_hi = float(min(1.0, np.min(r_hi) / np.max(r_lo))) if np.max(r_lo) > 0 else 1.0
-        k_worst = int(np.nanargmax(worst)) if theta_c.size else 0
-        rows.append(
-            {
-                "metric": m,
-                "n_groups": len(groups),
-                "max_gap": float(means.max() - means.min()),
-                "max_gap_lower": lower if theta_c.size else np.nan,
-                "max_gap_upper": upper,
-                "prob_all_within": float(np.mean(spread < epsilon)) if spread.size else np.nan,
-                "worst_group": groups[k_worst] if theta_c.size else None,
-                "prob_worst": float(worst[k_worst]),
-                "min_ratio": ratio,
-                "min_ratio_lower": ratio_lo,
-                "min_ratio_upper": ratio_hi,
-                "decision": rope_decision(lower, upper, epsilon) if theta_c.size else "undefined",
-                "p_undefined": float(1.0 - complete.mean()),
-            }
-        )
+        rows.append(_family_row(result, m, groups, epsilon, ci_prob))
     out = pd.DataFrame(rows)
     out.attrs.update(ci_prob=ci_prob, epsilon=epsilon)
     return out
+
+
+def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
+    """:func:`family_summary`'s row of one metric."""
+    theta = _flat_rates(result, metric)
+    overall, _ = overall_rate(result, metric)
+    g_lo, g_hi = simultaneous_band(theta - overall[:, None], ci_prob)
+    r_lo, r_hi = simultaneous_band(theta, ci_prob)
+    defined = ~np.isnan(theta).all(axis=0)
+    row = {"metric": metric, "n_groups": len(groups)}
+    if not defined.any():
+        nan_cols = ("max_gap", "max_gap_lower", "max_gap_upper", "prob_all_within")
+        row.update(dict.fromkeys(nan_cols, np.nan), worst_group=None, prob_worst=np.nan)
+        row.update(min_ratio=np.nan, min_ratio_lower=np.nan, min_ratio_upper=np.nan)
+        return {**row, "decision": "undefined", "p_undefined": 1.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # draws without a defined group
+        means = np.nanmean(theta[:, defined], axis=0)
+        spread = np.nanmax(theta, axis=1) - np.nanmin(theta, axis=1)
+    spread = spread[~np.isnan(spread)]
+    worst = _prob_worst(theta, metric)
+    k_worst = int(np.nanargmax(worst))
+    lower, upper = max_gap_interval(g_lo, g_hi)
+    r_lo, r_hi = r_lo[defined], r_hi[defined]
+    top, bottom = np.max(r_hi), np.max(r_lo)
+    row.update(
+        max_gap=float(means.max() - means.min()),
+        max_gap_lower=lower,
+        max_gap_upper=upper,
+        prob_all_within=float(np.mean(spread < epsilon)) if spread.size else np.nan,
+        worst_group=groups[k_worst],
+        prob_worst=float(worst[k_worst]),
+        min_ratio=float(means.min() / means.max()) if means.max() > 0 else np.nan,
+        min_ratio_lower=float(max(0.0, np.min(r_lo)) / top) if top > 0 else np.nan,
+        min_ratio_upper=float(min(1.0, np.min(r_hi) / bottom)) if bottom > 0 else 1.0,
+        decision=rope_decision(lower, upper, epsilon),
+        p_undefined=float(np.isnan(theta).any(axis=1).mean()),
+    )
+    return row
 
 
 # ---------------------------------------------------------------------------

@@ -369,8 +369,11 @@ def simultaneous_band(draws, ci_prob: float = 0.95) -> Interval:
     Parameters
     ----------
     draws : array_like, shape (S, K)
-        Joint draws: row s holds the K quantities of draw s. Rows with a NaN are
-        set aside (the caller reports their share).
+        Joint draws: row s holds the K quantities of draw s. A NaN is a quantity
+        undefined in that draw (a rate whose denominator is empty there): it is
+        left out of that draw's maximum, so the band covers, in at least
+        ``ci_prob`` of the draws, every quantity defined in the draw. A column
+        with no defined draw gets NaN bounds (the caller reports the shares).
     ci_prob : float, default 0.95
         The joint probability, in (0, 1).
 
@@ -396,19 +399,24 @@ def simultaneous_band(draws, ci_prob: float = 0.95) -> Interval:
         raise InvalidParameterError(
             f"The 'draws' parameter must be a 2-D array (draws, quantities). Got shape {x.shape}."
         )
-    x = x[~np.isnan(x).any(axis=1)]
+    x = x[~np.isnan(x).all(axis=1)]
+    nan = np.full(x.shape[1], np.nan)
     if x.shape[0] == 0:
-        nan = np.full(x.shape[1], np.nan)
         return Interval(nan, nan.copy(), ci_prob=ci_prob, kind="simultaneous")
-    q16, mid, q84 = np.quantile(x, [_NORMAL_SD_LOWER, 0.5, 1.0 - _NORMAL_SD_LOWER], axis=0)
+    defined = ~np.isnan(x).all(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: NaN bounds
+        q16, mid, q84 = np.nanquantile(x, [_NORMAL_SD_LOWER, 0.5, 1.0 - _NORMAL_SD_LOWER], axis=0)
+        spread = np.nanmax(x, axis=0) - np.nanmin(x, axis=0)
     up, down = q84 - mid, mid - q16
     # a column concentrated on a few values may have a zero half-width on one side:
     # fall back on the other side's, then on the column's range
-    spread = np.ptp(x, axis=0)
     up = np.where(up > 0, up, np.where(down > 0, down, spread))
     down = np.where(down > 0, down, up)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.where(x >= mid, (x - mid) / up, (mid - x) / down)
-    t = np.where(np.isfinite(t), t, 0.0)
+    t = np.where(np.isfinite(t), t, 0.0)  # undefined cells and spreadless columns
     crit = float(np.quantile(t.max(axis=1), ci_prob, method="higher"))
-    return Interval(mid - crit * down, mid + crit * up, ci_prob=ci_prob, kind="simultaneous")
+    lower = np.where(defined, mid - crit * down, nan)
+    upper = np.where(defined, mid + crit * up, nan)
+    return Interval(lower, upper, ci_prob=ci_prob, kind="simultaneous")

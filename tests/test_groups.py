@@ -420,3 +420,25 @@ def test_three_groups_lead_with_the_family_and_keep_every_figure():
     html = comp.to_html()
     assert "<details>" not in html  # three groups: the pairs are not folded
     assert html.count("<img") > 3  # the per-pair figures stay
+
+
+def test_a_group_whose_rate_is_often_undefined_does_not_blank_the_others():
+    """A 3-row group has no positive in many draws (its TPR is undefined there): the other
+    groups' bands and the family row stay defined; the group's share is said."""
+    lab, unl = many_groups(4, [20, 20, 20, 0], [300, 300, 300, 3], random_seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # g3 has no labels: said, and meant here
+        data = bf.AssessmentData.from_frames(
+            lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
+        )
+        res = bf.fit(data, random_seed=0, draws=200, tune=200, chains=2, progressbar=False)
+        view = res.group_summary("tpr").set_index("group")
+        fam = res.family_summary("tpr").iloc[0]
+    tpr = res.rates("tpr").values
+    share = np.isnan(tpr[..., 3]).mean()
+    assert 0 < share < 1
+    assert view.loc["g3", "p_undefined"] == pytest.approx(share)
+    assert view.loc[["g0", "g1", "g2"], "p_undefined"].eq(0).all()
+    assert view[["gap_lower", "gap_upper"]].notna().all().all()
+    assert fam["p_undefined"] == pytest.approx(share)
+    assert np.isfinite([fam["max_gap_lower"], fam["max_gap_upper"]]).all()

@@ -14,6 +14,7 @@ NOTEBOOKS = [
     "06_when_the_calibration_model_is_wrong",
     "07_how_many_labels_and_which",
     "08_fair_enough",
+    "09_many_groups",
 ]
 
 
