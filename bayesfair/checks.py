@@ -181,9 +181,9 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
 
     ``a``, ``b``, ``c``: posterior draws, shape ``(n_draws, n_groups)``, evenly
     thinned to ``max_draws``. Returns one row per group: ``n_labeled``,
-    ``statistic``, ``p_value``, ``p_adjusted`` (Holm's, over the K groups:
-    :func:`holm_adjust`) and the ``verdict`` (:data:`VERDICTS`): a misfit where
-    the *adjusted* p-value is below ``alpha``, else "too few labels" under
+    ``statistic``, ``p_value`` and the ``verdict`` (:data:`VERDICTS`): a misfit
+    where the p-value *adjusted* by Holm's step-down over the K groups
+    (:func:`holm_adjust`; in ``attrs["p_adjusted"]``) is below ``alpha``, else "too few labels" under
     ``min_labels``, else "ok". With K groups, K checks are made; Holm's
     adjustment keeps the probability that a calibrated family has *any* group
     flagged at ``alpha`` (32 calibrated groups checked at 0.05 each flag one
@@ -198,11 +198,13 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
         return 0.5 * (1.0 + np.tanh(0.5 * eta))
 
     table = calibration_ppc(labeled, probabilities, rng=rng)
-    table["p_adjusted"] = holm_adjust(table["p_value"].to_numpy())
-    misfit = table["p_adjusted"] < alpha
+    adjusted = holm_adjust(table["p_value"].to_numpy())
+    misfit = adjusted < alpha
     few = table["n_labeled"] < min_labels
     table["verdict"] = np.where(misfit, "misfit", np.where(few, "too few labels", "ok"))
-    return table[["n_labeled", "statistic", "p_value", "p_adjusted", "verdict"]]
+    out = table[["n_labeled", "statistic", "p_value", "verdict"]]
+    out.attrs["p_adjusted"] = adjusted
+    return out
 
 
 def result_calibration_verdicts(result, alpha, min_labels, max_draws, rng) -> pd.DataFrame:

@@ -569,7 +569,7 @@ class FairnessPosterior:
         ----------
         alpha : float, default 0.05
             A group is a ``"misfit"`` when its p-value, adjusted by Holm's
-            step-down over the K groups (``p_adjusted``), is below ``alpha``: the
+            step-down over the K groups (``attrs["p_adjusted"]``), is below ``alpha``: the
             probability that a calibrated family has any group flagged is at most
             about ``alpha``, whatever K. Posterior predictive p-values are
             conservative (unadjusted, 5 of 120 calibrated groups with 100 labels
@@ -594,8 +594,8 @@ class FairnessPosterior:
         -------
         pandas.DataFrame
             One row per group: ``group``, ``n_labeled``, ``statistic`` (the
-            posterior mean of the binned discrepancy), ``p_value``, ``p_adjusted``
-            (Holm) and ``verdict`` (``"ok"``, ``"misfit"`` or ``"too few labels"``).
+            posterior mean of the binned discrepancy), ``p_value`` and ``verdict``
+            (``attrs["p_adjusted"]``: the Holm-adjusted p-values) (``"ok"``, ``"misfit"`` or ``"too few labels"``).
 
         Raises
         ------

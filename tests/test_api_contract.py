@@ -78,3 +78,76 @@ def test_the_second_stage_calls_work_as_written(tmp_path):
     assert len(one.classical_interval) == 2 and one.effective_n > 0
     var = bf.frequentist.ppi_between_group_variance(data, "tpr", random_seed=0)
     assert var.interval[0] <= var.interval[1]
+
+
+def test_the_fourth_stage_group_calls_work_as_written():
+    """The many-group contract: group_summary, family_summary, impact_ratios (from a fit
+    and from counts) and frequentist.group_intervals, with the columns the design names."""
+    rng = np.random.default_rng(1)
+    n = 400
+    s = rng.uniform(0, 1, n)
+    race, sex = rng.choice(["A", "B", "C"], n), rng.choice(["F", "M"], n)
+    labeled = pd.DataFrame(
+        {"score": s, "y": (rng.uniform(size=n) < s).astype(int), "race": race, "sex": sex}
+    )
+    m = 3000
+    unlabeled = pd.DataFrame(
+        {
+            "score": rng.uniform(0, 1, m),
+            "race": rng.choice(["A", "B", "C"], m),
+            "sex": rng.choice(["F", "M"], m),
+        }
+    )
+    data = bf.AssessmentData.from_frames(
+        labeled, unlabeled, score="score", label="y", group=["race", "sex"]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=200, chains=2, random_seed=0, progressbar=False)
+    gs = res.group_summary(metrics=None, epsilon=0.02, ci_prob=0.95)
+    assert {
+        "metric",
+        "group",
+        "n_labeled",
+        "n_unlabeled",
+        "rate",
+        "rate_lower",
+        "rate_upper",
+        "gap",
+        "gap_lower",
+        "gap_upper",
+        "prob_worst",
+        "decision",
+    } <= set(gs.columns)
+    assert len(gs) == 6 * len(res.metrics)
+    fs = res.family_summary(metrics=None, epsilon=0.02, ci_prob=0.95)
+    assert {
+        "metric",
+        "max_gap",
+        "max_gap_lower",
+        "max_gap_upper",
+        "prob_all_within",
+        "worst_group",
+        "min_ratio",
+        "min_ratio_lower",
+        "min_ratio_upper",
+        "decision",
+    } <= set(fs.columns)
+    assert len(fs) == len(res.metrics)
+    ir = res.impact_ratios(metric="selection_rate", exclude_below=None, ci_prob=0.95)
+    assert {
+        "group",
+        "n",
+        "rate",
+        "ratio",
+        "ratio_lower",
+        "ratio_upper",
+        "prob_below_four_fifths",
+        "prob_most_selected",
+    } <= set(ir.columns)
+    counts = pd.DataFrame({"group": ["x", "y"], "n": [50, 40], "selected": [20, 10]})
+    assert len(bf.impact_ratios(counts, random_seed=0)) == 2
+    gi = bf.frequentist.group_intervals(
+        data, "tpr", ci_prob=0.95, n_resamples=200, random_seed=None
+    )
+    assert {"group", "gap", "gap_lower", "gap_upper"} <= set(gi.columns) and len(gi) == 6
