@@ -248,3 +248,23 @@ class TestFromSummaries:
         other = summarize_arrays(np.array([0.3]), np.array([0]), ["x"], threshold=0.4)
         with pytest.raises(ValueError, match="threshold"):
             AssessmentData.from_summaries(lab, other)
+
+
+def test_summaries_with_and_without_recorded_group_columns_add_up():
+    """A summary of intersections read by an engine records its group columns; one built
+    from arrays does not (None). They add (the unlabeled rows and the labeled rows without
+    their labels, as a fit does); two different recorded columns do not."""
+    from bayesfair.exceptions import InvalidParameterError
+    from bayesfair.summary import summarize_arrays
+
+    levels = ["a & x", "b & y"]
+    rng = np.random.default_rng(0)
+    s, g = rng.random(50), rng.integers(0, 2, 50)
+    recorded = summarize_arrays(s, g, levels, attributes=("race", "sex"))
+    plain = summarize_arrays(s[:10], g[:10], levels)
+    both = recorded + plain
+    assert both.attributes == ("race", "sex") and both.n_total == 60
+    assert (plain + recorded).attributes == ("race", "sex")
+    other = summarize_arrays(s, g, levels, attributes=("race", "age"))
+    with pytest.raises(InvalidParameterError, match="can be added"):
+        recorded + other

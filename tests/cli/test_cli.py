@@ -360,3 +360,18 @@ def test_assess_accepts_zero_tuning_draws_as_fit_does(tmp_path):
                                        "--draws", "50", "--chains", "1", "--quiet"])  # fmt: skip
     assert "--tune" not in result.stderr, result.stderr
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "memory"])
+def test_assess_intersections_with_unlabeled_rows_on_every_engine(runner, files, tmp_path, engine):
+    """Intersections with an unlabeled file on every local engine and the default model: the
+    labeled and unlabeled summaries (group columns recorded or not) add up, and the family
+    verdicts come first (4 groups)."""
+    out = tmp_path / "r.md"
+    res = _run(runner, files["lab"], "--unlabeled", files["unl"], *COLS[:4], "--group",
+               "group,race", "--engine", engine, "--metrics", "accuracy", "--out", out,
+               "--quiet", *SMALL)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert text.startswith("Family verdicts (")
+    assert "Male & White" in text
