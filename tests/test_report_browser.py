@@ -146,3 +146,43 @@ def test_full_page_screenshot(report, tmp_path):
     assert (img[int(0.9 * height) :].max(axis=-1) < 0.3).mean() > 0.001
     # and the findings open it: dark text in the first tenth below the title
     assert (img[: int(0.1 * height)].max(axis=-1) < 0.3).mean() > 0.002
+
+
+@pytest.fixture(scope="module")
+def report32(tmp_path_factory):
+    """The HTML report of 32 alike groups (12 labels and 2,000 unlabeled rows each)."""
+    import matplotlib
+
+    import bayesfair as bf
+    from bayesfair.simulate import many_groups
+
+    matplotlib.use("Agg")
+    lab, unl = many_groups(32, 12, 2000, random_seed=3)
+    data = bf.AssessmentData.from_frames(
+        lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small draws, a 12-label reference: plumbing only
+        comp = compare(
+            data,
+            ["accuracy", "tpr", "fpr"],
+            n_boot=200,
+            random_seed=0,
+            fit_kwargs={"draws": 300, "tune": 300, "chains": 2},
+            progressbar=False,
+        )
+    path = tmp_path_factory.mktemp("report32") / "report.html"
+    path.write_text(comp.to_html(), encoding="utf-8")
+    return path
+
+
+def test_many_groups_report_leads_with_the_family_and_stays_small(report32, tmp_path):
+    """32 groups: under 1 MB; the page opens with the family verdicts and one forest plot
+    per metric; the 93 pairwise findings are folded (not shown until opened)."""
+    assert report32.stat().st_size < 1_000_000
+    proc = _chromium(["--dump-dom", report32.as_uri()], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dom = proc.stdout
+    assert dom.index("Family verdicts (32 groups)") < dom.index("Findings by pair (93 pairs")
+    assert dom.count('src="data:image/png;base64,') == 3 + 1  # forest plots + variance
+    assert "<details>" in dom and "<details open" not in dom
