@@ -183,8 +183,8 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
     thinned to ``max_draws``. Returns one row per group: ``n_labeled``,
     ``statistic``, ``p_value`` and the ``verdict`` (:data:`VERDICTS`): a misfit
     where the p-value *adjusted* by Holm's step-down over the K groups
-    (:func:`holm_adjust`; in ``attrs["p_adjusted"]``) is below ``alpha``, else "too few labels" under
-    ``min_labels``, else "ok". With K groups, K checks are made; Holm's
+    (:func:`holm_adjust`; in ``attrs["p_adjusted"]``) is below ``alpha``, else
+    "too few labels" under ``min_labels``, else "ok". With K groups, K checks are made; Holm's
     adjustment keeps the probability that a calibrated family has *any* group
     flagged at ``alpha`` (32 calibrated groups checked at 0.05 each flag one
     or more in about 80% of audits: 1 − 0.95³²).

@@ -48,6 +48,8 @@ from bayesfair.stats import Interval, diagnostics_table, eti, hdi, prob_within, 
 __all__ = ["FairnessPosterior", "eti", "hdi", "prob_within"]
 
 RATES_GROUP = "rates"
+#: rbc's variables drawn after sampling (not by the sampler).
+POST_HOC = ("misfit", "p_misfit", "p_misfit_shared")
 #: The decisions of the HDI + ROPE rule that a prior-sensitive gap must keep.
 ROPE_VERDICTS = ("practically fair", "unfair")
 
@@ -595,7 +597,8 @@ class FairnessPosterior:
         pandas.DataFrame
             One row per group: ``group``, ``n_labeled``, ``statistic`` (the
             posterior mean of the binned discrepancy), ``p_value`` and ``verdict``
-            (``attrs["p_adjusted"]``: the Holm-adjusted p-values) (``"ok"``, ``"misfit"`` or ``"too few labels"``).
+            (``"ok"``, ``"misfit"`` or ``"too few labels"``); ``attrs["p_adjusted"]``
+            holds the Holm-adjusted p-values.
 
         Raises
         ------
@@ -636,9 +639,14 @@ class FairnessPosterior:
         )  # fmt: skip
 
     def diagnostics(self) -> pd.DataFrame:
-        """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences."""
+        """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences.
+
+        rbc's ``misfit``, ``p_misfit`` and ``p_misfit_shared`` are left out: they are
+        drawn after sampling, from their conditional given each draw, so their mixing
+        is the sampled parameters' (and with K groups they are 4K + 2 more columns)."""
         stats = self.idata.sample_stats if "sample_stats" in self.idata.groups() else None
-        return diagnostics_table(self.idata.posterior, stats)
+        post = self.idata.posterior.drop_vars(list(POST_HOC), errors="ignore")
+        return diagnostics_table(post, stats)
 
     def check_diagnostics(self, rhat_max: float = 1.01, stacklevel: int = 2) -> list[str]:
         """Warn (``SamplingWarning``) with advice when R-hat > 1.01 or divergences > 0."""

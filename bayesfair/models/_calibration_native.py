@@ -235,7 +235,12 @@ def _robust_preconditioner(header, packed, d, s0, out):
             grad = ((g_a + g_b) * abc[0, 0])[:, None]
         return ll[0] - 0.5 * np.sum((th / s0) ** 2), (grad - th / s0**2).ravel()
 
-    mode = _penalised_mode(penalised, k * d)
+    # with many groups the full Hessian (2 k d gradients per Newton step, a dense k d
+    # solve) costs more than the sampling; the groups are coupled only through the
+    # shared side indicator, so block-diagonal curvature (2 d gradients) steers Newton
+    # to the same mode, and only the diagonal blocks are kept below anyway
+    blocks = k if k > _BLOCKWISE_GROUPS else 1
+    mode = _penalised_mode(penalised, k * d, blocks=blocks)
     if mode is None:  # every group non-centred
         return out
     th, hess = mode
@@ -262,8 +267,17 @@ _MODE_BOUND = 30.0  # |ln a|, |ln b|, |c| beyond this is no calibration map
 _MAX_STEP = 1.0  # largest Newton move per coordinate (a trust region)
 
 
-def _penalised_mode(penalised, d):
+#: Above this many groups the robust preconditioner's Newton steps use block-diagonal
+#: curvature (one 3 × 3 block per group).
+_BLOCKWISE_GROUPS = 4
+
+
+def _penalised_mode(penalised, d, blocks: int = 1):
     """Damped Newton ascent on a penalised log likelihood; ``(θ̂, −Hessian)`` or None.
+
+    ``blocks > 1``: the ``d`` coordinates are ``blocks`` equal blocks (one per group),
+    and the Hessian is taken block-diagonal (:func:`_block_hessian`): the ascent still
+    stops only where the exact gradient vanishes, so the mode is the same.
 
     Each step solves ``(H + δI) s = g`` with the damping δ raised until the
     matrix is positive definite, is shortened so that no coordinate moves more
@@ -276,18 +290,16 @@ def _penalised_mode(penalised, d):
     value, grad = penalised(th)
     if not np.isfinite(value):
         return None
+    curvature = _hessian if blocks == 1 else (lambda g, x: _block_hessian(g, x, blocks))
     for _ in range(200):
-        hess = -_hessian(lambda t: penalised(t)[1], th)
+        hess = -curvature(lambda t: penalised(t)[1], th)
         if not np.all(np.isfinite(hess)):
             return None
         step = None
         for damping in (0.0, 1e-6, 1e-4, 1e-2, 1.0, 1e2):
-            try:
-                chol = np.linalg.cholesky(hess + damping * np.eye(d))
-            except np.linalg.LinAlgError:
-                continue
-            step = np.linalg.solve(chol.T, np.linalg.solve(chol, grad))
-            break
+            step = _damped_step(hess, grad, damping, blocks)
+            if step is not None:
+                break
         if step is None:
             step = grad / max(np.max(np.abs(grad)), 1.0)  # plain ascent
         step *= min(1.0, _MAX_STEP / max(np.max(np.abs(step)), 1e-300))
@@ -302,14 +314,47 @@ def _penalised_mode(penalised, d):
         th, value, grad = th + size * step, new_value, new_grad
         if np.max(np.abs(size * step)) < 1e-8:
             break
-    hess = -_hessian(lambda t: penalised(t)[1], th)
+    hess = -curvature(lambda t: penalised(t)[1], th)
     if not np.all(np.isfinite(hess)) or np.max(np.abs(grad)) > 1e-3 * max(1.0, abs(value)):
         return None
-    try:
-        np.linalg.cholesky(hess)
-    except np.linalg.LinAlgError:
+    if _damped_step(hess, grad, 0.0, blocks) is None:  # not positive definite
         return None
     return th, hess
+
+
+def _damped_step(hess, grad, damping, blocks):
+    """Solve ``(H + δI) s = g`` by Cholesky, block by block; None if not positive definite."""
+    d = grad.size
+    m = d // blocks
+    step = np.empty(d)
+    for j in range(blocks):
+        sl = slice(j * m, (j + 1) * m)
+        try:
+            chol = np.linalg.cholesky(hess[sl, sl] + damping * np.eye(m))
+        except np.linalg.LinAlgError:
+            return None
+        step[sl] = np.linalg.solve(chol.T, np.linalg.solve(chol, grad[sl]))
+    return step
+
+
+def _block_hessian(grad, x, blocks, h=1e-4):
+    """The diagonal blocks of the Hessian by central differences, 2 m gradients for
+    ``blocks`` blocks of m coordinates: coordinate j of every block is moved at once,
+    and each block reads its own gradient (the cross-block terms, which this ignores,
+    are what the moves of the other blocks add)."""
+    d = x.size
+    m = d // blocks
+    out = np.zeros((d, d))
+    for j in range(m):
+        e = np.zeros(d)
+        e[j::m] = h
+        col = ((grad(x + e) - grad(x - e)) / (2 * h)).reshape(blocks, m)
+        for b in range(blocks):
+            out[b * m : (b + 1) * m, b * m + j] = col[b]
+    for b in range(blocks):
+        sl = slice(b * m, (b + 1) * m)
+        out[sl, sl] = 0.5 * (out[sl, sl] + out[sl, sl].T)
+    return out
 
 
 def _hessian(grad, x, h=1e-4):
