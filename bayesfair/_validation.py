@@ -58,7 +58,11 @@ def check_probability(value, argument: str = "ci_prob", *, allow_zero: bool = Fa
 
 
 def check_epsilon(value, argument: str = "epsilon") -> float:
-    """Return ``value`` as a float ``> 0`` and finite (the half-width of a ROPE)."""
+    """Return ``value`` as a float in ``(0, 1)`` (the half-width of a ROPE).
+
+    A difference of two rates lies in [−1, 1]: with ε ≥ 1 every gap would be
+    "practically fair", whatever the data.
+    """
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(
             f"The '{argument}' parameter must be a positive, finite number. Got {value!r} of "
@@ -68,6 +72,12 @@ def check_epsilon(value, argument: str = "epsilon") -> float:
     if not (np.isfinite(value) and value > 0):
         raise InvalidParameterError(
             f"The '{argument}' parameter must be a positive, finite number. Got {value!r}."
+        )
+    if value >= 1:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be below 1: it is a tolerance on a difference "
+            f"of two rates, which lies in [-1, 1], so {value!r} would call every gap "
+            "practically fair. Typical values are 0.01 to 0.1."
         )
     return value
 
@@ -246,6 +256,12 @@ def check_group(label, levels, argument: str = "group"):
         if str(g) == str(label):
             return g
     names = [str(g) for g in levels]
+    folded = [g for g in levels if str(g).casefold() == str(label).casefold()]
+    if len(folded) == 1:  # 'male' for 'Male': said, not guessed
+        raise InvalidParameterError(
+            f"Unknown group {label!r} for the '{argument}' parameter: group names are "
+            f"case-sensitive; did you mean {str(folded[0])!r}? Groups: {', '.join(names)}."
+        )
     raise InvalidParameterError(
         f"Unknown group {label!r} for the '{argument}' parameter.{suggest(str(label), names)} "
         f"Groups: {', '.join(names)}."

@@ -376,7 +376,7 @@ class FairnessPosterior:
         the prior at half or twice its strength (:meth:`prior_verdict`).
         """
         epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
-        metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
+        metrics = _groups.metric_list(self, metrics)
         rows, undefined = [], {}
         for m in metrics:
             r = self.rates(m)
@@ -462,7 +462,7 @@ class FairnessPosterior:
         Schad, Betancourt & Vasishth 2021, Psychol. Methods 26(1) (posterior
         contraction); Betancourt 2018, *Calibrating model-based inferences*, §2.2.
         """
-        metrics = self.metrics if metrics is None else [get_rate(m).name for m in metrics]
+        metrics = _groups.metric_list(self, metrics)
         rows = []
         for m in metrics:
             for g, ref in self._pairs_for(None, reference):

@@ -443,3 +443,29 @@ def test_a_group_whose_rate_is_often_undefined_does_not_blank_the_others():
     assert view[["gap_lower", "gap_upper"]].notna().all().all()
     assert fam["p_undefined"] == pytest.approx(share)
     assert np.isfinite([fam["max_gap_lower"], fam["max_gap_upper"]]).all()
+
+
+# --------------------------------------------------------------------- edges a new user hit
+def test_epsilon_of_one_or_more_is_refused():
+    from bayesfair._validation import check_epsilon
+
+    assert check_epsilon(0.5) == 0.5
+    for bad in (1, 2.0, 5):
+        with pytest.raises(InvalidParameterError, match="below 1"):
+            check_epsilon(bad)
+
+
+def test_a_group_name_in_the_wrong_case_is_said_to_be_case_sensitive():
+    from bayesfair._validation import check_group
+
+    with pytest.raises(InvalidParameterError, match="case-sensitive; did you mean 'Male'"):
+        check_group("male", ["Female", "Male"], "reference")
+
+
+def test_one_metric_name_is_one_metric(eight):
+    _, res, _ = eight
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = res.summary(metrics="tpr", reference="g1")
+    assert set(table["metric"]) == {"tpr"} and len(table) == K - 1
+    assert set(res.sensitivity(metrics="tpr", reference="g1")["metric"]) == {"tpr"}

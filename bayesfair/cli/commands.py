@@ -44,6 +44,11 @@ def _positive_finite(ctx, param, value):
 
     if value is not None and not (math.isfinite(value) and value > 0):
         raise _BadInput(f"--{param.name} {value}: must be a positive, finite number.")
+    if value is not None and param.name == "epsilon" and value >= 1:
+        raise _BadInput(
+            f"--epsilon {value}: must be below 1 (a tolerance on a difference of two rates, "
+            "which lies in [-1, 1]; typical values are 0.01 to 0.1)."
+        )
     return value
 
 

@@ -375,3 +375,9 @@ def test_assess_intersections_with_unlabeled_rows_on_every_engine(runner, files,
     text = out.read_text()
     assert text.startswith("Family verdicts (")
     assert "Male & White" in text
+
+
+def test_assess_refuses_an_epsilon_of_one_or_more(runner, files):
+    res = _run(runner, files["lab"], *COLS, "--epsilon", "5", "--quiet", *SMALL)
+    assert res.exit_code == 2
+    assert "--epsilon 5.0: must be below 1" in res.stderr
