@@ -62,6 +62,11 @@ def test_notebook_executes_in_fast_mode(repo_root, name, monkeypatch, tmp_path):
     assert not errors
 
 
+#: Two full-mode runs of notebook 01 on different machines agree within this (absolute):
+#: test_the_quickstart_stored_outputs_are_a_rerun's docstring derives it.
+MC_TOLERANCE = 0.07
+
+
 def _numbers(cell) -> list[float]:
     """The numbers a code cell printed or returned as text (not its figures or Markdown)."""
     import re
@@ -77,11 +82,18 @@ def _numbers(cell) -> list[float]:
 
 @pytest.mark.slow
 def test_the_quickstart_stored_outputs_are_a_rerun(repo_root):
-    """Notebook 01 in full mode, as committed: its printed numbers equal the stored ones.
+    """Notebook 01 in full mode, as committed: its printed numbers are a rerun's.
 
-    Same seeds, same code, same machine: the numbers must agree to the digits printed
-    (relative 1e-9 on the parsed values); a difference means the committed outputs are
-    stale (re-run ``notebooks/make_notebooks.py --execute``).
+    Same seeds and code, but not the same machine: another CPU or BLAS sums in another
+    order, and a sampler's trajectory follows its floating-point error (seen: the sixth
+    digit of two means). So the numbers are compared within their Monte Carlo error,
+    not to the digit: every printed number is a rate, a difference of rates, a
+    probability or an interval bound (|x| ≤ 1) from 4 chains × 1,000 draws, whose Monte
+    Carlo standard error is at most √(0.25 / 1000) = 0.016 (a probability at ESS 1,000;
+    a mean's is below that for sd < 0.5); two independent runs differ by at most
+    about 3 × √2 × 0.016 = 0.07 at the 0.3% level. ``MC_TOLERANCE`` = 0.07, absolute. A
+    larger difference means the committed outputs are stale (re-run
+    ``notebooks/make_notebooks.py --execute``).
     """
     import nbformat
 
@@ -103,6 +115,7 @@ def test_the_quickstart_stored_outputs_are_a_rerun(repo_root):
     for fresh, old_cell in zip(fresh_cells, stored_cells, strict=True):
         a, b = _numbers(fresh), _numbers(old_cell)
         assert len(a) == len(b), old_cell.source[:80]
-        assert a == pytest.approx(b, rel=1e-9), old_cell.source[:80]
+        assert all(abs(v) <= 1 for v in b), "the tolerance is derived for |x| <= 1 only"
+        assert a == pytest.approx(b, abs=MC_TOLERANCE), old_cell.source[:80]
         compared += len(a)
     assert compared >= 30  # the summary tables and the printed probabilities
