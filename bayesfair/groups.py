@@ -18,7 +18,8 @@ Why each choice (``docs/guides/many-groups.md`` and ``docs/concepts.md``,
   rate's denominator (:func:`overall_rate`). No group is the yardstick, so a
   small reference group's luck cannot move every verdict.
 * **Simultaneous bands.** The K gaps of a metric get one joint band
-  (:func:`bayesfair.stats.simultaneous_band`, sup-t), so that a verdict read off
+  (:func:`bayesfair.stats.simultaneous_band`: each group's equal-tailed interval at
+  one pointwise level, calibrated on the joint draws), so that a verdict read off
   it holds for the family: the probability that *some* group is called unfair
   wrongly is held at ``1 − ci_prob``, not ``K (1 − ci_prob)``.
 * **max − min without its upward bias.** The draws of ``max_k θ_k − min_k θ_k``
@@ -204,7 +205,7 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
         theta = _flat_rates(result, m)
         overall, _ = overall_rate(result, m)
         gaps = theta - overall[:, None]
-        lower, upper = simultaneous_band(gaps, ci_prob)
+        lower, upper = np.clip(simultaneous_band(gaps, ci_prob), -1.0, 1.0)
         worst = _prob_worst(theta, m)
         for k, g in enumerate(result.groups):
             t = theta[:, k]
@@ -301,8 +302,9 @@ def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
     """:func:`family_summary`'s row of one metric."""
     theta = _flat_rates(result, metric)
     overall, _ = overall_rate(result, metric)
-    g_lo, g_hi = simultaneous_band(theta - overall[:, None], ci_prob)
-    r_lo, r_hi = simultaneous_band(theta, ci_prob)
+    # a gap to the overall rate lies in [−1, 1], a rate in [0, 1]
+    g_lo, g_hi = np.clip(simultaneous_band(theta - overall[:, None], ci_prob), -1.0, 1.0)
+    r_lo, r_hi = np.clip(simultaneous_band(theta, ci_prob), 0.0, 1.0)
     defined = ~np.isnan(theta).all(axis=0)
     row = {"metric": metric, "n_groups": len(groups)}
     if not defined.any():
