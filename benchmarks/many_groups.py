@@ -105,6 +105,14 @@ def cells() -> dict[str, dict]:
     return out
 
 
+def extra_cells() -> dict[str, dict]:
+    """Not run by default (``--cells`` names them): ``unequal30_du`` distorts group 1
+    only, which has no label (2,000 unlabeled rows), so that no labeled group shows the
+    hierarchy that distortions exist."""
+    n_lab, n_unl = unequal_sizes(30)
+    return {"unequal30_du": dict(k=30, n_labeled=n_lab, n_unlabeled=n_unl, distorted=(1,))}
+
+
 # ---------------------------------------------------------------------------
 # Truths
 # ---------------------------------------------------------------------------
@@ -174,6 +182,11 @@ def bayes_record(res, truth, distorted) -> dict:
             "n_outside": int((~inside).sum()),
             "covered_others": bool(np.delete(inside, list(distorted)).all()),
             "covered_distorted": [bool(inside[i]) for i in distorted],
+            # (truth, posterior mean, lower, upper) of each distorted group's gap
+            "distorted_gaps": [
+                [float(gap[i]), float(t["gap"].iloc[i]), float(lo[i]), float(hi[i])]
+                for i in distorted
+            ],
             "widths": (hi - lo).tolist(),
             "true_max_min": true_mm,
             "max_min_lower": float(f["max_gap_lower"]),
@@ -424,6 +437,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     all_cells = cells()
     names = args.cells or list(all_cells)
+    all_cells.update(extra_cells())
     out_path = Path(args.out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     result = {

@@ -486,3 +486,21 @@ def test_one_metric_name_is_one_metric(eight):
         table = res.summary(metrics="tpr", reference="g1")
     assert set(table["metric"]) == {"tpr"} and len(table) == K - 1
     assert set(res.sensitivity(metrics="tpr", reference="g1")["metric"]) == {"tpr"}
+
+
+def test_an_all_correct_group_is_on_the_wilson_floor_and_the_band_stays_joint():
+    """12 of 12 right is not a standard error of zero: the group's band is Bonferroni–
+    Wilson's (an all-correct group of 12 among 32 alike ones was called unfair), and the
+    bootstrap's critical value pays for the floored groups' share of the error."""
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(32), 12)
+    y = (rng.random(g.size) < 0.7).astype(int)
+    y[g == 3] = 1  # every example of group 3 right (score 0.9 predicts 1)
+    data = bf.AssessmentData(scores=np.full(g.size, 0.9), labels=y, groups=g)
+    out = bf.frequentist.group_intervals(data, "accuracy", random_seed=0).set_index("group")
+    assert out.loc[3, "method"] == "bonferroni-wilson"
+    assert out.loc[3, "gap_lower"] < 0 < out.loc[3, "gap"]  # no "unfair" from 12 rows
+    boot = out["method"] == "max-t bootstrap"
+    if boot.any():
+        alone = bf.frequentist.group_intervals(data, "accuracy", ci_prob=0.95, random_seed=0)
+        assert alone.attrs["critical_value"] >= 1.96

@@ -15,10 +15,15 @@ them at once.
   binomial ones of the gaps, recomputed in every resample (bootstrap-t).
 * **Bonferroni–Wilson, the floor.** A group whose denominator is small (under
   :data:`MIN_BOOTSTRAP_TRIALS`) or whose resamples do not vary (0 or all
-  successes) has no usable bootstrap standard error; its band is the Wilson
-  interval of its rate at level ``1 − (1 − ci_prob)/(K + 1)`` minus that of
-  the overall rate (Bonferroni over the K groups and the overall rate), a
-  bound that holds whatever the group's size. Both are in the table.
+  successes: an all-correct group of 12 got a band of ±0.05 from the bootstrap
+  and was called unfair among alike groups) has no usable bootstrap standard
+  error; its band is the Wilson interval of its rate at level
+  ``1 − (1 − ci_prob)/(K + 1)`` minus that of the overall rate, a bound that
+  holds whatever the group's size. The error is split by Bonferroni: each
+  floored group and the overall rate spend ``α/(K + 1)``, the bootstrap's
+  groups together the rest (their critical value is the ``1 − α K_b/(K + 1)``
+  quantile, with ``K_b`` of them only when some group is floored), so that the
+  whole band holds at ``ci_prob``. Both bands are in the table.
 * **max − min**, corrected by projection: when every gap lies in its band,
   ``max − min ∈ [max(0, max_k L_k − min_k U_k), max_k U_k − min_k L_k]``
   (``attrs``), without the upward bias of the plug-in max − min.
@@ -137,15 +142,22 @@ def group_intervals(
         boot_gap = boot_rates - boot_overall[:, None]
         se = _gap_se(num, den)
         boot_se = _gap_se(boot, den)
-    usable = (den >= MIN_BOOTSTRAP_TRIALS) & (se > 0)
+    # a group of 0 or all successes resamples to itself: its bootstrap has no spread of
+    # its own (only the overall rate's moves), so it is on the Wilson floor too
+    usable = (den >= MIN_BOOTSTRAP_TRIALS) & (num > 0) & (num < den)
     crit = np.nan
     lower, upper = np.full(k, np.nan), np.full(k, np.nan)
+    # Bonferroni between the two parts: each floored group (and the overall rate's
+    # interval, which every floored gap uses) spends α/(K + 1); the bootstrap's groups
+    # together spend the rest, so the whole band holds at ci_prob
+    alpha, n_floor = 1.0 - ci_prob, int(np.sum(~usable & (den > 0)))
+    boot_level = 1.0 - alpha * (k - n_floor) / (k + 1) if n_floor else ci_prob
     if usable.any():
         # studentised in every resample (bootstrap-t): far closer to its level with tens
         # of labels per group than one standard error for all resamples (joint coverage of
         # 20 groups of 20-120 labels: 0.86 with a fixed SE, tests/test_groups.py)
         t = np.abs(boot_gap[:, usable] - gap[usable]) / boot_se[:, usable]
-        crit = float(np.quantile(t.max(axis=1), ci_prob, method="higher"))
+        crit = float(np.quantile(t.max(axis=1), boot_level, method="higher"))
         lower[usable] = gap[usable] - crit * se[usable]
         upper[usable] = gap[usable] + crit * se[usable]
 
