@@ -13,9 +13,9 @@ draws, half the default. The file ran in 104 s on 2 cores at a load of 1.5 (expe
 about twice that when the cores are shared with other fits). 500 + 500 draws ran in
 66 s, but gave an R-hat warning and one TPR band twice as wide as 1,000 + 1,000 did in
 a trial audit. The joint band is read off 2,000 draws: the Monte Carlo error of its
-sup-t quantile (the 95% quantile of a maximum over 30–32 groups) is a few percent of
-the band's width, small next to the binomial error of 8–10 audits. The benchmark uses
-the defaults.
+calibrated pointwise level (each group's interval at a level found so that 95% of the
+draws are inside all 30–32 intervals) is a few percent of the band's width, small next
+to the binomial error of 8–10 audits. The benchmark uses the defaults.
 
 1. **Null, 32 alike groups** (12 labels and 2,000 unlabeled rows per group, 8 audits):
    an audit raises a false alarm when any group is "unfair" at ε = 0.02 in
