@@ -519,7 +519,7 @@ def test_wheel_carries_the_data(tmp_path):
             digest, name = line.split()
             content = archive.read(f"bayesfair/_data/{name}")
             assert hashlib.sha256(content).hexdigest() == digest, name
-    assert len(sums.splitlines()) == 15
+    assert len(sums.splitlines()) == 16
 
 
 def test_the_registry_is_data_read_from_the_package():
