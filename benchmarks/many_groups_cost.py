@@ -42,20 +42,28 @@ def rows(n_labeled: int = 1000, seed: int = 0):
     scores = bf.datasets.load_scores("adult-race", "MLP")
     raw = bf.datasets.load_raw("adult").dropna().reset_index(drop=True)
     age = raw.loc[scores.index, "age"].to_numpy()
-    band = pd.cut(age, [0, 25, 35, 45, 55, 65, 200], right=False,
-                  labels=["<25", "25-34", "35-44", "45-54", "55-64", "65+"])  # fmt: skip
+    band = pd.cut(
+        age,
+        [0, 25, 35, 45, 55, 65, 200],
+        right=False,
+        labels=["<25", "25-34", "35-44", "45-54", "55-64", "65+"],
+    )
     frame = scores.assign(
-        intersection=scores["raw_group"].astype(str) + " & " + scores["sex"].astype(str)
-        + " & " + np.asarray(band, dtype=str)
-    )  # fmt: skip
+        intersection=scores["raw_group"].astype(str)
+        + " & "
+        + scores["sex"].astype(str)
+        + " & "
+        + np.asarray(band, dtype=str)
+    )
     pick = np.random.default_rng(seed).choice(len(frame), n_labeled, replace=False)
     labeled = frame.iloc[pick]
     return labeled, frame.drop(labeled.index).drop(columns="label")
 
 
 def one_fit(labeled, unlabeled, group, seed, profile=False):
-    data = bf.AssessmentData.from_frames(labeled, unlabeled, score="score", label="label",
-                                         group=group)  # fmt: skip
+    data = bf.AssessmentData.from_frames(
+        labeled, unlabeled, score="score", label="label", group=group
+    )
     prof = cProfile.Profile() if profile else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -368,9 +368,23 @@ def test_assess_intersections_with_unlabeled_rows_on_every_engine(runner, files,
     labeled and unlabeled summaries (group columns recorded or not) add up, and the family
     verdicts come first (4 groups)."""
     out = tmp_path / "r.md"
-    res = _run(runner, files["lab"], "--unlabeled", files["unl"], *COLS[:4], "--group",
-               "group,race", "--engine", engine, "--metrics", "accuracy", "--out", out,
-               "--quiet", *SMALL)  # fmt: skip
+    res = _run(
+        runner,
+        files["lab"],
+        "--unlabeled",
+        files["unl"],
+        *COLS[:4],
+        "--group",
+        "group,race",
+        "--engine",
+        engine,
+        "--metrics",
+        "accuracy",
+        "--out",
+        out,
+        "--quiet",
+        *SMALL,
+    )
     assert res.exit_code == 0, res.output
     text = out.read_text()
     assert text.startswith("Family verdicts (")
