@@ -169,11 +169,17 @@ def split_chains(x: np.ndarray) -> np.ndarray:
 
 def z_scale(x: np.ndarray) -> np.ndarray:
     """Rank-normalise each column of (…, m) over all its values (Blom, c = 3/8)."""
-    from scipy.stats import rankdata  # scipy.stats costs ~1 s to import: not at import time
+    columns = np.ascontiguousarray(x.reshape(-1, x.shape[-1]).T)  # (m, n): rows sort fast
+    n = columns.shape[1]
+    order = np.argsort(columns, axis=1)
+    ranks = np.empty_like(columns)
+    np.put_along_axis(ranks, order, np.arange(1.0, n + 1.0)[None, :], axis=1)
+    tied = (np.diff(np.take_along_axis(columns, order, axis=1), axis=1) == 0).any(axis=1)
+    if tied.any():  # ties get their average rank, as scipy's rankdata "average" does
+        from scipy.stats import rankdata  # ~1 s to import: not at import time
 
-    flat = x.reshape(-1, x.shape[-1])
-    ranks = rankdata(flat, method="average", axis=0)
-    return ndtri((ranks - 3 / 8) / (flat.shape[0] + 1 / 4)).reshape(x.shape)
+        ranks[tied] = rankdata(columns[tied], method="average", axis=1)
+    return ndtri((ranks.T - 3 / 8) / (n + 1 / 4)).reshape(x.shape)
 
 
 def _split_rhat(z: np.ndarray) -> np.ndarray:

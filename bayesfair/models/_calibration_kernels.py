@@ -120,14 +120,16 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, scratch):
         v1 = lps + log_shared[h]
         for g in range(k):
             st = g * 2 + h
-            v0 += _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
+            # the stratum's P(follows the map | θ, y, not shared), kept for the weights
+            follows = l1pg + ll_map[st]
+            inner = _logaddexp(follows, lpg + log_free[st])
+            w_map[st] = math.exp(follows - inner)
+            v0 += inner
         outer = _logaddexp(v0, v1)
         logp += outer
         p_not_shared = math.exp(v0 - outer)
         for g in range(k):
-            st = g * 2 + h
-            inner = _logaddexp(l1pg + ll_map[st], lpg + log_free[st])
-            w_map[st] = p_not_shared * math.exp(l1pg + ll_map[st] - inner)
+            w_map[g * 2 + h] *= p_not_shared
     for i in range(n):
         g = int(data[_HEADER + i])
         w = w_map[g * 2 + int(side[i])]
@@ -190,11 +192,11 @@ def _whiten(data, pre, g, d, mu, lam, eps, chol, mean, theta):
     for i in range(d):
         theta[i] = eps[i]
     _back(chol, theta, d)
-    log_jac = 0.0
+    det = 1.0
     for i in range(d):
         theta[i] += mean[i]
-        log_jac -= math.log(chol[i, i])
-    return log_jac
+        det *= chol[i, i]
+    return -math.log(det)  # −Σ ln L_ii, one logarithm
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")

@@ -37,8 +37,6 @@ __all__ = [
     "sampled_counts",
 ]
 
-# Draws are processed in chunks so that memory stays O(chunk × bins).
-_CHUNK = 256
 # sampled_counts: a group's and side's total of positives is drawn from its normal
 # approximation where its variance is at least this, else bin by bin.
 _NORMAL_MIN_VARIANCE = 25.0
@@ -179,9 +177,10 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     variance ``V = Σ n_b f̄_b (1 − f̄_b)``; where ``V ≥ 25`` it is drawn as
     ``round(μ + √V Z)`` (clipped to ``[0, n]``), whose quantiles are within a
     count of the exact ones (Berry–Esseen; tested against per-bin draws in
-    ``tests/models/test_unlabeled.py``), and elsewhere bin by bin. Drawing millions
-    of per-bin binomials cost 1.5 s per fit at 10⁴ unlabeled rows; this costs
-    a few milliseconds.
+    ``tests/models/test_unlabeled.py``), and elsewhere bin by bin, each bin's
+    binomial by inversion of one uniform (``_unlabeled_kernels.cell_positives``:
+    one compiled pass per draw, on threads; with 56 groups nearly every cell is
+    drawn bin by bin, which from Python cost 1.7 s per fit).
 
     Returns
     -------
@@ -189,32 +188,19 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
-    from bayesfair.models._unlabeled_kernels import moments_by_draw  # numba: compiled loops
+    from bayesfair.models._unlabeled_kernels import positives_by_draw  # numba: compiled loops
 
-    out = np.empty((a.shape[0], k, 4))
     cell = (summary.group * 2 + summary.side.astype(np.intp)).astype(np.intp)
-    totals = summary.totals().reshape(-1)  # (2k,), the same cell order
-    n = summary.count.astype(np.int64)
     order = np.argsort(cell, kind="stable")  # the kernel reads each cell's entries as a run
     starts = np.searchsorted(cell[order], np.arange(2 * k + 1))
     log_s = np.ascontiguousarray(summary.mean_log_s[order], dtype=float)
     log_1ms = np.ascontiguousarray(summary.mean_log_1ms[order], dtype=float)
     count = summary.count[order].astype(float)
-    mean_all, var_all = moments_by_draw(a, b, c, starts, log_s, log_1ms, count)
-    for start in range(0, a.shape[0], _CHUNK):
-        sl = slice(start, start + _CHUNK)
-        mean, var = mean_all[sl], var_all[sl]
-        pos = np.clip(np.rint(mean + np.sqrt(var) * rng.standard_normal(mean.shape)), 0, totals)
-        small = var < _NORMAL_MIN_VARIANCE
-        for st in np.flatnonzero(small.any(axis=0)):
-            rows = np.flatnonzero(small[:, st])
-            bins = np.flatnonzero(cell == st)
-            g = st // 2  # the cell's group: only its bins' probabilities are needed
-            eta = (c[sl][rows, g, None] + a[sl][rows, g, None] * summary.mean_log_s[bins]
-                   - b[sl][rows, g, None] * summary.mean_log_1ms[bins])  # fmt: skip
-            p = 0.5 * (1.0 + np.tanh(0.5 * eta))
-            pos[rows, st] = rng.binomial(n[bins], p).sum(axis=1)
-        out[sl] = _counts_from_positives(summary, pos.reshape(-1, k, 2))
+    totals = summary.totals().reshape(-1)  # (2k,), the same cell order
+    pos = positives_by_draw(
+        a, b, c, starts, log_s, log_1ms, count, totals, _NORMAL_MIN_VARIANCE, rng
+    )
+    out = _counts_from_positives(summary, pos.reshape(-1, k, 2))
     return out.reshape(*lead, k, 4)
 
 

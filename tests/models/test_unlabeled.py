@@ -133,3 +133,33 @@ def test_sampled_totals_match_per_bin_binomial_draws(repo_root):
             np.abs(np.quantile(ours_pos, q, axis=0) - np.quantile(exact, q, axis=0)), tol
         )
     assert np.allclose(ours, np.round(ours))
+
+
+@pytest.mark.parametrize("n, p", [(1, 0.3), (2, 0.7), (7, 0.05), (7, 0.95), (40, 0.5), (3, 0.0)])
+def test_binomial_inversion_is_the_exact_quantile(n, p):
+    """One uniform through the inverse CDF: the draw is Binomial(n, p)'s u-quantile for
+    every u on a fine grid (an exact check, no Monte Carlo)."""
+    from scipy import stats
+
+    from bayesfair.models._unlabeled_kernels import _binomial_inversion
+
+    u = np.linspace(0.0005, 0.9995, 1000)
+    ours = np.array([_binomial_inversion.py_func(v, n, p) for v in u])
+    # the flipped side sums the other outcome's mass: the same law, mirrored quantiles
+    exact = stats.binom.ppf(u, n, p) if p <= 0.5 else n - stats.binom.ppf(u, n, 1 - p)
+    assert np.array_equal(ours, exact)
+
+
+def test_sampled_counts_depend_on_the_seed_not_the_threads(repo_root, monkeypatch):
+    """Blocks of draws use their own generators, so one thread or several give the same
+    counts, and the same seed gives the same counts again."""
+    from bayesfair.models import _unlabeled_kernels
+
+    s, g = _adult(repo_root)
+    summary = reduce_unlabeled(s[:3000], g[:3000] * 3 + (s[:3000] > 0.7), 6)  # small cells too
+    a, b, c = _calibration_draws(np.random.default_rng(2), 1100, 6)  # three blocks of draws
+    several = sampled_counts(summary, a, b, c, np.random.default_rng(9))
+    monkeypatch.setattr(_unlabeled_kernels.os, "cpu_count", lambda: 1)
+    one = sampled_counts(summary, a, b, c, np.random.default_rng(9))
+    assert np.array_equal(several, one)
+    assert not np.array_equal(one, sampled_counts(summary, a, b, c, np.random.default_rng(10)))
