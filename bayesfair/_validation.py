@@ -13,7 +13,11 @@ import numbers
 import numpy as np
 
 from bayesfair._names import suggest
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair.exceptions import (
+    HardPredictionWarning,
+    InvalidParameterError,
+    UndefinedRateWarning,
+)
 
 __all__ = [
     "check_choice",
@@ -28,6 +32,7 @@ __all__ = [
     "check_threshold",
     "seed_record",
     "seed_sequence",
+    "warn_surprising_examples",
 ]
 
 _SEED_TYPES = "None, a non-negative integer, a numpy SeedSequence or a numpy Generator"
@@ -344,3 +349,43 @@ def _check_seed_int(random_seed, argument: str) -> int:
             f"The '{argument}' parameter must be a non-negative integer. Got {random_seed!r}."
         )
     return int(random_seed)
+
+
+def warn_surprising_examples(scores, labels, pos_label, *, stacklevel: int = 3) -> None:
+    """Warn about labeled examples that are valid but would surprise silently.
+
+    Every label the same (rates that need the other class are undefined:
+    ``UndefinedRateWarning``), and every score 0 or 1 (hard predictions, which the
+    calibration models cannot calibrate: ``HardPredictionWarning``).
+
+    Parameters
+    ----------
+    scores : ndarray of float
+        The labeled examples' scores.
+    labels : ndarray of int
+        Their labels as 0/1 (1: ``pos_label``).
+    pos_label
+        The positive label as the user gave it (for the message).
+    stacklevel : int, default 3
+        Of the warnings: 3 points at the caller of the function that calls this.
+    """
+    import warnings
+
+    scores = np.asarray(scores, dtype=float)
+    labels = np.asarray(labels)
+    if labels.size and np.all(labels == labels.flat[0]):
+        which = f"positive ({pos_label!r})" if labels.flat[0] == 1 else "negative"
+        warnings.warn(
+            f"Every labeled example is {which}: the rates that need the other class "
+            "(TPR or FPR, PPV or NPV, …) are undefined.",
+            UndefinedRateWarning,
+            stacklevel=stacklevel,
+        )
+    if scores.size and np.all((scores == 0) | (scores == 1)):
+        warnings.warn(
+            "Every labeled score is 0 or 1: these look like hard predictions, not scores. "
+            "Rates and the beta-binomial models are fine; the calibration models have "
+            "nothing to calibrate (pass the classifier's probabilities to use them).",
+            HardPredictionWarning,
+            stacklevel=stacklevel,
+        )

@@ -33,7 +33,7 @@ from bayesfair._inputs import (
     check_lengths,
     count_confusion,
 )
-from bayesfair._validation import check_group, check_threshold
+from bayesfair._validation import check_group, check_threshold, warn_surprising_examples
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
 from bayesfair.sources import summarize_unlabeled
@@ -125,6 +125,7 @@ class AssessmentData:
             raise InvalidParameterError(
                 "The labeled set is empty: 'scores' must hold at least one example."
             )
+        warn_surprising_examples(self._scores, self._labels, self.pos_label, stacklevel=3)
 
         if (unlabeled_scores is None) != (unlabeled_groups is None):
             given = "unlabeled_scores" if unlabeled_groups is None else "unlabeled_groups"

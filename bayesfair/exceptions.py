@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "CalibrationWarning",
     "ChecksumError",
+    "HardPredictionWarning",
     "IgnoredOptionWarning",
     "InvalidParameterError",
     "NoLabelsWarning",
@@ -51,11 +52,23 @@ class UndefinedRateWarning(UserWarning):
 
 
 class NoLabelsWarning(UserWarning):
-    """A group has no labeled example; its rates come from the prior or the hierarchy."""
+    """A group has no labeled example; its rates come from the prior or the hierarchy.
+
+    Since 0.5 no longer raised: :class:`UnlabeledGroupWarning`, raised when the data
+    are built, covers every such group, and the fit's note says what each model does
+    there. Kept so that code filtering it keeps working."""
 
 
 class UnlabeledGroupWarning(UserWarning):
     """A group occurs in the unlabeled data but has no labeled example."""
+
+
+class HardPredictionWarning(UserWarning):
+    """Every score is 0 or 1: hard predictions, not scores.
+
+    Raised by :class:`bayesfair.AssessmentData`. The rates and the beta-binomial
+    models are unaffected; the calibration models have nothing to calibrate (every
+    example sits at one of two scores)."""
 
 
 class IgnoredOptionWarning(UserWarning):

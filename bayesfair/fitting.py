@@ -19,7 +19,7 @@ from bayesfair.exceptions import (
     CalibrationWarning,
     IgnoredOptionWarning,
     InvalidParameterError,
-    NoLabelsWarning,
+    NoLabelsWarning,  # noqa: F401 - re-exported under its old name (exceptions module)
 )
 from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.beta_binomial import (
@@ -236,8 +236,6 @@ def fit(
 
     Warns
     -----
-    NoLabelsWarning
-        For groups without labeled examples.
     SamplingWarning
         When R-hat > 1.01 or there are divergences, with advice.
     CalibrationWarning
@@ -289,7 +287,7 @@ def fit(
         np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
     )
 
-    notes = _warn_no_labels(data, model)
+    notes = _no_labels_notes(data, model)
 
     if target_accept is None:
         target_accept = 0.9 if model == "bb" else 0.99
@@ -373,8 +371,13 @@ def _check_sampler_and_clip(model, sampler, score_clip) -> None:
         )
 
 
-def _warn_no_labels(data, model) -> list[str]:
-    """Warn about groups without a labeled example; the notes of the result."""
+def _no_labels_notes(data, model) -> list[str]:
+    """The result's note on groups without a labeled example.
+
+    No warning here: such a group can only come from the unlabeled data, and
+    :class:`~bayesfair.AssessmentData` warned about it when the data were built
+    (``UnlabeledGroupWarning``); a second, near-identical warning per fit said nothing new.
+    """
     counts = data.counts_array()
     no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
     if not no_labels:
@@ -385,9 +388,7 @@ def _warn_no_labels(data, model) -> list[str]:
         "hbb": "are pooled toward the population",
         "bb": "are the prior",
     }[model]
-    msg = f"Group(s) {no_labels} have no labeled example: their rates {how}."
-    warnings.warn(msg, NoLabelsWarning, stacklevel=3)
-    return [msg]
+    return [f"Group(s) {no_labels} have no labeled example: their rates {how}."]
 
 
 def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):

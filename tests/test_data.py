@@ -1,10 +1,13 @@
 """AssessmentData: construction, counts, and one test per bad-input rule."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from bayesfair.data import AssessmentData, UnlabeledGroupWarning
+from bayesfair.exceptions import HardPredictionWarning, UndefinedRateWarning
 
 S = [0.9, 0.2, 0.7, 0.4, 0.6, 0.1]
 Y = [1, 0, 0, 1, 1, 0]
@@ -105,11 +108,31 @@ def test_two_labels_need_pos_label():
 
 def test_single_class_with_pos_label_is_valid():
     """Ten labels and no positive: a valid labeled set, not an error."""
-    data = AssessmentData([0.5, 0.2], [0, 0], ["a", "b"], pos_label=1)
+    with pytest.warns(UndefinedRateWarning, match="Every labeled example is negative"):
+        data = AssessmentData([0.5, 0.2], [0, 0], ["a", "b"], pos_label=1)
     assert data.labels.tolist() == [0, 0] and data.pos_label == 1
-    with pytest.warns(UserWarning, match="No value of 'labels' equals pos_label='yes'"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         data = AssessmentData([0.5, 0.2], ["no", "no"], ["a", "b"], pos_label="yes")
+    said = [str(w.message) for w in caught]
+    assert any("No value of 'labels' equals pos_label='yes'" in m for m in said), said
+    assert any("Every labeled example is negative" in m for m in said), said
     assert data.labels.tolist() == [0, 0]
+
+
+def test_hard_predictions_and_one_class_warn_through_the_api():
+    """The API warns where the command line used to, alone: hard 0/1 scores, and a
+    labeled set of one class."""
+    frame = pd.DataFrame({"s": [0.0, 1.0, 1.0, 0.0], "y": [0, 1, 0, 1], "g": list("aabb")})
+    with pytest.warns(HardPredictionWarning, match="look like hard predictions"):
+        AssessmentData.from_frames(frame, score="s", label="y", group="g")
+    with pytest.warns(UndefinedRateWarning, match="Every labeled example is positive"):
+        AssessmentData.from_frames(frame.assign(y=1, s=0.3), score="s", label="y", group="g")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scores strictly inside (0, 1), both classes: silent
+        AssessmentData.from_frames(
+            frame.assign(s=[0.1, 0.9, 0.6, 0.2]), score="s", label="y", group="g"
+        )
 
 
 def test_pos_label_must_be_present():

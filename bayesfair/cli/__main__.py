@@ -1,3 +1,3 @@
-from bayesfair.cli.commands import main
+from bayesfair.cli.main import main
 
 main()

@@ -8,17 +8,11 @@ import os
 
 import click
 
+from bayesfair.cli._errors import BadInput as _BadInput
+from bayesfair.cli._errors import one_line as _one_line
+from bayesfair.data import AssessmentData
 from bayesfair.engines._common import as_text
 from bayesfair.sources import summarize
-
-EXIT_BAD_INPUT = 2
-
-
-class _BadInput(click.ClickException):
-    exit_code = EXIT_BAD_INPUT
-
-    def show(self, file=None):
-        click.echo(f"bayesfair: error: {self.message}", err=True)
 
 
 def _echo(quiet: bool, message: str) -> None:
@@ -60,7 +54,46 @@ def _separator(path) -> str | None:
         return None
 
 
-def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
+def encoding_option(ctx, param, value):
+    """A click callback: ``--encoding`` must name a codec Python knows."""
+    import codecs
+
+    if value is None:
+        return None
+    try:
+        return codecs.lookup(value).name
+    except LookupError:
+        raise _BadInput(
+            f"--encoding {value}: unknown encoding; try utf-8, latin-1 or cp1252."
+        ) from None
+
+
+def reading_engine(engine: str, encoding: str | None) -> str:
+    """The engine that reads the files: files in an encoding other than UTF-8 are read in
+    memory by pandas (DuckDB, Dask and Spark read UTF-8)."""
+    if encoding is None or encoding.replace("_", "-") in ("utf-8", "utf-8-sig"):
+        return engine
+    if engine in ("dask", "spark"):
+        raise _BadInput(
+            f"--encoding {encoding} needs --engine memory or duckdb (files in another "
+            f"encoding than UTF-8 are read in memory), not --engine {engine}."
+        )
+    return "memory"
+
+
+def _header_names(p, sep, encoding) -> list[str]:
+    """The names in a CSV file's header, as written (pandas renames a repeated one)."""
+    import pandas as pd
+
+    head = pd.read_csv(
+        p, sep=sep, engine=None if sep else "python", encoding=encoding, header=None, nrows=1
+    )
+    return [str(v) for v in head.iloc[0].tolist()] if len(head) else []
+
+
+def _read_table(
+    path: str, which: str, sep: str | None = None, text_columns=(), encoding: str | None = None
+):
     """Read a CSV/TSV/Parquet file into a DataFrame; any failure is a :class:`_BadInput`.
 
     CSV may be compressed (``.gz``, ``.bz2``, ``.xz``, ``.zip``, ``.zst``), start
@@ -68,6 +101,8 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
     ``;``, tab or ``|`` (found by DuckDB's or pandas' CSV sniffer unless ``sep`` is
     given).
     ``text_columns`` are read as text, as written (``"01"`` stays ``"01"``).
+    ``encoding``: the CSV file's text encoding (default UTF-8). A header that repeats
+    a column name is refused (pandas would rename the second and read the first).
     """
     from pathlib import Path
 
@@ -104,16 +139,26 @@ def _read_table(path: str, which: str, sep: str | None = None, text_columns=()):
                 p,
                 sep=sep,
                 engine=None if sep else "python",
-                encoding="utf-8-sig",
+                encoding=encoding or "utf-8-sig",
                 dtype=dict.fromkeys(text_columns, str),
             )
+            names = _header_names(p, sep, encoding or "utf-8-sig")
+            repeated = sorted({n for n in names if names.count(n) > 1})
+            if repeated:
+                raise _BadInput(
+                    f"The {which} file '{path}' repeats the column name(s) {repeated} in its "
+                    "header: give each column its own name (pandas would silently read the "
+                    "first and rename the others)."
+                )
     except _BadInput:
         raise
     except pd.errors.EmptyDataError:
         raise _BadInput(f"The {which} file '{path}' is empty (no header row).") from None
     except UnicodeDecodeError:
+        said = encoding or "UTF-8"
         raise _BadInput(
-            f"The {which} file '{path}' is not UTF-8 text: is it really {kind}?"
+            f"The {which} file '{path}' is not {said} text. If it is {kind} in another "
+            "encoding, pass it with --encoding (e.g. --encoding latin-1 or cp1252)."
         ) from None
     except OSError as exc:
         raise _BadInput(f"Cannot read the {which} file '{path}': {exc.strerror or exc}.") from None
@@ -283,8 +328,7 @@ def _count_rows(path) -> int | None:
         return None
 
 
-def _labeled_source(path, engine, scheduler, score, label, group_cols, threshold, pos_label,
-                    quiet):  # fmt: skip
+def _labeled_source(path, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet):
     """The labeled file(s) as a labeled summary built by the engine (not loaded)."""
     text = "1" if pos_label is None else str(pos_label).strip().lower()
     value = {"true": 1.0, "false": 0.0}.get(text)
@@ -298,24 +342,36 @@ def _labeled_source(path, engine, scheduler, score, label, group_cols, threshold
                 "recode the labels."
             ) from None
     return _summarise_file(
-        path, "labeled", engine, scheduler, score, group_cols, threshold, quiet,
-        label=label, pos_label=value,
-    )  # fmt: skip
+        path,
+        "labeled",
+        engine,
+        scheduler,
+        score,
+        group_cols,
+        threshold,
+        quiet,
+        label=label,
+        pos_label=value,
+    )
 
 
-def _unlabeled_source(path, engine, scheduler, score, group_cols, threshold, quiet, sep=None):
+def _unlabeled_source(
+    path, engine, scheduler, score, group_cols, threshold, quiet, sep=None, encoding=None
+):
     """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
     if engine == "memory":
-        frame = _read_table(path, "unlabeled", sep, text_columns=group_cols)
+        frame = _read_table(path, "unlabeled", sep, text_columns=group_cols, encoding=encoding)
         _check_columns(frame, "unlabeled", score=[score], group=group_cols)
         _check_values(frame, score, None, group_cols, None)
         return frame
-    return _summarise_file(path, "unlabeled", engine, scheduler, score, group_cols, threshold,
-                           quiet)  # fmt: skip
+    return _summarise_file(
+        path, "unlabeled", engine, scheduler, score, group_cols, threshold, quiet
+    )
 
 
-def _summarise_file(path, which, engine, scheduler, score, group_cols, threshold, quiet,
-                    label=None, pos_label=1):  # fmt: skip
+def _summarise_file(
+    path, which, engine, scheduler, score, group_cols, threshold, quiet, label=None, pos_label=1
+):
     """One file or glob summarised by ``engine`` (:func:`bayesfair.summarize`), timed."""
     import time
 
@@ -324,12 +380,22 @@ def _summarise_file(path, which, engine, scheduler, score, group_cols, threshold
     start = time.perf_counter()
     try:
         summary = summarize(
-            path, score=score, group=group_cols if len(group_cols) > 1 else group_cols[0],
-            threshold=threshold, engine=engine, label=label, pos_label=pos_label,
-            scheduler=scheduler, progressbar=not quiet, text_groups=True,
-        )  # fmt: skip
+            path,
+            score=score,
+            group=group_cols if len(group_cols) > 1 else group_cols[0],
+            threshold=threshold,
+            engine=engine,
+            label=label,
+            pos_label=pos_label,
+            scheduler=scheduler,
+            progressbar=not quiet,
+            text_groups=True,
+        )
     except (ValueError, TypeError, ImportError) as exc:
-        raise _BadInput(_one_line(exc)) from None
+        message = _one_line(exc)
+        if "unicode" in message.lower() or "utf-8" in message.lower():
+            message += " If the file is in another encoding, pass it with --encoding."
+        raise _BadInput(message) from None
     extra = (
         f" (more than {LABELED_ROWS_IN_MEMORY:,}: not loaded; PPI++ is left out)"
         if which == "labeled"
@@ -359,11 +425,6 @@ def _check_writable(out) -> None:
         raise _BadInput(f"Cannot write the report to '{out}': permission denied.")
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-    return " ".join(text.split())
-
-
 def _record_inputs(comp, labeled, lab, unlabeled, unl) -> None:
     """The input files (rows, SHA-256) and the command line, into the report's provenance."""
     import glob
@@ -385,11 +446,18 @@ def _record_inputs(comp, labeled, lab, unlabeled, unl) -> None:
         total = unl.n_total if hasattr(unl, "n_total") else len(unl)
         files = sorted(glob.glob(str(unlabeled))) or [str(unlabeled)]
         if len(files) == 1:
-            inputs.append({"role": "unlabeled", "path": files[0], "rows": total,
-                           "sha256": digest(files[0])})  # fmt: skip
+            inputs.append(
+                {"role": "unlabeled", "path": files[0], "rows": total, "sha256": digest(files[0])}
+            )
         else:  # a glob: the rows are counted over all its files, each file has its digest
-            inputs.append({"role": "unlabeled", "path": str(unlabeled), "rows": total,
-                           "sha256": ", ".join(f"{f}: {digest(f)}" for f in files)})  # fmt: skip
+            inputs.append(
+                {
+                    "role": "unlabeled",
+                    "path": str(unlabeled),
+                    "rows": total,
+                    "sha256": ", ".join(f"{f}: {digest(f)}" for f in files),
+                }
+            )
     prov["inputs"] = inputs
     prov["call"] = _command_line()
 
@@ -409,3 +477,22 @@ def _command_line() -> str:
                 [param.opts[0]] if getattr(param, "is_flag", False) else [param.opts[0], str(value)]
             )
     return " ".join(shlex.quote(p) for p in parts)
+
+
+def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference):
+    """The files' contents (rows or engine summaries) as :class:`~bayesfair.AssessmentData`."""
+    if hasattr(lab, "n_total"):  # the labeled file as a summary (_labeled_source); the
+        # unlabeled one is then a summary too (the same --engine, never 'memory')
+        return AssessmentData.from_summaries(
+            lab, unl, reference=reference, pos_label=1 if pos_label is None else pos_label
+        )
+    return AssessmentData.from_frames(
+        lab,
+        unl,
+        score=score,
+        label=label,
+        group=group_cols,
+        threshold=threshold,
+        pos_label=pos_label,
+        reference=reference,
+    )

@@ -38,9 +38,11 @@ def duckdb_engine(
     extra = [target[0]] if target else []
     missing = [c for c in [score, *columns, *extra] if c.lower() not in have]
     if missing:
-        raise InvalidParameterError(
-            f"{where} has no column(s) {missing}; it has {relation.columns}."
-        )
+        # 'filename' is the column read_csv/read_parquet(filename=True) adds, not the file's
+        own = [
+            c for c in relation.columns if not (c == "filename" and where.startswith("The file"))
+        ]
+        raise InvalidParameterError(f"{where} has no column(s) {missing}; it has {own}.")
     q = _quote
     lo, hi = bin_edges(score_clip)
     s = f"CAST({q(score)} AS DOUBLE)"

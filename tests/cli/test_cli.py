@@ -180,8 +180,8 @@ def test_assess_malformed_labeled_file(runner, tmp_path, case):
     ("args", "message"),
     [
         (["--metrics", "tpr_"], "Did you mean 'tpr'?"),
-        (["--reference", "Femal"], "Unknown group 'Femal' for the 'reference' parameter"),
-        (["--threshold", "1.5"], "The 'threshold' parameter must be a float in (0, 1)"),
+        (["--reference", "Femal"], "Unknown group 'Femal' for --reference"),
+        (["--threshold", "1.5"], "--threshold must be a float in (0, 1)"),
         (["--pos-label", "yes"], "--pos-label yes: not a value of --label label"),
         (["--out", "report.pdf"], "use .html, .md or .json"),
         (["--out", "no/such/dir/report.html"], "does not exist"),
@@ -232,9 +232,7 @@ def test_assess_parquet_without_pyarrow(runner, files, tmp_path, monkeypatch):
 def test_assess_unexpected_error_exits_1_without_partial_report(
     runner, files, tmp_path, monkeypatch
 ):
-    cli_module = importlib.import_module(
-        "bayesfair.cli.commands"
-    )  # the module the command calls from
+    cli_module = importlib.import_module("bayesfair.cli.assess")  # where the command calls from
 
     def broken(*args, **kwargs):
         raise RuntimeError("sampler exploded\nsecond line")
@@ -335,7 +333,7 @@ def test_assess_names_the_file_with_a_bad_score(runner, files, tmp_path):
 
 
 def test_demo_reports_an_unexpected_error_in_one_line(monkeypatch):
-    import bayesfair.cli.commands as cli_module
+    import bayesfair.cli.demo as cli_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")

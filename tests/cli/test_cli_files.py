@@ -119,7 +119,7 @@ def test_out_is_checked_before_fitting(runner, tmp_path, monkeypatch):
     _frame(["a", "b"]).to_csv(path, index=False)
     import importlib
 
-    cli_module = importlib.import_module("bayesfair.cli.commands")
+    cli_module = importlib.import_module("bayesfair.cli.assess")
 
     def no_fit(*args, **kwargs):
         raise AssertionError("fitted before checking --out")

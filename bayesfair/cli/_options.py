@@ -1,0 +1,54 @@
+"""Option values shared by the commands: ε, metric lists, group columns, budgets."""
+
+from __future__ import annotations
+
+import math
+
+from bayesfair.cli._errors import BadInput
+from bayesfair.metrics import get_rate
+
+
+def positive_finite(ctx, param, value):
+    """A click callback: ``value`` must be a positive, finite number (ε: below 1)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise BadInput(f"--{param.name} {value}: must be a positive, finite number.")
+    if value is not None and param.name == "epsilon" and value >= 1:
+        raise BadInput(
+            f"--epsilon {value}: must be below 1 (a tolerance on a difference of two rates, "
+            "which lies in [-1, 1]; typical values are 0.01 to 0.1)."
+        )
+    return value
+
+
+def metric_list(metrics: str) -> list[str]:
+    """``"accuracy,tpr"`` as canonical rate names."""
+    names = [m.strip() for m in metrics.split(",") if m.strip()]
+    if not names:
+        raise BadInput("The '--metrics' option must name at least one rate, e.g. accuracy,tpr.")
+    return [get_rate(m).name for m in names]  # an unknown name: InvalidParameterError
+
+
+def group_columns(group: str) -> list[str]:
+    """``"race,sex"`` as a list of columns (at least one)."""
+    columns = [c.strip() for c in group.split(",") if c.strip()]
+    if not columns:
+        raise BadInput("The '--group' option must name at least one column.")
+    return columns
+
+
+def budgets(text: str | None) -> list[int] | None:
+    """``"100,200"`` as label counts (None: the planner's default)."""
+    if text is None:
+        return None
+    try:
+        return [int(b) for b in text.split(",") if b.strip()]
+    except ValueError:
+        raise BadInput(
+            f"The '--budgets' option must be label counts separated by commas, e.g. "
+            f"100,200,400. Got {text!r}."
+        ) from None
+
+
+def separator(sep: str | None) -> str | None:
+    """``--sep``, with ``tab`` and ``\\t`` spelled out."""
+    return {"tab": "\t", "\\t": "\t"}.get(sep, sep)

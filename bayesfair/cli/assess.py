@@ -1,0 +1,270 @@
+"""``bayesfair assess``: a labeled file (and unlabeled scores) to a report."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import click
+
+from bayesfair.cli import files
+from bayesfair.cli._errors import BadInput, show_warnings, user_errors, warn
+from bayesfair.cli._options import group_columns, metric_list, positive_finite, separator
+from bayesfair.cli.files import (
+    _assessment_data,
+    _check_columns,
+    _check_values,
+    _check_writable,
+    _count_rows,
+    _echo,
+    _labeled_source,
+    _output_format,
+    _pos_label,
+    _read_table,
+    _record_inputs,
+    _unlabeled_source,
+    _write_atomic,
+    encoding_option,
+    reading_engine,
+)
+from bayesfair.compare import compare
+from bayesfair.report import comparison_html, comparison_json
+
+
+@click.command()
+@click.argument("labeled", metavar="LABELED")
+@click.option(
+    "--unlabeled",
+    metavar="FILE|GLOB",
+    help="Unlabeled scores (score and group columns): a CSV or Parquet file or a glob "
+    "('logs/*.parquet'), summarised by --engine without loading the rows.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "dask", "spark", "memory"]),
+    default="duckdb",
+    show_default=True,
+    help="What reads --unlabeled: DuckDB (streaming, all cores), a Dask or Spark cluster "
+    "(see --scheduler), or pandas in memory.",
+)
+@click.option(
+    "--sep",
+    default=None,
+    metavar="SEP",
+    help="Separator of CSV files (default: sniffed from the header among , ; tab |).",
+)
+@click.option(
+    "--encoding",
+    default=None,
+    metavar="NAME",
+    callback=encoding_option,
+    help="Text encoding of CSV files (default UTF-8), e.g. latin-1 or cp1252; files in "
+    "another encoding than UTF-8 are read in memory.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Dask scheduler (tcp://host:8786) or Spark master URL for --engine dask/spark.",
+)
+@click.option("--score", required=True, metavar="COL", help="Column of the classifier scores.")
+@click.option("--label", required=True, metavar="COL", help="Column of the true labels.")
+@click.option(
+    "--group", required=True, metavar="COL[,COL]", help="Sensitive column(s); several intersect."
+)
+@click.option("--metrics", default="accuracy,tpr,fpr", show_default=True)
+@click.option(
+    "--model",
+    type=click.Choice(["rbc", "bc", "bb", "hbb"]),
+    default="rbc",
+    show_default=True,
+    help="Bayesian model; with rbc or bc the exact, labeled-only bb is shown too.",
+)
+@click.option(
+    "--estimand",
+    type=click.Choice(["assessed", "expected"]),
+    default=None,
+    help="What the calibration model's intervals are for: the gap on the assessed examples "
+    "(default with --unlabeled) or the classifier's expected gap.",
+)
+@click.option("--epsilon", default=0.02, show_default=True, type=float, callback=positive_finite)
+@click.option(
+    "--selection",
+    type=click.Choice(["random", "stratum", "score", "mixed"]),
+    default="random",
+    show_default=True,
+    help="How the labeled rows were chosen: at random, or by `bayesfair suggest` (--within "
+    "stratum, score or mixed); after active selection the intervals that assume random labels are "
+    "left empty.",
+)
+@click.option("--reference", default=None, help="Reference group (default: most labels).")
+@click.option("--pos-label", default=None, help="Positive label (needed unless labels are 0/1).")
+@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option(
+    "--out",
+    default=None,
+    metavar="FILE",
+    help="report.html, .md or .json (default: Markdown on stdout).",
+)
+@click.option(
+    "--clusters",
+    is_flag=True,
+    help="Also report which fairness metrics say the same thing (Fair Enough's clusters of "
+    "metrics by the posterior draws; needs --model rbc or bc).",
+)
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--tune", default=1000, show_default=True, type=click.IntRange(min=0))
+@click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option("--quiet", is_flag=True, help="No progress output (warnings are still shown).")
+@user_errors
+def assess(
+    labeled,
+    unlabeled,
+    engine,
+    sep,
+    encoding,
+    scheduler,
+    score,
+    label,
+    group,
+    metrics,
+    model,
+    estimand,
+    epsilon,
+    selection,
+    reference,
+    pos_label,
+    threshold,
+    out,
+    clusters,
+    seed,
+    draws,
+    tune,
+    chains,
+    quiet,
+):
+    """Assess a classifier's group fairness from a LABELED file (CSV or Parquet).
+
+    Reports frequentist intervals (Newcombe, bootstrap, Bernstein, Lum et al.'s
+    corrected variances) next to the chosen Bayesian model. With --model rbc
+    (the default) or bc, which use the --unlabeled scores, the labeled-only BB
+    model is fitted too: it is exact and cheap, and the pair shows what the
+    unlabeled data add. Pairs whose intervals disagree and groups whose
+    calibration map misfits their labels are reported as warnings.
+    """
+    fmt = _output_format(out)
+    names = metric_list(metrics)
+    group_cols = group_columns(group)
+    sep = separator(sep)
+    engine = reading_engine(engine, encoding)
+    _check_writable(out)
+    lab = _labeled_input(
+        labeled,
+        engine,
+        scheduler,
+        score,
+        label,
+        group_cols,
+        threshold,
+        pos_label,
+        quiet,
+        sep,
+        encoding,
+    )
+    if not hasattr(lab, "n_total"):
+        pos_label = _pos_label(lab, label, pos_label)
+    unl = None
+    if unlabeled is not None:
+        unl = _unlabeled_source(
+            unlabeled, engine, scheduler, score, group_cols, threshold, quiet, sep, encoding
+        )
+    _surprises(model, unlabeled, chains)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference)
+    show_warnings(caught)
+    _echo(
+        quiet,
+        f"{data.n_labeled} labeled and {data.n_unlabeled} unlabeled examples in "
+        f"{data.n_groups} groups ({', '.join(map(str, data.group_levels))}); positive "
+        f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
+        f"{data.reference!r}.",
+    )
+    models = ("bb", model) if model in ("bc", "rbc") else (model,)
+    if model in ("bc", "rbc") and data.n_unlabeled == 0:
+        _echo(
+            quiet, f"No --unlabeled file: the {model.upper()} model uses the labeled scores only."
+        )
+    _echo(
+        quiet,
+        f"Fitting {', '.join(m.upper() for m in models)} ({chains} chains × {draws} draws)...",
+    )
+    start = time.perf_counter()
+    fit_kwargs = {"draws": draws, "tune": tune, "chains": chains}
+    if estimand is not None:
+        fit_kwargs["estimand"] = estimand
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comp = compare(
+            data,
+            names,
+            epsilon=epsilon,
+            models=models,
+            random_seed=seed,
+            fit_kwargs=fit_kwargs,
+            # the samplers' own bars are wider than a terminal: one line before and after
+            progressbar=False,
+            selection=selection,
+            clusters=clusters,
+        )
+    _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
+    show_warnings(caught)
+    for sentence in comp.disagreements:
+        warn(sentence)
+    _record_inputs(comp, labeled, lab, unlabeled, unl)
+    text = _render(comp, fmt, data)
+    if out is None:
+        click.echo(text)
+        return
+    try:
+        _write_atomic(out, text)
+    except OSError as exc:
+        raise BadInput(f"Cannot write the report to '{out}': {exc.strerror or exc}.") from None
+    _echo(quiet, f"Wrote {fmt} report to {out}.")
+
+
+def _labeled_input(
+    path, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet, sep, encoding
+):
+    """The labeled file: its rows, checked, or (above ``LABELED_ROWS_IN_MEMORY`` rows, read
+    by an engine) its summary."""
+    n_rows = _count_rows(path) if engine != "memory" else None
+    if n_rows is not None and n_rows > files.LABELED_ROWS_IN_MEMORY:
+        return _labeled_source(
+            path, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet
+        )
+    lab = _read_table(path, "labeled", sep, text_columns=group_cols, encoding=encoding)
+    _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
+    _check_values(lab, score, label, group_cols, pos_label)
+    return lab
+
+
+def _surprises(model, unlabeled, chains) -> None:
+    """One-line warnings for choices on the command line that would otherwise surprise
+    silently (the data's own surprises are the API's warnings, :mod:`bayesfair.data`)."""
+    if model in ("bb", "hbb") and unlabeled is not None:
+        warn(
+            f"--model {model} uses the labeled examples only; the --unlabeled rows enter the "
+            "PPI++ column alone (use --model rbc to use them in the Bayesian model)."
+        )
+    if chains == 1:
+        warn("--chains 1: convergence cannot be checked (no R-hat); use 2 or more.")
+
+
+def _render(comp, fmt: str, data) -> str:
+    if fmt == "html":
+        return comparison_html(comp, data=data)
+    if fmt == "json":
+        return comparison_json(comp)
+    return comp.to_markdown()
