@@ -34,6 +34,7 @@ from bayesfair.exceptions import (
     SamplingWarning,
     SmallReferenceWarning,
     SparseStratumWarning,
+    warnings_at_caller,
 )
 from bayesfair.fitting import _coord_labels, fit, model_options
 from bayesfair.metrics import (
@@ -243,6 +244,7 @@ def _check_same_data(name, res, data) -> None:
         )
 
 
+@warnings_at_caller
 def compare(
     data: AssessmentData,
     metrics=DEFAULT_METRICS,

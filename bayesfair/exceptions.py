@@ -86,3 +86,36 @@ class SparseStratumWarning(UserWarning):
 class SmallReferenceWarning(UserWarning):
     """With more than two groups, the reference group of the pairs has few labeled examples:
     every pair's difference inherits its uncertainty (and its luck)."""
+
+
+def warnings_at_caller(func):
+    """Decorate a public function that calls others: the package's warnings raised inside
+    it are re-raised at the line that called it, not inside the package.
+
+    A function such as :func:`bayesfair.compare` calls ``fit`` and others, whose
+    ``stacklevel`` points at their caller, which is then package code. Warnings of other
+    libraries keep their own place (and so their default filters)."""
+    import functools
+    import os
+    import warnings
+
+    package = os.path.dirname(__file__)
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        caught = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = func(*args, **kwargs)
+        finally:  # outside the block, so that the caller's filters decide (not "always")
+            for w in caught:
+                if type(w.message).__module__.startswith("bayesfair") or str(w.filename).startswith(
+                    package
+                ):
+                    warnings.warn(w.message, w.category, stacklevel=2)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return out
+
+    return run

@@ -319,3 +319,32 @@ def test_counts_threshold_and_choices_are_checked_alike():
     assert check_choice("a", {"a": 1}, "mode") == "a"
     with pytest.raises(InvalidParameterError, match="'mode' parameter must be one of 'a'"):
         check_choice(["a"], {"a": 1}, "mode")  # unhashable: refused with the same message
+
+
+def test_compare_warns_at_the_caller_s_line():
+    """compare calls fit and the checks; its warnings point at the line that called it."""
+    import warnings as w
+
+    import bayesfair as bf
+
+    frame = bf.datasets.load_scores("adult-sex", "MLP").iloc[:400]
+    data = bf.AssessmentData.from_frames(
+        frame.iloc[:40],
+        frame.iloc[40:].drop(columns="label"),
+        score="score",
+        label="label",
+        group="group",
+    )
+    with w.catch_warnings(record=True) as caught:
+        w.simplefilter("always")
+        bf.compare(
+            data,
+            ["accuracy"],
+            models=("bb",),
+            fit_kwargs={"draws": 4, "chains": 1},
+            random_seed=0,
+            progressbar=False,
+        )
+    ours = [x for x in caught if type(x.message).__module__.startswith("bayesfair")]
+    assert ours, "expected the too-few-draws and one-chain warnings"
+    assert all(x.filename == __file__ for x in ours), [x.filename for x in ours]

@@ -323,3 +323,58 @@ def test_a_summarised_labeled_file_needs_0_1_labels(runner, tmp_path, monkeypatc
     res = _assess(runner, path, "--pos-label", "yes")
     assert res.exit_code == 2
     assert "recode the labels" in res.output
+
+
+def test_a_header_that_repeats_a_column_is_refused(runner, tmp_path):
+    """pandas would read the first 'score' and rename the second 'score.1': refused,
+    naming the repeated column."""
+    path = tmp_path / "lab.csv"
+    frame = _frame(["a", "b"])
+    frame.insert(3, "dup", frame["score"])
+    path.write_text(frame.to_csv(index=False).replace("dup", "score", 1))
+    res = _assess(runner, path)
+    assert res.exit_code == 2
+    assert "repeats the column name(s) ['score'] in its header" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_latin_1_file_says_how_and_reads_with_encoding(runner, tmp_path):
+    frame = _frame(["Fémale", "Male"])
+    path, unl = tmp_path / "lab.csv", tmp_path / "unl.csv"
+    frame.to_csv(path, index=False, encoding="latin-1")
+    _frame(["Fémale", "Male"], n=200, seed=3)[["score", "g"]].to_csv(
+        unl, index=False, encoding="latin-1"
+    )
+    res = _assess(runner, path)
+    assert res.exit_code == 2
+    assert "is not UTF-8 text" in res.stderr and "--encoding" in res.stderr
+    res = _assess(runner, path, "--encoding", "latin-1", "--unlabeled", unl)
+    assert res.exit_code == 0, res.output
+    # the unlabeled file, in DuckDB by default, is read in memory: one group spelled alike
+    assert "occur in the unlabeled data" not in res.stderr
+    res = _assess(runner, path, "--encoding", "no-such-codec")
+    assert res.exit_code == 2 and "--encoding no-such-codec: unknown encoding" in res.stderr
+    res = _assess(runner, path, "--encoding", "latin-1", "--unlabeled", unl, "--engine", "dask")
+    assert res.exit_code == 2 and "needs --engine memory or duckdb" in res.stderr
+
+
+def test_errors_name_the_flag_not_the_api_parameter(runner, tmp_path):
+    path = tmp_path / "lab.csv"
+    _frame(["Female", "Male"]).to_csv(path, index=False)
+    res = _assess(runner, path, "--reference", "male")
+    assert res.exit_code == 2
+    assert "Unknown group 'male' for --reference" in res.stderr
+    assert "did you mean 'Male'?" in res.stderr and "parameter" not in res.stderr
+    res = _assess(runner, path, "--threshold", "1.5")
+    assert res.exit_code == 2 and "--threshold must be a float in (0, 1)" in res.stderr
+
+
+def test_a_group_only_in_the_unlabeled_file_is_one_warning(runner, tmp_path):
+    path, unl = tmp_path / "lab.csv", tmp_path / "unl.csv"
+    _frame(["a", "b"]).to_csv(path, index=False)
+    _frame(["a", "b", "c"], n=300, seed=1)[["score", "g"]].to_csv(unl, index=False)
+    res = _assess(runner, path, "--unlabeled", unl, "--model", "rbc")
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stderr.splitlines() if "['c']" in line]
+    assert len(lines) == 1, res.stderr
+    assert "occur in the unlabeled data but have no labeled example" in lines[0]

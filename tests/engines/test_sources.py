@@ -210,3 +210,13 @@ def test_labeled_summary_refuses_bad_labels(tmp_path):
             ["a"],
             unlabeled=bf.summarize(labeled_frame(50), group="race", label="label"),
         )
+
+
+def test_a_missing_column_lists_the_file_s_own_columns(tmp_path):
+    """DuckDB reads files with ``filename=True``; that column is not the file's and is
+    not listed among its columns when one is missing."""
+    path = tmp_path / "u.csv"
+    pd.DataFrame({"score": [0.2, 0.7], "grp": ["a", "b"]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"has no column\(s\) \['group'\]") as err:
+        bf.summarize_unlabeled(str(path), score="score", group="group", engine="duckdb")
+    assert "['score', 'grp']" in str(err.value) and "filename" not in str(err.value)
