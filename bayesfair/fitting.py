@@ -326,11 +326,11 @@ def fit(
             sampler="nuts",
             variant=variant,
             score_clip=score_clip,
-            prior=repr(priors),
+            prior=priors.to_dict(),
             n_bins=n_bins,
         )
         if disc is not None:
-            settings["discrepancy"] = repr(disc)
+            settings["discrepancy"] = disc.to_dict()
     else:
         prior = _resolve_prior(model, prior)
         idata, rate_draws, prior_draws = _fit_beta_binomial(
@@ -338,7 +338,7 @@ def fit(
         )
         settings.update(
             sampler="exact" if (model == "bb" and sampler in ("auto", "exact")) else "nuts",
-            prior=repr(prior),
+            prior=prior.to_dict(),
         )
 
     idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)

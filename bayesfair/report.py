@@ -20,6 +20,7 @@ from bayesfair._render import markdown_table as _table
 from bayesfair._render import png as _png
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
+from bayesfair.models.priors import prior_from_record
 from bayesfair.stats import rope_decision
 
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
@@ -123,8 +124,9 @@ def seed_text(record) -> str:
     entropy = record["entropy"]
     if isinstance(entropy, list):
         entropy = "[" + ", ".join(entropy) + "]"
-    spawn = f", spawn_key={tuple(key)}" if key else ""
-    return f"numpy.random.SeedSequence({entropy}{spawn})"
+    if not key:
+        return f"{entropy} (random_seed={entropy} reproduces it)"
+    return f"{entropy}, child {tuple(key)} of its seed sequence (spawn_key={tuple(key)})"
 
 
 def comparison_markdown(comp, digits: int = 3) -> str:
@@ -324,41 +326,10 @@ def _provenance_rows(comp) -> list[tuple[str, str]]:
     return rows
 
 
-def prior_words(prior) -> str:
-    """A prior's repr (``BetaPrior(alpha=1.0, beta=1.0)``) in words."""
-    import re
-
-    if not prior:
-        return "not recorded"
-    text = str(prior)
-    m = re.fullmatch(r"BetaPrior\(alpha=([\d.e+-]+), beta=([\d.e+-]+)\)", text)
-    if m:
-        a, b = m.groups()
-        flat = " (uniform)" if float(a) == float(b) == 1.0 else ""
-        return f"each group's rate ~ Beta({float(a):g}, {float(b):g}){flat}"
-    m = re.fullmatch(r"DiscrepancyPrior\((.*)\)", text)
-    if m:
-        parts = dict(re.findall(r"(\w+)=(\([^)]*\)|[^,]+)", m.group(1)))
-        center = parts.get("center", "None")
-        where = "the calibration model's mode for that stratum" if center == "None" else f"{center}"
-        kappa = parts.get("concentration", "").strip("()").rstrip(",")
-        return (
-            f"each group's side of the threshold is off the calibration map with prior "
-            f"probability {parts.get('prior_misfit')} (and each side in every group with "
-            f"{parts.get('shared_prior_misfit')}); an off-map stratum's rate is "
-            f"Beta(1 + κm, 1 + κ(1 − m)), mode m, with κ = {kappa} "
-            f"and m = {where}"
-        )
-    m = re.fullmatch(r"CalibrationPriors\((.*)\)", text)
-    if m:
-        parts = dict(p.split("=") for p in m.group(1).split(", "))
-        return (
-            "calibration map σ(c + a log s − b log(1 − s)) per group, a, b, c drawn around "
-            f"population means with normal priors (sd of the means {parts.get('mu_a_sd')}, "
-            f"{parts.get('mu_b_sd')}, {parts.get('mu_c_sd')}; half-normal spreads "
-            f"{parts.get('sigma_a_sd')}, {parts.get('sigma_b_sd')}, {parts.get('sigma_c_sd')})"
-        )
-    return text
+def prior_words(record) -> str:
+    """The prior a fit recorded (``settings["prior"]``), in its own words."""
+    prior = prior_from_record(record)
+    return "not recorded" if prior is None else prior.describe()
 
 
 def _plain_sentences(comp) -> list[str]:
@@ -543,7 +514,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             ("bootstrap samples", str(s.get("n_boot", ""))),
             ("random seed", seed_text(s.get("random_seed"))),
             ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
-            *((f"prior of {m.upper()}", str(p)) for m, p in s.get("priors", {}).items()),
+            *((f"prior of {m.upper()}", prior_words(p)) for m, p in s.get("priors", {}).items()),
             *(
                 (f"{m.upper()} intervals are for", text)
                 for m, text in s.get("estimands", {}).items()

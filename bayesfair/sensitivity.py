@@ -39,8 +39,6 @@ prior and the size trend; ``bb`` each group's Beta prior).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from scipy.special import betaln
 
@@ -53,6 +51,7 @@ from bayesfair.models.beta_binomial import (
     size_basis,
 )
 from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
+from bayesfair.models.priors import prior_from_record
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
 from bayesfair.stats import rope_decision
 
@@ -254,9 +253,10 @@ def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng) -> np.ndar
 # ---------------------------------------------------------------------------
 # The power-scaled prior of each model
 # ---------------------------------------------------------------------------
-def _prior_numbers(text: str) -> dict:
-    """The ``name=number`` fields of a prior's recorded repr (``settings["prior"]``)."""
-    return {k: float(v) for k, v in re.findall(r"(\w+)=([-+0-9.eE]+)", text or "")}
+def _prior_numbers(record) -> dict:
+    """The fields of the prior a fit recorded (``settings["prior"]``); empty without one."""
+    prior = prior_from_record(record)
+    return {} if prior is None else {k: v for k, v in prior.to_dict().items() if k != "kind"}
 
 
 def _stacked(post, name) -> np.ndarray:
@@ -297,7 +297,7 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
     the result does not hold what the prior needs (a hand-built posterior).
     """
     post = idata.posterior
-    numbers = _prior_numbers(settings.get("prior", ""))
+    numbers = _prior_numbers(settings.get("prior"))
     if model in ("bc", "rbc"):
         if "sigma_a" not in post:
             return None

@@ -35,7 +35,8 @@ def test_html_tables_settings_and_sizes(html, comparison):
     assert "<td>reference group</td><td>Male</td>" in html
     assert "<td>threshold</td><td>0.5" in html
     assert "±0.02" in html
-    assert "<td>prior of BC</td><td>CalibrationPriors(mu_a_sd=0.4" in html
+    assert "<td>prior of BC</td><td>calibration map σ(c + a log s − b log(1 − s)) per group" in html
+    assert "CalibrationPriors(" not in html and "SeedSequence(" not in html  # words, not reprs
     assert "<td>prior of BB</td><td>BetaPrior(alpha=1.0, beta=1.0)</td>" in html
 
 
@@ -144,7 +145,7 @@ def test_priors_are_written_for_people():
         "DiscrepancyPrior(prior_misfit=0.01, shared_prior_misfit=0.01, concentration=2.0, "
         "center=None)"
     )
-    assert "prior probability 0.01" in disc and "κ = 2.0 and" in disc
+    assert "prior probability 0.01" in disc and "κ = 2 and" in disc
     assert "(" not in prior_words("BetaPrior(alpha=2.0, beta=3.0)").split("~")[0]
 
 

@@ -37,6 +37,7 @@ from bayesfair.models.calibration import (
     rate_prior_shapes,
     stratum_counts,
 )
+from bayesfair.models.priors import prior_from_record
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
 from bayesfair.posterior import FairnessPosterior
 from bayesfair.summary import DEFAULT_BINS, ScoreSummary
@@ -364,27 +365,9 @@ def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
 
 
 def fitted_discrepancy(settings: dict):
-    """The ``DiscrepancyPrior`` a fit used, read back from ``settings["discrepancy"]`` (its
-    repr, which a posterior saved to a file keeps); the default when absent."""
-    import ast
-
-    text = settings.get("discrepancy")
-    if not text:
-        return DiscrepancyPrior()
-    try:
-        call = ast.parse(text, mode="eval").body
-        if not (
-            isinstance(call, ast.Call) and getattr(call.func, "id", None) == "DiscrepancyPrior"
-        ):
-            raise ValueError
-        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
-        if kwargs.get("tie", "absent") is None:  # written by 0.2, which had the option
-            del kwargs["tie"]
-        return DiscrepancyPrior(**kwargs)
-    except (ValueError, TypeError, SyntaxError):
-        raise InvalidParameterError(
-            f"Not a DiscrepancyPrior this version can read: {text!r}."
-        ) from None
+    """The ``DiscrepancyPrior`` a fit used, read back from ``settings["discrepancy"]`` (the
+    record a posterior saved to a file keeps); the default when absent."""
+    return prior_from_record(settings.get("discrepancy"), "DiscrepancyPrior") or DiscrepancyPrior()
 
 
 def _check_metric_defined(metric: str, totals: np.ndarray, levels: list) -> None:

@@ -57,7 +57,7 @@ log Γ term).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -128,6 +128,16 @@ class BetaPrior:
     alpha: float = 1.0
     beta: float = 1.0
 
+    def describe(self) -> str:
+        """The prior in words (reports)."""
+        flat = " (uniform)" if self.alpha == self.beta == 1.0 else ""
+        return f"each group's rate ~ Beta({self.alpha:g}, {self.beta:g}){flat}"
+
+    def to_dict(self) -> dict:
+        """The record a fit keeps in ``settings["prior"]``
+        (:func:`~bayesfair.models.priors.prior_from_record` reads it back)."""
+        return {"kind": type(self).__name__, **asdict(self)}
+
     def __post_init__(self):
         for name in ("alpha", "beta"):
             value = getattr(self, name)
@@ -145,6 +155,18 @@ class KappaPrior:
     """
 
     kappa_min: float = 1.0
+
+    def describe(self) -> str:
+        """The prior in words (reports)."""
+        return (
+            "each group's rate ~ Beta(mκ, (1 − m)κ) around a population mean m (uniform, "
+            f"with a trend in group size); concentration κ ~ Pareto(½, {self.kappa_min:g}), "
+            f"truncated at {KAPPA_MAX:g}"
+        )
+
+    def to_dict(self) -> dict:
+        """The record a fit keeps in ``settings["prior"]``."""
+        return {"kind": type(self).__name__, **asdict(self)}
 
     def __post_init__(self):
         k = self.kappa_min

@@ -101,6 +101,19 @@ class CalibrationPriors:
     sigma_b_sd: float = 0.15
     sigma_c_sd: float = 0.75
 
+    def describe(self) -> str:
+        """The prior in words (reports)."""
+        return (
+            "calibration map σ(c + a log s − b log(1 − s)) per group, a, b, c drawn around "
+            f"population means with normal priors (sd of the means {self.mu_a_sd:g}, "
+            f"{self.mu_b_sd:g}, {self.mu_c_sd:g}; half-normal spreads {self.sigma_a_sd:g}, "
+            f"{self.sigma_b_sd:g}, {self.sigma_c_sd:g})"
+        )
+
+    def to_dict(self) -> dict:
+        """The record a fit keeps in ``settings["prior"]``."""
+        return {"kind": type(self).__name__, **asdict(self)}
+
     def __post_init__(self):
         for name, value in asdict(self).items():
             if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
@@ -189,6 +202,30 @@ class DiscrepancyPrior:
     concentration: float = 2.0
     center: float | None = None
     scale_with_groups: bool = True
+
+    def describe(self) -> str:
+        """The prior in words (reports)."""
+        where = (
+            "the calibration model's mode for that stratum"
+            if self.center is None
+            else f"{self.center:g}"
+        )
+        scaled = (
+            " for two groups, scaled to keep the chance that some stratum is off fixed"
+            if self.scale_with_groups
+            else ""
+        )
+        return (
+            "each group's side of the threshold is off the calibration map with prior "
+            f"probability {self.prior_misfit:.3g}{scaled} (and each side in every group "
+            f"with {self.shared_prior_misfit:.3g}); an off-map stratum's rate is "
+            f"Beta(1 + κm, 1 + κ(1 − m)), mode m, with κ = {self.concentration:g} and "
+            f"m = {where}"
+        )
+
+    def to_dict(self) -> dict:
+        """The record a fit keeps in ``settings["discrepancy"]``."""
+        return {"kind": type(self).__name__, **asdict(self)}
 
     def for_groups(self, k: int) -> DiscrepancyPrior:
         """The prior a fit of ``k`` groups uses: with ``scale_with_groups``, one whose

@@ -7,7 +7,8 @@ from scipy import stats
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit
 from bayesfair.metrics import rate_fraction
-from bayesfair.models.beta_binomial import BetaPrior
+from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
+from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
 
 # Counts chosen to cover a rate near 0, one near 1, a moderate one and an empty group.
 SCORES = np.array([0.9] * 9 + [0.1] * 1 + [0.8] * 2 + [0.3] * 8 + [0.6] * 3 + [0.4] * 27)
@@ -100,3 +101,28 @@ def test_prior_is_configurable(data):
     x, n = rate_fraction(data.counts_array(), "accuracy")
     expected = (50 + x[0]) / (100 + n[0])
     assert abs(res.rates("accuracy").sel(group="a").mean() - expected) < 0.01
+
+
+@pytest.mark.parametrize(
+    "prior",
+    [
+        BetaPrior(2.0, 3.0),
+        KappaPrior(5.0),
+        CalibrationPriors(mu_c_sd=1.5),
+        DiscrepancyPrior(0.02, 0.05, 3.0, center=0.4, scale_with_groups=False),
+    ],
+)
+def test_a_prior_describes_itself_and_reads_back_from_its_record(prior):
+    """``to_dict`` is what a fit records; it and the repr older versions recorded both
+    read back to the same prior (with ast, no regular expression, no eval)."""
+    from bayesfair.models.priors import prior_from_record
+
+    assert prior_from_record(prior.to_dict()) == prior
+    assert prior_from_record(repr(prior)) == prior
+    words = prior.describe()
+    assert "(" in words and type(prior).__name__ not in words  # words, not a repr
+    for bad in ("os.system('x')", "BetaPrior(gone=1.0)", "BetaPrior((", {"kind": "Nope"}):
+        with pytest.raises(ValueError, match="this version can read"):
+            prior_from_record(bad)
+    with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
+        prior_from_record(BetaPrior().to_dict(), "DiscrepancyPrior")

@@ -1,0 +1,64 @@
+"""The models' priors as records: what a fit writes into its settings and reads back.
+
+A fit records each prior as a plain dictionary, ``prior.to_dict()`` (the class name
+under ``"kind"`` and the fields), which a result saved to netCDF keeps as JSON.
+Results written before 0.5 recorded the prior's repr (``"BetaPrior(alpha=1.0,
+beta=1.0)"``); :func:`prior_from_record` still reads those, parsing the call with
+:mod:`ast` (never ``eval``) and accepting only the known classes and literal values.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
+from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+
+__all__ = ["PRIOR_CLASSES", "prior_from_record"]
+
+#: The prior classes a record may name.
+PRIOR_CLASSES = {
+    cls.__name__: cls for cls in (BetaPrior, KappaPrior, CalibrationPriors, DiscrepancyPrior)
+}
+
+
+def prior_from_record(record, kind: str | None = None):
+    """The prior a fit recorded: from ``prior.to_dict()``, or from the repr older
+    versions wrote; None for no record.
+
+    Parameters
+    ----------
+    record : dict, str or None
+        ``settings["prior"]`` or ``settings["discrepancy"]`` of a result.
+    kind : str, optional
+        The class the record must name (e.g. ``"DiscrepancyPrior"``).
+
+    Returns
+    -------
+    BetaPrior, KappaPrior, CalibrationPriors, DiscrepancyPrior or None
+    """
+    if record is None or record == "":
+        return None
+    try:
+        if isinstance(record, dict):
+            fields = dict(record)
+            name = fields.pop("kind")
+        else:
+            name, fields = _parse_repr(str(record))
+        if kind is not None and name != kind:
+            raise ValueError
+        fields.pop("tie", None)  # an option of 0.2's DiscrepancyPrior, since removed
+        return PRIOR_CLASSES[name](**fields)
+    except (ValueError, TypeError, KeyError, SyntaxError):
+        raise InvalidParameterError(
+            f"Not a {kind or 'prior'} record this version can read: {record!r}."
+        ) from None
+
+
+def _parse_repr(text: str) -> tuple[str, dict]:
+    """``"Name(field=literal, ...)"`` as ``(name, fields)``, read with :mod:`ast`."""
+    call = ast.parse(text, mode="eval").body
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args):
+        raise ValueError(text)
+    return call.func.id, {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
