@@ -37,7 +37,7 @@ def test_html_tables_settings_and_sizes(html, comparison):
     assert "±0.02" in html
     assert "<td>prior of BC</td><td>calibration map σ(c + a log s − b log(1 − s)) per group" in html
     assert "CalibrationPriors(" not in html and "SeedSequence(" not in html  # words, not reprs
-    assert "<td>prior of BB</td><td>BetaPrior(alpha=1.0, beta=1.0)</td>" in html
+    assert "<td>prior of BB</td><td>each group's rate ~ Beta(1, 1) (uniform)</td>" in html
 
 
 def test_html_diagnostics_per_model(html, comparison):
