@@ -45,8 +45,8 @@ _COLORS = {
     "rbc": "#ff7f0e",
     "freq": "#4d4d4d",
     "uncorrected": "#9e9ac8",
-    "corrected": "#fd8d3c",
-    "double_corrected": "#31a354",
+    "corrected": "#e377c2",
+    "double_corrected": "#bcbd22",
     "hbb_population": "#98df8a",
     "bayes": "#ff7f0e",
     "ppi": "#17becf",
@@ -387,6 +387,34 @@ def _equal_count_points(labeled, code: int, n_bins: int):
     return xs[used] / m[used], ys[used] / m[used]
 
 
+def _bin_counts(ax, placed) -> float:
+    """Each bin's count as a label in a strip under the panel's data (below y = 0),
+    under its point; returns the strip's lower edge (the y-axis limit it needs).
+
+    Labels beside their points overlapped where bins crowd (scores near 0 or 1),
+    and labels among the data hid points. Here each goes in the highest row of
+    the strip where it clears the row's previous label by its own width (an
+    estimate: 0.6 em per digit at 7 pt), so that none overlap."""
+    fig_width = ax.figure.get_size_inches()[0] * ax.get_position().width  # inches
+    char = 0.6 * 7 / 72 / fig_width  # one digit at 7 pt, in axes fraction (= data: x in [0, 1])
+    ends: list[float] = []  # per row, where its last label ends
+    for x, text in sorted(placed):
+        half = 0.5 * char * (len(text) + 1)
+        row = next((r for r, end in enumerate(ends) if x - half > end), len(ends))
+        if row == len(ends):
+            ends.append(-1.0)
+        ends[row] = x + half
+        y = -_COUNT_TOP - _COUNT_ROW * row
+        ax.text(x, y, text, fontsize=7, ha="center", va="center", color="0.3", gid="bin-count")
+    return -_COUNT_TOP - _COUNT_ROW * max(len(ends) - 1, 0) - 0.05
+
+
+#: The count strip of :func:`plot_reliability`: its first row's centre below y = 0, and
+#: the height of a row, in the panel's y units.
+_COUNT_TOP = 0.07
+_COUNT_ROW = 0.065
+
+
 def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     """Reliability diagram per group: the calibration map against its labeled examples.
 
@@ -394,7 +422,8 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     beta-calibration map, the labeled examples binned as the calibration
     check bins them (:mod:`bayesfair.checks`: split at the threshold, then by
     score) drawn at their mean score and fraction of positives with a
-    binomial 95% Wilson interval and their count, and the check's p-value and
+    binomial 95% Wilson interval and their count (in a strip below y = 0, under
+    each point, in rows so that no two overlap), and the check's p-value and
     verdict in the title (for ``rbc`` also the posterior probability that each
     side of the threshold is off the map). Points far outside the band are
     what a ``"misfit"`` verdict means.
@@ -453,13 +482,17 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
         if mask.any():  # the check's bins: groups of consecutive summary cells
             count, pos, total = cells.count[mask], cells.positives[mask], cells.sum_score[mask]
             bins, n_bins = entry_bins(cells.side[mask], count, 5, 10)
+            placed = []
             for j in range(n_bins):
                 inside = bins == j
                 n, k = round(count[inside].sum()), round(pos[inside].sum())
                 lo, hi = wilson_interval(k, n)
                 x, p = float(total[inside].sum() / n), k / n
                 ax.errorbar(x, p, yerr=[[p - lo], [hi - p]], fmt="o", color="k", ms=4, lw=1)
-                ax.annotate(f"{n}", (x, p), textcoords="offset points", xytext=(4, 4), fontsize=7)
+                placed.append((x, f"{n}"))
+            bottom = _bin_counts(ax, placed)
+        else:
+            bottom = -0.02
         row = by_group.loc[str(g)] if str(g) in by_group.index else None
         verdict = ""
         if row is not None:
@@ -470,7 +503,20 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
             verdict += f"\nP(off map): ŷ=0 {pm[0]:.2f}, ŷ=1 {pm[1]:.2f}"
         ax.set_title(f"{g}{verdict}", fontsize=9)
         ax.set_xlim(0, 1)
-        ax.set_ylim(-0.02, 1.02)
+        ax.set_ylim(bottom, 1.02)
+        ax.set_yticks(np.linspace(0.0, 1.0, 6))  # none in the count strip below 0
+        if bottom < -0.02:
+            ax.axhline(-0.5 * _COUNT_TOP, color="0.85", lw=0.6)
+            ax.text(
+                -0.04,
+                -_COUNT_TOP,
+                "n",
+                fontsize=7,
+                ha="right",
+                va="center",
+                color="0.3",
+                transform=ax.get_yaxis_transform(),
+            )
         ax.set_xlabel("score s")
     axes[0].set_ylabel("P(y = 1 | s)")
     # below the axes, outside them: a legend inside could hide the binned frequencies

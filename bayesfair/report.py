@@ -42,24 +42,27 @@ def _interval(row, prefix: str, digits: int) -> str:
 def _pair_table(comp, digits: int) -> pd.DataFrame:
     """The display table of differences, shared by the Markdown and HTML reports."""
     models = comp.settings["models"]
+    # PPI++ is a column when any pair has it; a pair without (a group with no labels) shows —
+    with_ppi = "ppi_lower" in comp.pairs and comp.pairs["ppi_lower"].notna().any()
     rows = []
     for _, r in comp.pairs.iterrows():
+        # the models' columns first: the main result stays in view in a narrow window
         row = {
             "metric": r["metric"],
             "pair": f"{r['group']} − {r['reference']}",
             "n (group/ref)": f"{r['n_group']}/{r['n_reference']}",
-            "freq Δ": _fmt(r["freq_estimate"], digits),
-            "Newcombe": _interval(r, "newcombe", digits),
-            "bootstrap": _interval(r, "bootstrap", digits),
-            "Bernstein": _bernstein(r, digits),
         }
-        if "ppi_lower" in r and not math.isnan(r["ppi_lower"]):
-            row["PPI++"] = _interval(r, "ppi", digits)
-            row["PPI++ n_eff"] = f"{r['ppi_effective_n']:.0f}"
         for m in models:
             row[f"{m.upper()} mean"] = _fmt(r[f"{m}_mean"], digits)
             row[f"{m.upper()} HDI"] = _interval(r, m, digits)
             row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
+        row["freq Δ"] = _fmt(r["freq_estimate"], digits)
+        row["Newcombe"] = _interval(r, "newcombe", digits)
+        row["bootstrap"] = _interval(r, "bootstrap", digits)
+        row["Bernstein"] = _bernstein(r, digits)
+        if with_ppi:
+            row["PPI++"] = _interval(r, "ppi", digits)
+            row["PPI++ n_eff"] = _fmt(float(r["ppi_effective_n"]), 0)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -407,7 +410,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
 th, td { white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
-.settings td, .provenance td { text-align: left; white-space: normal; word-break: break-all; }
+.settings td, .provenance td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
 .findings li { margin: 0.3em 0; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
 .plain li { margin: 0.3em 0; } .warn { color: #a33; }

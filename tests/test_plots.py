@@ -160,9 +160,9 @@ def test_plot_reliability_one_panel_per_group(comparison):
     for ax, (_, row) in zip(axes, check.iterrows(), strict=True):
         assert ax.get_title().startswith(str(row["group"]))
         assert row["verdict"] in ax.get_title()
-        # one band and the map's mean line, and one annotated point per bin
-        assert len(ax.collections) >= 1
-        counts = [int(t.get_text()) for t in ax.texts]
+        # the map's band, and one count per bin adding up to the group's labels
+        assert "map band" in [c.get_label() for c in ax.collections]
+        counts = [int(t.get_text()) for t in ax.texts if t.get_gid() == "bin-count"]
         assert sum(counts) == row["n_labeled"]
     with pytest.raises(ValueError, match="model='rbc' or 'bc'"):
         plots.plot_reliability(comparison.posteriors["bb"])
@@ -230,7 +230,7 @@ def test_the_reliability_legend_hides_no_point():
     from bayesfair.datasets import load_assessment
     from bayesfair.plots import plot_reliability
 
-    data = load_assessment("german-age", "LR", n_labeled=60, random_seed=0)
+    data = load_assessment("adult-sex", "MLP", n_labeled=200, random_seed=0)  # scores pile at 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(data, draws=100, tune=100, chains=1, random_seed=0, progressbar=False)
@@ -240,3 +240,38 @@ def test_the_reliability_legend_hides_no_point():
     legend = axes[0].get_legend().get_window_extent()
     for ax in axes:
         assert not legend.overlaps(ax.get_window_extent()), "the legend covers a plotting area"
+    # the bins' counts: none overlaps another (they crowd where scores pile up near 0)
+    renderer = fig.canvas.get_renderer()
+    labels = [[t for t in ax.texts if t.get_gid() == "bin-count"] for ax in axes]
+    assert max(map(len, labels)) >= 5
+    for texts in labels:
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), (a, b)
+
+
+def test_figures_drawn_together_use_distinct_colours():
+    """Every pair of methods one figure can show differs by ΔE*ab ≥ 20 (CIE 1976, on
+    sRGB), except the aliases that are one method under two names."""
+    from matplotlib.colors import to_rgb
+
+    def lab(colour):
+        rgb = np.array(to_rgb(colour))
+        lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                        [0.0193, 0.1192, 0.9505]]) @ lin / np.array([0.9505, 1.0, 1.089])  # fmt: skip
+        f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+        return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+    models = ["bb", "hbb", "bc", "rbc"]
+    figures = {
+        "variance": ["uncorrected", "corrected", "double_corrected", *models, "hbb_population"],
+        "difference": ["newcombe", "bootstrap", "bernstein", "ppi", *models],
+        "experiments": ["freq", "bernstein", "ppi", "bayes", "bb", "bc"],
+    }
+    for name, methods in figures.items():
+        for i, a in enumerate(methods):
+            for b in methods[i + 1 :]:
+                gap = np.linalg.norm(lab(plots._COLORS[a]) - lab(plots._COLORS[b]))
+                assert gap >= 20, f"{name}: {a} and {b} differ by ΔE {gap:.1f}"

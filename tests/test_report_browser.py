@@ -86,7 +86,7 @@ def test_screenshot_shows_table_and_figures(report, tmp_path):
     shutil.copy(shot, report.parent / "screenshot.png")
 
 
-_MEASURE = """
+_MEASURE = r"""
 <script>
 window.addEventListener("load", () => {
   const out = {height: document.documentElement.scrollHeight, wrapped: []};
@@ -96,6 +96,32 @@ window.addEventListener("load", () => {
       for (const cell of row.cells) {
         // a cell taller than the row's shortest by more than half a line has wrapped
         if (cell.getBoundingClientRect().height > one * 1.5) out.wrapped.push(cell.textContent);
+      }
+    }
+  }
+  // the models' columns of the differences table, cut off by its scrolling box
+  out.hidden = [];
+  for (const table of document.querySelectorAll("table.pairs")) {
+    const box = table.parentElement.getBoundingClientRect();
+    for (const th of table.querySelectorAll("th")) {
+      const text = th.textContent;
+      const model = /^(BB|HBB|BC|RBC) /.test(text);
+      if (model && th.getBoundingClientRect().right > box.right + 1) out.hidden.push(text);
+    }
+  }
+  // words of the settings and provenance tables set on two lines (broken mid-word)
+  out.broken = [];
+  for (const td of document.querySelectorAll(".settings td, .provenance td")) {
+    for (const node of td.childNodes) {
+      if (node.nodeType !== Node.TEXT_NODE) continue;
+      for (const m of node.textContent.matchAll(/\S+/g)) {
+        if (m[0].length > 24) continue;  // a hash or a path may wrap anywhere
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) {
+          out.broken.push(m[0]);
+        }
       }
     }
   }
@@ -128,6 +154,15 @@ def test_findings_come_first_and_no_interval_wraps(report, tmp_path):
     measured = _measure(report, tmp_path, width=900)  # a narrow window: tables must scroll
     assert measured["first"] == "Findings"
     assert measured["wrapped"] == []
+
+
+def test_at_1280_px_the_models_columns_show_and_no_word_breaks(report, tmp_path):
+    """A laptop window: the differences table keeps the Bayesian columns (the main
+    result) in view without scrolling, and no word of the settings or provenance is
+    broken across lines (only hashes and paths may wrap anywhere)."""
+    measured = _measure(report, tmp_path, width=1280)
+    assert measured["hidden"] == []
+    assert measured["broken"] == []
 
 
 def test_full_page_screenshot(report, tmp_path):
