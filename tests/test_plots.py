@@ -259,8 +259,8 @@ def test_figures_drawn_together_use_distinct_colours():
     def lab(colour):
         rgb = np.array(to_rgb(colour))
         lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-        xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
-                        [0.0193, 0.1192, 0.9505]]) @ lin / np.array([0.9505, 1.0, 1.089])  # fmt: skip
+        srgb_to_xyz = [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]
+        xyz = np.array(srgb_to_xyz) @ lin / np.array([0.9505, 1.0, 1.089])  # D65 white
         f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
         return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 

@@ -204,7 +204,8 @@ def test_each_model_has_one_typed_prior():
     for model, wrong in (("bb", KappaPrior()), ("hbb", BetaPrior()), ("bc", BetaPrior())):
         with pytest.raises(InvalidParameterError, match="must be a"):
             bf.fit(data, model, metrics=["accuracy"], prior=wrong, **FAST)
-    assert bf.fit(data, "bb", metrics=["accuracy"], **FAST).settings["prior"] == BetaPrior().to_dict()
+    default = bf.fit(data, "bb", metrics=["accuracy"], **FAST)
+    assert default.settings["prior"] == BetaPrior().to_dict()
     assert CalibrationPriors()  # bc/rbc's typed prior, unchanged
     with pytest.raises(ValueError, match="positive"):
         BetaPrior(0.0, 1.0)
