@@ -26,9 +26,11 @@ def write_result(idata, meta: dict, path) -> Path:
     import arviz as az
 
     text = json.dumps(
-        {k: ({s: _jsonable(v) for s, v in x.items()} if isinstance(x, dict) else _jsonable(x))
-         for k, x in meta.items()}
-    )  # fmt: skip
+        {
+            k: ({s: _jsonable(v) for s, v in x.items()} if isinstance(x, dict) else _jsonable(x))
+            for k, x in meta.items()
+        }
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         saved = az.InferenceData(

@@ -157,8 +157,9 @@ def calibration_ppc(
         # replicated bin totals: normal where the bin's variance allows (module docstring)
         y_rep = np.clip(
             np.rint(expected + np.sqrt(spread) * rng.standard_normal(expected.shape)),
-            0.0, count @ onehot,
-        )  # fmt: skip
+            0.0,
+            count @ onehot,
+        )
         small = spread < _NORMAL_MIN_VARIANCE
         for b in np.flatnonzero(small.any(axis=0)):
             at, cells = np.flatnonzero(small[:, b]), np.flatnonzero(bins == b)
@@ -193,8 +194,11 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
     keep = np.unique(np.linspace(0, n_total - 1, min(max_draws, n_total)).astype(int))
 
     def probabilities(g, log_s, log_1ms):
-        eta = (c[keep, g][:, None] + a[keep, g][:, None] * log_s[None, :]
-               - b[keep, g][:, None] * log_1ms[None, :])  # fmt: skip
+        eta = (
+            c[keep, g][:, None]
+            + a[keep, g][:, None] * log_s[None, :]
+            - b[keep, g][:, None] * log_1ms[None, :]
+        )
         return 0.5 * (1.0 + np.tanh(0.5 * eta))
 
     table = calibration_ppc(labeled, probabilities, rng=rng)
@@ -283,13 +287,21 @@ def stored_labeled_summary(
     if "labeled_count" in const:
         cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
         return ScoreSummary(
-            levels=tuple(levels), group=const["labeled_group"].values, threshold=threshold,
-            score_clip=score_clip, n_bins=int(n_bins or DEFAULT_BINS), **cols,
-        )  # fmt: skip
+            levels=tuple(levels),
+            group=const["labeled_group"].values,
+            threshold=threshold,
+            score_clip=score_clip,
+            n_bins=int(n_bins or DEFAULT_BINS),
+            **cols,
+        )
     if "labeled_score" in const:
         return summarize_arrays(
-            const["labeled_score"].values, const["labeled_group"].values, levels,
-            labels=const["labeled_label"].values, threshold=threshold, score_clip=score_clip,
+            const["labeled_score"].values,
+            const["labeled_group"].values,
+            levels,
+            labels=const["labeled_label"].values,
+            threshold=threshold,
+            score_clip=score_clip,
             n_bins=int(n_bins or DEFAULT_BINS),
-        )  # fmt: skip
+        )
     return None

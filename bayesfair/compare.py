@@ -161,10 +161,13 @@ def _provenance(data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "versions": versions,
         "call": call,
-        "data": {"n_labeled": int(data.n_labeled), "n_unlabeled": int(data.n_unlabeled),
-                 "groups": [str(g) for g in data.group_levels]},
+        "data": {
+            "n_labeled": int(data.n_labeled),
+            "n_unlabeled": int(data.n_unlabeled),
+            "groups": [str(g) for g in data.group_levels],
+        },
         "inputs": [],
-    }  # fmt: skip
+    }
 
 
 def min_interval_draws(ci_prob: float) -> int:
@@ -385,8 +388,17 @@ def compare(
                 random_seed=boot_seeds[2 * i],
             )
         for (g, r), row in diffs.iterrows():
-            out, notes = _pair_row(fq, data, metric, (g, r), row, rates, posteriors, too_few,
-                                   (ci_prob, epsilon, ppi_seq))  # fmt: skip
+            out, notes = _pair_row(
+                fq,
+                data,
+                metric,
+                (g, r),
+                row,
+                rates,
+                posteriors,
+                too_few,
+                (ci_prob, epsilon, ppi_seq),
+            )
             notes += _blank_not_valid(out, selection, posteriors)
             out["note"] = "; ".join(dict.fromkeys(notes))
             out["disagreement"] = _disagreement(out, calibrated, calibration)
@@ -591,8 +603,14 @@ def _blank_not_valid(row: dict, selection: str, posteriors: dict) -> list[str]:
         if any(key.startswith(f"{m}_") for m in gone):
             row[key] = np.nan
     row["freq_estimate"] = np.nan
-    names = {"newcombe": "Newcombe", "bootstrap": "bootstrap", "bernstein": "Bernstein",
-             "bb": "BB", "hbb": "HBB", "ppi": "PPI++"}  # fmt: skip
+    names = {
+        "newcombe": "Newcombe",
+        "bootstrap": "bootstrap",
+        "bernstein": "Bernstein",
+        "bb": "BB",
+        "hbb": "HBB",
+        "ppi": "PPI++",
+    }
     return [
         f"labels chosen actively (selection={selection!r}): {', '.join(names[m] for m in gone)} "
         "assume labels drawn at random and are left empty"
@@ -648,8 +666,10 @@ def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]
     if data.n_unlabeled == 0:
         return cols, []
     if data.labeled_is_summary:  # PPI++ cross-fits its predictions on the labeled rows
-        return cols, ["PPI++ is omitted: it needs the labeled examples as rows, and they "
-                      "were given as a summary."]  # fmt: skip
+        return cols, [
+            "PPI++ is omitted: it needs the labeled examples as rows, and they "
+            "were given as a summary."
+        ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("ignore", UndefinedRateWarning)
         warnings.simplefilter("always", SparseStratumWarning)

@@ -622,10 +622,16 @@ class AssessmentData:
             mean = np.where(n > 0, total / n, np.nan)
         nan = np.full(self.n_groups, np.nan)
         return pd.DataFrame(
-            {"n": n.astype(np.int64), "n_predicted_positive": pos.astype(np.int64),
-             "mean_score": mean, "min": nan, "median": nan, "max": nan},
+            {
+                "n": n.astype(np.int64),
+                "n_predicted_positive": pos.astype(np.int64),
+                "mean_score": mean,
+                "min": nan,
+                "median": nan,
+                "max": nan,
+            },
             index=pd.Index(self.group_levels, name="group", dtype=object),
-        )  # fmt: skip
+        )
 
     def unlabeled_reduction(self, score_clip: float = 0.01, n_bins: int | None = None):
         """The unlabeled examples as a summary coded to the data's groups (cached).
@@ -653,9 +659,13 @@ class AssessmentData:
             cache[key] = self._summary.with_levels(self.group_levels)
         if key not in cache:
             cache[key] = summarize_arrays(
-                self.unlabeled_scores, self.unlabeled_group_codes, self.group_levels,
-                threshold=self.threshold, score_clip=key[0], n_bins=key[1],
-            )  # fmt: skip
+                self.unlabeled_scores,
+                self.unlabeled_group_codes,
+                self.group_levels,
+                threshold=self.threshold,
+                score_clip=key[0],
+                n_bins=key[1],
+            )
         return cache[key]
 
     def labeled_summary(self, score_clip: float = 0.01, n_bins: int | None = None):
@@ -684,9 +694,14 @@ class AssessmentData:
             cache[key] = held if held.n_bins == key[2] else held.coarsen(key[2])
         if key not in cache:
             cache[key] = summarize_arrays(
-                self.scores, self.group_codes, self.group_levels, labels=self.labels,
-                threshold=self.threshold, score_clip=key[1], n_bins=key[2],
-            )  # fmt: skip
+                self.scores,
+                self.group_codes,
+                self.group_levels,
+                labels=self.labels,
+                threshold=self.threshold,
+                score_clip=key[1],
+                n_bins=key[2],
+            )
         return cache[key]
 
     def __repr__(self) -> str:

@@ -298,10 +298,23 @@ def run_experiment(
     {'bb': 3, 'freq': 3}
     """
     tasks, seed_seq = _experiment_tasks(
-        name, classifier, metric, n_labeled, n_runs, methods, method, draws=draws, tune=tune,
-        chains=chains, random_seed=random_seed, ci_prob=ci_prob, interval=interval,
-        threshold=threshold, fit_kwargs=fit_kwargs, method_kwargs=method_kwargs,
-    )  # fmt: skip
+        name,
+        classifier,
+        metric,
+        n_labeled,
+        n_runs,
+        methods,
+        method,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        random_seed=random_seed,
+        ci_prob=ci_prob,
+        interval=interval,
+        threshold=threshold,
+        fit_kwargs=fit_kwargs,
+        method_kwargs=method_kwargs,
+    )
     if scheduler is not None:
         rows = _on_cluster(dask_client(scheduler), tasks, progressbar)
     else:
@@ -316,11 +329,24 @@ def run_experiment(
 
 
 def _experiment_tasks(
-    name, classifier="MLP", metric="accuracy", n_labeled=10, n_runs=100,
-    methods=("freq", "bb", "bc"), method="ji2020", *, draws=500, tune=500, chains=4,
-    random_seed=None, ci_prob=0.95, interval="eti", threshold=0.5, fit_kwargs=None,
+    name,
+    classifier="MLP",
+    metric="accuracy",
+    n_labeled=10,
+    n_runs=100,
+    methods=("freq", "bb", "bc"),
+    method="ji2020",
+    *,
+    draws=500,
+    tune=500,
+    chains=4,
+    random_seed=None,
+    ci_prob=0.95,
+    interval="eti",
+    threshold=0.5,
+    fit_kwargs=None,
     method_kwargs=None,
-):  # fmt: skip
+):
     """Validate the arguments; one ``(job, run, seed)`` task per run, and the root seed."""
     metric, n_labeled, n_runs, methods, ci_prob = _check_args(
         metric, n_labeled, n_runs, methods, interval, ci_prob
@@ -328,12 +354,22 @@ def _experiment_tasks(
     seed_seq = seed_sequence(random_seed)
     fit_kwargs = dict(fit_kwargs or {})
     job = {
-        "name": name, "classifier": classifier, "metric": metric, "n_labeled": n_labeled,
-        "methods": tuple(methods), "method": method, "draws": draws, "tune": tune,
-        "chains": chains, "ci_prob": ci_prob, "interval": interval, "threshold": threshold,
-        "fit_kwargs": fit_kwargs, "labeled_kwargs": model_options("bb", fit_kwargs),
+        "name": name,
+        "classifier": classifier,
+        "metric": metric,
+        "n_labeled": n_labeled,
+        "methods": tuple(methods),
+        "method": method,
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "ci_prob": ci_prob,
+        "interval": interval,
+        "threshold": threshold,
+        "fit_kwargs": fit_kwargs,
+        "labeled_kwargs": model_options("bb", fit_kwargs),
         "method_kwargs": method_kwargs or {},
-    }  # fmt: skip
+    }
     return [(job, r, s) for r, s in enumerate(seed_seq.spawn(n_runs))], seed_seq
 
 
@@ -357,9 +393,12 @@ def _one_run(job: dict, run: int, run_seq) -> list[dict]:
     metric, threshold, ci_prob = job["metric"], job["threshold"], job["ci_prob"]
     spec, frame, truth = _split_and_truth(job["name"], job["classifier"], metric, threshold)
     base = dict(
-        dataset=spec.name, classifier=job["classifier"], metric=metric,
-        n_labeled=job["n_labeled"], truth=truth,
-    )  # fmt: skip
+        dataset=spec.name,
+        classifier=job["classifier"],
+        metric=metric,
+        n_labeled=job["n_labeled"],
+        truth=truth,
+    )
     seeds = dict(zip(_SEED_SLOTS, run_seq.spawn(len(_SEED_SLOTS)), strict=True))
     labeled, unlabeled = split_labeled(
         frame, job["n_labeled"], np.random.default_rng(seeds["split"]), method=job["method"]
@@ -393,11 +432,14 @@ def _one_run(job: dict, run: int, run_seq) -> list[dict]:
                     random_seed=seeds[m],
                     progressbar=False,
                     **{
-                        **(job["fit_kwargs"] if m in _CALIBRATION_METHODS
-                           else job["labeled_kwargs"]),
+                        **(
+                            job["fit_kwargs"]
+                            if m in _CALIBRATION_METHODS
+                            else job["labeled_kwargs"]
+                        ),
                         **job["method_kwargs"].get(m, {}),
                     },
-                )  # fmt: skip
+                )
             caught = [str(w.message) for w in record]
             d = res.difference(metric, spec.unprivileged_group, spec.privileged_group).values
             est = float(np.nanmean(d))
@@ -495,17 +537,21 @@ def run_grid(
     # SeedSequence counts the children it spawned): nested labeled sets
     record = seed_record(seed_sequence(kwargs.pop("random_seed", None)))
     if scheduler is None:
-        frames = [run_experiment(name, classifier, metric, int(n), **kwargs,
-                                 random_seed=sequence_from_record(record))
-                  for n in n_labeled]  # fmt: skip
+        frames = [
+            run_experiment(
+                name, classifier, metric, int(n), **kwargs, random_seed=sequence_from_record(record)
+            )
+            for n in n_labeled
+        ]
         out = pd.concat(frames, ignore_index=True)
     else:
         # every run of every size in one submission, so that the workers stay busy to the end
         progressbar = kwargs.pop("progressbar", True)
         tasks = []
         for n in n_labeled:
-            tasks += _experiment_tasks(name, classifier, metric, int(n), **kwargs,
-                                       random_seed=sequence_from_record(record))[0]  # fmt: skip
+            tasks += _experiment_tasks(
+                name, classifier, metric, int(n), **kwargs, random_seed=sequence_from_record(record)
+            )[0]
         rows = _on_cluster(dask_client(scheduler), tasks, progressbar)
         out = pd.DataFrame(rows, columns=list(COLUMNS))
     out.attrs["random_seed"] = record

@@ -62,8 +62,11 @@ __all__ = [
 
 #: The metrics of Table 1 that a (score, label, group) file defines: name -> (id, ideal).
 FAIR_ENOUGH_METRICS: dict[str, tuple[str, float]] = {
-    **{c.name: (c.mid, c.ideal) for c in COMPOSITES.values() if c.mid.startswith("C")
-       and c.name != "equal_opportunity_difference"},
+    **{
+        c.name: (c.mid, c.ideal)
+        for c in COMPOSITES.values()
+        if c.mid.startswith("C") and c.name != "equal_opportunity_difference"
+    },
     "generalized_entropy_index": ("C16", 0.0),
     "between_all_groups_generalized_entropy_index": ("C17", 0.0),
     "between_group_generalized_entropy_index": ("C18", 0.0),
@@ -74,7 +77,7 @@ FAIR_ENOUGH_METRICS: dict[str, tuple[str, float]] = {
     "between_all_groups_theil_index": ("C23", 0.0),
     "between_all_groups_coefficient_of_variation": ("C24", 0.0),
     "differential_fairness_bias_amplification": ("C25", 0.0),
-}  # fmt: skip
+}
 
 #: Every metric :func:`fair_enough_values` computes: Table 1's and the catalogue's other
 #: composites (``equal_opportunity_difference``, C0 under its fairlearn name, and
@@ -170,8 +173,11 @@ def fair_enough_values(counts, group: int, reference: int) -> dict[str, np.ndarr
             p = {r: rates[r][..., reference] for r in comp.rates}
             out[name] = composite_value(name, u, p)
         pair = c[..., [group, reference], :]
-        for prefix, part, between in (("", c, False), ("between_group_", pair, True),
-                                      ("between_all_groups_", c, True)):  # fmt: skip
+        for prefix, part, between in (
+            ("", c, False),
+            ("between_group_", pair, True),
+            ("between_all_groups_", c, True),
+        ):
             ge2 = generalized_entropy(part, 2.0, between)
             out[f"{prefix}generalized_entropy_index"] = ge2
             out[f"{prefix}theil_index"] = generalized_entropy(part, 1.0, between)
@@ -216,9 +222,14 @@ def _verdicts(values: dict, ideals: dict) -> tuple[dict, dict]:
         p = float(np.mean((x >= lo) & (x <= hi))) if x.size else np.nan
         prob[name] = p
         verdict[name] = (
-            "undefined" if np.isnan(p) else "practically fair" if p >= VERDICT_PROB
-            else "unfair" if p <= 1.0 - VERDICT_PROB else "undecided"
-        )  # fmt: skip
+            "undefined"
+            if np.isnan(p)
+            else "practically fair"
+            if p >= VERDICT_PROB
+            else "unfair"
+            if p <= 1.0 - VERDICT_PROB
+            else "undecided"
+        )
     return prob, verdict
 
 
@@ -308,8 +319,9 @@ def cluster_metrics(
         if members.size == 1:
             best = members[0]
         else:
-            score = [np.mean([abs(rho[pos[i], pos[j]]) for j in members if j != i])
-                     for i in members]  # fmt: skip
+            score = [
+                np.mean([abs(rho[pos[i], pos[j]]) for j in members if j != i]) for i in members
+            ]
             best = members[int(np.argmax(score))]
         representative[best] = True
         insensitive[members] = all(verdict[names[i]] == "practically fair" for i in members)
@@ -400,8 +412,10 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
         )
     names = _metric_names(metrics)
     rates = result.idata["rates"]
-    r = {m: rates[m].transpose("chain", "draw", "group").values.reshape(-1, len(result.groups))
-         for m in _NEEDED}  # fmt: skip
+    r = {
+        m: rates[m].transpose("chain", "draw", "group").values.reshape(-1, len(result.groups))
+        for m in _NEEDED
+    }
     const = result.idata.constant_data
     n = const["n_labeled"].values + const["n_unlabeled"].values
     counts = counts_from_rates(r["accuracy"], r["selection_rate"], r["base_rate"], n)
@@ -426,8 +440,9 @@ def resampled_clusters(
 def _metric_names(metrics) -> list[str]:
     if metrics is None:
         return list(FAIR_ENOUGH_METRICS)
-    return [resolve_name(m, ALL_METRICS, what="Fair Enough metric", argument="metrics")
-            for m in metrics]  # fmt: skip
+    return [
+        resolve_name(m, ALL_METRICS, what="Fair Enough metric", argument="metrics") for m in metrics
+    ]
 
 
 def representatives(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:

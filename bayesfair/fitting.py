@@ -262,8 +262,9 @@ def fit(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
         )
     model = resolve_name(model, MODELS, what="model", argument="model")
-    _warn_ignored(model, variant=variant, score_clip=score_clip, n_bins=n_bins,
-                  discrepancy=discrepancy)  # fmt: skip
+    _warn_ignored(
+        model, variant=variant, score_clip=score_clip, n_bins=n_bins, discrepancy=discrepancy
+    )
     backend, cores = _resolve_backend(model, sampler, backend, cores)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
@@ -319,9 +320,18 @@ def fit(
         if model == "rbc":  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
             disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
         idata, rate_draws, prior_draws = _fit_bc(
-            data, metrics, priors, variant, score_clip, estimand, n_bins, (rng, prior_rng), run,
-            notes, disc,
-        )  # fmt: skip
+            data,
+            metrics,
+            priors,
+            variant,
+            score_clip,
+            estimand,
+            n_bins,
+            (rng, prior_rng),
+            run,
+            notes,
+            disc,
+        )
         settings.update(
             sampler="nuts",
             variant=variant,
@@ -524,8 +534,9 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     else:
         u_counts = sampled_counts(summary, a, b, c, rng)
     if disc is not None:
-        u_counts = _robust_counts(labeled, summary, u_counts, (a, b, c), disc, estimand, rng,
-                                  idata, center)  # fmt: skip
+        u_counts = _robust_counts(
+            labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
+        )
     total = u_counts + labeled_counts
     # every assessed score with its label unknown: the population of the prior predictive
     population = summary if data.n_unlabeled == 0 else summary + labeled.without_labels()
@@ -602,8 +613,9 @@ def _native_calibration(variant, priors, k, disc=None):
     return compile_native_calibration(variant, priors, k, disc)
 
 
-def _attach(idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None,
-            prior_draws=None):  # fmt: skip
+def _attach(
+    idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None, prior_draws=None
+):
     """Label groups; return InferenceData with observed counts and the ``rates`` group.
 
     ``prior_draws`` (metric -> ``(draw, group)``), the rates' prior predictive draws,

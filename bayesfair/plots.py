@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: Colours of the methods, shared by every figure so a method looks the same everywhere.
-_COLORS = {
+COLORS = {
     "newcombe": "#4d4d4d",
     "bootstrap": "#8c6d31",
     "bernstein": "#7b4173",
@@ -70,7 +70,7 @@ def _label(name: str) -> str:
 
 
 def _color(name: str, i: int) -> str:
-    return _COLORS.get(name, f"C{i % 10}")
+    return COLORS.get(name, f"C{i % 10}")
 
 
 def _axes(ax, figsize=(6.4, 4.0)):
@@ -351,8 +351,9 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
         lower, upper = np.quantile(f, q, axis=1)
         ax.fill_between(grid, lower, upper, color=color, alpha=0.25, lw=0)
         ax.plot(grid, f.mean(axis=1), color=color, lw=2, label=f"{g} (posterior mean)")
-        xs, ys = _equal_count_points(labeled, data.group_levels.index(data.resolve_group(g)),
-                                     n_bins)  # fmt: skip
+        xs, ys = _equal_count_points(
+            labeled, data.group_levels.index(data.resolve_group(g)), n_bins
+        )
         if xs.size:
             ax.scatter(xs, ys, color=color, edgecolor="k", zorder=3, label=f"{g} labeled (binned)")
     ax.set_xlim(0, 1)
@@ -660,8 +661,16 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
     -------
     numpy.ndarray of matplotlib.axes.Axes, shape (2,)
     """
-    need = {"strategy", "method", "budget", "width_median", "width_q10", "width_q90",
-            "p_decision", "valid"}  # fmt: skip
+    need = {
+        "strategy",
+        "method",
+        "budget",
+        "width_median",
+        "width_q10",
+        "width_q90",
+        "p_decision",
+        "valid",
+    }
     missing = need - set(plan.columns)
     if missing:
         raise InvalidParameterError(
@@ -676,26 +685,38 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
     if {"group", "reference"} <= set(plan.columns):
         first = plan.iloc[0]
         plan = plan[(plan["group"] == first["group"]) & (plan["reference"] == first["reference"])]
-    for i, ((method, strategy), part) in enumerate(plan.groupby(["method", "strategy"],
-                                                                sort=False)):  # fmt: skip
+    for i, ((method, strategy), part) in enumerate(
+        plan.groupby(["method", "strategy"], sort=False)
+    ):
         part = part.sort_values("budget")
         valid = bool(part["valid"].all())
         style = "-" if strategy == "random" else ("--" if valid else ":")
         label = f"{_label(method)}, {strategy}" + ("" if valid else " (not valid)")
         color = _color(method, i)
-        axes[0].plot(part["budget"], part["width_median"], style, color=color, label=label,
-                     marker="o", ms=3)  # fmt: skip
+        axes[0].plot(
+            part["budget"], part["width_median"], style, color=color, label=label, marker="o", ms=3
+        )
         if valid:
-            axes[0].fill_between(part["budget"], part["width_q10"], part["width_q90"],
-                                 color=color, alpha=0.12, lw=0)  # fmt: skip
-        axes[1].plot(part["budget"], part["p_decision"], style, color=color, label=label,
-                     marker="o", ms=3)  # fmt: skip
+            axes[0].fill_between(
+                part["budget"], part["width_q10"], part["width_q90"], color=color, alpha=0.12, lw=0
+            )
+        axes[1].plot(
+            part["budget"], part["p_decision"], style, color=color, label=label, marker="o", ms=3
+        )
     if target_width is not None:
         axes[0].axhline(target_width, color="0.5", lw=0.8)
-    axes[0].set(xlabel="labels", ylabel="width of the interval of Δ", yscale="log",
-                title="Predicted width (median, 10%–90%)")  # fmt: skip
-    axes[1].set(xlabel="labels", ylabel="P(decision)", ylim=(-0.02, 1.02),
-                title="Probability of a ROPE decision")  # fmt: skip
+    axes[0].set(
+        xlabel="labels",
+        ylabel="width of the interval of Δ",
+        yscale="log",
+        title="Predicted width (median, 10%–90%)",
+    )
+    axes[1].set(
+        xlabel="labels",
+        ylabel="P(decision)",
+        ylim=(-0.02, 1.02),
+        title="Probability of a ROPE decision",
+    )
     axes[1].legend(fontsize="small", frameon=False)
     return axes
 
@@ -726,8 +747,14 @@ def plot_metric_dendrogram(clusters: pd.DataFrame, ax=None):
         )
     ax = _axes(ax, figsize=(7.0, 0.8 + 0.28 * len(names)))
     cut = clusters.attrs["cut"]
-    dendrogram(tree, labels=names, orientation="right", ax=ax, color_threshold=cut,
-               above_threshold_color="#999999")  # fmt: skip
+    dendrogram(
+        tree,
+        labels=names,
+        orientation="right",
+        ax=ax,
+        color_threshold=cut,
+        above_threshold_color="#999999",
+    )
     ax.axvline(cut, color="#444444", linestyle="--", linewidth=1)
     reps = set(clusters.loc[clusters["representative"], "metric"])
     for label in ax.get_yticklabels():

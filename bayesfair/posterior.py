@@ -632,11 +632,12 @@ class FairnessPosterior:
         :class:`~bayesfair.summary.ScoreSummary` whose levels are the result's
         group positions), or None if the result has none."""
         return stored_labeled_summary(
-            self.idata, range(len(self.groups)),
+            self.idata,
+            range(len(self.groups)),
             threshold=float(self.settings.get("threshold", 0.5)),
             score_clip=float(self.settings.get("score_clip") or 0.01),
             n_bins=self.settings.get("n_bins"),
-        )  # fmt: skip
+        )
 
     def diagnostics(self) -> pd.DataFrame:
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences.
@@ -675,16 +676,26 @@ class FairnessPosterior:
     def to_netcdf(self, path) -> Path:
         """Save to netCDF; :meth:`from_netcdf` restores everything. This object is not changed."""
         types = [type(g).__name__ for g in self.groups]
-        meta = dict(model=self.model, reference=self.reference, notes=self.notes,
-                    settings=self.settings, group_types=types)  # fmt: skip
+        meta = dict(
+            model=self.model,
+            reference=self.reference,
+            notes=self.notes,
+            settings=self.settings,
+            group_types=types,
+        )
         return write_result(self.idata, meta, path)
 
     @classmethod
     def from_netcdf(cls, path) -> FairnessPosterior:
         """Load a result saved with :meth:`to_netcdf`."""
         idata, meta = read_result(path)
-        return cls(idata, model=meta["model"], reference=meta["reference"],
-                   notes=meta["notes"], settings=meta["settings"])  # fmt: skip
+        return cls(
+            idata,
+            model=meta["model"],
+            reference=meta["reference"],
+            notes=meta["notes"],
+            settings=meta["settings"],
+        )
 
     def __repr__(self) -> str:
         post = self.idata.posterior

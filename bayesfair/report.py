@@ -80,8 +80,11 @@ def _variance_notes(comp) -> list[str]:
     """Sentences for variance figures that would otherwise surprise."""
     notes = []
     for metric, r in comp.variance.iterrows():
-        negative = [(k, lab) for k, lab in (("corrected", "corrected"),
-                    ("double_corrected", "double-corrected")) if r.get(k, 0.0) < 0]  # fmt: skip
+        negative = [
+            (k, lab)
+            for k, lab in (("corrected", "corrected"), ("double_corrected", "double-corrected"))
+            if r.get(k, 0.0) < 0
+        ]
         if negative:
             (key, label), *_ = negative
             notes.append(
@@ -289,10 +292,19 @@ def findings(comp) -> list[dict]:
                 "check flags a misfit in this pair.)"
             )
         out.append(
-            {"metric": r["metric"], "group": r["group"], "reference": r["reference"],
-             "verdict": verdict, "estimate": estimate, "lower": lo, "upper": hi,
-             "prob_practically_fair": prob, "method": method, "text": text}
-        )  # fmt: skip
+            {
+                "metric": r["metric"],
+                "group": r["group"],
+                "reference": r["reference"],
+                "verdict": verdict,
+                "estimate": estimate,
+                "lower": lo,
+                "upper": hi,
+                "prob_practically_fair": prob,
+                "method": method,
+                "text": text,
+            }
+        )
     return out
 
 
@@ -312,18 +324,22 @@ def _provenance_rows(comp) -> list[tuple[str, str]]:
     for name, post in comp.posteriors.items():
         s = post.settings
         rows.append(
-            (f"{name.upper()} sampler",
-             f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
-             f"{s.get('tune')} tuning steps")
-        )  # fmt: skip
+            (
+                f"{name.upper()} sampler",
+                f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
+                f"{s.get('tune')} tuning steps",
+            )
+        )
         rows.append((f"{name.upper()} prior", prior_words(s.get("prior"))))
         if s.get("discrepancy"):
             rows.append((f"{name.upper()} discrepancy prior", prior_words(s["discrepancy"])))
     for item in prov.get("inputs", []):
         rows.append(
-            (f"input ({item['role']})",
-             f"{item['path']}: {item['rows']:,} rows, SHA-256 {item['sha256']}")
-        )  # fmt: skip
+            (
+                f"input ({item['role']})",
+                f"{item['path']}: {item['rows']:,} rows, SHA-256 {item['sha256']}",
+            )
+        )
     if prov.get("call"):
         rows.append(("call", prov["call"]))
     return rows
@@ -460,8 +476,13 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
         plots.plot_metric_dendrogram(table, ax=fig.subplots())
         fig.tight_layout()
         first = table.iloc[0]
-        out.append((f"{CLUSTERS_TITLE} ({first['group']} vs {first['reference']}): 1 − |ρ| "
-                    "across the draws, cut at the most stable height.", _png(fig)))  # fmt: skip
+        out.append(
+            (
+                f"{CLUSTERS_TITLE} ({first['group']} vs {first['reference']}): 1 − |ρ| "
+                "across the draws, cut at the most stable height.",
+                _png(fig),
+            )
+        )
     calibrated = next((m for m in ("rbc", "bc") if m in comp.posteriors), None)
     if calibrated is not None:
         post = comp.posteriors[calibrated]
@@ -554,8 +575,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         ]
     clusters = _clusters_table(comp, digits)
     if clusters is not None:
-        intro = ("<p>The Fair-Enough metrics clustered by how they move together across "
-                 "the draws: one metric per cluster says what its cluster says.</p>")  # fmt: skip
+        intro = (
+            "<p>The Fair-Enough metrics clustered by how they move together across "
+            "the draws: one metric per cluster says what its cluster says.</p>"
+        )
         parts += [f"<h2>{CLUSTERS_TITLE}</h2>", intro, _html_table(clusters, "clusters")]
     parts += [
         "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",

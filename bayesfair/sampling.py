@@ -162,8 +162,9 @@ def sample_model(
     if cores is None:
         cores = min(chains, os.cpu_count() or 1)
     if backend == "pymc":
-        return _sample_pymc(build, data, draws, tune, chains, cores, seed, progressbar,
-                            target_accept)  # fmt: skip
+        return _sample_pymc(
+            build, data, draws, tune, chains, cores, seed, progressbar, target_accept
+        )
     import nutpie
 
     tested = nutpie_version_tested()
@@ -201,9 +202,16 @@ def sample_model(
         data = {k: v for k, v in data.items() if k in compiled.shared_data}
     compiled = compiled.with_data(**data) if data else compiled
     # save_warmup=False: fit discards the warm-up draws, so nutpie need not store them
-    options = dict(draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
-                   target_accept=target_accept, progress_bar=progressbar,
-                   save_warmup=False)  # fmt: skip
+    options = dict(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=cores,
+        seed=seed,
+        target_accept=target_accept,
+        progress_bar=progressbar,
+        save_warmup=False,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         if tested:

@@ -188,9 +188,17 @@ def summarize_unlabeled(
             f"{len(source)}; for labeled rows call bayesfair.summarize."
         )
     return summarize(
-        source, score, group, threshold, engine, score_clip=score_clip, n_bins=n_bins,
-        scheduler=scheduler, progressbar=progressbar, text_groups=text_groups,
-    )  # fmt: skip
+        source,
+        score,
+        group,
+        threshold,
+        engine,
+        score_clip=score_clip,
+        n_bins=n_bins,
+        scheduler=scheduler,
+        progressbar=progressbar,
+        text_groups=text_groups,
+    )
 
 
 def _auto_engine(source) -> str:

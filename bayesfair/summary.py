@@ -224,9 +224,14 @@ class ScoreSummary:
             raise InvalidParameterError(f"Group(s) {missing} are not among the levels {levels}.")
         codes = np.fromiter((position[g] for g in labels), dtype=np.intp, count=len(labels))
         return cls._from_codes(
-            codes, columns, levels, threshold=threshold, score_clip=score_clip, n_bins=n_bins,
+            codes,
+            columns,
+            levels,
+            threshold=threshold,
+            score_clip=score_clip,
+            n_bins=n_bins,
             attributes=attributes,
-        )  # fmt: skip
+        )
 
     @classmethod
     def _from_codes(cls, codes, columns, levels, *, threshold, score_clip, n_bins, attributes):
@@ -348,10 +353,16 @@ class ScoreSummary:
     def without_labels(self) -> ScoreSummary:
         """The same rows as an unlabeled summary (the label columns dropped)."""
         return ScoreSummary(
-            levels=self.levels, group=self.group, side=self.side, bin=self.bin,
-            threshold=self.threshold, score_clip=self.score_clip, n_bins=self.n_bins,
-            attributes=self.attributes, **{k: getattr(self, k) for k in ROW_SUMS},
-        )  # fmt: skip
+            levels=self.levels,
+            group=self.group,
+            side=self.side,
+            bin=self.bin,
+            threshold=self.threshold,
+            score_clip=self.score_clip,
+            n_bins=self.n_bins,
+            attributes=self.attributes,
+            **{k: getattr(self, k) for k in ROW_SUMS},
+        )
 
     def with_counts(self, count) -> ScoreSummary:
         """The same entries holding ``count`` rows each (entries at 0 dropped).
@@ -372,10 +383,16 @@ class ScoreSummary:
         sums = {k: getattr(self, k)[keep] * scale for k in names}
         sums["count"] = count[keep]
         return ScoreSummary(
-            levels=self.levels, group=self.group[keep], side=self.side[keep],
-            bin=self.bin[keep], threshold=self.threshold, score_clip=self.score_clip,
-            n_bins=self.n_bins, attributes=self.attributes, **sums,
-        )  # fmt: skip
+            levels=self.levels,
+            group=self.group[keep],
+            side=self.side[keep],
+            bin=self.bin[keep],
+            threshold=self.threshold,
+            score_clip=self.score_clip,
+            n_bins=self.n_bins,
+            attributes=self.attributes,
+            **sums,
+        )
 
     def with_levels(self, levels) -> ScoreSummary:
         """The summary re-coded to ``levels`` (a superset of its groups, in any order)."""
@@ -389,9 +406,14 @@ class ScoreSummary:
         recode = np.array([position[g] for g in self.levels], dtype=np.intp)
         codes = recode[self.group] if self.group.size else self.group
         return ScoreSummary._from_codes(
-            codes, self._columns(), levels, threshold=self.threshold, score_clip=self.score_clip,
-            n_bins=self.n_bins, attributes=self.attributes,
-        )  # fmt: skip
+            codes,
+            self._columns(),
+            levels,
+            threshold=self.threshold,
+            score_clip=self.score_clip,
+            n_bins=self.n_bins,
+            attributes=self.attributes,
+        )
 
     def coarsen(self, n_bins: int) -> ScoreSummary:
         """The same rows on a coarser grid of ``n_bins`` bins, a divisor of ``self.n_bins``.
@@ -410,9 +432,14 @@ class ScoreSummary:
         cols = self._columns()
         cols["bin"] = self.bin // (self.n_bins // n_bins)
         return ScoreSummary._from_codes(
-            self.group, cols, self.levels, threshold=self.threshold, score_clip=self.score_clip,
-            n_bins=n_bins, attributes=self.attributes,
-        )  # fmt: skip
+            self.group,
+            cols,
+            self.levels,
+            threshold=self.threshold,
+            score_clip=self.score_clip,
+            n_bins=n_bins,
+            attributes=self.attributes,
+        )
 
     def __add__(self, other: ScoreSummary) -> ScoreSummary:
         if not isinstance(other, ScoreSummary):
@@ -432,9 +459,14 @@ class ScoreSummary:
         a, b = self.with_levels(levels), other.with_levels(levels)
         cols = {k: np.concatenate([v, b._columns()[k]]) for k, v in a._columns().items()}
         return ScoreSummary._from_codes(
-            np.concatenate([a.group, b.group]), cols, levels, threshold=self.threshold,
-            score_clip=self.score_clip, n_bins=self.n_bins, attributes=attributes,
-        )  # fmt: skip
+            np.concatenate([a.group, b.group]),
+            cols,
+            levels,
+            threshold=self.threshold,
+            score_clip=self.score_clip,
+            n_bins=self.n_bins,
+            attributes=attributes,
+        )
 
     def to_frame(self):
         """The entries as a pandas DataFrame (``group`` holds the labels)."""
@@ -465,14 +497,25 @@ def summarize_arrays(
     if int(n_bins) < 1:
         raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
     cols = bin_rows(
-        scores, codes, len(levels), threshold=threshold, score_clip=score_clip, n_bins=int(n_bins),
+        scores,
+        codes,
+        len(levels),
+        threshold=threshold,
+        score_clip=score_clip,
+        n_bins=int(n_bins),
         labels=labels,
-    )  # fmt: skip
+    )
     return ScoreSummary(
-        levels=tuple(levels), group=cols.pop("code"), side=cols.pop("side"), bin=cols.pop("bin"),
-        threshold=float(threshold), score_clip=float(score_clip), n_bins=int(n_bins),
-        attributes=None if attributes is None else tuple(attributes), **cols,
-    )  # fmt: skip
+        levels=tuple(levels),
+        group=cols.pop("code"),
+        side=cols.pop("side"),
+        bin=cols.pop("bin"),
+        threshold=float(threshold),
+        score_clip=float(score_clip),
+        n_bins=int(n_bins),
+        attributes=None if attributes is None else tuple(attributes),
+        **cols,
+    )
 
 
 def _plain(v):

@@ -74,10 +74,13 @@ def main(argv=None) -> int:
         for name, clf in CELLS:
             d = one_cell(name, clf, args.sets, disc)
             cov = ((d["lower"] <= d["truth"]) & (d["truth"] <= d["upper"])).mean()
-            print(f"| {pm or 'default (0.01)'} | {name} {clf} | "
-                  f"{100 * np.mean(np.abs(d['default'] - d['truth'])):.1f} | "
-                  f"{100 * np.mean(np.abs(d['bb'] - d['truth'])):.1f} | {cov:.2f} | "
-                  f"{d['p_off'].median():.2f} | {d['sensitive'].mean():.2f} |", flush=True)
+            print(
+                f"| {pm or 'default (0.01)'} | {name} {clf} | "
+                f"{100 * np.mean(np.abs(d['default'] - d['truth'])):.1f} | "
+                f"{100 * np.mean(np.abs(d['bb'] - d['truth'])):.1f} | {cov:.2f} | "
+                f"{d['p_off'].median():.2f} | {d['sensitive'].mean():.2f} |",
+                flush=True,
+            )
     return 0
 
 

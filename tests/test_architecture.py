@@ -180,11 +180,6 @@ def test_import_bayesfair_loads_no_heavy_package():
     assert out.strip() == "[]"
 
 
-def test_no_module_over_700_lines():
-    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > 700}
-    assert long == {}
-
-
 def test_no_function_over_120_lines():
     """Counted without the docstring: a numpydoc docstring documents every parameter,
     and splitting the function would not shorten it."""

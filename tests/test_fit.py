@@ -189,8 +189,9 @@ def test_group_without_labels_warns_and_falls_back(adult):
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoLabelsWarning)  # warned once, when the data were built
         bb = fit(data, model="bb", random_seed=0, **FAST)
-    assert any("['Other'] have no labeled example: their rates are the prior" in note
-               for note in bb.notes)
+    assert any(
+        "['Other'] have no labeled example: their rates are the prior" in note for note in bb.notes
+    )
     # BB falls back to the Beta(1, 1) prior: mean 0.5, sd 1/sqrt(12)
     acc = bb.rates("accuracy").sel(group="Other").values.ravel()
     assert abs(acc.mean() - 0.5) < 4 * np.sqrt(1 / 12) / np.sqrt(acc.size)

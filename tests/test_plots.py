@@ -273,5 +273,5 @@ def test_figures_drawn_together_use_distinct_colours():
     for name, methods in figures.items():
         for i, a in enumerate(methods):
             for b in methods[i + 1 :]:
-                gap = np.linalg.norm(lab(plots._COLORS[a]) - lab(plots._COLORS[b]))
+                gap = np.linalg.norm(lab(plots.COLORS[a]) - lab(plots.COLORS[b]))
                 assert gap >= 20, f"{name}: {a} and {b} differ by ΔE {gap:.1f}"

@@ -140,9 +140,14 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin
         labels, _ = _as_groups(frame[columns].reset_index(drop=True), "unlabeled groups")
         codes, levels = pd.factorize(labels, sort=False)
         cols = bin_rows(
-            s, codes, len(levels), threshold=threshold, score_clip=score_clip, n_bins=n_bins,
+            s,
+            codes,
+            len(levels),
+            threshold=threshold,
+            score_clip=score_clip,
+            n_bins=n_bins,
             labels=y,
-        )  # fmt: skip
+        )
         cols["group"] = np.asarray(levels, dtype=object)[cols.pop("code")]
         out = pd.DataFrame({k: cols[k] for k in _columns(target is not None)})
     out["group"] = out["group"].astype(object)

@@ -39,9 +39,12 @@ def dask_engine(
         _kind(files)
         # one task per file, reading it in batches of rows: memory stays bounded
         parts = dd.from_map(
-            _file_sums, files, args=(score, columns, *settings, text, target),
-            meta=_empty_sums(target is not None), enforce_metadata=False,
-        )  # fmt: skip
+            _file_sums,
+            files,
+            args=(score, columns, *settings, text, target),
+            meta=_empty_sums(target is not None),
+            enforce_metadata=False,
+        )
         return _collect(parts, client, columns, settings, progress, target is not None)
     if not isinstance(source, dd.DataFrame):
         raise InvalidParameterError(
@@ -62,9 +65,14 @@ def dask_engine(
             meta={score: float, **dict.fromkeys(columns, object), **dict.fromkeys(extra, float)},
         )
     parts = ddf.map_partitions(
-        _partition_sums, score, columns, *settings, None, target,
+        _partition_sums,
+        score,
+        columns,
+        *settings,
+        None,
+        target,
         meta=_empty_sums(target is not None),
-    )  # fmt: skip
+    )
     return _collect(parts, client, columns, settings, progress, target is not None)
 
 

@@ -152,8 +152,11 @@ def _duckdb_relation(con, source, text_columns=()):
 
 def _raise_bad_rows(run, s, nulls, where, bad, score, columns, y="0.0"):
     """Name the first offending row and, for files, the file it came from."""
-    conds = (f"{s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1", nulls,
-             f"{y} IS NULL OR {y} NOT IN (0.0, 1.0)")  # fmt: skip
+    conds = (
+        f"{s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1",
+        nulls,
+        f"{y} IS NULL OR {y} NOT IN (0.0, 1.0)",
+    )
     which = next(i for i in range(3) if bad[i])
     cond = conds[which]
     if which == 2:

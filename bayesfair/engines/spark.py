@@ -119,28 +119,40 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
     c = F.least(F.greatest(s, F.lit(score_clip)), F.lit(1.0 - score_clip))
     lo, hi = bin_edges(score_clip)
     rows = sdf.select(
-        label.alias("group"), s.alias("s"), (s >= threshold).alias("side"),
-        F.log(c).alias("ls"), F.log(1.0 - c).alias("l1"), bad.alias("bad"),
-        missing_group.alias("nogroup"), badlabel.alias("badlabel"), y.alias("y"),
-    )  # fmt: skip
+        label.alias("group"),
+        s.alias("s"),
+        (s >= threshold).alias("side"),
+        F.log(c).alias("ls"),
+        F.log(1.0 - c).alias("l1"),
+        bad.alias("bad"),
+        missing_group.alias("nogroup"),
+        badlabel.alias("badlabel"),
+        y.alias("y"),
+    )
     binned = F.floor((F.col("ls") - F.col("l1") - lo) / (hi - lo) * n_bins).cast("long")
     rows = rows.withColumn("bin", F.least(F.greatest(binned, F.lit(0)), F.lit(n_bins - 1)))
     ls, l1, yc = F.col("ls"), F.col("l1"), F.col("y")
     sums = [
-        F.count(F.lit(1)).alias("count"), F.sum(ls).alias("sum_log_s"),
-        F.sum(l1).alias("sum_log_1ms"), F.sum("s").alias("sum_score"),
-        F.sum(ls * ls).alias("sum_sq_log_s"), F.sum(l1 * l1).alias("sum_sq_log_1ms"),
+        F.count(F.lit(1)).alias("count"),
+        F.sum(ls).alias("sum_log_s"),
+        F.sum(l1).alias("sum_log_1ms"),
+        F.sum("s").alias("sum_score"),
+        F.sum(ls * ls).alias("sum_sq_log_s"),
+        F.sum(l1 * l1).alias("sum_sq_log_1ms"),
         F.sum(ls * l1).alias("sum_log_s_log_1ms"),
-    ]  # fmt: skip
+    ]
     if target:
         sums += [
-            F.sum(yc).alias("positives"), F.sum(yc * ls).alias("pos_sum_log_s"),
+            F.sum(yc).alias("positives"),
+            F.sum(yc * ls).alias("pos_sum_log_s"),
             F.sum(yc * l1).alias("pos_sum_log_1ms"),
-        ]  # fmt: skip
+        ]
     aggregated = rows.groupBy("group", "side", "bin").agg(
-        *sums, F.sum("bad").alias("bad"), F.sum("nogroup").alias("nogroup"),
+        *sums,
+        F.sum("bad").alias("bad"),
+        F.sum("nogroup").alias("nogroup"),
         F.sum("badlabel").alias("badlabel"),
-    )  # fmt: skip
+    )
     return aggregated, (bad, missing_group, badlabel)
 
 

@@ -507,8 +507,14 @@ def _group_rate(data, g, rate, rng, predictions, k_folds):
             stacklevel=4,
         )
         rate_ppi = var_ppi = rate_cls = var_cls = np.nan
-    return {"rate": rate_ppi, "var": var_ppi, "rate0": rate_cls, "var0": var_cls,
-            "n": int(lab.sum()), "lam": lam}  # fmt: skip
+    return {
+        "rate": rate_ppi,
+        "var": var_ppi,
+        "rate0": rate_cls,
+        "var0": var_cls,
+        "n": int(lab.sum()),
+        "lam": lam,
+    }
 
 
 def _delta(rate, w, q, v):
@@ -584,12 +590,21 @@ class PPIVarianceResult:
         import pandas as pd
 
         rows = [
-            {"estimator": "ppi", "estimate": self.estimate, "lower": self.interval[0],
-             "upper": self.interval[1], "upper_bound": self.upper_bound},
-            {"estimator": "classical", "estimate": self.classical_estimate,
-             "lower": self.classical_interval[0], "upper": self.classical_interval[1],
-             "upper_bound": self.classical_upper_bound},
-        ]  # fmt: skip
+            {
+                "estimator": "ppi",
+                "estimate": self.estimate,
+                "lower": self.interval[0],
+                "upper": self.interval[1],
+                "upper_bound": self.upper_bound,
+            },
+            {
+                "estimator": "classical",
+                "estimate": self.classical_estimate,
+                "lower": self.classical_interval[0],
+                "upper": self.classical_interval[1],
+                "upper_bound": self.classical_upper_bound,
+            },
+        ]
         out = pd.DataFrame(rows)
         out["metric"], out["n_boot"], out["ci_prob"] = self.metric, self.n_boot, self.ci_prob
         return out

@@ -272,9 +272,18 @@ class VarianceBootstrapResult:
         rows = []
         for name in ("uncorrected", "corrected", "double_corrected"):
             est = getattr(self, name)
-            rows.append({"estimator": name, "estimate": est.estimate, "lower": est.interval[0],
-                         "upper": est.interval[1], "metric": self.metric, "n_boot": self.n_boot,
-                         "ci_prob": self.ci_prob, "resampler": self.resampler})  # fmt: skip
+            rows.append(
+                {
+                    "estimator": name,
+                    "estimate": est.estimate,
+                    "lower": est.interval[0],
+                    "upper": est.interval[1],
+                    "metric": self.metric,
+                    "n_boot": self.n_boot,
+                    "ci_prob": self.ci_prob,
+                    "resampler": self.resampler,
+                }
+            )
         return pd.DataFrame(rows)
 
     def summary(self) -> pd.DataFrame:

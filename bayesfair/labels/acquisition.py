@@ -284,8 +284,9 @@ class Acquisition:
         for i in range(n):
             left = np.bincount(stratum, weights=remaining, minlength=n_strata)
             with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.bincount(stratum, weights=remaining * cell_gains,
-                                   minlength=n_strata) / left  # fmt: skip
+                mean = (
+                    np.bincount(stratum, weights=remaining * cell_gains, minlength=n_strata) / left
+                )
             mean[~(left > 0)] = -np.inf
             st = int(np.argmax(mean))
             if not np.isfinite(mean[st]):
@@ -345,8 +346,9 @@ def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
     k = data.n_groups
     a, b, c = (post[v].transpose("chain", "draw", "group").values.reshape(-1, k) for v in "abc")
     rates = res.rates(metric).transpose("chain", "draw", "group").values.reshape(-1, k)
-    summary = data.unlabeled_reduction(res.settings.get("score_clip", SCORE_CLIP),
-                                       res.settings.get("n_bins"))  # fmt: skip
+    summary = data.unlabeled_reduction(
+        res.settings.get("score_clip", SCORE_CLIP), res.settings.get("n_bins")
+    )
     mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
     clip = res.settings.get("score_clip", SCORE_CLIP)
     x_st, n_st = stratum_counts(data.labeled_summary(clip, res.settings.get("n_bins")))
@@ -358,10 +360,19 @@ def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
         disc = fitted_discrepancy(res.settings)
         concentration = disc.concentration
     return AcquisitionPosterior(
-        a=a, b=b, c=c, rates=rates, p_free=p_free, center=center, x_st=x_st, n_st=n_st,
-        counts=mean_u + data.counts_array(), assessed=res.estimand == "assessed",
-        metric=metric, concentration=concentration,
-    )  # fmt: skip
+        a=a,
+        b=b,
+        c=c,
+        rates=rates,
+        p_free=p_free,
+        center=center,
+        x_st=x_st,
+        n_st=n_st,
+        counts=mean_u + data.counts_array(),
+        assessed=res.estimand == "assessed",
+        metric=metric,
+        concentration=concentration,
+    )
 
 
 def fitted_discrepancy(settings: dict):
@@ -374,8 +385,10 @@ def _check_metric_defined(metric: str, totals: np.ndarray, levels: list) -> None
     """Raise when a rate's denominator is a side of the threshold that a group lacks."""
     rate = get_rate(metric)
     den = set(rate.denominator)
-    for side, cells, words in ((1, {"tp", "fp"}, "predicted positive"),
-                               (0, {"tn", "fn"}, "predicted negative")):  # fmt: skip
+    for side, cells, words in (
+        (1, {"tp", "fp"}, "predicted positive"),
+        (0, {"tn", "fn"}, "predicted negative"),
+    ):
         if den <= cells:
             empty = [g for g, t in zip(levels, totals[:, side], strict=True) if t == 0]
             if empty:
@@ -533,11 +546,16 @@ def _guard_targeting(res, within: str) -> str:
     bad = [str(g) for g in check.loc[check["verdict"] == "misfit", "group"]]
     if not bad:
         return within
-    found = (f"The calibration check finds the map of {', '.join(bad)} contradicted by its "
-             "labels, and score-targeted labels under-cover where a map is wrong")  # fmt: skip
+    found = (
+        f"The calibration check finds the map of {', '.join(bad)} contradicted by its "
+        "labels, and score-targeted labels under-cover where a map is wrong"
+    )
     if within == "mixed":
-        warnings.warn(f"{found}: this batch is chosen by stratum (within='stratum') instead "
-                      "of 'mixed'.", CalibrationWarning, stacklevel=3)  # fmt: skip
+        warnings.warn(
+            f"{found}: this batch is chosen by stratum (within='stratum') instead of 'mixed'.",
+            CalibrationWarning,
+            stacklevel=3,
+        )
         return "stratum"
     warnings.warn(
         f"{found} (an inverted group: 0.625 with 'score', against 0.825 with 'stratum'). "

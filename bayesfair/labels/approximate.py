@@ -75,8 +75,11 @@ class Laplace:
         self.k, self.threshold, self.disc, self.priors = k, threshold, disc, priors
         self.n_draws, self.clip = n_draws, score_clip
         self.native = compile_native_calibration("beta", priors, k, disc)
-        self.scales = [(priors.mu_a_sd, priors.sigma_a_sd), (priors.mu_b_sd, priors.sigma_b_sd),
-                       (priors.mu_c_sd, priors.sigma_c_sd)]  # fmt: skip
+        self.scales = [
+            (priors.mu_a_sd, priors.sigma_a_sd),
+            (priors.mu_b_sd, priors.sigma_b_sd),
+            (priors.mu_c_sd, priors.sigma_c_sd),
+        ]
         self.x0 = self.bc_x0 = None  # the last modes: where the next searches start
         self.ess = self.pareto_k = np.nan
 
@@ -98,9 +101,13 @@ class Laplace:
     def labeled(self, state) -> ScoreSummary:
         """A simulated audit's labeled examples as a summary (the grid of a fit)."""
         return summarize_arrays(
-            state.s, state.g, range(self.k), labels=state.y, threshold=self.threshold,
+            state.s,
+            state.g,
+            range(self.k),
+            labels=state.y,
+            threshold=self.threshold,
             score_clip=self.clip,
-        )  # fmt: skip
+        )
 
     def draws(self, labeled: ScoreSummary, population: ScoreSummary, rng):
         """``(a, b, c, center)``: draws of the maps given the labeled summary, shape (n, k).
@@ -109,14 +116,17 @@ class Laplace:
         (:func:`~bayesfair.models.calibration.likelihood_data`)."""
         k = self.k
         center, self.bc_x0 = center_and_mode(
-            labeled, population, priors=self.priors, start=self.bc_x0,
+            labeled,
+            population,
+            priors=self.priors,
+            start=self.bc_x0,
             solver=lambda f, x0: _newton(f, x0)[0],
-        )  # fmt: skip
+        )
         x_st, n_st = stratum_counts(labeled)
         data = self.native.with_data(
             **likelihood_data(labeled),
             log_free=free_log_likelihoods(x_st, n_st, center, self.disc),
-        ).user_data  # fmt: skip
+        ).user_data
 
         def objective(x):  # the proposal's centre and scale: the prior's spike left out
             value, grad = self.log_posterior(x.reshape(1, 3, k), data, floor=self.floor)
@@ -164,9 +174,10 @@ class Laplace:
         d = components[0][0].size
         # one component draws no index, so the first stage's stream is the plain t's
         pick = (
-            np.zeros(n_prop, int) if len(components) == 1
+            np.zeros(n_prop, int)
+            if len(components) == 1
             else rng.integers(len(components), size=n_prop)
-        )  # fmt: skip
+        )
         t = rng.standard_normal((n_prop, d)) * np.sqrt(nu / rng.chisquare(nu, (n_prop, 1)))
         flat = np.empty((n_prop, d))
         for j, (centre, root) in enumerate(components):

@@ -179,14 +179,19 @@ def _frequentist(method, sim: _SimData, metric, pairs, ci_prob, rng):
                 out[(i, j)] = (np.nan, np.nan)
                 continue
             gam = min(den[i], den[j]) / n
-            t = bernstein_half_width(int(n), ci_prob=ci_prob, cost_range=1.0,
-                                     min_group_fraction=float(gam),
-                                     variance=n / den[i] + n / den[j])  # fmt: skip
+            t = bernstein_half_width(
+                int(n),
+                ci_prob=ci_prob,
+                cost_range=1.0,
+                min_group_fraction=float(gam),
+                variance=n / den[i] + n / den[j],
+            )
             est = num[i] / den[i] - num[j] / den[j]
             out[(i, j)] = (float(est - t), float(est + t))
         else:
-            r = ppi_difference(sim, metric, group=gi, reference=gj, ci_prob=ci_prob,
-                               random_seed=rng)  # fmt: skip
+            r = ppi_difference(
+                sim, metric, group=gi, reference=gj, ci_prob=ci_prob, random_seed=rng
+            )
             out[(i, j)] = tuple(map(float, r.interval))
     return out
 
@@ -299,12 +304,20 @@ def plan_labels(
     if s0.size:  # the current posterior, by NUTS: the truths
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = fit(data, metrics=[metric], draws=500, tune=500, chains=2, progressbar=False,
-                      random_seed=int(rng.integers(2**31)))  # fmt: skip
+            res = fit(
+                data,
+                metrics=[metric],
+                draws=500,
+                tune=500,
+                chains=2,
+                progressbar=False,
+                random_seed=int(rng.integers(2**31)),
+            )
         for w in caught:
             if issubclass(w.category, CalibrationWarning):
-                warnings.warn(f"{w.message} The plan assumes the model.", CalibrationWarning,
-                              stacklevel=2)  # fmt: skip
+                warnings.warn(
+                    f"{w.message} The plan assumes the model.", CalibrationWarning, stacklevel=2
+                )
         first = _Fitted(result_posterior(res, data, metric), {})
     laplace = Laplace(k, threshold, disc, priors, n_draws)
     truth_post = None if first is None else first.posterior
@@ -315,8 +328,21 @@ def plan_labels(
         warnings.simplefilter("ignore")
         truths = draw_truths(truth_post, start, laplace, priors, disc, k, n_sims, rng)
         rows = []
-        context = _SimContext(priors, metric, k, n_draws, pairs, within, methods,
-                              levels, ref, threshold, ci_prob, epsilon, s0.size)  # fmt: skip
+        context = _SimContext(
+            priors,
+            metric,
+            k,
+            n_draws,
+            pairs,
+            within,
+            methods,
+            levels,
+            ref,
+            threshold,
+            ci_prob,
+            epsilon,
+            s0.size,
+        )
         for i, truth in enumerate(track(truths, n_sims, "plan: simulations", progressbar)):
             for strategy in strategies:
                 rows += _simulate(i, truth, strategy, start, first, laplace, budgets, context, rng)
@@ -330,8 +356,9 @@ def plan_labels(
             f"20% of the simulations at budget(s) {sorted(set(shaky['budget']))}: the proposal "
             "missed the posterior there, and those widths are rough. Plan again from more "
             "labels, or check a budget with a real fit.",
-            SamplingWarning, stacklevel=2,
-        )  # fmt: skip
+            SamplingWarning,
+            stacklevel=2,
+        )
     # plain records, not a frame: attrs travel through pandas operations, which compare them
     summary.attrs["simulations"] = sims.to_dict("records")
     return summary
@@ -362,8 +389,11 @@ def _plan_inputs(data, reference):
         levels = list(data.group_levels)
         pool = Pool.from_summary(data.unlabeled_reduction(SCORE_CLIP), _PLAN_COARSEN)
         threshold = data.threshold
-        rows = (np.asarray(data.scores, float), np.asarray(data.labels, np.int8),
-                np.asarray(data.group_codes, np.intp))  # fmt: skip
+        rows = (
+            np.asarray(data.scores, float),
+            np.asarray(data.labels, np.int8),
+            np.asarray(data.group_codes, np.intp),
+        )
         ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     else:
         raise InvalidParameterError(
@@ -423,15 +453,33 @@ def _simulate(i, truth, strategy, start, first, laplace, budgets, c: _SimContext
                     rng.multivariate_hypergeometric(state.pool.count.astype(np.int64), n_add),
                 )
             else:
-                post = fitted.posterior if fitted is not None else _prior_posterior(
-                    state, c.priors, c.metric, c.k, c.n_draws, rng)  # fmt: skip
+                post = (
+                    fitted.posterior
+                    if fitted is not None
+                    else _prior_posterior(state, c.priors, c.metric, c.k, c.n_draws, rng)
+                )
                 picks, _ = Acquisition(post, state.pool, c.pairs).greedy(n_add, c.within, rng)
             state = state.add(picks, truth, rng)
         if n_add > 0 or fitted is None:  # at n_new = 0: the NUTS posterior itself
             fitted = fit_state(laplace, state, c.metric, rng) if state.s.size else None
-        rows += _record(i, strategy, budget, budget - c.n_start, state, fitted, c.methods,
-                        c.metric, c.pairs, c.levels, c.ref, c.threshold, c.ci_prob, c.epsilon,
-                        c.within, rng)  # fmt: skip
+        rows += _record(
+            i,
+            strategy,
+            budget,
+            budget - c.n_start,
+            state,
+            fitted,
+            c.methods,
+            c.metric,
+            c.pairs,
+            c.levels,
+            c.ref,
+            c.threshold,
+            c.ci_prob,
+            c.epsilon,
+            c.within,
+            rng,
+        )
     return rows
 
 
@@ -456,10 +504,19 @@ def fit_state(laplace: Laplace, state: AuditState, metric, rng) -> _Fitted:
     x_st, n_st = stratum_counts(lab)
     mean_u = expected_counts(summary, a.mean(0)[None], b.mean(0)[None], c.mean(0)[None])[0]
     post = AcquisitionPosterior(
-        a=a, b=b, c=c, rates=rates, p_free=p_free.mean(axis=0), center=center, x_st=x_st,
-        n_st=n_st, counts=mean_u + labeled, assessed=True, metric=metric,
+        a=a,
+        b=b,
+        c=c,
+        rates=rates,
+        p_free=p_free.mean(axis=0),
+        center=center,
+        x_st=x_st,
+        n_st=n_st,
+        counts=mean_u + labeled,
+        assessed=True,
+        metric=metric,
         concentration=laplace.disc.concentration,
-    )  # fmt: skip
+    )
     return _Fitted(post, {}, laplace.pareto_k)
 
 
@@ -471,9 +528,18 @@ def _prior_posterior(state: AuditState, priors, metric, k, n_draws, rng) -> Acqu
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = rate_from_counts(counts, metric)
     return AcquisitionPosterior(
-        a=a, b=b, c=c, rates=rates, p_free=None, center=None, x_st=np.zeros((k, 2)),
-        n_st=np.zeros((k, 2)), counts=np.nanmean(counts, axis=0), assessed=True, metric=metric,
-    )  # fmt: skip
+        a=a,
+        b=b,
+        c=c,
+        rates=rates,
+        p_free=None,
+        center=None,
+        x_st=np.zeros((k, 2)),
+        n_st=np.zeros((k, 2)),
+        counts=np.nanmean(counts, axis=0),
+        assessed=True,
+        metric=metric,
+    )
 
 
 def draw_truths(post, start: AuditState, laplace, priors, disc, k, n_sims, rng) -> list[_Truth]:
@@ -500,8 +566,24 @@ def _valid(method: str, strategy: str, within: str) -> bool:
     return method == "ppi" and within == "stratum"
 
 
-def _record(sim, strategy, budget, n_new, state, fitted, methods, metric, pairs, levels, ref,
-            threshold, ci_prob, epsilon, within, rng) -> list[dict]:  # fmt: skip
+def _record(
+    sim,
+    strategy,
+    budget,
+    n_new,
+    state,
+    fitted,
+    methods,
+    metric,
+    pairs,
+    levels,
+    ref,
+    threshold,
+    ci_prob,
+    epsilon,
+    within,
+    rng,
+) -> list[dict]:
     intervals = {}
     for method in methods:
         if method == "bayes":
@@ -516,13 +598,23 @@ def _record(sim, strategy, budget, n_new, state, fitted, methods, metric, pairs,
     for method, by_pair in intervals.items():
         for (i, j), (lo, hi) in by_pair.items():
             verdict = rope_decision(lo, hi, epsilon)
-            rows.append({
-                "sim": sim, "strategy": strategy, "method": method, "group": levels[i],
-                "reference": levels[j], "budget": budget, "n_new": n_new, "lower": lo,
-                "upper": hi, "width": hi - lo, "verdict": verdict,
-                "valid": _valid(method, strategy, within),
-                "pareto_k": fitted.pareto_k if method == "bayes" else np.nan,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "sim": sim,
+                    "strategy": strategy,
+                    "method": method,
+                    "group": levels[i],
+                    "reference": levels[j],
+                    "budget": budget,
+                    "n_new": n_new,
+                    "lower": lo,
+                    "upper": hi,
+                    "width": hi - lo,
+                    "verdict": verdict,
+                    "valid": _valid(method, strategy, within),
+                    "pareto_k": fitted.pareto_k if method == "bayes" else np.nan,
+                }
+            )
     return rows
 
 

@@ -426,8 +426,9 @@ def calibration_expand(x, out, data):
     d = starts.size
     dim = x.size
     theta = np.zeros((3, k))
-    _group_values(x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)),
-                  np.zeros(12))  # fmt: skip
+    _group_values(
+        x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)), np.zeros(12)
+    )
     out[:dim] = x
     pre = _pre_start(data, n, k)
     for j in range(d):

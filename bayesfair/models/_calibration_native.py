@@ -109,9 +109,11 @@ def group_loglik(fields, sel, theta, variant):
     q = p * (1.0 - p)
     n_ = f["count"]
     ll = np.sum(
-        c * f["positives"] + a * f["pos_sum_log_s"] - b * f["pos_sum_log_1ms"]
+        c * f["positives"]
+        + a * f["pos_sum_log_s"]
+        - b * f["pos_sum_log_1ms"]
         - n_ * (np.logaddexp(0.0, eta) + 0.5 * q * v_eta)
-    )  # fmt: skip
+    )
     dd = p + 0.5 * q * (1.0 - 2.0 * p) * v_eta
     d_c = np.sum(f["positives"] - n_ * dd)
     d_a = np.sum(

@@ -57,7 +57,7 @@ def cell_positives(rng, a, b, c, starts, log_s, log_1ms, count, totals, min_vari
     ``Σ_b Binomial(n_b, p_b)`` has mean ``μ = Σ n_b p_b`` and variance
     ``V = Σ n_b p_b (1 − p_b)``. Where ``V ≥ min_variance`` the total is drawn as
     ``round(μ + √V Z)`` clipped to ``[0, totals[cell]]``, else bin by bin
-    (:func:`_binomial_inversion`), all in one pass over the cell's bins (with many
+    (:func:`binomial_inversion`), all in one pass over the cell's bins (with many
     groups most cells are small, and drawing them cell by cell from Python cost
     seconds per fit). ``1 / (1 + exp(−η))`` is exact at both ends in IEEE
     arithmetic (``exp`` overflows to ``inf``, giving 0).
@@ -101,12 +101,12 @@ def cell_positives(rng, a, b, c, starts, log_s, log_1ms, count, totals, min_vari
             else:
                 total = 0
                 for i in range(lo, hi):
-                    total += _binomial_inversion(rng.random(), int(count[i]), probs[i - lo])
+                    total += binomial_inversion(rng.random(), int(count[i]), probs[i - lo])
                 pos[t, cell] = total
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _binomial_inversion(u, n, p):
+def binomial_inversion(u, n, p):
     """The ``u``-quantile of Binomial(n, p): an exact draw from one uniform ``u``.
 
     The probability mass is summed upward from 0 occurrences of the rarer outcome (p

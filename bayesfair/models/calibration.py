@@ -357,8 +357,9 @@ def free_center(
     return center_and_mode(labeled, population, variant=variant, priors=priors, start=start)[0]
 
 
-def center_and_mode(labeled, population=None, *, variant="beta", priors=None, start=None,
-                    solver=None):  # fmt: skip
+def center_and_mode(
+    labeled, population=None, *, variant="beta", priors=None, start=None, solver=None
+):
     """:func:`free_center`, and the mode in the native density's parameters (None if
     the PyMC fallback found it), to start the next search from. ``solver(objective,
     x0) -> x`` replaces L-BFGS (``objective`` returns the negative log density and its
@@ -525,9 +526,11 @@ def build_calibration_model(
         v_eta = ag**2 * d["var_log_s"] + bg**2 * d["var_log_1ms"] - 2.0 * ag * bg * d["cov_log"]
         p = pm.math.sigmoid(eta)
         ll = (
-            cg * d["positives"] + ag * d["pos_sum_log_s"] - bg * d["pos_sum_log_1ms"]
+            cg * d["positives"]
+            + ag * d["pos_sum_log_s"]
+            - bg * d["pos_sum_log_1ms"]
             - d["count"] * (pt.softplus(eta) + 0.5 * p * (1.0 - p) * v_eta)
-        )  # fmt: skip
+        )
         if discrepancy is None:
             pm.Potential("y_obs", ll.sum())
             return model

@@ -98,11 +98,12 @@ def binned_loglik(lik: dict, a, b, c) -> np.ndarray:
     g = lik["group_idx"]
     a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))
     eta = c + a * lik["mean_log_s"] - b * lik["mean_log_1ms"]
-    v_eta = (a * a * lik["var_log_s"] + b * b * lik["var_log_1ms"]
-             - 2.0 * a * b * lik["cov_log"])  # fmt: skip
+    v_eta = a * a * lik["var_log_s"] + b * b * lik["var_log_1ms"] - 2.0 * a * b * lik["cov_log"]
     p = 0.5 * (1.0 + np.tanh(0.5 * eta))
     softplus = np.logaddexp(0.0, eta)
     return (
-        c * lik["positives"] + a * lik["pos_sum_log_s"] - b * lik["pos_sum_log_1ms"]
+        c * lik["positives"]
+        + a * lik["pos_sum_log_s"]
+        - b * lik["pos_sum_log_1ms"]
         - lik["count"] * (softplus + 0.5 * p * (1.0 - p) * v_eta)
-    )  # fmt: skip
+    )

@@ -81,9 +81,13 @@ def reduce_unlabeled(
             f"The 'n_bins' parameter must be a positive integer. Got {n_bins}."
         )
     return summarize_arrays(
-        scores, group_codes, tuple(range(n_groups)), threshold=threshold, score_clip=score_clip,
+        scores,
+        group_codes,
+        tuple(range(n_groups)),
+        threshold=threshold,
+        score_clip=score_clip,
         n_bins=n_bins,
-    )  # fmt: skip
+    )
 
 
 def cell_of_rows(scores, group_codes, summary: ScoreSummary) -> np.ndarray:

@@ -97,12 +97,16 @@ def test_the_labels_see_the_inversion(cells):
 def test_following_the_labels_does_not_reach_bbs_mae_and_costs_the_right_maps(cells):
     ricci, adult = cells["ricci"], cells["adult"]
     gap = _err(ricci, "follow") - _err(ricci, "bb")
-    print(f"Ricci MLP MAE ×100: default {100 * _err(ricci, 'default').mean():.1f}, "
-          f"prior 0.5 {100 * _err(ricci, 'follow').mean():.1f} (P(off) "
-          f"{ricci['follow_off'].median():.2f}), bb {100 * _err(ricci, 'bb').mean():.1f}")
+    print(
+        f"Ricci MLP MAE ×100: default {100 * _err(ricci, 'default').mean():.1f}, "
+        f"prior 0.5 {100 * _err(ricci, 'follow').mean():.1f} (P(off) "
+        f"{ricci['follow_off'].median():.2f}), bb {100 * _err(ricci, 'bb').mean():.1f}"
+    )
     assert gap.mean() > -2 * gap.std(ddof=1) / math.sqrt(R)
     cost = _err(adult, "follow") - 2 * _err(adult, "default")
-    print(f"Adult-race MLP MAE ×100: default {100 * _err(adult, 'default').mean():.1f}, "
-          f"prior 0.5 {100 * _err(adult, 'follow').mean():.1f}")
+    print(
+        f"Adult-race MLP MAE ×100: default {100 * _err(adult, 'default').mean():.1f}, "
+        f"prior 0.5 {100 * _err(adult, 'follow').mean():.1f}"
+    )
     assert cost.mean() > 2 * cost.std(ddof=1) / math.sqrt(R)
     assert np.isfinite(gap).all() and np.isfinite(cost).all()

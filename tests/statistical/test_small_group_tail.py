@@ -83,8 +83,10 @@ def _mean_and_se(priors):
 def test_the_papers_hierarchy_gives_a_small_group_over_0_1_percent_of_no_positive():
     assert min(bank_like_group_b(s)[2] for s in SETS) > 60  # B has plenty of positives
     p, se, each = _mean_and_se(PAPER)
-    print(f"\nσ_c ~ HN(0.75): P(no positive in B) = {p:.4%} ± {se:.4%} "
-          f"(sets {each.min():.4%}–{each.max():.4%})")
+    print(
+        f"\nσ_c ~ HN(0.75): P(no positive in B) = {p:.4%} ± {se:.4%} "
+        f"(sets {each.min():.4%}–{each.max():.4%})"
+    )
     assert p - 3 * se > 1e-3  # above the target by three Monte Carlo standard errors
     p, se, _ = _mean_and_se({**PAPER, "c": (PAPER["c"][0], 0.5)})
     print(f"σ_c ~ HN(0.5): P(no positive in B) = {p:.4%} ± {se:.4%}")
