@@ -30,6 +30,7 @@ __all__ = [
     "check_probability",
     "check_random_state",
     "check_threshold",
+    "renamed",
     "seed_record",
     "seed_sequence",
     "warn_surprising_examples",
@@ -389,3 +390,43 @@ def warn_surprising_examples(scores, labels, pos_label, *, stacklevel: int = 3) 
             HardPredictionWarning,
             stacklevel=stacklevel,
         )
+
+
+def renamed(**old_to_new):
+    """Accept a parameter's old name for one minor version, with a ``FutureWarning``.
+
+    ``@renamed(n_boot="n_resamples")`` on a function whose parameter is now
+    ``n_resamples``: a call with ``n_boot=`` still works, warns once per call site,
+    and passes the value on; giving both names is an error. The signature shows the
+    new name only.
+
+    Parameters
+    ----------
+    **old_to_new : str
+        The old names, each mapped to its new name.
+    """
+    import functools
+    import warnings
+
+    def wrap(func):
+        @functools.wraps(func)
+        def run(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old not in kwargs:
+                    continue
+                if new in kwargs:
+                    raise InvalidParameterError(
+                        f"Give '{new}' only: '{old}' is its old name. Got both."
+                    )
+                warnings.warn(
+                    f"The '{old}' parameter is now '{new}' (bayesfair 0.5); the old name "
+                    "stops working in 0.6.",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return run
+
+    return wrap

@@ -83,6 +83,25 @@ def entry_bins(side, count, bins_per_side: int = 5, min_per_bin: int = 10):
     Within each side, ``nb = max(1, min(bins_per_side, n_side // min_per_bin))``
     bins of about equal counts; a cell goes to the bin of its middle example.
     Returns the bin of each cell and the number of bins.
+
+    Parameters
+    ----------
+    side : array_like of bool, shape (n_cells,)
+        The side of each cell (ŷ = 1 when True).
+    count : array_like of float, shape (n_cells,)
+        The labeled examples in each cell, in score order within each side.
+    bins_per_side : int, default 5
+        Most bins per side.
+    min_per_bin : int, default 10
+        Fewest examples per bin (a side with fewer than that has one bin).
+
+    Returns
+    -------
+    bins : numpy.ndarray of int, shape (n_cells,)
+        The bin of each cell: the side ŷ = 0's bins first, numbered from 0, then
+        the side ŷ = 1's.
+    n_bins : int
+        The number of bins over both sides.
     """
     side = np.asarray(side, dtype=bool)
     count = np.asarray(count, dtype=float)
@@ -189,6 +208,28 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
     adjustment keeps the probability that a calibrated family has *any* group
     flagged at ``alpha`` (32 calibrated groups checked at 0.05 each flag one
     or more in about 80% of audits: 1 − 0.95³²).
+
+    Parameters
+    ----------
+    labeled : ScoreSummary
+        The labeled examples' summary, groups coded as in the columns of ``a``.
+    a, b, c : numpy.ndarray, shape (n_draws, n_groups)
+        Posterior draws of each group's map parameters.
+    alpha : float
+        Level of the check: a group is a misfit when its Holm-adjusted p-value
+        is below it.
+    min_labels : int
+        Groups with fewer labeled examples (and no misfit) get "too few labels".
+    max_draws : int
+        Most posterior draws the check uses (evenly spaced over the draws).
+    rng : numpy.random.Generator
+        For the replicated labels.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group code: ``n_labeled``, ``statistic``, ``p_value``
+        (unadjusted; NaN for a group without labels) and ``verdict``.
     """
     n_total = a.shape[0]
     keep = np.unique(np.linspace(0, n_total - 1, min(max_draws, n_total)).astype(int))
@@ -214,7 +255,27 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
 def result_calibration_verdicts(result, alpha, min_labels, max_draws, rng) -> pd.DataFrame:
     """:func:`calibration_verdicts` of a fit's maps against the labeled summary it keeps
     (``result.labeled_cells()``), one row per group (the computation behind
-    :meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`)."""
+    :meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A fit of a calibration model (``bc`` or ``rbc``), whose posterior holds
+        ``a``, ``b`` and ``c`` per group; draws of all chains are pooled.
+    alpha, min_labels, max_draws, rng
+        As in :func:`calibration_verdicts`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`calibration_verdicts`'s table with the group labels in a first
+        column ``group``.
+
+    Raises
+    ------
+    InvalidParameterError
+        When the result keeps no labeled examples (saved by an older bayesfair).
+    """
     labeled = result.labeled_cells()
     if labeled is None:
         raise InvalidParameterError(
@@ -256,7 +317,24 @@ def holm_adjust(p_values) -> np.ndarray:
 
 
 def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
-    """The sentence a misfit of the calibration check warns with ("" when none)."""
+    """The sentence a misfit of the calibration check warns with ("" when none).
+
+    Parameters
+    ----------
+    model : str
+        The fitted model: ``"rbc"`` gets rbc's advice, any other the advice to
+        use ``rbc`` or ``bb``.
+    check : pandas.DataFrame
+        The check's table, with ``group`` and ``verdict`` columns
+        (:func:`result_calibration_verdicts`).
+    alpha : float, default 0.05
+        The check's level, as written in the sentence.
+
+    Returns
+    -------
+    str
+        The sentence naming the groups whose verdict is "misfit"; "" when none is.
+    """
     bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
     if not bad:
         return ""
@@ -282,6 +360,21 @@ def stored_labeled_summary(
     A result saved by an older bayesfair kept the labeled rows instead
     (``labeled_score``, ``labeled_label``, ``labeled_group``): they are summarised
     here. None when the result holds neither.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        The result's draws; read from its ``constant_data`` group.
+    levels : sequence
+        The group labels the stored group codes index.
+    threshold, score_clip : float
+        The fit's decision threshold and score clipping.
+    n_bins : int or None
+        Bins per group of the stored summary; None: ``DEFAULT_BINS``.
+
+    Returns
+    -------
+    ScoreSummary or None
     """
     const = idata.constant_data
     if "labeled_count" in const:

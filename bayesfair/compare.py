@@ -25,6 +25,7 @@ import pandas as pd
 from bayesfair import frequentist as fq
 from bayesfair._validation import (
     check_epsilon,
+    renamed,
     seed_record,
     seed_sequence,
 )
@@ -141,7 +142,7 @@ class Comparison:
 PROVENANCE_PACKAGES = ("bayesfair", "numpy", "scipy", "pandas", "pymc", "arviz", "nutpie", "duckdb")
 
 
-def _provenance(data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref) -> dict:
+def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
     """Versions, the time, and the call, for the report's provenance block."""
     from datetime import UTC, datetime
     from importlib.metadata import PackageNotFoundError, version
@@ -155,7 +156,7 @@ def _provenance(data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref
     call = (
         f"bayesfair.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
         f"reference={ref!r}, ci_prob={ci_prob!r}, models={tuple(models)!r}, "
-        f"n_boot={n_boot!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
+        f"n_resamples={n_resamples!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
     )
     return {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -248,6 +249,7 @@ def _check_same_data(name, res, data) -> None:
 
 
 @warnings_at_caller
+@renamed(n_boot="n_resamples")
 def compare(
     data: AssessmentData,
     metrics=DEFAULT_METRICS,
@@ -257,7 +259,7 @@ def compare(
     ci_prob: float = 0.95,
     models=("bb", "rbc"),
     posteriors: dict | None = None,
-    n_boot: int = 2000,
+    n_resamples: int = 2000,
     random_seed=None,
     fit_kwargs: dict | None = None,
     progressbar: bool = True,
@@ -285,7 +287,7 @@ def compare(
         Already fitted results by model name; they are used instead of fitting.
         Each must have been fitted on ``data`` (same groups and labeled
         counts), or the call raises.
-    n_boot : int
+    n_resamples : int
         Bootstrap samples of the frequentist intervals.
     random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
         Spawned into the bootstraps and the fits; recorded in
@@ -384,7 +386,7 @@ def compare(
                 metric,
                 reference=ref,
                 ci_prob=ci_prob,
-                n_boot=n_boot,
+                n_resamples=n_resamples,
                 random_seed=boot_seeds[2 * i],
             )
         for (g, r), row in diffs.iterrows():
@@ -403,7 +405,7 @@ def compare(
             out["note"] = "; ".join(dict.fromkeys(notes))
             out["disagreement"] = _disagreement(out, calibrated, calibration)
             pair_rows.append(out)
-        var = _variance_row(fq, data, metric, n_boot, ci_prob, boot_seeds[2 * i + 1])
+        var = _variance_row(fq, data, metric, n_resamples, ci_prob, boot_seeds[2 * i + 1])
         var_rows.append(_posterior_variances(var, metric, posteriors, too_few, ci_prob, selection))
 
     settings = {
@@ -411,7 +413,7 @@ def compare(
         "reference": ref,
         "epsilon": epsilon,
         "ci_prob": ci_prob,
-        "n_boot": n_boot,
+        "n_resamples": n_resamples,
         "models": list(posteriors),
         "priors": {name: res.settings.get("prior") for name, res in posteriors.items()},
         "positive_label": data.pos_label,
@@ -420,10 +422,10 @@ def compare(
     }
     settings["estimands"] = {name: res.estimand_text for name, res in posteriors.items()}
     settings["provenance"] = _provenance(
-        data, metrics, epsilon, ci_prob, models, n_boot, fit_kwargs, ref
+        data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
     )
     group_view, family_view = _group_views(
-        data, metrics, posteriors, too_few, (epsilon, ci_prob, n_boot), view_seq
+        data, metrics, posteriors, too_few, (epsilon, ci_prob, n_resamples), view_seq
     )
     return Comparison(
         group_view=group_view,
@@ -691,7 +693,7 @@ def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:
     return [f"{undefined_rate_message(metric, empty)} (among the labeled examples)"]
 
 
-def _variance_row(fq, data, metric, n_boot, ci_prob, seed) -> dict:
+def _variance_row(fq, data, metric, n_resamples, ci_prob, seed) -> dict:
     row = {"metric": metric}
     _, den = rate_fraction(data.counts_array(), metric)
     if int((den > 0).sum()) < 2:
@@ -701,7 +703,7 @@ def _variance_row(fq, data, metric, n_boot, ci_prob, seed) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # dropped groups are listed in the notes
         res = fq.double_corrected_bootstrap(
-            data, metric, n_boot=n_boot, ci_prob=ci_prob, random_seed=seed
+            data, metric, n_resamples=n_resamples, ci_prob=ci_prob, random_seed=seed
         )
     for key in ("uncorrected", "corrected", "double_corrected"):
         est = getattr(res, key)

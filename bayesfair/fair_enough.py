@@ -101,6 +101,25 @@ def generalized_entropy(counts, alpha: float = 2.0, between: bool = False) -> np
     together. ``between=True`` replaces each example's b by its group's mean
     (the between-group index). α = 1 is the Theil index (``0 ln 0 = 0``).
 
+    Parameters
+    ----------
+    counts : array_like, shape (..., n_groups, 4)
+        Confusion counts ``tp, fp, tn, fn`` of each group
+        (:data:`~bayesfair.metrics.COUNT_NAMES` order).
+    alpha : float, default 2.0
+        The index's α: 1 gives the Theil index, 2 half the squared coefficient
+        of variation; other values ``Σ ((b / μ)^α − 1) / (n α (α − 1))`` (α = 0,
+        the mean log deviation, is not special-cased).
+    between : bool, default False
+        Replace each example's benefit by its group's mean benefit.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The index over all the examples of the groups (0: every benefit equal);
+        NaN where there are no examples. Where their mean benefit is 0 (every
+        example a false negative) it is NaN, but 0 for α = 1.
+
     References
     ----------
     Speicher et al. 2018, KDD, eq. 2; Majumder et al., Table 1 (C16–C24), as AIF360's
@@ -140,6 +159,21 @@ def differential_fairness(positives, totals, concentration: float = 1.0) -> np.n
     ``P_g(1) = (positives_g + c) / (totals_g + 2c)`` (Foulds et al. 2020, eq. 6;
     AIF360's ``smoothed_empirical_differential_fairness``). Groups without examples
     are left out. Arrays ``(..., n_groups)``.
+
+    Parameters
+    ----------
+    positives : array_like, shape (..., n_groups)
+        Each group's examples with the outcome 1 (predicted or labeled positives).
+    totals : array_like, shape (..., n_groups)
+        Each group's examples; groups with none are left out.
+    concentration : float, default 1.0
+        The Dirichlet smoothing ``c`` added to each of the two outcomes' counts.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        ε, the largest absolute log ratio (natural log) of the smoothed outcome
+        probabilities of two groups; 0 with fewer than two groups with examples.
     """
     x, n = np.asarray(positives, dtype=float), np.asarray(totals, dtype=float)
     p = (x + concentration) / (n + 2.0 * concentration)
@@ -159,6 +193,24 @@ def fair_enough_values(counts, group: int, reference: int) -> dict[str, np.ndarr
     ``group`` (unprivileged) and ``reference`` (privileged) are positions on the
     groups axis. Returns name -> array of the leading shape (NaN where a rate's
     denominator is empty).
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., n_groups, 4)
+        Confusion counts ``tp, fp, tn, fn`` of each group (one row per draw or
+        resample in the leading axes).
+    group : int
+        Position of the unprivileged group on the groups axis.
+    reference : int
+        Position of the privileged reference on the groups axis.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Every name of :data:`ALL_METRICS`, in its order, to an array of shape
+        ``counts.shape[:-2]``. The composites and the ``between_group_``
+        indices are of the pair; the other indices and the differential
+        fairness bias amplification are over all groups.
     """
     c = np.asarray(counts, dtype=float)
     rates = {}
@@ -360,6 +412,20 @@ def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
 
     ``sel + base − (1 − acc) = 2 TP / n``; then ``FP = n sel − TP``,
     ``FN = n base − TP`` and ``TN = n − TP − FP − FN``.
+
+    Parameters
+    ----------
+    accuracy, selection_rate, base_rate : array_like, shape (..., n_groups)
+        Each group's accuracy, selection rate and base rate, all over the same
+        examples (e.g. one posterior draw per row).
+    n : array_like, shape (n_groups,)
+        Examples per group (broadcast against the rates).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n_groups, 4)
+        Counts ``tp, fp, tn, fn`` (floats, not rounded; not checked to be
+        non-negative when the rates are not those of one set of counts).
     """
     n = np.asarray(n, dtype=float)
     tp = 0.5 * n * (selection_rate + base_rate - (1.0 - accuracy))
@@ -428,7 +494,26 @@ def resampled_clusters(
     counts_draws, counts, group: int, reference: int, metrics=None
 ) -> pd.DataFrame:
     """:func:`cluster_metrics` over confusion counts of resamples ``(n, n_groups, 4)``,
-    with the metrics of the data's own ``counts`` ``(n_groups, 4)`` as the estimates."""
+    with the metrics of the data's own ``counts`` ``(n_groups, 4)`` as the estimates.
+
+    Parameters
+    ----------
+    counts_draws : array_like, shape (n, n_groups, 4)
+        Confusion counts ``tp, fp, tn, fn`` of each group in each of ``n`` resamples.
+    counts : array_like, shape (n_groups, 4)
+        The data's own confusion counts.
+    group : int
+        Position of the unprivileged group on the groups axis.
+    reference : int
+        Position of the privileged reference on the groups axis.
+    metrics : list of str, optional
+        Names of :data:`ALL_METRICS` (default: the 25 of :data:`FAIR_ENOUGH_METRICS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`cluster_metrics`'s table, with the basic bootstrap interval.
+    """
     names = _metric_names(metrics)
     values = fair_enough_values(counts_draws, group, reference)
     own = fair_enough_values(np.asarray(counts, dtype=float)[None], group, reference)
@@ -448,7 +533,24 @@ def _metric_names(metrics) -> list[str]:
 def representatives(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """The reports' view of a clusters table (with ``group``/``reference`` columns, as
     :func:`bayesfair.compare` makes it): one row per pair and cluster, its representative,
-    the number of members, mean and 95% interval, verdict and insensitivity."""
+    the number of members, mean and 95% interval, verdict and insensitivity.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`cluster_metrics`'s rows of one or more pairs, with ``group`` and
+        ``reference`` columns added. Members are counted per ``group`` and
+        ``cluster``, so each group should appear with one reference.
+    digits : int, default 3
+        Decimals of the mean and the interval's bounds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pair`` (``"group vs reference"``), ``cluster``, ``metric
+        (representative)``, ``members``, ``mean`` and ``95% interval`` (text,
+        "—" where undefined), ``verdict`` and ``insensitive`` ("yes" or "").
+    """
     rep = table[table["representative"]]
     members = table.groupby(["group", "cluster"]).size()
     keys = list(zip(rep["group"], rep["cluster"], strict=True))

@@ -122,10 +122,21 @@ def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
     examples (add-one smoothed, a fixed weight). A group whose rate is
     undefined in a draw has an empty denominator there and weight 0.
 
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A fit (``bayesfair.fit``) in which ``metric`` was fitted.
+    metric : str
+        The rate, by name or alias (:func:`bayesfair.metrics.get_rate`).
+
     Returns
     -------
     overall : ndarray, shape (S,)
+        The rate over all assessed rows in each of the S draws (chains stacked);
+        NaN in a draw in which no group's rate is defined.
     weights : ndarray, shape (S, K)
+        Each of the K groups' weight ``w_k`` in each draw (0 where its rate is
+        undefined).
     """
     rate = get_rate(metric)
     theta = _flat_rates(result, rate.name)
@@ -357,6 +368,44 @@ def impact_ratio_table(
     ``draws`` (S, K) are draws of the rates. The reference is the category with
     the highest ``rate`` among those retained; a category's ratio is its rate
     over the reference's, in the table and per draw. See :func:`impact_ratios`.
+
+    Parameters
+    ----------
+    groups : sequence
+        The K categories, in the order of ``n``, ``rate`` and the columns of ``draws``.
+    n : array_like, shape (K,)
+        Rows (applicants) per category: the shares ``exclude_below`` reads, and
+        the table's ``n`` column (as integers).
+    rate : array_like, shape (K,)
+        The table's rate of each category. A category whose rate is NaN is not
+        retained (``excluded`` True).
+    draws : array_like, shape (S, K)
+        Draws of the categories' rates; the ratio band and the probabilities
+        are read off them.
+    exclude_below : float, optional
+        A share in (0, 1): categories with fewer than this share of the total
+        ``n`` are left out of the ratios (they stay in the table with
+        ``excluded`` True). Every category below it raises
+        :class:`~bayesfair.exceptions.InvalidParameterError`. Default: none left out.
+    ci_prob : float, default 0.95
+        Joint probability of the ratio band over the retained categories other
+        than the reference (:func:`bayesfair.stats.simultaneous_band` on the log
+        ratios, back-transformed).
+    selected : array_like of int, shape (K,), optional
+        Selected rows per category; given, the table has a ``selected`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group, n, selected`` (with ``selected`` only), ``rate, ratio,
+        ratio_lower, ratio_upper, prob_below_four_fifths, prob_most_selected,
+        excluded``: the reference's band is [1, 1]; the ratio columns and the
+        probabilities are NaN for the categories not retained.
+        ``prob_below_four_fifths`` is the share of draws whose ratio to the
+        reference is below :data:`FOUR_FIFTHS`; ``prob_most_selected`` the
+        share of draws (those with every retained rate defined) in which the
+        category has the highest rate among the retained ones. ``attrs``:
+        ``reference``, ``ci_prob``, ``exclude_below``.
     """
     ci_prob = check_probability(ci_prob, "ci_prob")
     groups = list(groups)
@@ -374,6 +423,8 @@ def impact_ratio_table(
                 f"Every category is below exclude_below={share:g} of the {total:g} rows."
             )
     retained &= ~np.isnan(rate)
+    if not retained.any():
+        raise InvalidParameterError("No category has a defined rate: there is no ratio to take.")
     ref = int(np.flatnonzero(retained)[np.argmax(rate[retained])])
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio_draws = draws / draws[:, [ref]]
@@ -396,8 +447,11 @@ def impact_ratio_table(
     if valid.any():
         top = kept[np.argmax(draws[valid][:, kept], axis=1)]
         most = np.bincount(top, minlength=len(groups)) / valid.sum()
-    with np.errstate(invalid="ignore"):
-        below = np.nanmean(ratio_draws < FOUR_FIFTHS, axis=0)
+    # over the draws where the ratio is defined (a NaN compares False: counted as "not
+    # below", it would make a category look safer than its draws say)
+    defined = ~np.isnan(ratio_draws)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        below = ((ratio_draws < FOUR_FIFTHS) & defined).sum(axis=0) / defined.sum(axis=0)
     out = pd.DataFrame(
         {
             "group": pd.Series(groups, dtype=object),

@@ -158,6 +158,20 @@ def rate_from_counts(counts, metric: str) -> np.ndarray:
     No warning is issued here: callers that know the group labels warn with
     them (see :meth:`bayesfair.AssessmentData.rates`).
 
+    Parameters
+    ----------
+    counts : array_like, shape (..., 4)
+        Confusion counts in the order of :data:`COUNT_NAMES`; may be real-valued
+        (expected counts from a posterior draw).
+    metric : str
+        A name from :data:`RATES` or an alias.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The rate, a proportion in [0, 1] for non-negative counts; NaN where the
+        denominator is not positive.
+
     Examples
     --------
     >>> rate_from_counts([[8, 1, 9, 2], [0, 3, 7, 0]], "tpr")
@@ -173,6 +187,17 @@ def undefined_rate_message(rate, groups) -> str:
 
     ``rate`` is a :class:`~bayesfair.metrics.Rate` (or its name); ``groups`` the
     groups concerned. Callers add what they do about it in a second sentence.
+
+    Parameters
+    ----------
+    rate : Rate or str
+        The rate, or its name or alias (:func:`get_rate`).
+    groups : iterable
+        The labels of the groups where it is undefined.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -323,6 +348,22 @@ def warn_undefined_draws(shares, what: str = "The summary", stacklevel: int = 2)
     it is undefined (a group with no example in the rate's denominator in that
     draw); entries with share 0 are left out, and nothing is said if none is left.
     ``what`` names the result that is over the defined draws.
+
+    Parameters
+    ----------
+    shares : dict of str to float
+        Description of a quantity to the share of draws in which it is
+        undefined, in [0, 1] (written as a percentage with one decimal).
+    what : str, default "The summary"
+        The result computed over the defined draws, the subject of a sentence.
+    stacklevel : int, default 2
+        As :func:`warnings.warn`'s, counted from the caller of this function
+        (2: the warning points at the caller's caller).
+
+    Warns
+    -----
+    UndefinedRateWarning
+        When some share is positive.
     """
     said = [f"{name} in {share:.1%}" for name, share in shares.items() if share > 0]
     if said:

@@ -274,6 +274,13 @@ def plot_variance_forest(comparison, ax=None):
     model's posterior mean and HDI of the between-group variance (and, for
     ``hbb``, of its population variance).
 
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`bayesfair.compare` (its ``variance`` table and ``settings``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default new axes sized to the number of metrics.
+
     Returns
     -------
     matplotlib.axes.Axes
@@ -657,6 +664,17 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
     labelled so. ``plan`` is :func:`bayesfair.plan_labels`' table (one pair;
     with several pairs, the first).
 
+    Parameters
+    ----------
+    plan : pandas.DataFrame
+        :func:`bayesfair.plan_labels`' table, with at least the columns
+        ``strategy, method, budget, width_median, width_q10, width_q90,
+        p_decision, valid`` (else :class:`~bayesfair.exceptions.InvalidParameterError`).
+    axes : sequence of two matplotlib.axes.Axes, optional
+        The width panel and the P(decision) panel; default a new figure of two.
+    target_width : float, optional
+        Drawn as a horizontal line on the width panel.
+
     Returns
     -------
     numpy.ndarray of matplotlib.axes.Axes, shape (2,)
@@ -728,6 +746,15 @@ def plot_metric_dendrogram(clusters: pd.DataFrame, ax=None):
     ``clusters`` is :meth:`~bayesfair.posterior.FairnessPosterior.metric_clusters`'s
     (or :func:`bayesfair.frequentist.metric_clusters`') table, whose ``attrs`` hold the
     linkage of the metrics that vary; leaves are metric names, representatives in bold.
+
+    Parameters
+    ----------
+    clusters : pandas.DataFrame
+        The metric-clusters table, with ``attrs`` ``linkage``, ``linkage_metrics``
+        and ``cut``; a table without a linkage (fewer than two metrics vary)
+        raises :class:`~bayesfair.exceptions.InvalidParameterError`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default new axes sized to the number of metrics.
 
     Returns
     -------

@@ -136,7 +136,23 @@ def seed_text(record) -> str:
 
 
 def comparison_markdown(comp, digits: int = 3) -> str:
-    """Markdown of the pair table and the variance table of a comparison."""
+    """Markdown of the pair table and the variance table of a comparison.
+
+    With more than two groups the family and group views come first
+    (:func:`bayesfair.report_groups.group_markdown`).
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`.
+    digits : int, default 3
+        Decimals of the tables.
+
+    Returns
+    -------
+    str
+        The report, Markdown lines joined by newlines.
+    """
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
     out = rg.group_markdown(comp, digits) if rg.leads_with_family(comp) else []

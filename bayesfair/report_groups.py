@@ -202,7 +202,21 @@ def _num(v, digits: int) -> str:
 
 # --------------------------------------------------------------------------- rendering
 def group_markdown(comp, digits: int) -> list[str]:
-    """The family verdicts, the family table and the group table, as Markdown lines."""
+    """The family verdicts, the family table and the group table, as Markdown lines.
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`, with its ``family_view`` and ``group_view``
+        (the caller checks :func:`leads_with_family`; this function does not).
+    digits : int
+        Decimals of the tables.
+
+    Returns
+    -------
+    list of str
+        The lines, to be joined by newlines.
+    """
     pct = f"{comp.settings['ci_prob']:.0%}"
     unfair = group_findings(comp)
     return [
@@ -225,7 +239,23 @@ def group_markdown(comp, digits: int) -> list[str]:
 
 def group_html(comp, digits: int, figures: bool) -> list[str]:
     """The family verdicts, a forest plot of the gaps per metric (many groups) and the group
-    table: first in the page with more than two groups."""
+    table: first in the page with more than two groups.
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`.
+    digits : int
+        Decimals of the tables.
+    figures : bool
+        Draw the forest plots of the gaps (base64 PNG; needs matplotlib), one per
+        metric, when there are more than :data:`MANY_GROUPS` groups.
+
+    Returns
+    -------
+    list of str
+        HTML fragments; empty unless :func:`leads_with_family`.
+    """
     if not leads_with_family(comp):
         return []
     parts = html_list(
@@ -261,7 +291,22 @@ def group_html(comp, digits: int, figures: bool) -> list[str]:
 
 def pair_findings_html(comp, pair_findings) -> list[str]:
     """The pairwise findings (``pair_findings``: :func:`bayesfair.report.findings`) as an
-    HTML list, folded below the family view when there are many groups."""
+    HTML list, folded below the family view when there are many groups.
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`.
+    pair_findings : list of dict
+        The findings, each with its sentence under ``"text"``.
+
+    Returns
+    -------
+    list of str
+        HTML fragments: a heading and the list (nothing without findings), or,
+        with more than :data:`MANY_GROUPS` groups, one ``<details>`` element
+        holding the list.
+    """
     title = "Findings by pair" if leads_with_family(comp) else "Findings"
     items = html_list(title, [f["text"] for f in pair_findings], "findings")
     if not many_groups(comp):

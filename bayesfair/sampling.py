@@ -80,6 +80,16 @@ class ModelCache:
         return self._items[key]
 
     def put(self, key: Hashable, value) -> None:
+        """Store ``value`` under ``key`` as the most recently used, evicting the least
+        recently used beyond ``maxsize``.
+
+        Parameters
+        ----------
+        key : hashable or None
+            Structure key; None stores nothing.
+        value : object
+            The compiled model (or the marker of a failed native compile).
+        """
         if key is None:
             return
         self._items[key] = value

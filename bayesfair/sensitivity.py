@@ -86,6 +86,22 @@ def powerscale_log_weights(log_component, alpha: float):
 
     ``(α − 1) log p(θ)`` per draw, smoothed by ``arviz.psislw``; returns the
     log weights and the Pareto k̂ (above 0.7 the reweighting is unreliable).
+
+    Parameters
+    ----------
+    log_component : array_like
+        ``log p(θ)`` of the power-scaled component (the prior) at every draw, of
+        any shape (flattened; e.g. ``(chain, draw)`` from :func:`log_prior_draws`).
+        Constants may be left out: they cancel in the normalised weights.
+    alpha : float
+        The power α the component is raised to (1: no change).
+
+    Returns
+    -------
+    log_weights : numpy.ndarray, shape (n_draws,)
+        Smoothed log weights, normalised so that their exponentials sum to 1.
+    khat : float
+        The Pareto k̂ of the weights.
     """
     import arviz as az  # heavy: loaded by a fit already
 
@@ -99,6 +115,22 @@ def weighted_hdi(draws, weights, ci_prob: float = 0.95) -> tuple[float, float]:
 
     With equal weights it spans the same draws as ``arviz.hdi``
     (⌊ci_prob · n⌋ + 1 of the n sorted draws).
+
+    Parameters
+    ----------
+    draws : array_like
+        Draws of one quantity, of any shape (flattened). NaN draws are dropped
+        with their weights.
+    weights : array_like
+        Non-negative weight of each draw, the same number as ``draws``;
+        normalised here (they need not sum to 1).
+    ci_prob : float, default 0.95
+        The weighted mass the interval holds, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)``: two of the draws; ``(nan, nan)`` when no draw is defined.
     """
     x = np.asarray(draws, dtype=float).ravel()
     w = np.asarray(weights, dtype=float).ravel()
@@ -128,6 +160,27 @@ def verdict_holds(draws, log_component, epsilon: float, ci_prob: float = 0.95) -
     The scaled posteriors are the draws importance-weighted by PSIS; where a
     weighting is unreliable (Pareto k̂ > 0.7) the posterior under that prior
     cannot be told from these draws, and the decision is not taken to hold.
+
+    Parameters
+    ----------
+    draws : array_like
+        Posterior draws of Δ, e.g. shape ``(chain, draw)`` (flattened). NaN
+        draws are dropped, with their ``log_component``.
+    log_component : array_like
+        The prior's log density at the same draws, the same number of them
+        (:func:`log_prior_draws`).
+    epsilon : float
+        Half-width ε of the ROPE ``[−ε, ε]`` of :func:`~bayesfair.stats.rope_decision`.
+    ci_prob : float, default 0.95
+        Probability of the HDI (:func:`weighted_hdi`) the rule reads.
+
+    Returns
+    -------
+    bool
+        True when the decision under α = 1/2 and α = 2 equals the one under the
+        prior as fitted, or when the prior's log density is the same at every
+        draw (a flat prior); False when it changes, when a weighting has
+        k̂ > 0.7, or when fewer than two draws are defined.
     """
     x = np.asarray(draws, dtype=float).ravel()
     lc = np.asarray(log_component, dtype=float).ravel()
@@ -152,6 +205,19 @@ def prior_share(posterior_draws, prior_draws) -> float:
 
     NaN draws (an undefined rate) are set aside in both; NaN when either has
     fewer than two defined draws or the prior does not vary.
+
+    Parameters
+    ----------
+    posterior_draws : array_like
+        Posterior draws of Δ, of any shape (flattened).
+    prior_draws : array_like
+        Prior predictive draws of Δ (the fit's ``prior`` group), of any shape.
+
+    Returns
+    -------
+    float
+        The ratio of the sample variances (``ddof=1``); at least
+        :data:`SENSITIVITY_THRESHOLD` marks a prior-sensitive gap.
     """
     post = np.asarray(posterior_draws, dtype=float).ravel()
     prior = np.asarray(prior_draws, dtype=float).ravel()
@@ -167,6 +233,22 @@ def prior_sentence(metric: str, denominators: dict, statistic: float) -> str:
 
     ``denominators`` maps each group of the pair to its labeled examples in the
     rate's denominator; the group with fewer is named.
+
+    Parameters
+    ----------
+    metric : str
+        The rate's name or alias (:func:`bayesfair.metrics.get_rate`), written
+        as given in the sentence.
+    denominators : dict
+        Group label to its number of labeled examples in the rate's denominator
+        (the first group wins a tie).
+    statistic : float
+        The gap's prior share (:func:`prior_share`), written to two decimals.
+
+    Returns
+    -------
+    str
+        The sentence, without a final full stop.
     """
     fewest = min(denominators, key=denominators.get)
     den = get_rate(metric).denominator
@@ -194,6 +276,34 @@ def calibration_prior_counts(
     an off stratum's rate from :func:`~bayesfair.models.calibration.draw_prior_rates`
     at ``center``; then the positives of each stratum, drawn (``"assessed"``) or
     expected (``"expected"``).
+
+    Parameters
+    ----------
+    population : ScoreSummary
+        Every assessed score, labels unknown; its totals per group and side are
+        the rows the counts are drawn for.
+    priors : CalibrationPriors
+        The hyperpriors' standard deviations.
+    variant : {"beta", "llo", "temperature"}
+        The calibration map: ``"beta"`` draws ``a``, ``b`` and ``c``; any other
+        value sets ``b = a``, and ``"temperature"`` also ``c = 0``.
+    discrepancy : DiscrepancyPrior or None
+        ``rbc``'s prior of the strata's misfit; None for ``bc``.
+    center : array_like, shape (k, 2)
+        Each stratum's centre ``m`` of its own rate (side ŷ = 0, ŷ = 1); used
+        only with ``discrepancy``.
+    estimand : {"assessed", "expected"}
+        ``"expected"``: the expected positives; any other value draws them.
+    n : int
+        Number of prior draws.
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, k, 4)
+        Counts ``tp, fp, tn, fn`` per draw and group (``k = population.n_groups``);
+        not integers with ``estimand="expected"``.
     """
     k = population.n_groups
 
@@ -234,6 +344,25 @@ def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng) -> np.ndar
     truncated at ``KAPPA_MAX`` (by its inverse CDF), ``θ_g ~ Beta(m_g κ, (1 − m_g) κ)``
     with ``m_g`` the size trend's mean at group g's labeled denominator ``trials``
     (shape ``(n_metrics, k)``).
+
+    Parameters
+    ----------
+    model : {"bb", "hbb"}
+        ``"bb"``; any other value is taken as ``"hbb"``.
+    prior : BetaPrior or KappaPrior
+        ``bb``: its ``alpha`` and ``beta``; ``hbb``: its ``kappa_min`` (κ_min).
+    trials : array_like, shape (n_metrics, k)
+        Labeled examples in each metric's denominator per group (``bb`` uses
+        only its shape).
+    n : int
+        Number of prior draws.
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n_metrics, k)
+        Prior draws of the rates, in [0, 1].
     """
     trials = np.asarray(trials, dtype=float)
     shape = (n, *trials.shape)
@@ -295,6 +424,27 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
     Which prior, per model: the module docstring. Only the terms that vary
     with the draws are kept (constants do not change the weights). None when
     the result does not hold what the prior needs (a hand-built posterior).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        The fit's draws: its ``posterior`` (the hyperparameters for
+        ``bc``/``rbc``, ``mu``, ``kappa`` and ``size_effect`` for ``hbb``), and
+        for ``bb``/``hbb`` its ``rates`` group (and ``hbb``'s ``observed_data``
+        counts).
+    model : {"bc", "rbc", "bb", "hbb"}
+        The fitted model (another value gives None).
+    settings : dict
+        The fit's settings; ``settings["prior"]``, the recorded prior, replaces
+        the defaults (:class:`~bayesfair.models.calibration.CalibrationPriors`
+        for ``bc``/``rbc``, Beta(1, 1) for ``bb``).
+    metric : str
+        The rate whose prior is scaled (``bb`` and ``hbb``; the calibration
+        models' prior does not depend on it).
+
+    Returns
+    -------
+    numpy.ndarray, shape (chain, draw), or None
     """
     post = idata.posterior
     numbers = _prior_numbers(settings.get("prior"))

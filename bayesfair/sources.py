@@ -181,6 +181,43 @@ def summarize_unlabeled(
 
     The parameters are those of :func:`summarize`; a pair ``(scores, groups)``
     of arrays is accepted as the source.
+
+    Parameters
+    ----------
+    source
+        As in :func:`summarize`, but unlabeled: a path or glob, a list of them,
+        a DuckDB relation, a SQL query, a pandas, polars, Dask or Spark
+        DataFrame, or a pair ``(scores, groups)`` of arrays (any other tuple is
+        an error).
+    score : str, default "score"
+        The score column (ignored for arrays).
+    group : str or list of str, default "group"
+        The group column(s); several define intersectional groups ``"v1 & v2"``.
+    threshold : float, default 0.5
+        ŷ = 1 when ``score >= threshold``.
+    engine : {"auto", "numpy", "duckdb", "dask", "spark"}, default "auto"
+        The engine that computes the sums (:func:`summarize`).
+    score_clip : float, default 0.01
+        ε of the clipping ``[ε, 1 − ε]`` before the logs, in (0, 0.5).
+    n_bins : int, optional
+        Bins per group and side (default 1,024).
+    scheduler : str or object, optional
+        Dask or Spark only: the client, scheduler address or master URL
+        (:func:`summarize`).
+    progressbar : bool, default False
+        Show the engine's progress (DuckDB, Dask) on the terminal.
+    text_groups : bool, default False
+        Read the group columns as text, as written in a CSV file.
+
+    Returns
+    -------
+    ScoreSummary
+        An unlabeled summary (no label columns).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a tuple source that is not a pair, and as :func:`summarize`.
     """
     if isinstance(source, tuple) and len(source) != 2:
         raise InvalidParameterError(

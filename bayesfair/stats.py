@@ -125,6 +125,18 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
 
     NaN draws (an undefined rate) are dropped; all NaN gives a NaN interval.
 
+    Parameters
+    ----------
+    values : array_like
+        Draws of one quantity, of any shape (flattened: all chains and draws pooled).
+    ci_prob : float, default 0.95
+        Probability of the interval, in (0, 1).
+
+    Returns
+    -------
+    Interval
+        Float bounds, kind ``"hdi"``; NaN bounds when no draw is defined.
+
     Examples
     --------
     >>> lo, hi = hdi(np.linspace(0, 1, 1001), 0.5)
@@ -144,7 +156,22 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
 
 def eti(values, ci_prob: float = 0.95) -> Interval:
     """Equal-tailed interval of draws: the quantiles (1 ∓ ci_prob)/2 (NumPy's linear
-    interpolation, as arviz-stats' ``eti``; ArviZ 0.2x has no ETI function)."""
+    interpolation, as arviz-stats' ``eti``; ArviZ 0.2x has no ETI function).
+
+    NaN draws (an undefined rate) are dropped; all NaN gives a NaN interval.
+
+    Parameters
+    ----------
+    values : array_like
+        Draws of one quantity, of any shape (flattened: all chains and draws pooled).
+    ci_prob : float, default 0.95
+        Probability of the interval, in (0, 1).
+
+    Returns
+    -------
+    Interval
+        Float bounds, kind ``"eti"``; NaN bounds when no draw is defined.
+    """
     ci_prob = check_probability(ci_prob)
     x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
@@ -155,7 +182,21 @@ def eti(values, ci_prob: float = 0.95) -> Interval:
 
 
 def prob_within(values, epsilon: float) -> float:
-    """Posterior probability that ``|Δ| < ε`` (Ji et al. 2020, §3)."""
+    """Posterior probability that ``|Δ| < ε`` (Ji et al. 2020, §3).
+
+    Parameters
+    ----------
+    values : array_like
+        Draws of Δ, of any shape (flattened). NaN draws (Δ undefined) are dropped.
+    epsilon : float
+        Half-width ε of the region, in the units of Δ (for a gap of rates, a
+        difference of proportions). The inequality is strict.
+
+    Returns
+    -------
+    float
+        The share of the defined draws with ``|Δ| < ε``; NaN when none is defined.
+    """
     x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     return float(np.mean(np.abs(x) < epsilon)) if x.size else np.nan
@@ -198,6 +239,22 @@ def rank_rhat(x, z=None) -> np.ndarray:
     including NaN for fewer than 2 chains or 4 draws or any NaN draw. ``z``: the
     rank-normalised split chains of the columns without NaN, if already computed
     (:func:`ess_bulk` needs the same).
+
+    Parameters
+    ----------
+    x : array_like, shape (chain, draw, m)
+        Draws of ``m`` scalar quantities.
+    z : numpy.ndarray, shape (2 chain, draw // 2, m_ok), optional
+        ``z_scale(split_chains(x[:, :, ok]))``, with ``ok`` the columns of ``x``
+        without a NaN draw; computed here when None. Used only for the bulk
+        part (the folded, tail part is always computed here).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        R-hat per column: the larger of the bulk and the tail (folded) split
+        R-hat; NaN for a column with a NaN draw, or every column when there are
+        fewer than 2 chains or 4 draws.
     """
     x = np.asarray(x, dtype=float)
     out = np.full(x.shape[2], np.nan)
@@ -215,7 +272,24 @@ def rank_rhat(x, z=None) -> np.ndarray:
 def ess_bulk(x, z=None) -> np.ndarray:
     """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk").
 
-    ``z`` as in :func:`rank_rhat`."""
+    ``z`` as in :func:`rank_rhat`.
+
+    Parameters
+    ----------
+    x : array_like, shape (chain, draw, m)
+        Draws of ``m`` scalar quantities.
+    z : numpy.ndarray, shape (2 chain, draw // 2, m_ok), optional
+        ``z_scale(split_chains(x[:, :, ok]))``, with ``ok`` the columns of ``x``
+        without a NaN draw; computed here when None.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        Bulk ESS per column (Geyer's initial monotone sequence on the
+        rank-normalised split chains); the number of split draws for a constant
+        column; NaN for a column with a NaN draw, or every column when there are
+        fewer than 4 draws.
+    """
     from scipy.fft import next_fast_len
 
     x = np.asarray(x, dtype=float)
@@ -285,6 +359,19 @@ def rope_decision(lo: float, hi: float, epsilon: float) -> str:
     "practically fair" when it lies inside ``[−ε, ε]``, "unfair" when it lies
     outside, "undecided" otherwise; "undefined" for a NaN interval.
 
+    Parameters
+    ----------
+    lo, hi : float
+        The interval's bounds, in the units of Δ (NaN ``lo``: undefined).
+    epsilon : float
+        Half-width ε of the ROPE ``[−ε, ε]``, in the units of Δ. The bounds of
+        the ROPE count as inside it.
+
+    Returns
+    -------
+    str
+        ``"practically fair"``, ``"unfair"``, ``"undecided"`` or ``"undefined"``.
+
     Examples
     --------
     >>> rope_decision(-0.01, 0.015, 0.02)
@@ -306,6 +393,23 @@ def diagnostics_table(post, sample_stats=None):
     ones); the statistics are :func:`rank_rhat` and :func:`ess_bulk`,
     vectorised over all elements at once. Returns a DataFrame indexed by
     ``variable`` with columns ``r_hat``, ``ess_bulk`` and ``divergences``.
+
+    Parameters
+    ----------
+    post : xarray.Dataset
+        Posterior draws (an InferenceData's ``posterior`` group), with ``chain``
+        and ``draw`` dims.
+    sample_stats : xarray.Dataset, optional
+        The sampler's statistics; its ``diverging`` variable, when present, is
+        counted. None: no divergences counted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``variable``: ``r_hat`` the largest R-hat over the variable's
+        elements, ``ess_bulk`` the smallest bulk ESS (NaN elements skipped), and
+        ``divergences`` the total number of divergent transitions over all
+        chains (the same on every row; 0 without ``sample_stats``).
     """
     names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
     # All variables' elements as columns of one (chain, draw, m) array: R-hat and

@@ -71,7 +71,31 @@ def bin_edges(score_clip: float) -> tuple[float, float]:
 
 
 def bin_index(scores: np.ndarray, threshold, score_clip, n_bins):
-    """Side (bool), bin, ``ln c`` and ``ln(1 − c)`` of each score: the grid's arithmetic."""
+    """Side (bool), bin, ``ln c`` and ``ln(1 − c)`` of each score: the grid's arithmetic.
+
+    Parameters
+    ----------
+    scores : ndarray of float, shape (n,)
+        Raw scores in [0, 1].
+    threshold : float
+        Decision threshold: a score at or above it is on side ŷ = 1 (the raw,
+        unclipped score is compared).
+    score_clip : float
+        ε: scores are clipped to ``[ε, 1 − ε]`` before the logs, and the grid
+        spans ``[ln(ε / (1 − ε)), ln((1 − ε) / ε)]`` in logit units
+        (:func:`bin_edges`).
+    n_bins : int
+        Bins over that logit range.
+
+    Returns
+    -------
+    side : ndarray of bool, shape (n,)
+        ``scores >= threshold``.
+    bin : ndarray of int, shape (n,)
+        Bin of ``u = ln c − ln(1 − c)``, in ``[0, n_bins − 1]``.
+    log_s, log_1ms : ndarray of float, shape (n,)
+        ``ln c`` and ``ln(1 − c)`` of the clipped score ``c``.
+    """
     lo, hi = bin_edges(score_clip)
     side = scores >= threshold
     c = np.clip(scores, score_clip, 1.0 - score_clip)
@@ -214,6 +238,35 @@ class ScoreSummary:
         ``columns`` holds ``group`` (labels), ``side``, ``bin`` and the sum
         columns, one entry per (partial) cell, as an engine returns them.
         ``levels`` orders the groups (default: sorted labels).
+
+        Parameters
+        ----------
+        columns : dict of array_like
+            Equal-length columns: ``group`` (group labels), ``side`` (bool,
+            ŷ = 1), ``bin`` (int, on the grid of ``n_bins``), the sums of
+            :data:`ROW_SUMS` and, for labeled rows, all of :data:`LABEL_SUMS`
+            (the summary is unlabeled unless every one of those is present and
+            not None). Entries with the same (group, side, bin) are added;
+            cells whose summed ``count`` is 0 are dropped.
+        threshold, score_clip : float
+            The settings the cells were computed with (recorded, not applied).
+        n_bins : int
+            Bins per group over the logit range.
+        attributes : sequence of str, optional
+            The group columns the labels were built from.
+        levels : sequence, optional
+            The group labels in order; every label in ``columns["group"]`` must
+            be among them. Default: the labels present, sorted (in order of
+            appearance when they cannot be sorted).
+
+        Returns
+        -------
+        ScoreSummary
+
+        Raises
+        ------
+        InvalidParameterError
+            When a group is not among ``levels`` or an entry lies outside the grid.
         """
         labels = [_plain(v) for v in np.asarray(columns["group"], dtype=object).tolist()]
         if levels is None:
@@ -493,7 +546,32 @@ def summarize_arrays(
     n_bins: int = DEFAULT_BINS,
     attributes=None,
 ) -> ScoreSummary:
-    """A :class:`ScoreSummary` of rows in memory, given as group codes into ``levels``."""
+    """A :class:`ScoreSummary` of rows in memory, given as group codes into ``levels``.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,)
+        Raw scores in [0, 1].
+    codes : array_like of int, shape (n,)
+        Group code of each row: a position in ``levels``.
+    levels : sequence
+        The group labels.
+    labels : array_like of {0, 1}, shape (n,), optional
+        True labels; with them the summary is labeled (:data:`LABEL_SUMS` filled).
+    threshold : float, default 0.5
+        Decision threshold: ŷ = 1 when the raw score is at or above it.
+    score_clip : float, default 0.01
+        ε: scores are clipped to ``[ε, 1 − ε]`` for the logs and the logit grid.
+    n_bins : int, default DEFAULT_BINS (1024)
+        Bins per group over the logit range (positive).
+    attributes : sequence of str, optional
+        The group columns the labels were built from.
+
+    Returns
+    -------
+    ScoreSummary
+        One entry per non-empty (group, side, bin) cell (:func:`bin_rows`).
+    """
     if int(n_bins) < 1:
         raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
     cols = bin_rows(

@@ -7,7 +7,7 @@ B = 1000 bootstrap samples of the per-group TPR, timed for
 
 * bayesfair, binomial resampler (parametric, O(B·K));
 * bayesfair, row resampler (the definition, O(B·Σn_k));
-* fairlearn ``MetricFrame(metrics=recall_score, ..., n_boot=1000)``.
+* fairlearn ``MetricFrame(metrics=recall_score, ..., n_resamples=1000)``.
 
 The work differs slightly: fairlearn resamples all rows (group sizes vary
 between resamples) and returns per-group recall quantiles only; bayesfair
@@ -108,11 +108,11 @@ def main(argv=None) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # groups without positives: TPR undefined, dropped
         t_binom, c_binom, res = time_call(
-            lambda: double_corrected_bootstrap(data, "tpr", n_boot=N_BOOT, random_seed=0), 21
+            lambda: double_corrected_bootstrap(data, "tpr", n_resamples=N_BOOT, random_seed=0), 21
         )
         t_rows, c_rows, res_rows = time_call(
             lambda: double_corrected_bootstrap(
-                data, "tpr", n_boot=N_BOOT, resampler="rows", random_seed=0
+                data, "tpr", n_resamples=N_BOOT, resampler="rows", random_seed=0
             ),
             5,
         )
@@ -143,7 +143,7 @@ def main(argv=None) -> None:
                 y_true=test["y"].to_numpy(),
                 y_pred=y_pred,
                 sensitive_features=test["group"].to_numpy(),
-                n_boot=N_BOOT,
+                n_resamples=N_BOOT,
                 ci_quantiles=[0.025, 0.975],
                 random_state=0,
             )

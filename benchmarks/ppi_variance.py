@@ -92,7 +92,7 @@ def replicate(a, b, gamma, n, rng) -> dict:
         codes = data.group_codes
         tp = np.bincount(codes[pos], weights=(s[pos] >= 0.5), minlength=K)
         npos = np.bincount(codes[pos], minlength=K)
-        dcb = double_corrected_bootstrap_counts(tp, npos, n_boot=1000, random_seed=rng)
+        dcb = double_corrected_bootstrap_counts(tp, npos, n_resamples=1000, random_seed=rng)
     return {
         "ppi": (res.estimate, *res.interval, res.upper_bound),
         "classical": (res.classical_estimate, *res.classical_interval, res.classical_upper_bound),

@@ -50,7 +50,7 @@ def comparison(data):
             ["accuracy", "tpr"],
             epsilon=0.02,
             models=("bb", "bc"),
-            n_boot=200,
+            n_resamples=200,
             random_seed=0,
             fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
             progressbar=False,

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import bayesfair as bf
 
@@ -32,18 +33,31 @@ def test_the_public_calls_work_as_written():
     check = default.calibration_check(warn=False)
     assert list(check.columns) == ["group", "n_labeled", "statistic", "p_value", "verdict"]
 
-    fq = bf.frequentist.double_corrected_bootstrap(data, metric="tpr", n_boot=200, random_seed=0)
+    # the design's calls, with the names of 0.4 (n_boot, confidence): they still work and
+    # warn (until 0.6), giving what the new names give
+    with pytest.warns(FutureWarning, match="'n_boot' parameter is now 'n_resamples'"):
+        fq = bf.frequentist.double_corrected_bootstrap(
+            data, metric="tpr", n_boot=200, random_seed=0
+        )
     lo, hi = fq.uncorrected.interval
     assert lo <= hi and isinstance(fq.corrected.estimate, float)
-    fq2 = bf.frequentist.double_corrected_bootstrap_counts([3, 5, 9], [10, 12, 20], n_boot=200,
-                                                           random_seed=0)  # fmt: skip
+    again = bf.frequentist.double_corrected_bootstrap(
+        data, metric="tpr", n_resamples=200, random_seed=0
+    )
+    assert again.uncorrected.interval == fq.uncorrected.interval
+    with pytest.warns(FutureWarning, match="'n_boot'"):
+        fq2 = bf.frequentist.double_corrected_bootstrap_counts(
+            [3, 5, 9], [10, 12, 20], n_boot=200, random_seed=0
+        )
     assert len(fq2.double_corrected.interval) == 2
-    t = bf.frequentist.bernstein_half_width(3160, confidence=0.95, cost_range=1.0,
-                                            min_group_fraction=0.5, variance=4.0)  # fmt: skip
+    with pytest.warns(FutureWarning, match="'confidence' parameter is now 'ci_prob'"):
+        t = bf.frequentist.bernstein_half_width(
+            3160, confidence=0.95, cost_range=1.0, min_group_fraction=0.5, variance=4.0
+        )
     assert round(t, 4) == 0.0974
     assert (
         bf.frequentist.bernstein_required_n(
-            0.05, confidence=0.95, cost_range=1.0, min_group_fraction=0.5, variance=4.0
+            0.05, ci_prob=0.95, cost_range=1.0, min_group_fraction=0.5, variance=4.0
         )
         == 11903
     )

@@ -327,7 +327,7 @@ def comparison8(eight):
             ["accuracy", "tpr"],
             posteriors={"rbc": res},
             models=(),
-            n_boot=300,
+            n_resamples=300,
             random_seed=0,
             progressbar=False,
         )
@@ -405,7 +405,7 @@ def test_a_reference_with_few_labels_is_warned_about_with_many_groups(eight):
             reference="g3",
             posteriors={"rbc": res},
             models=(),
-            n_boot=100,
+            n_resamples=100,
             random_seed=0,
         )
     with warnings.catch_warnings():
@@ -416,7 +416,7 @@ def test_a_reference_with_few_labels_is_warned_about_with_many_groups(eight):
             reference="g0",
             posteriors={"rbc": res},
             models=(),
-            n_boot=100,
+            n_resamples=100,
             random_seed=0,
         )
 
@@ -429,7 +429,7 @@ def test_three_groups_lead_with_the_family_and_keep_every_figure():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         comp = bf.compare(
-            data, ["accuracy"], models=("bb",), n_boot=100, random_seed=0, progressbar=False
+            data, ["accuracy"], models=("bb",), n_resamples=100, random_seed=0, progressbar=False
         )
     md = comp.to_markdown()
     assert md.startswith("Family verdicts (3 groups")
@@ -515,3 +515,15 @@ def test_the_bootstrap_pays_for_the_floored_groups():
         out = bf.frequentist.group_intervals(data, "accuracy", random_seed=0)
     assert (out["method"] == "max-t bootstrap").sum() == 1
     assert out.attrs["critical_value"] > 2.8
+
+
+def test_impact_ratio_probabilities_count_only_the_draws_where_the_ratio_is_defined():
+    """A draw where a category's ratio is undefined (NaN) says nothing about P(ratio < 0.8):
+    it is left out, not counted as "not below" (which made a category look safer)."""
+    from bayesfair.groups import impact_ratio_table
+
+    draws = np.array([[0.5, 0.3], [0.5, np.nan], [0.5, np.nan], [0.5, np.nan]])
+    table = impact_ratio_table(["a", "b"], [100, 100], [0.5, 0.3], draws).set_index("group")
+    assert table.loc["b", "prob_below_four_fifths"] == 1.0  # the one defined draw: 0.6
+    with pytest.raises(ValueError, match="No category has a defined rate"):
+        impact_ratio_table(["a", "b"], [10, 10], [np.nan, np.nan], draws)

@@ -198,7 +198,7 @@ def test_plot_error_curves_two_panels():
 
 # --------------------------------------------------------------------------- bootstrap
 def test_plot_bootstrap_variance(data, ax):
-    res = double_corrected_bootstrap(data, "accuracy", n_boot=300, random_seed=1)
+    res = double_corrected_bootstrap(data, "accuracy", n_resamples=300, random_seed=1)
     plots.plot_bootstrap_variance(res, truth=0.003, ax=ax)
     hist = [p for p in ax.patches if isinstance(p, Polygon)]
     assert len(hist) == 3

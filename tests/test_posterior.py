@@ -73,7 +73,7 @@ def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
     """The side-by-side table: the rbc interval over the defined draws, its share beside it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(small_group.data, ["tpr"], models=("rbc",), n_boot=100,
+        comp = bf.compare(small_group.data, ["tpr"], models=("rbc",), n_resamples=100,
                           random_seed=0, fit_kwargs=dict(draws=200, tune=200, chains=2),
                           progressbar=False)  # fmt: skip
     row = comp.pairs.iloc[0]

@@ -9,7 +9,7 @@ import pytest
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
 
-KW = dict(models=("bb",), n_boot=100, random_seed=0, fit_kwargs=dict(draws=200, chains=1))
+KW = dict(models=("bb",), n_resamples=100, random_seed=0, fit_kwargs=dict(draws=200, chains=1))
 
 
 def _data(seed=0, flip=False):

@@ -42,7 +42,7 @@ def report(tmp_path_factory):
             data,
             ["accuracy", "tpr"],
             models=("bb", "bc"),
-            n_boot=200,
+            n_resamples=200,
             random_seed=0,
             fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
             progressbar=False,
@@ -201,7 +201,7 @@ def report32(tmp_path_factory):
         comp = compare(
             data,
             ["accuracy", "tpr", "fpr"],
-            n_boot=200,
+            n_resamples=200,
             random_seed=0,
             fit_kwargs={"draws": 300, "tune": 300, "chains": 2},
             progressbar=False,

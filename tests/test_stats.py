@@ -85,9 +85,9 @@ def data():
 def test_every_public_interval_is_an_interval(data):
     x, n = np.array([30, 40, 25]), np.array([50, 60, 70])
     draws = np.random.default_rng(1).normal(size=(4, 500))
-    boot = fq.double_corrected_bootstrap_counts(x, n, n_boot=200, random_seed=0)
+    boot = fq.double_corrected_bootstrap_counts(x, n, n_resamples=200, random_seed=0)
     ppi = fq.ppi_difference(data, "tpr", random_seed=0)
-    var = fq.ppi_between_group_variance(data, "tpr", n_boot=200, random_seed=0)
+    var = fq.ppi_between_group_variance(data, "tpr", n_resamples=200, random_seed=0)
     res = bf.fit(data, "bb", metrics=["accuracy"], draws=200, chains=2, random_seed=0)
     found = {
         "wilson_interval": fq.wilson_interval(x, n),
@@ -95,7 +95,7 @@ def test_every_public_interval_is_an_interval(data):
         "newcombe_interval": fq.newcombe_interval(30, 50, 40, 60),
         "percentile_interval": fq.percentile_interval(draws[0], 0.9),
         "percentile_interval (rows)": fq.percentile_interval(draws, 0.9),
-        "bootstrap_difference": fq.bootstrap_difference(30, 50, 40, 60, n_boot=200).interval,
+        "bootstrap_difference": fq.bootstrap_difference(30, 50, 40, 60, n_resamples=200).interval,
         "bernstein_interval": fq.bernstein_interval(data, "accuracy").interval,
         "ppi_mean_interval": fq.ppi_mean_interval([0, 1, 1], [0.2, 0.8, 0.6], [0.5])[1],
         "ppi_difference": ppi.interval,
@@ -124,10 +124,10 @@ def test_tables_name_their_bounds_lower_and_upper(data):
     tables = [
         res.summary(),
         fq.rate_intervals(data, "accuracy"),
-        fq.difference_intervals(data, "accuracy", n_boot=200, random_seed=0),
+        fq.difference_intervals(data, "accuracy", n_resamples=200, random_seed=0),
         fq.ppi_difference(data, "tpr", random_seed=0).to_frame(),
         fq.bernstein_interval(data, "accuracy").to_frame(),
-        fq.double_corrected_bootstrap(data, "accuracy", n_boot=200, random_seed=0).to_frame(),
+        fq.double_corrected_bootstrap(data, "accuracy", n_resamples=200, random_seed=0).to_frame(),
     ]
     for table in tables:
         lowers = {c.removesuffix("lower") for c in table.columns if c.endswith("lower")}
@@ -136,7 +136,7 @@ def test_tables_name_their_bounds_lower_and_upper(data):
 
 
 def test_results_holding_intervals_convert_with_asdict_and_scalars_give_floats():
-    b = fq.bootstrap_difference(30, 50, 40, 60, n_boot=100, random_seed=0)
+    b = fq.bootstrap_difference(30, 50, 40, 60, n_resamples=100, random_seed=0)
     as_dict = dataclasses.asdict(b)
     assert as_dict["interval"] == b.interval
     lo, hi = fq.wilson_interval(3, 10)

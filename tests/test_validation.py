@@ -1,5 +1,6 @@
 """One check per kind of argument (``bayesfair._validation``), and seeds that reproduce."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -109,7 +110,7 @@ def test_compare_accepts_a_seed_sequence_and_prints_its_seed(tmp_path):
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(data, metrics=["accuracy"], models=("bb",), n_boot=200,
+        comp = bf.compare(data, metrics=["accuracy"], models=("bb",), n_resamples=200,
                           random_seed=np.random.SeedSequence(5),
                           fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
     assert comp.settings["random_seed"]["entropy"] == "5"
@@ -247,16 +248,30 @@ def test_counting_is_done_once():
 
 
 # ------------------------------------------------------------------ result shapes
-def test_ci_prob_is_the_one_name_and_confidence_an_alias():
-    from bayesfair.frequentist import bernstein_half_width, bernstein_interval
+def test_old_names_warn_for_one_version_and_give_the_same_result():
+    """``confidence`` and ``n_boot`` are the old names of ``ci_prob`` and
+    ``n_resamples``: accepted with a FutureWarning until 0.6, never both."""
+    from bayesfair.frequentist import (
+        bernstein_half_width,
+        bernstein_interval,
+        double_corrected_bootstrap_counts,
+    )
 
-    assert bernstein_half_width(3160, ci_prob=0.9) == bernstein_half_width(3160, confidence=0.9)
-    assert bernstein_half_width(3160, 0.9) == bernstein_half_width(3160, ci_prob=0.9)
-    with pytest.raises(InvalidParameterError, match="not both"):
+    with pytest.warns(FutureWarning, match="'confidence' parameter is now 'ci_prob'"):
+        old = bernstein_half_width(3160, confidence=0.9)
+    assert old == bernstein_half_width(3160, ci_prob=0.9) == bernstein_half_width(3160, 0.9)
+    with pytest.raises(InvalidParameterError, match="Got both"):
         bernstein_half_width(3160, ci_prob=0.9, confidence=0.9)
-    data = _data()
-    res = bernstein_interval(data, "accuracy", confidence=0.9)
-    assert res.ci_prob == res.confidence == 0.9
+    res = bernstein_interval(_data(), "accuracy", ci_prob=0.9)
+    with pytest.warns(FutureWarning, match="'confidence' is now 'ci_prob'"):
+        assert res.confidence == res.ci_prob == 0.9
+    with pytest.warns(FutureWarning, match="'n_boot' parameter is now 'n_resamples'"):
+        boot = double_corrected_bootstrap_counts([3, 5], [10, 12], n_boot=50, random_seed=0)
+    assert boot.n_resamples == 50
+    with pytest.warns(FutureWarning, match="'n_boot' is now 'n_resamples'"):
+        assert boot.n_boot == 50
+    assert "n_resamples" in inspect.signature(bf.compare).parameters
+    assert "n_boot" not in inspect.signature(bf.compare).parameters
 
 
 def test_results_have_a_common_to_frame_with_lower_and_upper():
@@ -264,10 +279,10 @@ def test_results_have_a_common_to_frame_with_lower_and_upper():
 
     data = _data()
     b = bernstein_interval(data, "accuracy").to_frame()
-    v = double_corrected_bootstrap(data, "accuracy", n_boot=200, random_seed=0).to_frame()
+    v = double_corrected_bootstrap(data, "accuracy", n_resamples=200, random_seed=0).to_frame()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(data, ["accuracy"], models=("bb",), n_boot=100, random_seed=0,
+        comp = bf.compare(data, ["accuracy"], models=("bb",), n_resamples=100, random_seed=0,
                           fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
     c = comp.to_frame()
     assert len(b) == 1 and {"estimate", "lower", "upper", "ci_prob"} <= set(b.columns)
@@ -282,11 +297,11 @@ def test_the_variance_bootstrap_records_a_seed_that_reproduces_it():
     from bayesfair.frequentist import double_corrected_bootstrap
 
     data = _data()
-    res = double_corrected_bootstrap(data, "accuracy", n_boot=200,
+    res = double_corrected_bootstrap(data, "accuracy", n_resamples=200,
                                      random_seed=np.random.default_rng(4))  # fmt: skip
     rec = res.random_seed
     seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
-    again = double_corrected_bootstrap(data, "accuracy", n_boot=200, random_seed=seed)
+    again = double_corrected_bootstrap(data, "accuracy", n_resamples=200, random_seed=seed)
     np.testing.assert_array_equal(res.double_corrected.draws, again.double_corrected.draws)
 
 

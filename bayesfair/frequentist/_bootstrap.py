@@ -49,7 +49,7 @@ class BootstrapEstimate:
         The estimate on the original sample.
     interval : Interval
         ``(lower, upper)`` percentile bootstrap interval.
-    draws : numpy.ndarray, shape (n_boot,)
+    draws : numpy.ndarray, shape (n_resamples,)
         The statistic on each bootstrap sample (read-only).
     """
 
@@ -92,7 +92,7 @@ def percentile_interval(draws, ci_prob: float) -> Interval:
 
 # ------------------------------------------------------------------ resamplers
 def resample_successes(
-    successes, trials, n_boot: int, rng: np.random.Generator, resampler: str = "binomial"
+    successes, trials, n_resamples: int, rng: np.random.Generator, resampler: str = "binomial"
 ) -> np.ndarray:
     """Bootstrap successes per group with group sizes fixed.
 
@@ -103,7 +103,7 @@ def resample_successes(
         (e.g. simulation replicates) that share ``trials``.
     trials : array_like of int, shape (K,)
         Group sizes (a group of size 0 always resamples to 0 successes).
-    n_boot : int
+    n_resamples : int
         Number of bootstrap samples B.
     rng : numpy.random.Generator
         Source of randomness.
@@ -112,7 +112,7 @@ def resample_successes(
 
     Returns
     -------
-    numpy.ndarray of int64, shape (..., n_boot, K)
+    numpy.ndarray of int64, shape (..., n_resamples, K)
 
     References
     ----------
@@ -125,19 +125,19 @@ def resample_successes(
         # Draw in (..., K, B) order: consecutive draws then share (n_k, p_k), and NumPy's
         # binomial sampler reuses its per-(n, p) setup, which is ~1.5x faster.
         p = x / np.maximum(n, 1)
-        draws = rng.binomial(n[:, None], p[..., None], size=(*x.shape, n_boot))
+        draws = rng.binomial(n[:, None], p[..., None], size=(*x.shape, n_resamples))
         return np.swapaxes(draws, -1, -2)
     if resampler == "rows":
-        return _resample_rows(x, n, n_boot, rng)
+        return _resample_rows(x, n, n_resamples, rng)
     raise InvalidParameterError(f"Unknown resampler {resampler!r}.")
 
 
-def _resample_rows(x: np.ndarray, n: np.ndarray, n_boot: int, rng) -> np.ndarray:
+def _resample_rows(x: np.ndarray, n: np.ndarray, n_resamples: int, rng) -> np.ndarray:
     # One integer draw per resampled row: its position within the group's n_k rows, which hold
     # the group's x_k ones first. Drawing group by group keeps the bound scalar, which NumPy's
     # integer sampler handles ~5x faster than a per-element bound (one call over all rows).
     batch = x.shape[:-1]
-    out = np.empty((*batch, n_boot, n.size), dtype=np.int64)
+    out = np.empty((*batch, n_resamples, n.size), dtype=np.int64)
     dtype = np.int32 if n.max() < 2**31 else np.int64
     for k, n_k in enumerate(n.tolist()):
         if n_k == 0:
@@ -145,8 +145,8 @@ def _resample_rows(x: np.ndarray, n: np.ndarray, n_boot: int, rng) -> np.ndarray
             continue
         ones = x[..., k, None, None]
         step = max(1, _ROW_CHUNK // (n_k * max(1, int(np.prod(batch)))))
-        for b0 in range(0, n_boot, step):
-            b1 = min(n_boot, b0 + step)
+        for b0 in range(0, n_resamples, step):
+            b1 = min(n_resamples, b0 + step)
             position = rng.integers(0, n_k, size=(*batch, b1 - b0, n_k), dtype=dtype)
             out[..., b0:b1, k] = np.count_nonzero(position < ones, axis=-1)
     return out

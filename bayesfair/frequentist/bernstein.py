@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import check_positive, check_probability
+from bayesfair._validation import check_positive, check_probability, renamed
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
 from bayesfair.stats import Interval
@@ -34,21 +34,8 @@ __all__ = [
 ]
 
 
-def _ci_prob(ci_prob, confidence) -> tuple[float, str]:
-    """``ci_prob``, or its alias ``confidence``: the value and the name it was given under."""
-    if confidence is not None:
-        if ci_prob is not None:
-            raise InvalidParameterError(
-                "Give 'ci_prob' or its alias 'confidence', not both. "
-                f"Got ci_prob={ci_prob!r}, confidence={confidence!r}."
-            )
-        return confidence, "confidence"
-    return (0.95 if ci_prob is None else ci_prob), "ci_prob"
-
-
-def _check_common(ci_prob, confidence, cost_range, min_group_fraction, variance):
-    value, name = _ci_prob(ci_prob, confidence)
-    rho = check_probability(value, name, allow_zero=True)
+def _check_common(ci_prob, cost_range, min_group_fraction, variance):
+    rho = check_probability(ci_prob, "ci_prob", allow_zero=True)
     cost = check_positive(cost_range, "cost_range")
     gamma = check_positive(min_group_fraction, "min_group_fraction", "a number in (0, 0.5]")
     if (gamma > 0.5).any():
@@ -72,14 +59,13 @@ def _scalar_or_array(result: np.ndarray, *inputs):
     return result
 
 
+@renamed(confidence="ci_prob")
 def bernstein_half_width(
     n,
-    ci_prob: float | None = None,
+    ci_prob: float = 0.95,
     cost_range=1.0,
     min_group_fraction=0.5,
     variance=4.0,
-    *,
-    confidence: float | None = None,
 ):
     """Half-width ``t`` of the Bernstein interval for a group disparity.
 
@@ -89,7 +75,7 @@ def bernstein_half_width(
         Number of examples (positive); arrays broadcast with the other arguments.
     ci_prob : float, default 0.95
         Confidence level ``ρ`` in [0, 1) (the package's name for an interval's
-        probability; ``confidence=`` is an alias).
+        probability; ``confidence=``, its old name, warns until 0.6).
     cost_range : float or array_like, default 1
         Maximum cost ``C`` of one example (1 for the 0-1 loss).
     min_group_fraction : float or array_like, default 0.5
@@ -116,22 +102,19 @@ def bernstein_half_width(
     >>> bernstein_half_width([11902, 11903]).round(7)
     array([0.0500017, 0.0499995])
     """
-    rho, cost, gamma, var = _check_common(
-        ci_prob, confidence, cost_range, min_group_fraction, variance
-    )
+    rho, cost, gamma, var = _check_common(ci_prob, cost_range, min_group_fraction, variance)
     n_arr = check_positive(n, "n")
     t = _half_width(n_arr, -math.log((1.0 - rho) / 2.0), cost, gamma, var)
     return _scalar_or_array(np.asarray(t), n, cost_range, min_group_fraction, variance)
 
 
+@renamed(confidence="ci_prob")
 def bernstein_required_n(
     disparity,
-    ci_prob: float | None = None,
+    ci_prob: float = 0.95,
     cost_range=1.0,
     min_group_fraction=0.5,
     variance=4.0,
-    *,
-    confidence: float | None = None,
 ):
     """Smallest ``n`` with ``bernstein_half_width(n) <= disparity``.
 
@@ -145,7 +128,7 @@ def bernstein_required_n(
     disparity : float or array_like
         The disparity ``d > 0`` to be claimed (an observed ``|δ̂|`` for "is
         ``0`` outside ``[δ̂ - t, δ̂ + t]``?").
-    ci_prob, confidence, cost_range, min_group_fraction, variance
+    ci_prob, cost_range, min_group_fraction, variance
         As in :func:`bernstein_half_width`.
 
     Returns
@@ -164,9 +147,7 @@ def bernstein_required_n(
     >>> bernstein_required_n([0.1, 0.05]).tolist()
     [3001, 11903]
     """
-    rho, cost, gamma, var = _check_common(
-        ci_prob, confidence, cost_range, min_group_fraction, variance
-    )
+    rho, cost, gamma, var = _check_common(ci_prob, cost_range, min_group_fraction, variance)
     d = check_positive(disparity, "disparity")
     log_term = -math.log((1.0 - rho) / 2.0)
     b = 2.0 * cost * log_term / (3.0 * gamma)
@@ -206,7 +187,7 @@ class BernsteinInterval:
     variance : float
         ``σ²`` used.
     ci_prob : float
-        ``ρ`` (also readable as ``confidence``).
+        ``ρ`` (``.confidence``, its old name, warns until 0.6).
     metric : str
     group, reference
         The two group labels.
@@ -225,7 +206,14 @@ class BernsteinInterval:
 
     @property
     def confidence(self) -> float:
-        """Alias of :attr:`ci_prob`."""
+        """The old name of :attr:`ci_prob` (until 0.6)."""
+        import warnings
+
+        warnings.warn(
+            "'confidence' is now 'ci_prob' (bayesfair 0.5); the old name stops working in 0.6.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return self.ci_prob
 
     def to_frame(self):
@@ -237,15 +225,14 @@ class BernsteinInterval:
         return pd.DataFrame([row])
 
 
+@renamed(confidence="ci_prob")
 def bernstein_interval(
     data,
     metric: str = "error_rate",
     group=None,
     reference=None,
-    ci_prob: float | None = None,
+    ci_prob: float = 0.95,
     variance: float | None = None,
-    *,
-    confidence: float | None = None,
 ) -> BernsteinInterval:
     """Bernstein interval ``[δ̂ - t, δ̂ + t]`` for a rate's difference between two groups.
 
@@ -271,7 +258,7 @@ def bernstein_interval(
     reference : optional
         The group B; default ``data.reference``.
     ci_prob : float, default 0.95
-        ``ρ``; ``confidence=`` is an alias.
+        ``ρ`` (``confidence=``, its old name, warns until 0.6).
     variance : float, optional
 
     Returns
@@ -292,8 +279,7 @@ def bernstein_interval(
     >>> res.estimate, res.n, res.variance, round(res.half_width, 3)
     (0.4, 200, 4.0, 0.397)
     """
-    value, name = _ci_prob(ci_prob, confidence)
-    rho = check_probability(value, name, allow_zero=True)
+    rho = check_probability(ci_prob, "ci_prob", allow_zero=True)
     rate = get_rate(metric)
     num, den = rate_fraction(data.counts_array(), rate.name)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")

@@ -22,6 +22,7 @@ from bayesfair._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    renamed,
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
@@ -138,12 +139,13 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> Interval:
     return Interval(lower, upper, ci_prob=ci_prob, kind="newcombe")
 
 
+@renamed(n_boot="n_resamples")
 def bootstrap_difference(
     x1,
     n1,
     x2,
     n2,
-    n_boot: int = 2000,
+    n_resamples: int = 2000,
     ci_prob: float = 0.95,
     resampler: str = "binomial",
     random_seed=None,
@@ -159,7 +161,7 @@ def bootstrap_difference(
     ----------
     x1, n1, x2, n2 : int
         Successes and trials of the two groups (``n1, n2 >= 1``).
-    n_boot : int, default 2000
+    n_resamples : int, default 2000
     ci_prob : float, default 0.95
     resampler : {"binomial", "rows"}, default "binomial"
     random_seed : int, numpy SeedSequence or Generator, optional
@@ -177,7 +179,7 @@ def bootstrap_difference(
 
     Examples
     --------
-    >>> res = bootstrap_difference(56, 70, 48, 80, n_boot=500, random_seed=0)
+    >>> res = bootstrap_difference(56, 70, 48, 80, n_resamples=500, random_seed=0)
     >>> round(res.estimate, 2), res.draws.shape
     (0.2, (500,))
     """
@@ -187,11 +189,11 @@ def bootstrap_difference(
             f"Both groups need at least one trial for a bootstrap difference. Got n1={n[0]}, "
             f"n2={n[1]}."
         )
-    n_boot = check_positive_int(n_boot, "n_boot")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     ci_prob = check_probability(ci_prob)
     resampler = check_resampler(resampler)
     rng = check_random_state(random_seed)
-    boot = resample_successes(x, n, n_boot, rng, resampler) / n
+    boot = resample_successes(x, n, n_resamples, rng, resampler) / n
     draws = boot[:, 0] - boot[:, 1]
     return BootstrapEstimate(
         estimate=float(x[0] / n[0] - x[1] / n[1]),
@@ -257,12 +259,13 @@ def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
     )
 
 
+@renamed(n_boot="n_resamples")
 def difference_intervals(
     data,
     metric: str,
     reference=None,
     ci_prob: float = 0.95,
-    n_boot: int = 2000,
+    n_resamples: int = 2000,
     random_seed=None,
 ) -> pd.DataFrame:
     """Difference of a rate between each group and a reference group, with intervals.
@@ -276,7 +279,7 @@ def difference_intervals(
     reference : optional
         The reference group; default ``data.reference``.
     ci_prob : float, default 0.95
-    n_boot : int, default 2000
+    n_resamples : int, default 2000
         Bootstrap samples per pair.
     random_seed : int, numpy SeedSequence or Generator, optional
         Spawned into one child generator per pair.
@@ -303,7 +306,7 @@ def difference_intervals(
     >>> from bayesfair import AssessmentData
     >>> data = AssessmentData(scores=[.9, .8, .2, .7, .1, .6], labels=[1, 1, 1, 1, 0, 1],
     ...                       groups=["a", "a", "a", "b", "b", "b"], reference="a")
-    >>> table = difference_intervals(data, "tpr", n_boot=200, random_seed=0)
+    >>> table = difference_intervals(data, "tpr", n_resamples=200, random_seed=0)
     >>> table.index.tolist()
     [('b', 'a')]
     >>> table.loc[("b", "a")].round(3).to_dict()  # doctest: +NORMALIZE_WHITESPACE
@@ -312,7 +315,7 @@ def difference_intervals(
     """
     rate = get_rate(metric)
     ci_prob = check_probability(ci_prob)
-    n_boot = check_positive_int(n_boot, "n_boot")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     pairs = data.pairs(reference)
     table = rate_intervals(data, rate.name, ci_prob)
     children = check_random_state(random_seed).spawn(len(pairs))
@@ -324,7 +327,7 @@ def difference_intervals(
             rows.append((np.nan,) * 5)
             continue
         nl, nu = newcombe_interval(x1, n1, x2, n2, ci_prob)
-        boot = bootstrap_difference(x1, n1, x2, n2, n_boot, ci_prob, random_seed=rng)
+        boot = bootstrap_difference(x1, n1, x2, n2, n_resamples, ci_prob, random_seed=rng)
         rows.append((boot.estimate, float(nl), float(nu), *boot.interval))
     return pd.DataFrame(
         rows,

@@ -63,6 +63,7 @@ from bayesfair._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    renamed,
     seed_record,
     seed_sequence,
 )
@@ -564,7 +565,7 @@ class PPIVarianceResult:
         Groups whose rate is undefined (no labeled example in its denominator).
     group_rates, group_variances : numpy.ndarray
         PPI++ rate of each group used and its variance.
-    n_boot : int
+    n_resamples : int
     ci_prob : float
     random_seed : dict
         The seed's record (:func:`bayesfair._validation.seed_record`).
@@ -581,9 +582,21 @@ class PPIVarianceResult:
     dropped_groups: tuple
     group_rates: np.ndarray
     group_variances: np.ndarray
-    n_boot: int
+    n_resamples: int
     ci_prob: float
     random_seed: dict
+
+    @property
+    def n_boot(self) -> int:
+        """The old name of :attr:`n_resamples` (until 0.6)."""
+        import warnings
+
+        warnings.warn(
+            "'n_boot' is now 'n_resamples' (bayesfair 0.5); the old name stops working in 0.6.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.n_resamples
 
     def to_frame(self):
         """Two rows, ``ppi`` and ``classical``: estimate, lower, upper, upper_bound."""
@@ -606,24 +619,29 @@ class PPIVarianceResult:
             },
         ]
         out = pd.DataFrame(rows)
-        out["metric"], out["n_boot"], out["ci_prob"] = self.metric, self.n_boot, self.ci_prob
+        out["metric"], out["n_resamples"], out["ci_prob"] = (
+            self.metric,
+            self.n_resamples,
+            self.ci_prob,
+        )
         return out
 
 
 def _variance_estimates(rates, variances, z, ci_prob):
     """Corrected estimate, double-corrected percentile interval and upper bound."""
     est = float(np.var(rates, ddof=1) - variances.mean())
-    draws = rates + np.sqrt(variances) * z  # (n_boot, K): r* ~ N(r̂, v̂)
+    draws = rates + np.sqrt(variances) * z  # (n_resamples, K): r* ~ N(r̂, v̂)
     # r* − μ has variance 2v: the double correction (Lum et al. §5.3)
     boot = np.var(draws, axis=1, ddof=1) - 2.0 * variances.mean()
     return est, percentile_interval(boot, ci_prob), float(np.quantile(boot, ci_prob))
 
 
+@renamed(n_boot="n_resamples")
 def ppi_between_group_variance(
     data,
     metric: str = "tpr",
     ci_prob: float = 0.95,
-    n_boot: int = 2000,
+    n_resamples: int = 2000,
     random_seed=None,
     *,
     predictions="crossfit",
@@ -655,7 +673,7 @@ def ppi_between_group_variance(
     data : AssessmentData
     metric : str
     ci_prob : float
-    n_boot : int
+    n_resamples : int
         Parametric bootstrap draws.
     random_seed : None, int, SeedSequence or Generator
         The folds of the cross-fitting and the bootstrap draws.
@@ -667,7 +685,7 @@ def ppi_between_group_variance(
     PPIVarianceResult
     """
     ci_prob, rate, own, k_folds = _check_common(data, metric, ci_prob, predictions, k_folds)
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     data.require_groups(2, "a between-group variance")
     seq = seed_sequence(random_seed)
     fold_seq, boot_seq = seq.spawn(2)
@@ -681,7 +699,7 @@ def ppi_between_group_variance(
             f"The {rate.name} is defined in {len(used)} group(s) only; a between-group "
             "variance needs at least two."
         )
-    z = np.random.default_rng(boot_seq).standard_normal((n_boot, len(used)))
+    z = np.random.default_rng(boot_seq).standard_normal((n_resamples, len(used)))
     rates = np.array([per_group[g]["rate"] for g in used])
     var = np.array([per_group[g]["var"] for g in used])
     rates0 = np.array([per_group[g]["rate0"] for g in used])
@@ -700,7 +718,7 @@ def ppi_between_group_variance(
         dropped_groups=dropped,
         group_rates=rates,
         group_variances=var,
-        n_boot=n_boot,
+        n_resamples=n_resamples,
         ci_prob=ci_prob,
         random_seed=seed_record(seq),
     )

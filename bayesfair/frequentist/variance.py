@@ -32,6 +32,7 @@ from bayesfair._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    renamed,
     seed_record,
     seed_sequence,
 )
@@ -163,18 +164,19 @@ def double_corrected_variance(rates, trials) -> np.ndarray:
 
 
 class VarianceDraws(NamedTuple):
-    """Bootstrap draws of the three variance estimators, each shaped ``(..., n_boot)``."""
+    """Bootstrap draws of the three variance estimators, each shaped ``(..., n_resamples)``."""
 
     uncorrected: np.ndarray
     corrected: np.ndarray
     double_corrected: np.ndarray
 
 
+@renamed(n_boot="n_resamples")
 def bootstrap_variance_draws(
     successes,
     trials,
     *,
-    n_boot: int,
+    n_resamples: int,
     random_seed=None,
     resampler: str = "binomial",
 ) -> VarianceDraws:
@@ -189,7 +191,7 @@ def bootstrap_variance_draws(
     ----------
     successes : array_like of int, shape (..., K)
     trials : array_like of int, shape (K,)
-    n_boot : int
+    n_resamples : int
     random_seed : None, int, SeedSequence or Generator
         A ``Generator`` is used as it is (its stream advances).
     resampler : {"binomial", "rows"}
@@ -197,7 +199,7 @@ def bootstrap_variance_draws(
     Returns
     -------
     VarianceDraws
-        Three arrays of shape ``(..., n_boot)``.
+        Three arrays of shape ``(..., n_resamples)``.
 
     References
     ----------
@@ -205,7 +207,7 @@ def bootstrap_variance_draws(
     fixed) and §5.3 (the double correction).
     """
     n = np.asarray(trials, dtype=np.int64)
-    boot = resample_successes(successes, n, n_boot, check_random_state(random_seed), resampler)
+    boot = resample_successes(successes, n, n_resamples, check_random_state(random_seed), resampler)
     y = boot / n
     return VarianceDraws(
         between_group_variance(y), corrected_variance(y, n), double_corrected_variance(y, n)
@@ -229,7 +231,7 @@ class VarianceBootstrapResult:
         Point estimate = the corrected estimate on the original sample (the
         double correction is for bootstrap samples only); draws and interval
         from the double-corrected estimator on each bootstrap sample (§5.3).
-    n_boot : int
+    n_resamples : int
     ci_prob : float
     resampler : str
         ``"binomial"`` or ``"rows"``.
@@ -254,7 +256,7 @@ class VarianceBootstrapResult:
     uncorrected: BootstrapEstimate
     corrected: BootstrapEstimate
     double_corrected: BootstrapEstimate
-    n_boot: int
+    n_resamples: int
     ci_prob: float
     resampler: str
     truncate: bool
@@ -264,6 +266,18 @@ class VarianceBootstrapResult:
     groups: tuple = field(repr=False)
     dropped_groups: tuple = ()
     metric: str | None = None
+
+    @property
+    def n_boot(self) -> int:
+        """The old name of :attr:`n_resamples` (until 0.6)."""
+        import warnings
+
+        warnings.warn(
+            "'n_boot' is now 'n_resamples' (bayesfair 0.5); the old name stops working in 0.6.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.n_resamples
 
     def to_frame(self):
         """One row per estimator: ``estimate``, ``lower``, ``upper``, with the settings."""
@@ -279,7 +293,7 @@ class VarianceBootstrapResult:
                     "lower": est.interval[0],
                     "upper": est.interval[1],
                     "metric": self.metric,
-                    "n_boot": self.n_boot,
+                    "n_resamples": self.n_resamples,
                     "ci_prob": self.ci_prob,
                     "resampler": self.resampler,
                 }
@@ -302,10 +316,11 @@ class VarianceBootstrapResult:
 
 
 # --------------------------------------------------------------------------- public API
+@renamed(n_boot="n_resamples")
 def double_corrected_bootstrap_counts(
     successes,
     trials,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     ci_prob: float = 0.95,
     resampler: str = "binomial",
     truncate: bool = False,
@@ -321,7 +336,7 @@ def double_corrected_bootstrap_counts(
         Per group, the numerator and denominator of the rate (e.g. true
         positives and positives for the TPR). Non-negative integers with
         ``successes <= trials``.
-    n_boot : int, default 1000
+    n_resamples : int, default 1000
         Number of bootstrap samples B (>= 1).
     ci_prob : float, default 0.95
         Probability mass of the equal-tailed percentile interval, in (0, 1).
@@ -351,7 +366,7 @@ def double_corrected_bootstrap_counts(
     ------
     TypeError, ValueError
         For counts that are not non-negative integers, ``successes > trials``,
-        length mismatches, ``n_boot < 1``, ``ci_prob`` outside (0, 1), an
+        length mismatches, ``n_resamples < 1``, ``ci_prob`` outside (0, 1), an
         unknown resampler, or fewer than 2 groups with a positive denominator.
 
     Warns
@@ -367,7 +382,7 @@ def double_corrected_bootstrap_counts(
 
     Examples
     --------
-    >>> res = double_corrected_bootstrap_counts([8, 30, 45], [10, 40, 50], n_boot=200,
+    >>> res = double_corrected_bootstrap_counts([8, 30, 45], [10, 40, 50], n_resamples=200,
     ...                                         random_seed=1)
     >>> round(res.uncorrected.estimate, 4), round(res.corrected.estimate, 4)
     (0.0058, -0.0017)
@@ -391,14 +406,15 @@ def double_corrected_bootstrap_counts(
         )
 
     return _variance_bootstrap(
-        x, n, labels, n_boot, ci_prob, resampler, truncate, random_seed, explain, metric=None
+        x, n, labels, n_resamples, ci_prob, resampler, truncate, random_seed, explain, metric=None
     )
 
 
+@renamed(n_boot="n_resamples")
 def double_corrected_bootstrap(
     data,
     metric: str = "tpr",
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     ci_prob: float = 0.95,
     resampler: str = "binomial",
     truncate: bool = False,
@@ -417,7 +433,7 @@ def double_corrected_bootstrap(
         Only the labeled examples are used.
     metric : str, default "tpr"
         A rate name or alias from :data:`bayesfair.metrics.RATES`.
-    n_boot, ci_prob, resampler, truncate, random_seed
+    n_resamples, ci_prob, resampler, truncate, random_seed
         As in :func:`double_corrected_bootstrap_counts`.
 
     Returns
@@ -442,7 +458,7 @@ def double_corrected_bootstrap(
     >>> data = AssessmentData(scores=[.9, .8, .2, .7, .1, .6, .3, .9],
     ...                       labels=[1, 1, 1, 1, 0, 1, 1, 1],
     ...                       groups=["a", "a", "a", "b", "b", "c", "c", "c"])
-    >>> res = double_corrected_bootstrap(data, "tpr", n_boot=100, random_seed=0)
+    >>> res = double_corrected_bootstrap(data, "tpr", n_resamples=100, random_seed=0)
     >>> res.groups, res.group_sizes.tolist()
     (('a', 'b', 'c'), [3, 1, 3])
     """
@@ -460,7 +476,7 @@ def double_corrected_bootstrap(
         num.astype(np.int64),
         den.astype(np.int64),
         labels,
-        n_boot,
+        n_resamples,
         ci_prob,
         resampler,
         truncate,
@@ -471,9 +487,9 @@ def double_corrected_bootstrap(
 
 
 def _variance_bootstrap(
-    x, n, labels, n_boot, ci_prob, resampler, truncate, random_seed, explain, *, metric
+    x, n, labels, n_resamples, ci_prob, resampler, truncate, random_seed, explain, *, metric
 ) -> VarianceBootstrapResult:
-    n_boot = check_positive_int(n_boot, "n_boot")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     ci_prob = check_probability(ci_prob)
     resampler = check_resampler(resampler)
     truncate = check_flag(truncate, "truncate")
@@ -500,7 +516,7 @@ def _variance_bootstrap(
     }
     point["double_corrected"] = point["corrected"]
     draws = bootstrap_variance_draws(
-        x, n, n_boot=n_boot, random_seed=rng, resampler=resampler
+        x, n, n_resamples=n_resamples, random_seed=rng, resampler=resampler
     )._asdict()
     if truncate:
         for name in ("corrected", "double_corrected"):
@@ -516,7 +532,7 @@ def _variance_bootstrap(
     }
     return VarianceBootstrapResult(
         **estimates,
-        n_boot=n_boot,
+        n_resamples=n_resamples,
         ci_prob=ci_prob,
         resampler=resampler,
         truncate=truncate,

@@ -123,7 +123,15 @@ def sample_bb_exact(
 
 @dataclass(frozen=True)
 class BetaPrior:
-    """Prior of ``bb``: every group's rate ``θ_g ~ Beta(alpha, beta)`` (default uniform)."""
+    """Prior of ``bb``: every group's rate ``θ_g ~ Beta(alpha, beta)`` (default uniform).
+
+    Attributes
+    ----------
+    alpha : float, default 1.0
+        First shape of the Beta prior of every rate; a positive number.
+    beta : float, default 1.0
+        Second shape of the Beta prior of every rate; a positive number.
+    """
 
     alpha: float = 1.0
     beta: float = 1.0
@@ -182,6 +190,22 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
 
     Its NUTS posterior agrees with :func:`sample_bb_exact`
     (``tests/models/test_models.py``).
+
+    Parameters
+    ----------
+    successes, trials : array_like, shape (n_metrics, n_groups)
+        Numerator and denominator counts of each rate per group; they enter the
+        model's ``pm.Data`` containers as integers.
+    metrics : list of str
+        Rate names, the ``metric`` coordinate (one per row of the counts).
+    alpha, beta : float, default 1.0
+        The Beta prior of every rate (default Beta(1, 1), as in Ji et al. 2020).
+
+    Returns
+    -------
+    pymc.Model
+        Free ``theta (metric, group)``; data containers ``trials`` and
+        ``successes``; observed ``x``.
     """
     import pymc as pm
 

@@ -91,7 +91,28 @@ class CalibrationPriors:
     """Hyperpriors of the hierarchical beta-calibration model (Ji et al. §2.4 defaults).
 
     All values are standard deviations: ``mu_a ~ N(0, mu_a_sd)``,
-    ``sigma_a ~ HalfNormal(sigma_a_sd)``, and likewise for b and c.
+    ``sigma_a ~ HalfNormal(sigma_a_sd)``, and likewise for b and c. Each must be
+    a positive finite number.
+
+    Attributes
+    ----------
+    mu_a_sd : float, default 0.4
+        Prior sd of ``mu_a``, the population mean of ``log a_g``.
+    mu_b_sd : float, default 0.4
+        Prior sd of ``mu_b``, the population mean of ``log b_g`` (variant
+        ``"beta"`` only; the other variants set ``b = a``).
+    mu_c_sd : float, default 2.0
+        Prior sd of ``mu_c``, the population mean of the intercepts ``c_g``
+        (unused by variant ``"temperature"``, where ``c = 0``).
+    sigma_a_sd : float, default 0.15
+        Scale of the half-normal prior of ``sigma_a``, the spread of ``log a_g``
+        over the groups.
+    sigma_b_sd : float, default 0.15
+        Scale of the half-normal prior of ``sigma_b``, the spread of ``log b_g``
+        (variant ``"beta"`` only).
+    sigma_c_sd : float, default 0.75
+        Scale of the half-normal prior of ``sigma_c``, the spread of ``c_g``
+        (unused by variant ``"temperature"``).
     """
 
     mu_a_sd: float = 0.4
@@ -288,6 +309,19 @@ def rate_prior_shapes(center, concentration):
     ``m`` and whose prior sample size is ``κ + 2`` (:class:`DiscrepancyPrior`).
     Both shapes are at least 1, so the density stays finite at 0 and 1 and the
     rate cannot pile up there without labels that put it there.
+
+    Parameters
+    ----------
+    center : array_like
+        The centre ``m`` of each stratum (e.g. shape ``(n_groups, 2)``), clipped
+        to ``[1e-4, 1 − 1e-4]`` so that the prior stays proper.
+    concentration : float
+        κ (:attr:`DiscrepancyPrior.concentration`).
+
+    Returns
+    -------
+    alpha, beta : ndarray
+        The two shapes, each of the shape of ``center``.
     """
     m = np.clip(np.asarray(center, dtype=float), _CENTER_CLIP, 1.0 - _CENTER_CLIP)
     return 1.0 + concentration * m, 1.0 + concentration * (1.0 - m)
@@ -308,6 +342,23 @@ def free_log_likelihood(x, n, center, concentration=2.0) -> np.ndarray:
     :func:`rate_prior_shapes`: the labels of one stratum as exchangeable
     Bernoulli draws with rate ``q ~ Beta(α, β)`` (:class:`DiscrepancyPrior`).
     ``x``, ``n`` and ``center`` (m) broadcast.
+
+    Parameters
+    ----------
+    x : array_like
+        Labeled positives of each stratum.
+    n : array_like
+        Labeled examples of each stratum (``x ≤ n``).
+    center : array_like
+        The centre ``m`` of each stratum's rate (:func:`rate_prior_shapes`).
+    concentration : float, default 2.0
+        κ of the rate's prior.
+
+    Returns
+    -------
+    ndarray
+        The log marginal likelihood of each stratum, of the broadcast shape of
+        ``x``, ``n`` and ``center``.
     """
     from scipy.special import betaln
 
@@ -353,6 +404,28 @@ def free_center(
     computed before sampling (milliseconds), and the sampler treats the centre
     as known. ``start`` (unconstrained parameters of the native density)
     replaces the support point as the optimiser's start.
+
+    Parameters
+    ----------
+    labeled : ScoreSummary
+        The labeled rows (:mod:`bayesfair.summary`) the mode is fitted to.
+    population : ScoreSummary, optional
+        The assessed scores the map mean is taken over; default the labeled
+        scores (``labeled.without_labels()``).
+    variant : {"beta", "llo", "temperature"}, default "beta"
+        The calibration family.
+    priors : CalibrationPriors, optional
+        Hyperprior scales; default ``CalibrationPriors()``.
+    start : array_like, optional
+        The optimiser's start in the native density's unconstrained
+        parameters; default its support point. Unused when the mode is found
+        on the PyMC model instead (the fallback when the native density fails).
+
+    Returns
+    -------
+    ndarray, shape (n_groups, 2)
+        Each stratum's centre, sides ŷ = 0 and ŷ = 1, clipped to
+        ``[1e-4, 1 − 1e-4]``.
     """
     return center_and_mode(labeled, population, variant=variant, priors=priors, start=start)[0]
 
@@ -448,6 +521,22 @@ def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
     """Evaluate beta-calibration maps ``f(s; a, b, c)`` (Ji et al. Eq. 2).
 
     ``scores`` broadcasts against ``a``, ``b`` and ``c``.
+
+    Parameters
+    ----------
+    scores : float or array_like
+        Classifier scores in [0, 1], clipped to ``[score_clip, 1 − score_clip]``
+        before taking logs.
+    a, b, c : float or array_like
+        The map's parameters: ``f(s) = σ(c + a log s − b log(1 − s))``.
+    score_clip : float, default 0.01
+        ε of the clipping.
+
+    Returns
+    -------
+    float or ndarray
+        The calibrated probabilities, of the broadcast shape; a float when
+        every input is a scalar.
 
     Examples
     --------

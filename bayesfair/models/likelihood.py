@@ -94,6 +94,19 @@ def binned_loglik(lik: dict, a, b, c) -> np.ndarray:
     ``Σ_i [y_i η_i − softplus(η_i)]`` over the entry's rows: the first term exactly
     (``η`` is linear in the log features), the second to second order about the
     entry's mean predictor, ``n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]``.
+
+    Parameters
+    ----------
+    lik : dict
+        :func:`likelihood_data` of the labeled rows (the fields of
+        :data:`LIKELIHOOD_FIELDS`, one value per entry).
+    a, b, c : array_like, shape (n_draws, n_groups)
+        Draws of each group's map parameters, indexed by the entries' ``group_idx``.
+
+    Returns
+    -------
+    ndarray, shape (n_draws, n_entries)
+        Each entry's log likelihood in each draw.
     """
     g = lik["group_idx"]
     a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))

@@ -186,9 +186,19 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     one compiled pass per draw, on threads; with 56 groups nearly every cell is
     drawn bin by bin, which from Python cost 1.7 s per fit).
 
+    Parameters
+    ----------
+    summary : ScoreSummary
+        The unlabeled rows (:mod:`bayesfair.summary`), coded to the maps' groups.
+    a, b, c : array_like, shape (..., n_groups)
+        Draws of the beta-calibration parameters per group.
+    rng : numpy.random.Generator
+        Source of the draws (each block of draws gets a generator seeded from it).
+
     Returns
     -------
     ndarray, shape (..., n_groups, 4)
+        Drawn ``tp, fp, tn, fn`` of the unlabeled examples per draw and group.
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
@@ -214,6 +224,28 @@ def exact_expected_counts(
     """The O(draws × n_U) computation that :func:`expected_counts` approximates.
 
     Used to test the reduction; shapes as in :func:`expected_counts`.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_U,)
+        Unlabeled scores in [0, 1] (unclipped; the side of the threshold is
+        decided on the raw score).
+    group_codes : array_like of int, shape (n_U,)
+        Group code of each score, in ``range(n_groups)``.
+    n_groups : int
+        Number of groups.
+    a, b, c : array_like, shape (..., n_groups)
+        Draws of the beta-calibration parameters per group.
+    threshold : float, default 0.5
+        A score at or above it is predicted positive.
+    score_clip : float, default 0.01
+        ε of the clipping of scores to ``[ε, 1 − ε]`` before taking logs.
+
+    Returns
+    -------
+    ndarray, shape (..., n_groups, 4)
+        Expected ``tp, fp, tn, fn`` of the unlabeled examples per draw and
+        group, summed row by row.
     """
     a, b, c, lead = _validate_draws(a, b, c)
     s = np.asarray(scores, dtype=float)

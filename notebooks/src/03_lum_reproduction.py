@@ -82,7 +82,7 @@ fig, axes = plt.subplots(1, 4, figsize=(20, 4))
 for ax, name in zip(axes, LUM_SCENARIOS, strict=True):
     sc = lum_scenario(name)
     x = simulate_counts(sc.mu, sc.n_k, random_seed=2)
-    res = fq.double_corrected_bootstrap_counts(x, sc.n_k, n_boot=B, random_seed=3)
+    res = fq.double_corrected_bootstrap_counts(x, sc.n_k, n_resamples=B, random_seed=3)
     plots.plot_bootstrap_variance(res, truth=sc.true_variance, ax=ax)
     ax.set_title(name.replace("_", " "), fontsize=9)
 fig.tight_layout()
@@ -100,7 +100,7 @@ for name in LUM_SCENARIOS:
     xs = simulate_counts(sc.mu, sc.n_k, random_seed=4, n_replicates=N_COVER)
     cover = {"uncorrected": 0, "corrected": 0, "double_corrected": 0}
     for i, x in enumerate(xs):
-        res = fq.double_corrected_bootstrap_counts(x, sc.n_k, n_boot=B, random_seed=1000 + i)
+        res = fq.double_corrected_bootstrap_counts(x, sc.n_k, n_resamples=B, random_seed=1000 + i)
         for key in cover:
             lo, hi = getattr(res, key).interval
             cover[key] += lo <= sc.true_variance <= hi
@@ -147,7 +147,7 @@ for label, group in [("race", "race"), ("age", "age_group"), ("race × age", ["r
         data = bf.AssessmentData.from_frames(test_frame, score="score", label="income",
                                              group=group)
         for metric in ("selection_rate", "fpr", "tpr"):
-            res = fq.double_corrected_bootstrap(data, metric, n_boot=1000, random_seed=0)
+            res = fq.double_corrected_bootstrap(data, metric, n_resamples=1000, random_seed=0)
             for key in ("uncorrected", "double_corrected"):
                 est = getattr(res, key)
                 rows.append({"grouping": label, "K": len(res.groups), "metric": metric,

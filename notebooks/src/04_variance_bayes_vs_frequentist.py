@@ -53,7 +53,7 @@ for name in LUM_SCENARIOS:
     xs = simulate_counts(sc.mu, sc.n_k, random_seed=7, n_replicates=REPS)
     for i, x in enumerate(xs):
         data = counts_to_data(x, sc.n_k)
-        boot = fq.double_corrected_bootstrap_counts(x, sc.n_k, n_boot=500, random_seed=i)
+        boot = fq.double_corrected_bootstrap_counts(x, sc.n_k, n_resamples=500, random_seed=i)
         d = boot.double_corrected
         rows.append({"scenario": name, "method": "double-corrected bootstrap",
                      "estimate": d.estimate, "lower": d.interval[0], "upper": d.interval[1],

@@ -21,7 +21,7 @@ FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 warnings.filterwarnings("ignore", category=FutureWarning)
 
 # %%
-n_needed = bernstein_required_n(0.05, confidence=0.95, cost_range=1.0,
+n_needed = bernstein_required_n(0.05, ci_prob=0.95, cost_range=1.0,
                                 min_group_fraction=0.5, variance=4.0)
 print("labels needed for a 0.05 disparity:", n_needed)
 print("t(11,902) =", round(float(bernstein_half_width(11_902)), 7),

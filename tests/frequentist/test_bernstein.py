@@ -38,14 +38,14 @@ def test_worked_example():
 def test_matches_the_formula():
     for n, kw in [
         (10, {}),
-        (500, {"confidence": 0.9}),
+        (500, {"ci_prob": 0.9}),
         (2000, {"cost_range": 2.0}),
         (77, {"min_group_fraction": 0.1, "variance": 11.0}),
-        (300, {"confidence": 0.0}),
+        (300, {"ci_prob": 0.0}),
     ]:
         expected = reference_t(
             n,
-            kw.get("confidence", 0.95),
+            kw.get("ci_prob", 0.95),
             kw.get("cost_range", 1.0),
             kw.get("min_group_fraction", 0.5),
             kw.get("variance", 4.0),
@@ -58,13 +58,13 @@ def test_vectorised():
     t = bernstein_half_width(n)
     assert t.shape == (2, 2)
     assert t[1, 0] == pytest.approx(reference_t(3160))
-    t2 = bernstein_half_width(1000, confidence=0.95, variance=np.array([1.0, 4.0]))
+    t2 = bernstein_half_width(1000, ci_prob=0.95, variance=np.array([1.0, 4.0]))
     assert t2.shape == (2,) and t2[0] < t2[1]
 
 
 @pytest.mark.parametrize(
     "kw",
-    [{}, {"confidence": 0.99}, {"min_group_fraction": 0.2}, {"cost_range": 3.0, "variance": 1.0}],
+    [{}, {"ci_prob": 0.99}, {"min_group_fraction": 0.2}, {"cost_range": 3.0, "variance": 1.0}],
 )
 def test_required_n_is_the_smallest(kw):
     d = np.array([0.5, 0.2, 0.1, 0.0974, 0.05, 0.0313, 0.01])
@@ -93,11 +93,11 @@ def test_required_n_at_an_exact_half_width():
         (lambda: bernstein_half_width(-5), ValueError, r"'n'.*Got -5"),
         (lambda: bernstein_half_width("10"), TypeError, r"'n' parameter must be a positive number"),
         (
-            lambda: bernstein_half_width(10, confidence=1.0),
+            lambda: bernstein_half_width(10, ci_prob=1.0),
             ValueError,
-            r"'confidence'.*\[0, 1\)\. Got 1\.0",
+            r"'ci_prob'.*\[0, 1\)\. Got 1\.0",
         ),
-        (lambda: bernstein_half_width(10, confidence=True), TypeError, r"'confidence'"),
+        (lambda: bernstein_half_width(10, ci_prob=True), TypeError, r"'ci_prob'"),
         (lambda: bernstein_half_width(10, cost_range=0), ValueError, r"'cost_range'"),
         (
             lambda: bernstein_half_width(10, min_group_fraction=0.6),
@@ -126,7 +126,8 @@ def two_groups():
     scores = [0.9] * 70 + [0.1] * 30 + [0.9] * 255 + [0.1] * 45
     labels = [1] * 100 + [1] * 300
     groups = ["a"] * 100 + ["b"] * 300
-    return AssessmentData(scores=scores, labels=labels, groups=groups)
+    with pytest.warns(UserWarning, match="Every labeled example is positive"):
+        return AssessmentData(scores=scores, labels=labels, groups=groups)
 
 
 def test_interval_on_data(two_groups):
@@ -146,7 +147,8 @@ def test_interval_on_data(two_groups):
 
 
 def test_variance_bound_is_the_papers_four_for_equal_groups():
-    data = AssessmentData(scores=[0.9, 0.1] * 50, labels=[1] * 100, groups=["a", "b"] * 50)
+    with pytest.warns(UserWarning, match="Every labeled example is positive"):
+        data = AssessmentData(scores=[0.9, 0.1] * 50, labels=[1] * 100, groups=["a", "b"] * 50)
     res = bernstein_interval(data, "accuracy", group="a", reference="b")
     assert res.variance == 4.0 and res.min_group_fraction == 0.5
     assert res.half_width == pytest.approx(bernstein_half_width(100))

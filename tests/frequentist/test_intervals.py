@@ -107,8 +107,8 @@ def test_newcombe_exact_coverage_is_near_nominal():
 
 # --------------------------------------------------------------------------- bootstrap
 def test_bootstrap_difference_reproducible_and_centred():
-    a = bootstrap_difference(56, 70, 48, 80, n_boot=4000, random_seed=1)
-    b = bootstrap_difference(56, 70, 48, 80, n_boot=4000, random_seed=1)
+    a = bootstrap_difference(56, 70, 48, 80, n_resamples=4000, random_seed=1)
+    b = bootstrap_difference(56, 70, 48, 80, n_resamples=4000, random_seed=1)
     np.testing.assert_array_equal(a.draws, b.draws)
     assert a.estimate == pytest.approx(0.2)
     # E*[draw] = estimate and Var*[draw] = p1 q1/n1 + p2 q2/n2 (exact for the within-group
@@ -125,8 +125,8 @@ def test_bootstrap_difference_reproducible_and_centred():
 
 
 def test_bootstrap_difference_resamplers_agree():
-    a = bootstrap_difference(20, 30, 9, 25, n_boot=3000, random_seed=2)
-    b = bootstrap_difference(20, 30, 9, 25, n_boot=3000, resampler="rows", random_seed=3)
+    a = bootstrap_difference(20, 30, 9, 25, n_resamples=3000, random_seed=2)
+    b = bootstrap_difference(20, 30, 9, 25, n_resamples=3000, resampler="rows", random_seed=3)
     assert stats.ks_2samp(a.draws, b.draws).pvalue >= ALPHA
 
 
@@ -135,7 +135,7 @@ def test_bootstrap_difference_resamplers_agree():
     [
         ((5, 0, 3, 4), {}, ValueError, r"'x1, n1'.*must not exceed|must not exceed"),
         ((0, 0, 3, 4), {}, ValueError, r"at least one trial.*n1=0"),
-        ((1, 2, 3, 4), {"n_boot": 0}, ValueError, r"'n_boot'"),
+        ((1, 2, 3, 4), {"n_resamples": 0}, ValueError, r"'n_resamples'"),
         (
             (1, 2, 3, 4),
             {"ci_prob": 95},
@@ -202,7 +202,7 @@ def test_rate_intervals(data):
 
 def test_difference_intervals(data):
     with pytest.warns(UndefinedRateWarning, match=r"\['c'\]"):
-        table = difference_intervals(data, "tpr", n_boot=500, random_seed=0)
+        table = difference_intervals(data, "tpr", n_resamples=500, random_seed=0)
     assert list(table.index) == [("a", "d"), ("b", "d"), ("c", "d")]
     assert list(table.columns) == [
         "estimate",
@@ -218,10 +218,10 @@ def test_difference_intervals(data):
     assert table.loc[("c", "d")].isna().all()
     # reproducible, and another reference works
     with pytest.warns(UndefinedRateWarning):
-        again = difference_intervals(data, "tpr", n_boot=500, random_seed=0)
+        again = difference_intervals(data, "tpr", n_resamples=500, random_seed=0)
     assert table.equals(again)
     with pytest.warns(UndefinedRateWarning):
-        other = difference_intervals(data, "tpr", reference="a", n_boot=50, random_seed=0)
+        other = difference_intervals(data, "tpr", reference="a", n_resamples=50, random_seed=0)
     assert ("d", "a") in other.index
 
 
@@ -230,5 +230,5 @@ def test_difference_intervals_bad_input(data):
         difference_intervals(data, "accuracy", reference="z")
     with pytest.raises(ValueError, match=r"Did you mean 'accuracy'"):
         difference_intervals(data, "acuracy")
-    with pytest.raises(ValueError, match=r"'n_boot'"):
-        difference_intervals(data, "accuracy", n_boot=-3)
+    with pytest.raises(ValueError, match=r"'n_resamples'"):
+        difference_intervals(data, "accuracy", n_resamples=-3)

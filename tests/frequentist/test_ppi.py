@@ -165,7 +165,7 @@ def _compare(data):
             data,
             ["accuracy"],
             models=("bb",),
-            n_boot=100,
+            n_resamples=100,
             random_seed=0,
             fit_kwargs=dict(draws=50, tune=50, chains=1),
         )

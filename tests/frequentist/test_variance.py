@@ -122,13 +122,13 @@ def test_table3_coverage(index, name):
     """
     s = lum_scenario(name)
     data_seed, boot_seed = np.random.SeedSequence([2022, index]).spawn(2)
-    n_rep, n_boot = 500, 500
+    n_rep, n_resamples = 500, 500
     counts = simulate_counts(s.mu, s.n_k, random_seed=data_seed, n_replicates=n_rep)
     rng = np.random.default_rng(boot_seed)
     covered = {e: [] for e in ESTIMATORS}
     for start in range(0, n_rep, 100):  # chunks keep memory near 0.5 GB
         draws = bootstrap_variance_draws(
-            counts[start : start + 100], s.n_k, n_boot=n_boot, random_seed=rng
+            counts[start : start + 100], s.n_k, n_resamples=n_resamples, random_seed=rng
         )._asdict()
         for e in ESTIMATORS:
             lo, hi = percentile_interval(draws[e], 0.95)
@@ -154,8 +154,10 @@ def test_proportion_test_has_power():
 def test_public_api_equals_numpy_layer():
     s = lum_scenario("unequal_size_unequal_perf")
     x = simulate_counts(s.mu, s.n_k, random_seed=3)
-    res = double_corrected_bootstrap_counts(x, s.n_k, n_boot=300, random_seed=11)
-    draws = bootstrap_variance_draws(x, s.n_k, n_boot=300, random_seed=np.random.default_rng(11))
+    res = double_corrected_bootstrap_counts(x, s.n_k, n_resamples=300, random_seed=11)
+    draws = bootstrap_variance_draws(
+        x, s.n_k, n_resamples=300, random_seed=np.random.default_rng(11)
+    )
     for e in ESTIMATORS:
         est = getattr(res, e)
         np.testing.assert_array_equal(est.draws, getattr(draws, e))
@@ -179,7 +181,7 @@ def resampler_runs():
     s = lum_scenario("unequal_size_unequal_perf")
     x = simulate_counts(s.mu, s.n_k, random_seed=5)
     runs = {
-        r: double_corrected_bootstrap_counts(x, s.n_k, n_boot=4000, resampler=r, random_seed=i)
+        r: double_corrected_bootstrap_counts(x, s.n_k, n_resamples=4000, resampler=r, random_seed=i)
         for i, r in enumerate(("binomial", "rows"))
     }
     return x, s.n_k, runs
@@ -210,7 +212,7 @@ def test_resampler_comparison_has_power(resampler_runs):
     # The same checks reject a resampler that ignores group sizes' role: doubling every group
     # (same rates) halves the bootstrap variance of each rate.
     x, n, runs = resampler_runs
-    wrong = double_corrected_bootstrap_counts(2 * x, 2 * n, n_boot=4000, random_seed=9)
+    wrong = double_corrected_bootstrap_counts(2 * x, 2 * n, n_resamples=4000, random_seed=9)
     p = stats.ks_2samp(wrong.uncorrected.draws, runs["rows"].uncorrected.draws).pvalue
     assert p < ALPHA
 
@@ -218,7 +220,7 @@ def test_resampler_comparison_has_power(resampler_runs):
 def test_row_resampler_edge_groups():
     # all-zero and all-one groups and a one-row group: their rows never change
     res = double_corrected_bootstrap_counts(
-        [0, 5, 1, 3], [4, 5, 1, 6], n_boot=50, resampler="rows", random_seed=0
+        [0, 5, 1, 3], [4, 5, 1, 6], n_resamples=50, resampler="rows", random_seed=0
     )
     assert res.uncorrected.draws.shape == (50,)
     assert np.isfinite(res.double_corrected.draws).all()
@@ -226,8 +228,8 @@ def test_row_resampler_edge_groups():
 
 # --------------------------------------------------------------------------- the result
 def test_result_fields_and_immutability():
-    res = double_corrected_bootstrap_counts([3, 8, 9], [10, 10, 12], n_boot=20, random_seed=1)
-    assert res.n_boot == 20 and res.ci_prob == 0.95 and res.resampler == "binomial"
+    res = double_corrected_bootstrap_counts([3, 8, 9], [10, 10, 12], n_resamples=20, random_seed=1)
+    assert res.n_resamples == 20 and res.ci_prob == 0.95 and res.resampler == "binomial"
     assert res.random_seed == {"entropy": "1", "spawn_key": []}  # the seed's record
     assert res.truncate is False and res.metric is None
     assert res.groups == (0, 1, 2)
@@ -241,15 +243,15 @@ def test_result_fields_and_immutability():
         with pytest.raises(ValueError, match="read-only"):
             est.draws[0] = 1.0
     with pytest.raises(dataclasses.FrozenInstanceError):
-        res.n_boot = 5
+        res.n_resamples = 5
     assert list(res.summary().index) == list(ESTIMATORS)
 
 
 def test_truncation():
     s = lum_scenario("equal_size_equal_perf")
     x = simulate_counts(s.mu, s.n_k, random_seed=2)
-    raw = double_corrected_bootstrap_counts(x, s.n_k, n_boot=200, random_seed=4)
-    cut = double_corrected_bootstrap_counts(x, s.n_k, n_boot=200, random_seed=4, truncate=True)
+    raw = double_corrected_bootstrap_counts(x, s.n_k, n_resamples=200, random_seed=4)
+    cut = double_corrected_bootstrap_counts(x, s.n_k, n_resamples=200, random_seed=4, truncate=True)
     assert raw.double_corrected.draws.min() < 0  # so that truncation does something here
     for e in ("corrected", "double_corrected"):
         np.testing.assert_array_equal(getattr(cut, e).draws, np.maximum(getattr(raw, e).draws, 0))
@@ -259,7 +261,7 @@ def test_truncation():
 
 @pytest.mark.parametrize("resampler", ["binomial", "rows"])
 def test_same_seed_same_draws(resampler):
-    kw = dict(n_boot=100, resampler=resampler)
+    kw = dict(n_resamples=100, resampler=resampler)
     a = double_corrected_bootstrap_counts([3, 8, 9], [10, 10, 12], random_seed=7, **kw)
     b = double_corrected_bootstrap_counts([3, 8, 9], [10, 10, 12], random_seed=7, **kw)
     c = double_corrected_bootstrap_counts([3, 8, 9], [10, 10, 12], random_seed=8, **kw)
@@ -281,13 +283,13 @@ def small_data():
 
 def test_data_path_equals_counts_path(small_data):
     with pytest.warns(UndefinedRateWarning, match=r"\['c'\].*dropped"):
-        res = double_corrected_bootstrap(small_data, "recall", n_boot=100, random_seed=3)
+        res = double_corrected_bootstrap(small_data, "recall", n_resamples=100, random_seed=3)
     counts = small_data.confusion_counts()
     keep = ["a", "b", "d"]
     ref = double_corrected_bootstrap_counts(
         counts.loc[keep, "tp"],
         counts.loc[keep, "tp"] + counts.loc[keep, "fn"],
-        n_boot=100,
+        n_resamples=100,
         random_seed=3,
     )
     assert res.metric == "tpr" and res.groups == ("a", "b", "d") and res.dropped_groups == ("c",)
@@ -298,16 +300,16 @@ def test_data_path_equals_counts_path(small_data):
 def test_zero_trial_groups_are_dropped_with_their_names():
     with pytest.warns(UndefinedRateWarning, match=r"Group\(s\) \['y', 'w'\] have 0 trials"):
         res = double_corrected_bootstrap_counts(
-            [1, 0, 3, 0], [4, 0, 5, 0], n_boot=10, random_seed=0, groups=["x", "y", "z", "w"]
+            [1, 0, 3, 0], [4, 0, 5, 0], n_resamples=10, random_seed=0, groups=["x", "y", "z", "w"]
         )
     assert res.groups == ("x", "z") and res.dropped_groups == ("y", "w")
 
 
 def test_fewer_than_two_groups_left():
     with pytest.warns(UndefinedRateWarning), pytest.raises(ValueError, match="at least 2 groups"):
-        double_corrected_bootstrap_counts([1, 0], [4, 0], n_boot=10)
+        double_corrected_bootstrap_counts([1, 0], [4, 0], n_resamples=10)
     with pytest.raises(ValueError, match="at least 2 groups"):
-        double_corrected_bootstrap_counts([1], [4], n_boot=10)
+        double_corrected_bootstrap_counts([1], [4], n_resamples=10)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -328,15 +330,23 @@ def test_fewer_than_two_groups_left():
 )
 def test_bad_counts(successes, trials, error, match):
     with pytest.raises(error, match=match):
-        double_corrected_bootstrap_counts(successes, trials, n_boot=10)
+        double_corrected_bootstrap_counts(successes, trials, n_resamples=10)
 
 
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"n_boot": 0}, ValueError, r"'n_boot' parameter must be an integer >= 1\. Got 0"),
-        ({"n_boot": 10.5}, TypeError, r"'n_boot' parameter must be an integer >= 1\. Got 10\.5"),
-        ({"n_boot": True}, TypeError, r"'n_boot'"),
+        (
+            {"n_resamples": 0},
+            ValueError,
+            r"'n_resamples' parameter must be an integer >= 1\. Got 0",
+        ),
+        (
+            {"n_resamples": 10.5},
+            TypeError,
+            r"'n_resamples' parameter must be an integer >= 1\. Got 10\.5",
+        ),
+        ({"n_resamples": True}, TypeError, r"'n_resamples'"),
         (
             {"ci_prob": 1.5},
             ValueError,
@@ -359,13 +369,13 @@ def test_bad_counts(successes, trials, error, match):
 )
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
-        double_corrected_bootstrap_counts([1, 2], [5, 5], **{"n_boot": 10, **kwargs})
+        double_corrected_bootstrap_counts([1, 2], [5, 5], **{"n_resamples": 10, **kwargs})
 
 
 def test_arguments_are_checked_before_the_drop_warning():
     # a bad argument raises without first warning about dropped groups
-    with pytest.raises(ValueError, match="'n_boot'"):
-        double_corrected_bootstrap_counts([1, 0, 2], [5, 0, 5], n_boot=0)
+    with pytest.raises(ValueError, match="'n_resamples'"):
+        double_corrected_bootstrap_counts([1, 0, 2], [5, 0, 5], n_resamples=0)
 
 
 def test_unknown_metric(small_data):

@@ -338,7 +338,7 @@ def test_stratum_and_score_picks_use_the_groups_variances(within):
 
 def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
     comp = bf.compare(data, ["accuracy"], models=("bb", "rbc"), posteriors={"rbc": res},
-                      n_boot=100, random_seed=0, selection="stratum",
+                      n_resamples=100, random_seed=0, selection="stratum",
                       fit_kwargs={"draws": 200, "tune": 100, "chains": 1},
                       progressbar=False)  # fmt: skip
     row = comp.pairs.iloc[0]
@@ -349,10 +349,10 @@ def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
     assert "chosen actively" in row["note"] and comp.settings["selection"] == "stratum"
     assert np.isnan(comp.variance.loc["accuracy", "double_corrected"])
     by_score = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
-                          n_boot=100, random_seed=0, selection="score")  # fmt: skip
+                          n_resamples=100, random_seed=0, selection="score")  # fmt: skip
     assert np.isnan(by_score.pairs.iloc[0]["ppi_lower"])
     mixed = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
-                       n_boot=100, random_seed=0, selection="mixed")  # fmt: skip
+                       n_resamples=100, random_seed=0, selection="mixed")  # fmt: skip
     assert np.isnan(mixed.pairs.iloc[0]["ppi_lower"])
     assert np.isfinite(mixed.pairs.iloc[0]["rbc_lower"])
     with pytest.raises(InvalidParameterError, match="selection"):

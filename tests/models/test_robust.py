@@ -355,7 +355,7 @@ def test_compare_reports_calibration_and_disagreement():
             data,
             ["accuracy"],
             models=("bb", "bc"),
-            n_boot=200,
+            n_resamples=200,
             random_seed=0,
             fit_kwargs=dict(draws=200, tune=200, chains=2),
             progressbar=False,
@@ -378,7 +378,7 @@ def test_no_disagreement_sentence_when_intervals_overlap(calibrated_fit):
         warnings.simplefilter("ignore")
         comp = bf.compare(
             data, ["accuracy"], posteriors={"rbc": calibrated_fit}, models=("bb",),
-            n_boot=200, random_seed=0,
+            n_resamples=200, random_seed=0,
         )  # fmt: skip
     assert comp.pairs["disagreement"].tolist() == [""]
     assert comp.disagreements == []

@@ -38,12 +38,12 @@ def results():
     }
 
 
-def _median_ratio(df, metric, rng, n_boot=400):
+def _median_ratio(df, metric, rng, n_resamples=400):
     sub = df[df.metric == metric]
     ppi = sub[sub.method == "ppi"].set_index("run").width
     ref = sub[sub.method == "newcombe"].set_index("run").width.loc[ppi.index]
     ratio = np.median(ppi) / np.median(ref)
-    idx = rng.integers(0, ppi.size, (n_boot, ppi.size))
+    idx = rng.integers(0, ppi.size, (n_resamples, ppi.size))
     boot = np.median(ppi.to_numpy()[idx], axis=1) / np.median(ref.to_numpy()[idx], axis=1)
     return ratio, boot.std(ddof=1)
 

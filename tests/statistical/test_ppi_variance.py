@@ -55,8 +55,8 @@ def test_a_group_without_its_denominator_is_dropped_with_a_warning():
 
 def test_bad_input():
     data = _data(k=2)
-    with pytest.raises(InvalidParameterError, match="'n_boot'"):
-        ppi_between_group_variance(data, n_boot=1)
+    with pytest.raises(InvalidParameterError, match="'n_resamples'"):
+        ppi_between_group_variance(data, n_resamples=1)
     with pytest.raises(InvalidParameterError, match="need unlabeled"):
         ppi_between_group_variance(bf.AssessmentData(data.scores, data.labels, data.groups))
     one = bf.AssessmentData(

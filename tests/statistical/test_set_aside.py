@@ -49,7 +49,7 @@ def test_setting_bc_aside_where_the_check_flags_lowers_the_error():
                 data,
                 ["accuracy"],
                 models=("bb", "bc"),
-                n_boot=200,
+                n_resamples=200,
                 random_seed=r,
                 progressbar=False,
                 fit_kwargs={"draws": 500, "tune": 500, "chains": 2},

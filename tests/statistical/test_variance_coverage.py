@@ -185,7 +185,7 @@ def run_scenario(name: str, reps: int) -> dict:
                          **FIT)  # fmt: skip
         n_divergent += int(res.idata.sample_stats["diverging"].sum()) > 0
         v = res.between_group_variance("accuracy").values.ravel()
-        boot = double_corrected_bootstrap_counts(x, sc.n_k, n_boot=1000, random_seed=i)
+        boot = double_corrected_bootstrap_counts(x, sc.n_k, n_resamples=1000, random_seed=i)
         dc = boot.double_corrected
         rows.append(
             [
