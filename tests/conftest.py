@@ -55,3 +55,33 @@ def comparison(data):
             fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
             progressbar=False,
         )
+
+
+#: Test files whose simulations take minutes (measured with ``--durations``), longest
+#: first. They are collected first, so that pytest-xdist (one file per worker) starts
+#: them at once and the workers finish together, instead of the longest starting last.
+LONGEST_FIRST = (
+    "statistical/test_variance_coverage.py",
+    "statistical/test_pooling.py",
+    "statistical/test_robust_coverage.py",
+    "statistical/test_ppi_coverage.py",
+    "statistical/test_small_group_tail.py",
+    "statistical/test_sbc.py",
+    "statistical/test_reproduction.py",
+    "statistical/test_fair_enough_coverage.py",
+    "labels/test_labels.py",
+    "statistical/test_inverted_scores.py",
+    "statistical/test_many_groups.py",
+    "test_notebooks.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).parent
+
+    def rank(item):
+        path = Path(str(item.fspath)).resolve()
+        name = path.relative_to(tests).as_posix() if path.is_relative_to(tests) else ""
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the order within a file, and of the other files, is kept
