@@ -54,22 +54,37 @@ examples, not the map, carry the rates of the strata concerned
 
 from __future__ import annotations
 
+import warnings
+import weakref
+
 import numpy as np
 import pandas as pd
 
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair._validation import check_random_state, sequence_from_record
+from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
+from bayesfair.stats import diagnostics_table
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
 
 __all__ = [
+    "POST_HOC",
     "VERDICTS",
     "calibration_ppc",
     "calibration_verdicts",
+    "check_result_diagnostics",
     "entry_bins",
     "holm_adjust",
+    "labeled_cells",
     "misfit_message",
+    "result_calibration_check",
     "result_calibration_verdicts",
+    "result_diagnostics",
     "stored_labeled_summary",
 ]
+
+#: rbc's variables drawn after sampling (not by the sampler): left out of the diagnostics.
+POST_HOC = ("misfit", "p_misfit", "p_misfit_shared")
+#: Per result, its calibration checks by their arguments (computed once; forgotten with it).
+_CHECKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: The values of the ``verdict`` column.
 VERDICTS = ("ok", "misfit", "too few labels")
@@ -398,3 +413,125 @@ def stored_labeled_summary(
             n_bins=int(n_bins or DEFAULT_BINS),
         )
     return None
+
+
+# ---------------------------------------------------------------------------
+# A fit's checks: its calibration maps and its sampler
+# ---------------------------------------------------------------------------
+def result_calibration_check(
+    result,
+    alpha: float = 0.05,
+    min_labels: int = 20,
+    max_draws: int = 1000,
+    random_seed=None,
+    warn: bool = True,
+    stacklevel: int = 3,
+) -> pd.DataFrame:
+    """The calibration check of a ``bc``/``rbc`` fit (:func:`result_calibration_verdicts`),
+    computed once per fit and arguments, with its warning.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    alpha, min_labels, max_draws, random_seed, warn
+        As in :meth:`bayesfair.FairnessPosterior.calibration_check`.
+    stacklevel : int, default 3
+        Of the ``CalibrationWarning``.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    if result.model not in ("bc", "rbc"):
+        raise InvalidParameterError(
+            f"The '{result.model}' model has no calibration map to check; "
+            "calibration_check needs a fit with model='bc' or 'rbc'."
+        )
+    if not (isinstance(alpha, float | int) and 0 < alpha < 1):
+        raise InvalidParameterError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r}.")
+    key = (float(alpha), min_labels, max_draws, random_seed)
+    cache = _CHECKS.setdefault(result, {})
+    if key not in cache or not (random_seed is None or isinstance(random_seed, int)):
+        seed = random_seed
+        if seed is None:
+            seed = sequence_from_record(result.settings.get("random_seed"), child=2)
+        cache[key] = result_calibration_verdicts(
+            result, alpha, min_labels, max_draws, check_random_state(seed)
+        )
+    out = cache[key].copy()
+    message = misfit_message(result.model, out, alpha)
+    if warn and message:
+        warnings.warn(message, CalibrationWarning, stacklevel=stacklevel)
+    return out
+
+
+def labeled_cells(result):
+    """The labeled examples' summary kept with a result (a
+    :class:`~bayesfair.summary.ScoreSummary` whose levels are the result's group
+    positions), or None if the result has none.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    """
+    return stored_labeled_summary(
+        result.idata,
+        range(len(result.groups)),
+        threshold=float(result.settings.get("threshold", 0.5)),
+        score_clip=float(result.settings.get("score_clip") or 0.01),
+        n_bins=result.settings.get("n_bins"),
+    )
+
+
+def result_diagnostics(result) -> pd.DataFrame:
+    """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences.
+
+    rbc's ``misfit``, ``p_misfit`` and ``p_misfit_shared`` (:data:`POST_HOC`) are left
+    out: they are drawn after sampling, from their conditional given each draw, so
+    their mixing is the sampled parameters' (and with K groups they are 4K + 2 more).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    """
+    idata = result.idata
+    stats = idata.sample_stats if "sample_stats" in idata.groups() else None
+    post = idata.posterior.drop_vars(list(POST_HOC), errors="ignore")
+    return diagnostics_table(post, stats)
+
+
+def check_result_diagnostics(result, rhat_max: float = 1.01, stacklevel: int = 3) -> list[str]:
+    """Warn (``SamplingWarning``) with advice when R-hat > ``rhat_max`` or divergences > 0.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    rhat_max : float, default 1.01
+    stacklevel : int, default 3
+        Of the warnings.
+
+    Returns
+    -------
+    list of str
+        The problems found (empty: none, or an exact sampler).
+    """
+    if result.settings.get("sampler") == "exact":
+        return []
+    diag = result_diagnostics(result)
+    problems = []
+    bad = diag.index[diag["r_hat"] > rhat_max].tolist()
+    if bad:
+        problems.append(
+            f"R-hat above {rhat_max} for {bad} (max {diag['r_hat'].max():.3f}): the chains "
+            "disagree. Increase 'tune' and 'draws', or check the data for a group with "
+            "very few labels."
+        )
+    n_div = int(diag["divergences"].iloc[0]) if len(diag) else 0
+    if n_div > 0:
+        problems.append(
+            f"{n_div} divergent transition(s): the posterior may be biased. Increase "
+            "'target_accept' (e.g. 0.99) or check the priors."
+        )
+    for p in problems:
+        warnings.warn(p, SamplingWarning, stacklevel=stacklevel)
+    return problems

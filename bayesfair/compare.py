@@ -46,7 +46,8 @@ from bayesfair.metrics import (
     undefined_rate_message,
 )
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
-from bayesfair.stats import hdi, prob_within, rope_decision
+from bayesfair.stats import hdi, rope_decision
+from bayesfair.tables import difference_row
 
 __all__ = ["Comparison", "compare"]
 
@@ -326,24 +327,7 @@ def compare(
     Ji, Smyth & Steyvers 2020 (Bayesian columns); Newcombe 1998; Lum, Zhang &
     Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
     """
-    if not isinstance(data, AssessmentData):
-        raise InvalidParameterError(
-            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
-        )
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = [get_rate(m).name for m in metrics]
-    if not metrics:
-        raise InvalidParameterError(
-            "The 'metrics' parameter must name at least one rate, e.g. ['accuracy', 'tpr']."
-        )
-    epsilon = check_epsilon(epsilon)
-    if selection not in _NOT_VALID_AFTER:
-        raise InvalidParameterError(
-            "The 'selection' parameter must be 'random', 'stratum', 'score' or 'mixed'. "
-            f"Got {selection!r}."
-        )
-    data.require_groups(2, "a side-by-side comparison of group differences")
+    metrics, epsilon = _checked_arguments(data, metrics, epsilon, selection)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     _warn_small_reference(data, ref)
     seq = seed_sequence(random_seed)
@@ -359,13 +343,14 @@ def compare(
     fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
     for name, model_seq in zip(models, fit_seq.spawn(len(models)), strict=True):
         if name not in posteriors:
+            options = model_options(name, fit_kwargs)
             posteriors[name] = fit(
                 data,
-                model=name,
+                name,
                 metrics=fit_metrics,
                 random_seed=model_seq,
                 progressbar=progressbar,
-                **model_options(name, fit_kwargs),
+                **options,
             )
 
     too_few = _too_few_draws(posteriors, ci_prob)
@@ -419,11 +404,11 @@ def compare(
         "positive_label": data.pos_label,
         "random_seed": seed_record(seq),
         "selection": selection,
+        "estimands": {name: res.estimand_text for name, res in posteriors.items()},
+        "provenance": _provenance(
+            data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
+        ),
     }
-    settings["estimands"] = {name: res.estimand_text for name, res in posteriors.items()}
-    settings["provenance"] = _provenance(
-        data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
-    )
     group_view, family_view = _group_views(
         data, metrics, posteriors, too_few, (epsilon, ci_prob, n_resamples), view_seq
     )
@@ -438,6 +423,29 @@ def compare(
         calibration=calibration,
         clusters=_metric_clusters(posteriors, ref) if clusters else pd.DataFrame(),
     )
+
+
+def _checked_arguments(data, metrics, epsilon, selection) -> tuple[list[str], float]:
+    """:func:`compare`'s data, metrics (canonical names), ε and selection, checked."""
+    if not isinstance(data, AssessmentData):
+        raise InvalidParameterError(
+            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
+        )
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = [get_rate(m).name for m in metrics]
+    if not metrics:
+        raise InvalidParameterError(
+            "The 'metrics' parameter must name at least one rate, e.g. ['accuracy', 'tpr']."
+        )
+    epsilon = check_epsilon(epsilon)
+    if selection not in _NOT_VALID_AFTER:
+        raise InvalidParameterError(
+            "The 'selection' parameter must be 'random', 'stratum', 'score' or 'mixed'. "
+            f"Got {selection!r}."
+        )
+    data.require_groups(2, "a side-by-side comparison of group differences")
+    return metrics, epsilon
 
 
 def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
@@ -536,22 +544,18 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         out["bernstein_half_width"] = np.nan
     undefined, prior_notes = [], []
     for name, res in posteriors.items():
-        d = res.difference(metric, group=g, reference=r).values
-        defined = d[~np.isnan(d)]
-        lo, hi = hdi(d, ci_prob) if name not in too_few else (np.nan, np.nan)
-        out[f"{name}_mean"] = float(defined.mean()) if defined.size else np.nan
-        out[f"{name}_lower"], out[f"{name}_upper"] = lo, hi
-        out[f"{name}_prob_practically_fair"] = prob_within(d, epsilon)
-        out[f"{name}_p_undefined"] = 1.0 - defined.size / d.size
-        decision = rope_decision(lo, hi, epsilon)
-        decision, sensitive, sentence = res.prior_verdict(
-            metric, (g, r), d, decision, epsilon, ci_prob
-        )
-        out[f"{name}_decision"], out[f"{name}_prior_sensitive"] = decision, sensitive
-        if sentence:
-            prior_notes.append(f"{name.upper()}: {sentence}")
-        if defined.size < d.size:
-            undefined.append(f"{name.upper()} in {1.0 - defined.size / d.size:.1%} of its draws")
+        # the one computation of a difference's summary (the result's summary uses it too)
+        row = difference_row(res, metric, (g, r), epsilon, ci_prob, name not in too_few)
+        out[f"{name}_mean"] = row["mean"]
+        out[f"{name}_lower"], out[f"{name}_upper"] = row["hdi_lower"], row["hdi_upper"]
+        out[f"{name}_prob_practically_fair"] = row["prob_practically_fair"]
+        out[f"{name}_p_undefined"] = row["p_undefined"]
+        out[f"{name}_decision"] = row["decision"]
+        out[f"{name}_prior_sensitive"] = row["prior_sensitive"]
+        if row["sentence"]:
+            prior_notes.append(f"{name.upper()}: {row['sentence']}")
+        if row["p_undefined"] > 0:
+            undefined.append(f"{name.upper()} in {row['p_undefined']:.1%} of its draws")
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
     if undefined:
         notes.append(

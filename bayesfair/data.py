@@ -125,7 +125,6 @@ class AssessmentData:
             raise InvalidParameterError(
                 "The labeled set is empty: 'scores' must hold at least one example."
             )
-        warn_surprising_examples(self._scores, self._labels, self.pos_label, stacklevel=3)
 
         if (unlabeled_scores is None) != (unlabeled_groups is None):
             given = "unlabeled_scores" if unlabeled_groups is None else "unlabeled_groups"
@@ -162,6 +161,8 @@ class AssessmentData:
         self._u_codes = _readonly(
             np.empty(0, dtype=np.intp) if self._summary else _encode(u_labels, self.group_levels)
         )
+        # after every check: a set that is refused is not also warned about
+        warn_surprising_examples(self._scores, self._labels, self.pos_label, stacklevel=3)
         self._finish(reference)
 
     def _finish(self, reference) -> None:

@@ -75,7 +75,7 @@ from bayesfair._validation import (
 from bayesfair.data import AssessmentData, count_confusion
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
 from bayesfair.engines.dask import dask_client
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 from bayesfair.fitting import fit, model_options
 from bayesfair.frequentist.intervals import newcombe_interval
 from bayesfair.metrics import get_rate, rate_fraction
@@ -488,17 +488,21 @@ def _on_cluster(client, tasks, progressbar: bool) -> list[dict]:
 
 
 def _assessment(labeled, unlabeled, spec, threshold) -> AssessmentData:
-    # pos_label explicit: a labeled set of 10 is often all negatives.
-    return AssessmentData(
-        scores=labeled["score"].to_numpy(),
-        labels=labeled["label"].to_numpy(),
-        groups=labeled["group"].to_numpy(),
-        unlabeled_scores=unlabeled["score"].to_numpy() if len(unlabeled) else None,
-        unlabeled_groups=unlabeled["group"].to_numpy() if len(unlabeled) else None,
-        threshold=threshold,
-        pos_label=spec.positive_label,
-        reference=spec.privileged_group,
-    )
+    # pos_label explicit: a labeled set of 10 is often all negatives. That set's rates that
+    # need the other class are undefined, which the experiment counts per method (its
+    # n_undefined); the data's warning about it would say so once per replicate.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Every labeled example is", UndefinedRateWarning)
+        return AssessmentData(
+            scores=labeled["score"].to_numpy(),
+            labels=labeled["label"].to_numpy(),
+            groups=labeled["group"].to_numpy(),
+            unlabeled_scores=unlabeled["score"].to_numpy() if len(unlabeled) else None,
+            unlabeled_groups=unlabeled["group"].to_numpy() if len(unlabeled) else None,
+            threshold=threshold,
+            pos_label=spec.positive_label,
+            reference=spec.privileged_group,
+        )
 
 
 def run_grid(

@@ -278,15 +278,7 @@ def fit(
         list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
     )
 
-    seed_seq = seed_sequence(random_seed)
-    sampler_seq, predictive_seq = seed_seq.spawn(2)
-    sampler_seed = int(sampler_seq.generate_state(1)[0])
-    rng = np.random.default_rng(predictive_seq)
-    # the prior predictive draws (bayesfair.sensitivity): the root's fourth child, so that
-    # the sampler's and the predictive's streams are those of earlier versions
-    prior_rng = np.random.default_rng(
-        np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
-    )
+    seed_seq, sampler_seed, rng, prior_rng = _streams(random_seed)
 
     notes = _no_labels_notes(data, model)
 
@@ -354,9 +346,8 @@ def fit(
     idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
     reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
     result = FairnessPosterior(
-        idata, model=model, reference=_plain(reference), notes=notes, settings=settings
+        idata, model=model, reference=_plain(reference), notes=notes, settings=settings, data=data
     )
-    result.data = data
     result.check_diagnostics(stacklevel=2)
     if model in ("bc", "rbc") and data.n_labeled > 0:
         msg = misfit_message(model, result.calibration_check(warn=False))
@@ -379,6 +370,21 @@ def _check_sampler_and_clip(model, sampler, score_clip) -> None:
         raise InvalidParameterError(
             f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}."
         )
+
+
+def _streams(random_seed) -> tuple:
+    """A fit's random streams: its seed sequence, the sampler's seed, the generator of the
+    predictive draws (the unlabeled labels, the strata's states) and of the prior draws."""
+    seed_seq = seed_sequence(random_seed)
+    sampler_seq, predictive_seq = seed_seq.spawn(2)
+    sampler_seed = int(sampler_seq.generate_state(1)[0])
+    rng = np.random.default_rng(predictive_seq)
+    # the prior predictive draws (bayesfair.sensitivity): the root's fourth child, so that
+    # the sampler's and the predictive's streams are those of earlier versions
+    prior_rng = np.random.default_rng(
+        np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
+    )
+    return seed_seq, sampler_seed, rng, prior_rng
 
 
 def _no_labels_notes(data, model) -> list[str]:

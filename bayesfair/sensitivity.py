@@ -39,9 +39,14 @@ prior and the size trend; ``bb`` each group's Beta prior).
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
+import pandas as pd
 from scipy.special import betaln
 
+from bayesfair import contrasts
+from bayesfair.groups import metric_list
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction
 from bayesfair.models.beta_binomial import (
     KAPPA_MAX,
@@ -64,6 +69,9 @@ __all__ = [
     "powerscale_log_weights",
     "prior_sentence",
     "prior_share",
+    "prior_statistic",
+    "prior_verdict",
+    "result_sensitivity",
     "verdict_holds",
     "weighted_hdi",
 ]
@@ -77,6 +85,10 @@ PRIOR_DRAWS = 2000
 #: The powers of the flip check of a decision (the prior at half and at twice its
 #: strength; Kallioinen et al.'s power-scaling plots span the same range).
 FLIP_ALPHAS = (0.5, 2.0)
+#: The decisions of the HDI + ROPE rule that a prior-sensitive gap must keep.
+ROPE_VERDICTS = ("practically fair", "unfair")
+#: Per result, its power-scaled prior at every draw (computed once; forgotten with it).
+_LOG_PRIORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
@@ -473,3 +485,99 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
         lp += _log_normal(effect[..., i, :], SIZE_EFFECT_SD).sum(axis=-1)
         return lp
     return None
+
+
+# ---------------------------------------------------------------------------
+# A fit's gaps: how much is the prior's
+# ---------------------------------------------------------------------------
+def _log_prior(result, metric: str):
+    """The power-scaled prior at every draw (one array for the calibration models, whose
+    prior does not depend on the metric; one per metric for bb/hbb), computed once."""
+    cache = _LOG_PRIORS.setdefault(result, {})
+    key = metric if result.model in ("bb", "hbb") else None
+    if key not in cache:
+        cache[key] = log_prior_draws(result.idata, result.model, result.settings, metric)
+    return cache[key]
+
+
+def prior_statistic(result, metric: str, pair, d) -> float:
+    """The prior share of one pair's Δ (:func:`prior_share`; NaN without prior draws).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+    pair : tuple
+        ``(group, reference)``.
+    d : ndarray
+        The pair's posterior draws of Δ.
+    """
+    if "prior" not in result.idata.groups() or metric not in result.idata.prior:
+        return np.nan
+    r = result.idata.prior[metric]
+    return prior_share(d, (r.sel(group=pair[0]) - r.sel(group=pair[1])).values)
+
+
+def prior_verdict(result, metric, pair, d, decision, epsilon, ci_prob) -> tuple:
+    """``(decision, prior_sensitive, sentence)`` of one pair's draws of Δ ``d``.
+
+    The HDI + ROPE ``decision`` is kept unless the gap is prior-sensitive and the rule
+    decides otherwise with the prior power-scaled by α = 1/2 or 2
+    (:func:`verdict_holds`): then "undecided". The sentence is :func:`prior_sentence`'s
+    ("" if not sensitive).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+    pair : tuple
+        ``(group, reference)``.
+    d : ndarray
+        The pair's posterior draws of Δ.
+    decision : str
+        The HDI + ROPE rule's decision from ``d``.
+    epsilon, ci_prob : float
+        Of that decision.
+    """
+    stat = prior_statistic(result, metric, pair, d)
+    if not stat >= SENSITIVITY_THRESHOLD:
+        return decision, False, ""
+    lp = _log_prior(result, metric)
+    if decision in ROPE_VERDICTS and (lp is None or not verdict_holds(d, lp, epsilon, ci_prob)):
+        decision = "undecided"
+    counts = contrasts.denominators(result, metric, pair)
+    return decision, True, prior_sentence(metric, counts, stat)
+
+
+def result_sensitivity(result, metrics=None, reference=None) -> pd.DataFrame:
+    """Prior sensitivity of every gap of a fit: the prior share of Δ per pair.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metrics : str or list of str, optional
+        Default: every fitted metric.
+    reference : optional
+        The reference group (default the fit's).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, group, reference, statistic, threshold, sensitive``.
+    """
+    rows = []
+    for m in metric_list(result, metrics):
+        for g, ref in contrasts.pairs_for(result, None, reference):
+            d = contrasts.difference(result, m, g, ref).values
+            stat = prior_statistic(result, m, (g, ref), d)
+            rows.append(
+                {
+                    "metric": m,
+                    "group": g,
+                    "reference": ref,
+                    "statistic": stat,
+                    "threshold": SENSITIVITY_THRESHOLD,
+                    "sensitive": bool(stat >= SENSITIVITY_THRESHOLD),
+                }
+            )
+    return pd.DataFrame(rows)

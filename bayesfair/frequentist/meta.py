@@ -186,8 +186,9 @@ def meta_metrics(data, metric: str, alpha: float = 2.0) -> pd.Series:
     Examples
     --------
     >>> from bayesfair import AssessmentData
-    >>> data = AssessmentData(scores=[.9, .2, .7, .8, .6, .1], labels=[1, 1, 1, 1, 1, 1],
-    ...                       groups=["a", "a", "b", "b", "c", "c"])
+    >>> data = AssessmentData(scores=[.9, .2, .3, .7, .8, .6, .1],
+    ...                       labels=[1, 1, 0, 1, 1, 1, 1],
+    ...                       groups=["a", "a", "a", "b", "b", "c", "c"])
     >>> meta_metrics(data, "tpr").round(4).tolist()
     [0.5, 2.0, 0.3333, 0.2222, 0.0833, 0.0625]
     """
