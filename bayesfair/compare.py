@@ -128,7 +128,16 @@ class Comparison:
         return comparison_markdown(self, digits=digits)
 
     def to_html(self, figures: bool = True, data=None) -> str:
-        """A self-contained HTML page: tables, settings, diagnostics, figures."""
+        """A self-contained HTML page: tables, settings, diagnostics, figures.
+
+        Parameters
+        ----------
+        figures : bool, default True
+            Embed the figures (PNG); False for a page of tables only.
+        data : AssessmentData, optional
+            The compared data: adds the figures that need its rows (the labeled
+            examples' reliability bins).
+        """
         return comparison_html(self, figures=figures, data=data)
 
     def to_json(self) -> str:

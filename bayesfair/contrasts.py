@@ -290,9 +290,7 @@ def prob_practically_fair(
     """
     epsilon = check_epsilon(epsilon)
     pairs = pairs_for(result, group, reference)
-    draws = {
-        f"{metric} of {g} vs {r}": difference(result, metric, g, r).values for g, r in pairs
-    }
+    draws = {f"{metric} of {g} vs {r}": difference(result, metric, g, r).values for g, r in pairs}
     warn_undefined_draws({k: np.isnan(d).mean() for k, d in draws.items()}, "P(|Δ| < ε)", 4)
     values = [prob_within(d, epsilon) for d in draws.values()]
     return pd.Series(

@@ -527,11 +527,26 @@ class AssessmentData:
         return (self.scores >= self.threshold).astype(np.int8)
 
     def resolve_group(self, label, argument: str = "group"):
-        """Return the stored group label equal to ``label`` (also matching by string)."""
+        """Return the stored group label equal to ``label`` (also matching by string).
+
+        Parameters
+        ----------
+        label
+            A group label as the user wrote it (``"1"`` finds the group ``1``).
+        argument : str, default "group"
+            The parameter's name, for the message when there is no such group.
+        """
         return check_group(label, self.group_levels, argument)
 
     def require_groups(self, k: int = 2, what: str = "a group difference") -> None:
-        """Raise unless there are at least ``k`` groups (e.g. before a difference)."""
+        """Raise unless there are at least ``k`` groups (e.g. before a difference).
+
+        Parameters
+        ----------
+        k : int, default 2
+        what : str, default "a group difference"
+            What needs the groups, for the message.
+        """
         if self.n_groups < k:
             raise InvalidParameterError(
                 f"{what[0].upper() + what[1:]} needs at least {k} groups; the data has "
@@ -642,6 +657,14 @@ class AssessmentData:
         place of the ``n_U`` scores. Computed once per ``(score_clip, n_bins)``
         and kept: the data's arrays are read-only, so it cannot go stale.
 
+        Parameters
+        ----------
+        score_clip : float, default 0.01
+            ε of the clipping of scores to ``[ε, 1 − ε]``.
+        n_bins : int, optional
+            Bins of the grid in logit(s) per group and side (default
+            :data:`~bayesfair.summary.DEFAULT_BINS`).
+
         Returns
         -------
         ScoreSummary
@@ -676,6 +699,14 @@ class AssessmentData:
         calibration likelihood needs (:mod:`bayesfair.summary`). The models take
         the labeled examples only through it, so a fit costs the same with 100
         labels or 10⁶.
+
+        Parameters
+        ----------
+        score_clip : float, default 0.01
+            ε of the clipping of scores to ``[ε, 1 − ε]``.
+        n_bins : int, optional
+            Bins of the grid in logit(s) per group and side (default
+            :data:`~bayesfair.summary.DEFAULT_BINS`).
 
         Returns
         -------

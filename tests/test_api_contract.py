@@ -49,7 +49,8 @@ def test_the_public_calls_work_as_written():
         fq2 = bf.frequentist.double_corrected_bootstrap_counts(
             [3, 5, 9], [10, 12, 20], n_boot=200, random_seed=0
         )
-    assert len(fq2.double_corrected.interval) == 2
+    dc = fq2.double_corrected
+    np.testing.assert_allclose(dc.interval, np.quantile(dc.draws, [0.025, 0.975]), rtol=1e-12)
     with pytest.warns(FutureWarning, match="'confidence' parameter is now 'ci_prob'"):
         t = bf.frequentist.bernstein_half_width(
             3160, confidence=0.95, cost_range=1.0, min_group_fraction=0.5, variance=4.0
@@ -89,7 +90,10 @@ def test_the_second_stage_calls_work_as_written(tmp_path):
     one = bf.frequentist.ppi_difference(data, metric="accuracy", group=None, reference=None,
                                         ci_prob=0.95, random_seed=0)  # fmt: skip
     assert one.interval[0] <= one.estimate <= one.interval[1]
-    assert len(one.classical_interval) == 2 and one.effective_n > 0
+    c_lo, c_hi = one.classical_interval
+    # effective n = n_L × classical variance / PPI++ variance: the widths' squared ratio
+    ratio = (c_hi - c_lo) / (one.interval[1] - one.interval[0])
+    assert ratio**2 == pytest.approx(one.effective_n / one.n_labeled, rel=1e-9)
     var = bf.frequentist.ppi_between_group_variance(data, "tpr", random_seed=0)
     assert var.interval[0] <= var.interval[1]
 

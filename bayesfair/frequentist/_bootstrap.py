@@ -77,6 +77,13 @@ def percentile_interval(draws, ci_prob: float) -> Interval:
     the draws, with NumPy's default linear interpolation (R's type 7): floats
     for one-dimensional draws, arrays of the leading shape otherwise.
 
+    Parameters
+    ----------
+    draws : array_like
+        Bootstrap draws on the last axis.
+    ci_prob : float
+        The interval's probability, in (0, 1).
+
     Examples
     --------
     >>> lo, hi = percentile_interval(np.arange(101.0), 0.9)

@@ -66,7 +66,18 @@ def _gap_se(num, den) -> np.ndarray:
 
 def max_gap_interval(lower, upper) -> tuple[float, float]:
     """``[max(0, max_k L_k − min_k U_k), min(1, max_k U_k − min_k L_k)]``: the interval of
-    max − min of K rates implied by a simultaneous band ``[L_k, U_k]`` of their gaps."""
+    max − min of K rates implied by a simultaneous band ``[L_k, U_k]`` of their gaps.
+
+    Parameters
+    ----------
+    lower, upper : array_like, shape (K,)
+        The band's bounds per group (NaN bounds are left out).
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)``; NaN when no group has a band.
+    """
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     keep = ~(np.isnan(lower) | np.isnan(upper))
     if not keep.any():

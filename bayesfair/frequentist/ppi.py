@@ -325,6 +325,13 @@ def ppi_differences(
     intervals, differ from those of :func:`ppi_difference` called pair by pair
     with the same ``random_seed`` by the randomness of the folds only.
 
+    Parameters
+    ----------
+    data, metric, ci_prob, random_seed, predictions, k_folds
+        As in :func:`ppi_difference`.
+    reference : optional
+        The group every other group is compared with (default: the data's).
+
     Returns
     -------
     list of PPIResult
