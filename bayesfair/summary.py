@@ -506,9 +506,9 @@ class ScoreSummary:
                 "Only summaries with the same threshold, score_clip, n_bins, group columns "
                 f"and labeling can be added. Got {mine} and {theirs}."
             )
-        levels = list(self.levels) + [g for g in other.levels if g not in self.levels]
-        if set(levels) == set(self.levels) | set(other.levels):
-            levels = _sort_levels(levels)
+        # the union, sorted: a sum of parts does not depend on their order (a glob's files,
+        # an engine's partitions), so a + b and b + a are the same summary
+        levels = _sort_levels(list(self.levels) + [g for g in other.levels if g not in self.levels])
         a, b = self.with_levels(levels), other.with_levels(levels)
         cols = {k: np.concatenate([v, b._columns()[k]]) for k, v in a._columns().items()}
         return ScoreSummary._from_codes(

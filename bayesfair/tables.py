@@ -37,7 +37,7 @@ def difference_row(
         Probability of the HDI and ETI.
     intervals : bool, default True
         False when the draws are too few for an interval: the HDI and ETI are NaN,
-        and so the decision is "undecided".
+        and so the decision is "undefined".
 
     Returns
     -------
