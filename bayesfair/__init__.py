@@ -17,7 +17,7 @@ from bayesfair.sources import summarize, summarize_unlabeled
 from bayesfair.stats import Interval
 from bayesfair.summary import ScoreSummary
 
-__version__ = "0.3.0.dev0"
+__version__ = "0.4.0.dev0"
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     # data

@@ -419,8 +419,8 @@ def renamed(**old_to_new):
                         f"Give '{new}' only: '{old}' is its old name. Got both."
                     )
                 warnings.warn(
-                    f"The '{old}' parameter is now '{new}' (bayesfair 0.5); the old name "
-                    "stops working in 0.6.",
+                    f"The '{old}' parameter is now '{new}' (bayesfair 0.4); the old name "
+                    "stops working in 0.5.",
                     FutureWarning,
                     stacklevel=2,
                 )

@@ -54,7 +54,7 @@ class UndefinedRateWarning(UserWarning):
 class NoLabelsWarning(UserWarning):
     """A group has no labeled example; its rates come from the prior or the hierarchy.
 
-    Since 0.5 no longer raised: :class:`UnlabeledGroupWarning`, raised when the data
+    Since 0.4 no longer raised: :class:`UnlabeledGroupWarning`, raised when the data
     are built, covers every such group, and the fit's note says what each model does
     there. Kept so that code filtering it keeps working."""
 

@@ -551,7 +551,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
             ("reference group", str(s["reference"])),
             ("ε (practical equivalence)", f"±{s['epsilon']:g}"),
             ("interval probability", pct),
-            ("bootstrap samples", str(s.get("n_boot", ""))),
+            ("bootstrap resamples", str(s.get("n_resamples", ""))),
             ("random seed", seed_text(s.get("random_seed"))),
             ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
             *((f"prior of {m.upper()}", prior_words(p)) for m, p in s.get("priors", {}).items()),

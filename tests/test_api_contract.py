@@ -34,7 +34,7 @@ def test_the_public_calls_work_as_written():
     assert list(check.columns) == ["group", "n_labeled", "statistic", "p_value", "verdict"]
 
     # the design's calls, with the names of 0.4 (n_boot, confidence): they still work and
-    # warn (until 0.6), giving what the new names give
+    # warn (until 0.5), giving what the new names give
     with pytest.warns(FutureWarning, match="'n_boot' parameter is now 'n_resamples'"):
         fq = bf.frequentist.double_corrected_bootstrap(
             data, metric="tpr", n_boot=200, random_seed=0

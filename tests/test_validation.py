@@ -250,7 +250,7 @@ def test_counting_is_done_once():
 # ------------------------------------------------------------------ result shapes
 def test_old_names_warn_for_one_version_and_give_the_same_result():
     """``confidence`` and ``n_boot`` are the old names of ``ci_prob`` and
-    ``n_resamples``: accepted with a FutureWarning until 0.6, never both."""
+    ``n_resamples``: accepted with a FutureWarning until 0.5, never both."""
     from bayesfair.frequentist import (
         bernstein_half_width,
         bernstein_interval,

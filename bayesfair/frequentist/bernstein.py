@@ -75,7 +75,7 @@ def bernstein_half_width(
         Number of examples (positive); arrays broadcast with the other arguments.
     ci_prob : float, default 0.95
         Confidence level ``ρ`` in [0, 1) (the package's name for an interval's
-        probability; ``confidence=``, its old name, warns until 0.6).
+        probability; ``confidence=``, its old name, warns until 0.5).
     cost_range : float or array_like, default 1
         Maximum cost ``C`` of one example (1 for the 0-1 loss).
     min_group_fraction : float or array_like, default 0.5
@@ -187,7 +187,7 @@ class BernsteinInterval:
     variance : float
         ``σ²`` used.
     ci_prob : float
-        ``ρ`` (``.confidence``, its old name, warns until 0.6).
+        ``ρ`` (``.confidence``, its old name, warns until 0.5).
     metric : str
     group, reference
         The two group labels.
@@ -206,11 +206,11 @@ class BernsteinInterval:
 
     @property
     def confidence(self) -> float:
-        """The old name of :attr:`ci_prob` (until 0.6)."""
+        """The old name of :attr:`ci_prob` (until 0.5)."""
         import warnings
 
         warnings.warn(
-            "'confidence' is now 'ci_prob' (bayesfair 0.5); the old name stops working in 0.6.",
+            "'confidence' is now 'ci_prob' (bayesfair 0.4); the old name stops working in 0.5.",
             FutureWarning,
             stacklevel=2,
         )
@@ -258,7 +258,7 @@ def bernstein_interval(
     reference : optional
         The group B; default ``data.reference``.
     ci_prob : float, default 0.95
-        ``ρ`` (``confidence=``, its old name, warns until 0.6).
+        ``ρ`` (``confidence=``, its old name, warns until 0.5).
     variance : float, optional
 
     Returns

@@ -595,11 +595,11 @@ class PPIVarianceResult:
 
     @property
     def n_boot(self) -> int:
-        """The old name of :attr:`n_resamples` (until 0.6)."""
+        """The old name of :attr:`n_resamples` (until 0.5)."""
         import warnings
 
         warnings.warn(
-            "'n_boot' is now 'n_resamples' (bayesfair 0.5); the old name stops working in 0.6.",
+            "'n_boot' is now 'n_resamples' (bayesfair 0.4); the old name stops working in 0.5.",
             FutureWarning,
             stacklevel=2,
         )
