@@ -152,10 +152,12 @@ def weighted_hdi(draws, weights, ci_prob: float = 0.95) -> tuple[float, float]:
         return np.nan, np.nan
     order = np.argsort(x, kind="stable")
     x, w = x[order], w[order] / w.sum()
-    # mass of draws i..j is cum[j + 1] − cum[i]; the smallest j with mass ≥ ci_prob
+    # mass of draws i..j is cum[j + 1] − cum[i]; the smallest j with mass above ci_prob
+    # (a mass equal to it, up to rounding, is not enough: with equal weights that is
+    # arviz.hdi's ⌊ci_prob · n⌋ + 1 draws also when ci_prob · n is a whole number)
     cum = np.concatenate([[0.0], np.cumsum(w)])
-    target = cum[:-1] + ci_prob * cum[-1] - 1e-12 * cum[-1]
-    end = np.searchsorted(cum, target, side="left") - 1
+    target = cum[:-1] + (ci_prob + 1e-12) * cum[-1]
+    end = np.searchsorted(cum, target, side="right") - 1
     ok = end < x.size
     if not ok.any():
         return float(x[0]), float(x[-1])

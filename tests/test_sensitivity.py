@@ -169,10 +169,14 @@ def test_verdict_holds_and_flips():
     assert not verdict_holds(x, -1000.0 * x, 0.02)
 
 
-def test_weighted_hdi_with_equal_weights_is_the_hdi():
-    x = np.random.default_rng(3).gamma(2.0, size=3001)
-    lo, hi = weighted_hdi(x, np.ones_like(x), 0.9)
-    assert (lo, hi) == pytest.approx(tuple(hdi(x, 0.9)))
+@pytest.mark.parametrize("n", [3001, 1000, 4000])
+def test_weighted_hdi_with_equal_weights_is_the_hdi(n):
+    """Also where ci_prob · n is a whole number (1,000 and 4,000 draws at 0.9 and 0.95),
+    where it once spanned one draw fewer than arviz.hdi."""
+    x = np.random.default_rng(3).gamma(2.0, size=n)
+    for prob in (0.9, 0.95):
+        lo, hi = weighted_hdi(x, np.ones_like(x), prob)
+        assert (lo, hi) == pytest.approx(tuple(hdi(x, prob)))
     # weights that zero the upper half: the interval of the lower half's draws
     w = (x <= np.median(x)).astype(float)
     lo_w, hi_w = weighted_hdi(x, w, 0.9)
