@@ -33,6 +33,7 @@ __all__ = [
     "renamed",
     "seed_record",
     "seed_sequence",
+    "takes",
     "warn_surprising_examples",
 ]
 
@@ -425,6 +426,49 @@ def renamed(**old_to_new):
                     stacklevel=2,
                 )
                 kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return run
+
+    return wrap
+
+
+#: What :func:`takes` checks an argument for: attributes each kind of object has.
+_KINDS = {
+    "AssessmentData": ("counts_array", "group_levels"),
+    "FairnessPosterior": ("rates", "idata", "model"),
+    "Comparison": ("pairs", "posteriors", "settings"),
+}
+
+
+def takes(kind: str):
+    """Decorate a function whose first argument must be an ``AssessmentData``, a
+    ``FairnessPosterior`` or a ``Comparison``: anything else raises
+    :class:`~bayesfair.exceptions.InvalidParameterError` naming the argument, instead of
+    an ``AttributeError`` from deep inside.
+
+    The check is by the attributes the kind has (this module sits below the classes);
+    an object that has them is taken as one.
+
+    Parameters
+    ----------
+    kind : {"AssessmentData", "FairnessPosterior", "Comparison"}
+    """
+    import functools
+    import inspect
+
+    need = _KINDS[kind]
+
+    def wrap(func):
+        name = next(iter(inspect.signature(func).parameters))
+
+        @functools.wraps(func)
+        def run(*args, **kwargs):
+            obj = args[0] if args else kwargs.get(name)
+            if not all(hasattr(obj, attr) for attr in need):
+                raise InvalidParameterError(
+                    f"The '{name}' parameter must be a {kind}. Got {type(obj).__name__}."
+                )
             return func(*args, **kwargs)
 
         return run

@@ -60,7 +60,7 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_random_state, sequence_from_record
+from bayesfair._validation import check_random_state, sequence_from_record, takes
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
 from bayesfair.stats import diagnostics_table
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
@@ -267,6 +267,7 @@ def calibration_verdicts(labeled, a, b, c, alpha, min_labels, max_draws, rng) ->
     return out
 
 
+@takes("FairnessPosterior")
 def result_calibration_verdicts(result, alpha, min_labels, max_draws, rng) -> pd.DataFrame:
     """:func:`calibration_verdicts` of a fit's maps against the labeled summary it keeps
     (``result.labeled_cells()``), one row per group (the computation behind
@@ -418,6 +419,7 @@ def stored_labeled_summary(
 # ---------------------------------------------------------------------------
 # A fit's checks: its calibration maps and its sampler
 # ---------------------------------------------------------------------------
+@takes("FairnessPosterior")
 def result_calibration_check(
     result,
     alpha: float = 0.05,
@@ -465,6 +467,7 @@ def result_calibration_check(
     return out
 
 
+@takes("FairnessPosterior")
 def labeled_cells(result):
     """The labeled examples' summary kept with a result (a
     :class:`~bayesfair.summary.ScoreSummary` whose levels are the result's group
@@ -483,6 +486,7 @@ def labeled_cells(result):
     )
 
 
+@takes("FairnessPosterior")
 def result_diagnostics(result) -> pd.DataFrame:
     """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences.
 
@@ -500,6 +504,7 @@ def result_diagnostics(result) -> pd.DataFrame:
     return diagnostics_table(post, stats)
 
 
+@takes("FairnessPosterior")
 def check_result_diagnostics(result, rhat_max: float = 1.01, stacklevel: int = 3) -> list[str]:
     """Warn (``SamplingWarning``) with advice when R-hat > ``rhat_max`` or divergences > 0.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_epsilon, check_group, check_probability
+from bayesfair._validation import check_epsilon, check_group, check_probability, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
 from bayesfair.stats import Interval, eti, hdi, prob_within
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 
+@takes("FairnessPosterior")
 def pair(result, group=None, reference=None) -> tuple:
     """Resolve a ``(group, reference)`` pair of a result's group labels.
 
@@ -74,6 +75,7 @@ def pair(result, group=None, reference=None) -> tuple:
     return check_group(group, groups, "group"), ref
 
 
+@takes("FairnessPosterior")
 def pairs_for(result, group=None, reference=None) -> list[tuple]:
     """The pairs a table or decision covers: ``(group, reference)`` if ``group`` is given,
     else every other group against the reference.
@@ -97,6 +99,7 @@ def pairs_for(result, group=None, reference=None) -> list[tuple]:
     return [(g, ref) for g in groups if g != ref]
 
 
+@takes("FairnessPosterior")
 def difference(result, metric: str, group=None, reference=None):
     """Draws of Δ = rate(group) − rate(reference), ``DataArray (chain, draw)``.
 
@@ -115,6 +118,7 @@ def difference(result, metric: str, group=None, reference=None):
     return out.rename(f"{get_rate(metric).name}_difference").drop_vars("group", errors="ignore")
 
 
+@takes("FairnessPosterior")
 def prob_undefined(result, metric: str, group=None, reference=None) -> float:
     """The share of draws in which Δ is undefined (a rate's denominator is empty in one of
     the two groups).
@@ -129,6 +133,7 @@ def prob_undefined(result, metric: str, group=None, reference=None) -> float:
     return float(np.isnan(difference(result, metric, group, reference).values).mean())
 
 
+@takes("FairnessPosterior")
 def ratio(result, metric: str, group=None, reference=None):
     """Draws of rate(group) / rate(reference), ``DataArray (chain, draw)``.
 
@@ -146,6 +151,7 @@ def ratio(result, metric: str, group=None, reference=None):
     return out.drop_vars("group", errors="ignore")
 
 
+@takes("FairnessPosterior")
 def composite(result, name: str, group=None, reference=None):
     """Draws of a Fair-Enough composite (``bayesfair.metrics.COMPOSITES``).
 
@@ -167,6 +173,7 @@ def composite(result, name: str, group=None, reference=None):
     return template.copy(data=composite_value(comp.name, ours, theirs)).rename(comp.name)
 
 
+@takes("FairnessPosterior")
 def between_group_variance(result, metric: str):
     """Per draw, the sample variance (ddof = 1) of the K group rates, ``(chain, draw)``.
 
@@ -191,6 +198,7 @@ def _defined_variance(result, metric, what):
     return v[~np.isnan(v)]
 
 
+@takes("FairnessPosterior")
 def variance_upper_bound(result, metric: str, ci_prob: float = 0.95) -> float:
     """One-sided posterior upper bound of the between-group variance: its ``ci_prob``
     quantile (Lum, Zhang & Bower 2022, §5.1 and Table 3).
@@ -207,6 +215,7 @@ def variance_upper_bound(result, metric: str, ci_prob: float = 0.95) -> float:
     return float(np.quantile(v, ci_prob)) if v.size else np.nan
 
 
+@takes("FairnessPosterior")
 def prob_variance_below(result, metric: str, delta: float) -> float:
     """``P(M_var(θ) < δ | data)``: the probability that the groups are practically equal
     for a tolerance δ on the variance of their rates.
@@ -226,6 +235,7 @@ def prob_variance_below(result, metric: str, delta: float) -> float:
     return float(np.mean(v < delta)) if v.size else np.nan
 
 
+@takes("FairnessPosterior")
 def population_variance(result, metric: str):
     """``hbb`` only: draws of the population between-group variance, ``(chain, draw)``
     (:func:`bayesfair.models.beta_binomial.hbb_population_variance`).
@@ -243,6 +253,7 @@ def population_variance(result, metric: str):
     return result.idata.posterior["population_variance"].sel(metric=name).drop_vars("metric")
 
 
+@takes("FairnessPosterior")
 def max_min_gap(result, metric: str):
     """Per draw, max − min of the group rates, ``DataArray (chain, draw)``.
 
@@ -255,6 +266,7 @@ def max_min_gap(result, metric: str):
     return (r.max(dim="group") - r.min(dim="group")).rename(f"{get_rate(metric).name}_gap")
 
 
+@takes("FairnessPosterior")
 def prob_direction(result, metric: str, group=None, reference=None) -> float:
     """P(Δ > 0) over the defined draws: that ``group``'s rate exceeds the reference's.
 
@@ -270,6 +282,7 @@ def prob_direction(result, metric: str, group=None, reference=None) -> float:
     return float(np.mean(d > 0)) if d.size else np.nan
 
 
+@takes("FairnessPosterior")
 def prob_practically_fair(
     result, metric: str, epsilon: float = 0.02, group=None, reference=None
 ) -> pd.Series:
@@ -317,6 +330,7 @@ def interval(values, ci_prob: float = 0.95, kind: str = "hdi") -> Interval:
     return (hdi if kind == "hdi" else eti)(np.asarray(values), ci_prob)
 
 
+@takes("FairnessPosterior")
 def denominators(result, metric: str, groups) -> dict:
     """Each group's labeled examples in the rate's denominator.
 

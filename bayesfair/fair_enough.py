@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._names import resolve_name
+from bayesfair._validation import takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import COMPOSITES, FAIR_RANGES, composite_value, rate_from_counts
 from bayesfair.stats import hdi
@@ -437,6 +438,7 @@ def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
 _NEEDED = ("accuracy", "selection_rate", "base_rate")
 
 
+@takes("FairnessPosterior")
 def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.DataFrame:
     """:func:`cluster_metrics` over the posterior draws of a calibration fit.
 

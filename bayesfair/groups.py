@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_epsilon, check_probability, check_random_state
+from bayesfair._validation import check_epsilon, check_probability, check_random_state, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.groups import max_gap_interval
 from bayesfair.metrics import get_rate
@@ -110,6 +110,7 @@ def _flat_rates(result, metric) -> np.ndarray:
     return r.reshape(-1, r.shape[-1])
 
 
+@takes("FairnessPosterior")
 def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Per draw, the rate over all assessed rows, and each group's weight in it.
 
@@ -172,6 +173,7 @@ def _prob_worst(theta: np.ndarray, metric: str) -> np.ndarray:
     return np.bincount(pick(filled, axis=1), minlength=k) / keep.sum()
 
 
+@takes("FairnessPosterior")
 def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
     """One row per metric and group: its rate, its gap to all rows, a joint band, a verdict.
 
@@ -257,6 +259,7 @@ def _eti_or_nan(x: np.ndarray, ci_prob: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+@takes("FairnessPosterior")
 def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
     """One row per metric: is the whole family of groups within ε, and who is worst off?
 

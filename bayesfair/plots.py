@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_positive_int, check_probability
+from bayesfair._validation import check_positive_int, check_probability, takes
 from bayesfair.checks import entry_bins
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.intervals import wilson_interval
@@ -208,6 +208,7 @@ def _forest(ax, rows, methods, points, title, xlabel):
     return ax
 
 
+@takes("Comparison")
 def plot_forest(comparison, metric: str | None = None, ax=None):
     """Intervals of Δ per group pair and method, side by side.
 
@@ -266,6 +267,7 @@ def plot_forest(comparison, metric: str | None = None, ax=None):
     )
 
 
+@takes("Comparison")
 def plot_variance_forest(comparison, ax=None):
     """Between-group variance per metric: Lum et al.'s three estimators and each posterior.
 
@@ -310,6 +312,7 @@ def plot_variance_forest(comparison, ax=None):
 
 
 # --------------------------------------------------------------------------- calibration
+@takes("FairnessPosterior")
 def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float = 0.95):
     """Per-group calibration maps f_g(s) of a ``bc`` fit, with the labeled data binned.
 
@@ -423,6 +426,7 @@ _COUNT_TOP = 0.07
 _COUNT_ROW = 0.065
 
 
+@takes("FairnessPosterior")
 def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     """Reliability diagram per group: the calibration map against its labeled examples.
 

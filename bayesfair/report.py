@@ -18,6 +18,7 @@ from bayesfair._render import html_list as _html_list
 from bayesfair._render import html_table as _html_table
 from bayesfair._render import markdown_table as _table
 from bayesfair._render import png as _png
+from bayesfair._validation import takes
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
 from bayesfair.models.priors import prior_from_record
@@ -135,6 +136,7 @@ def seed_text(record) -> str:
     return f"{entropy}, child {tuple(key)} of its seed sequence (spawn_key={tuple(key)})"
 
 
+@takes("Comparison")
 def comparison_markdown(comp, digits: int = 3) -> str:
     """Markdown of the pair table and the variance table of a comparison.
 
@@ -179,7 +181,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         *[f"\n- {n}" for n in _variance_notes(comp)],
     ]
     out += _estimand_lines(comp)
-    disagreements = getattr(comp, "disagreements", [])
+    disagreements = comp.disagreements
     if disagreements:
         out += ["", "Where the methods disagree:", "", *[f"- {d}" for d in disagreements]]
     calibration = _calibration_table(comp)
@@ -211,7 +213,7 @@ CLUSTERS_TITLE = "Which metrics say the same thing"
 
 def _clusters_table(comp, digits: int):
     """The representatives of the metric clusters, or None without clusters."""
-    table = getattr(comp, "clusters", None)
+    table = comp.clusters
     return None if table is None or table.empty else representatives(table, digits)
 
 
@@ -227,7 +229,7 @@ def _estimand_lines(comp) -> list[str]:
 
 def _calibration_table(comp):
     """The calibration check as a display table (None when no calibration model was fitted)."""
-    check = getattr(comp, "calibration", None)
+    check = comp.calibration
     if check is None or not len(check):
         return None
     return pd.DataFrame(
@@ -270,7 +272,7 @@ def findings(comp) -> list[dict]:
     """
     eps = comp.settings["epsilon"]
     misfit = set()
-    calibration = getattr(comp, "calibration", None)
+    calibration = comp.calibration
     if calibration is not None and len(calibration):
         misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
     out = []
@@ -486,7 +488,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
     fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
     plots.plot_variance_forest(comp, ax=fig.subplots())
     out.append(("Between-group variance by estimator.", _png(fig)))
-    table = getattr(comp, "clusters", None)
+    table = comp.clusters
     if table is not None and len(table.attrs.get("linkage", [])):
         fig = Figure(figsize=(7.0, 0.8 + 0.28 * len(table.attrs["linkage_metrics"])))
         plots.plot_metric_dendrogram(table, ax=fig.subplots())
@@ -505,7 +507,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
         k = len(post.groups)
         fig = Figure(figsize=(min(3.4 * k, 14.0), 3.8))
         axes = fig.subplots(1, k, squeeze=False)[0]
-        check = getattr(comp, "calibration", None)
+        check = comp.calibration
         plots.plot_reliability(post, axes=axes, check=check if len(check) else None)
         fig.tight_layout()
         out.append(
@@ -519,6 +521,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
     return out
 
 
+@takes("Comparison")
 def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> str:
     """A self-contained HTML page of a comparison.
 
@@ -578,7 +581,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         _html_table(_pair_table(comp, digits), "pairs"),
     ]
     parts += _html_list("In plain words", _plain_sentences(comp), "plain")
-    parts += _html_list("Where the methods disagree", getattr(comp, "disagreements", []), "warn")
+    parts += _html_list("Where the methods disagree", comp.disagreements, "warn")
     calibration = _calibration_table(comp)
     if calibration is not None:
         parts += [
@@ -646,6 +649,7 @@ def _jsonable(v):
     return str(v)
 
 
+@takes("Comparison")
 def comparison_json(comp) -> str:
     """The comparison as JSON (NaN and infinities as ``null``).
 
@@ -674,15 +678,15 @@ def comparison_json(comp) -> str:
         "diagnostics": _diagnostics(comp).to_dict(orient="records") if comp.posteriors else [],
         "notes": _notes(comp),
         "plain_words": _plain_sentences(comp),
-        "disagreements": list(getattr(comp, "disagreements", [])),
+        "disagreements": list(comp.disagreements),
         "calibration_check": (
             comp.calibration.to_dict(orient="records")
-            if getattr(comp, "calibration", None) is not None
+            if comp.calibration is not None
             else []
         ),
         "metric_clusters": (
             comp.clusters.to_dict(orient="records")
-            if getattr(comp, "clusters", None) is not None
+            if comp.clusters is not None
             else []
         ),
     }

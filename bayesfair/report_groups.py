@@ -18,6 +18,7 @@ from html import escape
 import pandas as pd
 
 from bayesfair._render import html_list, html_table, markdown_table, png
+from bayesfair._validation import takes
 from bayesfair.group_plots import plot_group_gaps
 from bayesfair.metrics import get_rate
 from bayesfair.stats import rope_decision
@@ -46,18 +47,20 @@ _WORDS = {
 }
 
 
+@takes("Comparison")
 def leads_with_family(comp) -> bool:
     """Whether a report leads with the family and group views: more than two groups."""
-    view = getattr(comp, "family_view", None)
-    return len(comp.groups) > 2 and view is not None and not view.empty
+    return len(comp.groups) > 2 and not comp.family_view.empty
 
 
+@takes("Comparison")
 def many_groups(comp) -> bool:
     """Whether a report folds its pairs and draws forest plots of the groups instead of one
     figure per pair: more than MANY_GROUPS groups."""
     return leads_with_family(comp) and len(comp.groups) > MANY_GROUPS
 
 
+@takes("Comparison")
 def view_method(comp) -> str:
     """The method the group and family verdicts rest on: the first fitted of RBC, BC, HBB,
     BB whose views exist, else the frequentist band (``"freq"``)."""
@@ -68,6 +71,7 @@ def view_method(comp) -> str:
     return "freq"
 
 
+@takes("Comparison")
 def family_findings(comp) -> list[dict]:
     """One finding per metric: is the family of groups within ε (max − min of the rates)?"""
     family = comp.family_view
@@ -107,6 +111,7 @@ def family_findings(comp) -> list[dict]:
     return out
 
 
+@takes("Comparison")
 def group_findings(comp) -> list[dict]:
     """One finding per metric and group whose gap to all rows is decided "unfair" (the band
     lies outside ±ε for the groups jointly); nothing for the others."""
@@ -201,6 +206,7 @@ def _num(v, digits: int) -> str:
 
 
 # --------------------------------------------------------------------------- rendering
+@takes("Comparison")
 def group_markdown(comp, digits: int) -> list[str]:
     """The family verdicts, the family table and the group table, as Markdown lines.
 
@@ -237,6 +243,7 @@ def group_markdown(comp, digits: int) -> list[str]:
     ]
 
 
+@takes("Comparison")
 def group_html(comp, digits: int, figures: bool) -> list[str]:
     """The family verdicts, a forest plot of the gaps per metric (many groups) and the group
     table: first in the page with more than two groups.
@@ -289,6 +296,7 @@ def group_html(comp, digits: int, figures: bool) -> list[str]:
     return parts
 
 
+@takes("Comparison")
 def pair_findings_html(comp, pair_findings) -> list[str]:
     """The pairwise findings (``pair_findings``: :func:`bayesfair.report.findings`) as an
     HTML list, folded below the family view when there are many groups.

@@ -46,6 +46,7 @@ import pandas as pd
 from scipy.special import betaln
 
 from bayesfair import contrasts
+from bayesfair._validation import takes
 from bayesfair.groups import metric_list
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction
 from bayesfair.models.beta_binomial import (
@@ -502,6 +503,7 @@ def _log_prior(result, metric: str):
     return cache[key]
 
 
+@takes("FairnessPosterior")
 def prior_statistic(result, metric: str, pair, d) -> float:
     """The prior share of one pair's Δ (:func:`prior_share`; NaN without prior draws).
 
@@ -520,6 +522,7 @@ def prior_statistic(result, metric: str, pair, d) -> float:
     return prior_share(d, (r.sel(group=pair[0]) - r.sel(group=pair[1])).values)
 
 
+@takes("FairnessPosterior")
 def prior_verdict(result, metric, pair, d, decision, epsilon, ci_prob) -> tuple:
     """``(decision, prior_sensitive, sentence)`` of one pair's draws of Δ ``d``.
 
@@ -551,6 +554,7 @@ def prior_verdict(result, metric, pair, d, decision, epsilon, ci_prob) -> tuple:
     return decision, True, prior_sentence(metric, counts, stat)
 
 
+@takes("FairnessPosterior")
 def result_sensitivity(result, metrics=None, reference=None) -> pd.DataFrame:
     """Prior sensitivity of every gap of a fit: the prior share of Δ per pair.
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair import contrasts
-from bayesfair._validation import check_epsilon, check_probability
+from bayesfair._validation import check_epsilon, check_probability, takes
 from bayesfair.groups import metric_list
 from bayesfair.metrics import get_rate, warn_undefined_draws
 from bayesfair.sensitivity import prior_verdict
@@ -20,6 +20,7 @@ from bayesfair.stats import eti, hdi, prob_within, rope_decision
 __all__ = ["difference_row", "rate_note", "summary"]
 
 
+@takes("FairnessPosterior")
 def difference_row(
     result, metric: str, pair, epsilon: float, ci_prob: float, intervals: bool = True
 ) -> dict:
@@ -73,6 +74,7 @@ def difference_row(
     }
 
 
+@takes("FairnessPosterior")
 def summary(
     result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, reference=None
 ) -> pd.DataFrame:
@@ -117,6 +119,7 @@ def summary(
     return pd.DataFrame(rows)
 
 
+@takes("FairnessPosterior")
 def rate_note(result, metric: str, groups) -> str:
     """Which of ``groups`` have no labeled denominator for ``metric`` ("" if none).
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import check_positive, check_probability, renamed
+from bayesfair._validation import check_positive, check_probability, renamed, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
 from bayesfair.stats import Interval
@@ -226,6 +226,7 @@ class BernsteinInterval:
 
 
 @renamed(confidence="ci_prob")
+@takes("AssessmentData")
 def bernstein_interval(
     data,
     metric: str = "error_rate",

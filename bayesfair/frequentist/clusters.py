@@ -14,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_group, check_positive_int, check_random_state
+from bayesfair._validation import check_group, check_positive_int, check_random_state, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.fair_enough import resampled_clusters
 
 __all__ = ["metric_clusters"]
 
 
+@takes("AssessmentData")
 def metric_clusters(
     data, n_resamples: int = 25, random_seed=None, *, metrics=None, group=None, reference=None
 ) -> pd.DataFrame:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_positive_int, check_probability, check_random_state
+from bayesfair._validation import check_positive_int, check_probability, check_random_state, takes
 from bayesfair.frequentist._bootstrap import resample_successes
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics import get_rate, rate_fraction, warn_undefined
@@ -87,6 +87,7 @@ def max_gap_interval(lower, upper) -> tuple[float, float]:
     return min(low, 1.0), min(1.0, float(upper.max() - lower.min()))
 
 
+@takes("AssessmentData")
 def group_intervals(
     data,
     metric: str,

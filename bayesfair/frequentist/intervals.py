@@ -23,6 +23,7 @@ from bayesfair._validation import (
     check_probability,
     check_random_state,
     renamed,
+    takes,
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
@@ -203,6 +204,7 @@ def bootstrap_difference(
 
 
 # --------------------------------------------------------------------------- labelled layer
+@takes("AssessmentData")
 def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
     """Per-group frequency estimate of a rate with a Wilson score interval.
 
@@ -260,6 +262,7 @@ def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
 
 
 @renamed(n_boot="n_resamples")
+@takes("AssessmentData")
 def difference_intervals(
     data,
     metric: str,

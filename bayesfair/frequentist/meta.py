@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesfair._validation import takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.variance import between_group_variance
 from bayesfair.metrics import (
@@ -152,6 +153,7 @@ def generalized_entropy_index(rates, alpha: float = 2.0) -> np.ndarray:
         return np.sum(ratio**alpha - 1, axis=-1) / (k * alpha * (alpha - 1))
 
 
+@takes("AssessmentData")
 def meta_metrics(data, metric: str, alpha: float = 2.0) -> pd.Series:
     """All meta-metrics of Lum et al. Table 1 for a rate's labeled group estimates.
 

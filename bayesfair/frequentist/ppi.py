@@ -66,6 +66,7 @@ from bayesfair._validation import (
     renamed,
     seed_record,
     seed_sequence,
+    takes,
 )
 from bayesfair.exceptions import (
     InvalidParameterError,
@@ -242,6 +243,7 @@ SCORE_CLIP = 0.01
 PSEUDO_COUNT = 0.5
 
 
+@takes("AssessmentData")
 def ppi_difference(
     data,
     metric: str = "accuracy",
@@ -307,6 +309,7 @@ def ppi_difference(
     return _ppi_pairs(data, rate, [group], ref, ci_prob, random_seed, predictor, k_folds)[0]
 
 
+@takes("AssessmentData")
 def ppi_differences(
     data,
     metric: str = "accuracy",
@@ -644,6 +647,7 @@ def _variance_estimates(rates, variances, z, ci_prob):
 
 
 @renamed(n_boot="n_resamples")
+@takes("AssessmentData")
 def ppi_between_group_variance(
     data,
     metric: str = "tpr",

@@ -35,6 +35,7 @@ from bayesfair._validation import (
     renamed,
     seed_record,
     seed_sequence,
+    takes,
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist._bootstrap import (
@@ -411,6 +412,7 @@ def double_corrected_bootstrap_counts(
 
 
 @renamed(n_boot="n_resamples")
+@takes("AssessmentData")
 def double_corrected_bootstrap(
     data,
     metric: str = "tpr",

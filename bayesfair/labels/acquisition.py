@@ -28,6 +28,7 @@ from bayesfair._validation import (
     check_choice,
     check_positive_int,
     check_random_state,
+    takes,
 )
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError
@@ -399,6 +400,7 @@ def _check_metric_defined(metric: str, totals: np.ndarray, levels: list) -> None
                 )
 
 
+@takes("FairnessPosterior")
 def suggest_labels(
     res,
     n: int = 50,
