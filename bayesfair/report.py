@@ -680,14 +680,10 @@ def comparison_json(comp) -> str:
         "plain_words": _plain_sentences(comp),
         "disagreements": list(comp.disagreements),
         "calibration_check": (
-            comp.calibration.to_dict(orient="records")
-            if comp.calibration is not None
-            else []
+            comp.calibration.to_dict(orient="records") if comp.calibration is not None else []
         ),
         "metric_clusters": (
-            comp.clusters.to_dict(orient="records")
-            if comp.clusters is not None
-            else []
+            comp.clusters.to_dict(orient="records") if comp.clusters is not None else []
         ),
     }
     return json.dumps(_jsonable(doc), indent=2, ensure_ascii=False, allow_nan=False)

@@ -17,7 +17,7 @@ fails with probability below 2e-4 (binomial, at 0.94). Widths: PPI++ must not be
 wider than the classical interval of the same estimator: the measured median
 width ratios, 0.95–0.98, lie at least 4% below the 1.02 allowance, over five
 times the ratio's Monte Carlo standard deviation (about 0.7% at 1,000
-replicates). The test runs 1,000 replicates, the benchmark 2,000, to keep the
+replicates). The test runs 500 replicates, the benchmark 2,000, to keep the
 suite within its time budget.
 """
 
@@ -33,7 +33,7 @@ from ppi_coverage import run, summary
 
 pytestmark = pytest.mark.slow
 
-REPS = 1000
+REPS = 500
 CLAIM = 0.93
 FLOOR = CLAIM - 2.326 * math.sqrt(CLAIM * (1 - CLAIM) / REPS)
 SIZES = [100, 200, 500, 1000]

@@ -56,7 +56,7 @@ def p_no_positive(seed: int, priors=PAPER, random_seed: int = 0):
     (the ratio estimator's delta-method SE), by importance sampling (module docstring)."""
     lab, unl, _ = bank_like_group_b(seed)
     rng = np.random.default_rng(random_seed)
-    log_w, log_none = [], []
+    log_w, thetas = [], []
     for _ in range(DRAWS // CHUNK):
         theta, lw = {}, np.zeros(CHUNK)
         for k, (mu_sd, sigma_sd) in priors.items():
@@ -66,10 +66,17 @@ def p_no_positive(seed: int, priors=PAPER, random_seed: int = 0):
             theta[k] = rng.normal(mu, sigma)
         a, b, c = np.exp(theta["a"])[:, None], np.exp(theta["b"])[:, None], theta["c"][:, None]
         log_w.append(lw + log_expit(-(c + a * lab[0] - b * lab[1])).sum(1))
-        log_none.append(log_expit(-(c + a * unl[0] - b * unl[1])).sum(1))
-    log_w = np.concatenate(log_w)
+        thetas.append(np.hstack([a, b, c]))
+    log_w, theta = np.concatenate(log_w), np.concatenate(thetas)
     w = np.exp(log_w - log_w.max())
-    v = w * np.exp(np.concatenate(log_none))
+    # the unlabeled rows' term only where a draw's weight counts: below e^-50 of the
+    # largest it changes neither sum in double precision (the same p, far less work)
+    keep = np.flatnonzero(log_w > log_w.max() - 50.0)
+    none = np.zeros(w.size)
+    for part in np.array_split(keep, max(1, keep.size // CHUNK)):
+        a, b, c = theta[part, 0:1], theta[part, 1:2], theta[part, 2:3]
+        none[part] = np.exp(log_expit(-(c + a * unl[0] - b * unl[1])).sum(1))
+    v = w * none
     p = v.sum() / w.sum()
     return p, np.sqrt(((v - p * w) ** 2).sum()) / w.sum()
 
