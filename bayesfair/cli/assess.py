@@ -12,15 +12,13 @@ from bayesfair.cli._errors import BadInput, show_warnings, user_errors, warn
 from bayesfair.cli._options import group_columns, metric_list, positive_finite, separator
 from bayesfair.cli.files import (
     _assessment_data,
-    _check_columns,
-    _check_values,
     _check_writable,
     _count_rows,
     _echo,
+    _labeled_rows,
     _labeled_source,
     _output_format,
     _pos_label,
-    _read_table,
     _record_inputs,
     _unlabeled_source,
     _write_atomic,
@@ -244,9 +242,7 @@ def _labeled_input(
         return _labeled_source(
             path, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet
         )
-    lab = _read_table(path, "labeled", sep, text_columns=group_cols, encoding=encoding)
-    _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
-    _check_values(lab, score, label, group_cols, pos_label)
+    lab = _labeled_rows(path, score, label, group_cols, pos_label, sep, encoding)
     return lab
 
 

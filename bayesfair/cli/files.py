@@ -496,3 +496,11 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
         pos_label=pos_label,
         reference=reference,
     )
+
+
+def _labeled_rows(path, score, label, group_cols, pos_label, sep=None, encoding=None):
+    """The labeled file read in memory, its columns and values checked (the flags named)."""
+    lab = _read_table(path, "labeled", sep, text_columns=group_cols, encoding=encoding)
+    _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
+    _check_values(lab, score, label, group_cols, pos_label)
+    return lab

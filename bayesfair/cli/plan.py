@@ -11,12 +11,10 @@ from bayesfair.cli._options import budgets as budget_counts
 from bayesfair.cli._options import group_columns, positive_finite, separator
 from bayesfair.cli.files import (
     _assessment_data,
-    _check_columns,
-    _check_values,
     _check_writable,
     _echo,
+    _labeled_rows,
     _pos_label,
-    _read_table,
     _unlabeled_source,
     _write_atomic,
     encoding_option,
@@ -135,9 +133,7 @@ def plan(
                     unl, score=score, group=group_cols, threshold=threshold, text_groups=True
                 )
         else:
-            lab = _read_table(labeled, "labeled", sep, text_columns=group_cols, encoding=encoding)
-            _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
-            _check_values(lab, score, label, group_cols, pos_label)
+            lab = _labeled_rows(labeled, score, label, group_cols, pos_label, sep, encoding)
             label_value = _pos_label(lab, label, pos_label)
             data = _assessment_data(
                 lab, unl, score, label, group_cols, threshold, label_value, reference

@@ -14,6 +14,7 @@ from bayesfair.cli.files import (
     _check_values,
     _check_writable,
     _echo,
+    _labeled_rows,
     _pos_label,
     _read_table,
     _write_atomic,
@@ -101,9 +102,7 @@ def suggest(
     _check_writable(out)
     group_cols = group_columns(group)
     sep = separator(sep)
-    lab = _read_table(labeled, "labeled", sep, text_columns=group_cols, encoding=encoding)
-    _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
-    _check_values(lab, score, label, group_cols, pos_label)
+    lab = _labeled_rows(labeled, score, label, group_cols, pos_label, sep, encoding)
     unl = _read_table(unlabeled, "unlabeled", sep, text_columns=group_cols, encoding=encoding)
     _check_columns(unl, "unlabeled", score=[score], group=group_cols)
     _check_values(unl, score, None, group_cols, None)
