@@ -392,6 +392,8 @@ def stored_labeled_summary(
     -------
     ScoreSummary or None
     """
+    if "constant_data" not in idata.groups():  # a hand-built result: nothing kept
+        return None
     const = idata.constant_data
     if "labeled_count" in const:
         cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}

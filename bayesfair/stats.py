@@ -446,7 +446,8 @@ def diagnostics_table(post, sample_stats=None):
                     "divergences": div,
                 }
             )
-    return pd.DataFrame(rows).set_index("variable")
+    columns = ["variable", "r_hat", "ess_bulk", "divergences"]
+    return pd.DataFrame(rows, columns=columns).set_index("variable")  # empty: no draws
 
 
 def simultaneous_band(draws, ci_prob: float = 0.95) -> Interval:

@@ -29,6 +29,7 @@ part, ``Σ softplus(η_i)``, is expanded to second order about the bin mean
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -574,6 +575,12 @@ def summarize_arrays(
     """
     if int(n_bins) < 1:
         raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
+    if isinstance(score_clip, bool) or not (
+        isinstance(score_clip, numbers.Real) and 0.0 < score_clip < 0.5
+    ):
+        raise InvalidParameterError(
+            f"The 'score_clip' parameter must be a number in (0, 0.5). Got {score_clip!r}."
+        )
     cols = bin_rows(
         scores,
         codes,

@@ -58,3 +58,10 @@ def test_counts_split_at_the_threshold():
     assert isinstance(summary, ScoreSummary)
     # tp, fp, tn, fn: 0.5 (y=1) tp, 0.9 (y=0) fp, 0.1 (y=0) tn, 0.49 (y=1) fn
     np.testing.assert_array_equal(summary.confusion_counts()[0], [1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("clip", [0, 0.5, -0.1, True, "0.01"])
+def test_a_bad_score_clip_is_named(clip):
+    s, g, y = _parts()
+    with pytest.raises(ValueError, match="'score_clip' parameter must be a number in"):
+        _summary(s, g, labels=y, score_clip=clip)
