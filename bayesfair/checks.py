@@ -440,7 +440,8 @@ def result_calibration_check(
     alpha, min_labels, max_draws, random_seed, warn
         As in :meth:`bayesfair.FairnessPosterior.calibration_check`.
     stacklevel : int, default 3
-        Of the ``CalibrationWarning``.
+        Of the ``CalibrationWarning`` (3: the caller of this function, past its
+        argument check).
 
     Returns
     -------
@@ -515,7 +516,7 @@ def check_result_diagnostics(result, rhat_max: float = 1.01, stacklevel: int = 3
     result : FairnessPosterior
     rhat_max : float, default 1.01
     stacklevel : int, default 3
-        Of the warnings.
+        Of the warnings (3: the caller of this function, past its argument check).
 
     Returns
     -------

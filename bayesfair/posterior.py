@@ -262,7 +262,7 @@ class FairnessPosterior:
             One pair, or (``group`` None) every group against the reference.
         ci_prob : float, default 0.95
         """
-        table = self.summary([metric], epsilon, ci_prob, reference)
+        table = tables.summary(self, [metric], epsilon, ci_prob, reference)
         if group is not None:
             table = table[table["group"] == self.pair(group, reference)[0]]
         return table.set_index(table["group"].rename("group"))["decision"]
@@ -445,7 +445,7 @@ class FairnessPosterior:
             For ``bb`` and ``hbb``, which have no calibration map.
         """
         args = (alpha, min_labels, max_draws, random_seed, warn)
-        return checks.result_calibration_check(self, *args, stacklevel=3)
+        return checks.result_calibration_check(self, *args, stacklevel=4)  # past the check
 
     def labeled_cells(self):
         """The labeled examples' summary kept with the result, or None
@@ -466,7 +466,8 @@ class FairnessPosterior:
         stacklevel : int, default 2
             Of the warnings, counted from this method's caller.
         """
-        return checks.check_result_diagnostics(self, rhat_max, stacklevel + 2)
+        # past this method, the function and its argument check (bayesfair._validation.takes)
+        return checks.check_result_diagnostics(self, rhat_max, stacklevel + 3)
 
     # ------------------------------------------------------------ persistence
     def to_netcdf(self, path) -> Path:

@@ -679,11 +679,7 @@ def comparison_json(comp) -> str:
         "notes": _notes(comp),
         "plain_words": _plain_sentences(comp),
         "disagreements": list(comp.disagreements),
-        "calibration_check": (
-            comp.calibration.to_dict(orient="records") if comp.calibration is not None else []
-        ),
-        "metric_clusters": (
-            comp.clusters.to_dict(orient="records") if comp.clusters is not None else []
-        ),
+        "calibration_check": comp.calibration.to_dict(orient="records"),  # [] when empty
+        "metric_clusters": comp.clusters.to_dict(orient="records"),
     }
     return json.dumps(_jsonable(doc), indent=2, ensure_ascii=False, allow_nan=False)

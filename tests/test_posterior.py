@@ -110,3 +110,24 @@ def test_every_accessor_sets_undefined_draws_aside_and_says_so(small_group):
     with pytest.warns(UndefinedRateWarning, match="the variance of tpr"):
         below = res.prob_variance_below("tpr", 0.01)
     assert below == np.mean(v[~np.isnan(v)] < 0.01)
+
+
+def test_the_result_s_warnings_point_at_the_caller_s_line(small_group):
+    """The methods call functions of other modules (through an argument check); their
+    warnings still name the line that called the method, not the package's."""
+    res = small_group
+    calls = [
+        lambda: res.summary("tpr"),
+        lambda: res.rope_decision("tpr"),
+        lambda: res.prob_practically_fair("tpr"),
+        lambda: res.variance_upper_bound("tpr"),
+        lambda: res.calibration_check(alpha=0.999, min_labels=1),
+        lambda: res.check_diagnostics(rhat_max=1.0),
+    ]
+    for call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        ours = [w for w in caught if type(w.message).__module__.startswith("bayesfair")]
+        assert ours, call
+        assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno) for w in ours]

@@ -348,11 +348,25 @@ def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
     assert np.isfinite(row["rbc_lower"]) and np.isfinite(row["ppi_lower"])
     assert "chosen actively" in row["note"] and comp.settings["selection"] == "stratum"
     assert np.isnan(comp.variance.loc["accuracy", "double_corrected"])
-    by_score = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
-                          n_resamples=100, random_seed=0, selection="score")  # fmt: skip
+    by_score = bf.compare(
+        data,
+        ["accuracy"],
+        models=("rbc",),
+        posteriors={"rbc": res},
+        n_resamples=100,
+        random_seed=0,
+        selection="score",
+    )
     assert np.isnan(by_score.pairs.iloc[0]["ppi_lower"])
-    mixed = bf.compare(data, ["accuracy"], models=("rbc",), posteriors={"rbc": res},
-                       n_resamples=100, random_seed=0, selection="mixed")  # fmt: skip
+    mixed = bf.compare(
+        data,
+        ["accuracy"],
+        models=("rbc",),
+        posteriors={"rbc": res},
+        n_resamples=100,
+        random_seed=0,
+        selection="mixed",
+    )
     assert np.isnan(mixed.pairs.iloc[0]["ppi_lower"])
     assert np.isfinite(mixed.pairs.iloc[0]["rbc_lower"])
     with pytest.raises(InvalidParameterError, match="selection"):
