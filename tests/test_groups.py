@@ -527,3 +527,41 @@ def test_impact_ratio_probabilities_count_only_the_draws_where_the_ratio_is_defi
     assert table.loc["b", "prob_below_four_fifths"] == 1.0  # the one defined draw: 0.6
     with pytest.raises(ValueError, match="No category has a defined rate"):
         impact_ratio_table(["a", "b"], [10, 10], [np.nan, np.nan], draws)
+
+
+def test_the_work_per_gradient_grows_beyond_three_times_from_2_to_56_groups():
+    """Why the 3x cost target of many groups is a bound (docs/results/many_groups.md#cost).
+
+    Each gradient of the calibration likelihood evaluates every labeled entry (group x
+    side x score bin) once and every group's map once. On the cost benchmark's rows (the
+    same 1,000 Adult labels grouped by sex, then by race x sex x age band) both counts grow
+    more than threefold: the same labels spread over 56 groups fill more bins, and a group's
+    bins cannot be shared with another's without giving up its own map."""
+    from bayesfair.models.likelihood import likelihood_data
+
+    scores = bf.datasets.load_scores("adult-race", "MLP")
+    age = bf.datasets.load_raw("adult").dropna().reset_index(drop=True).loc[scores.index, "age"]
+    band = pd.cut(age.to_numpy(), [0, 25, 35, 45, 55, 65, 200], right=False).astype(str)
+    frame = scores.assign(
+        intersection=scores["raw_group"].astype(str)
+        + " & "
+        + scores["sex"].astype(str)
+        + " & "
+        + band
+    )
+    labeled = frame.iloc[np.random.default_rng(0).choice(len(frame), 1000, replace=False)]
+    unlabeled = frame.drop(labeled.index).drop(columns="label")
+    entries, groups_ = {}, {}
+    for group in ("sex", "intersection"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            data = bf.AssessmentData.from_frames(
+                labeled, unlabeled, score="score", label="label", group=group
+            )
+        entries[group] = likelihood_data(data.labeled_summary())["count"].size
+        groups_[group] = data.n_groups
+    assert groups_ == {"sex": 2, "intersection": 56}
+    # 53 and 298 entries on these rows: 5.6 times the work of the likelihood per gradient
+    assert entries["intersection"] / entries["sex"] > 3
+    work = {g: entries[g] + groups_[g] for g in entries}
+    assert work["intersection"] / work["sex"] > 3
