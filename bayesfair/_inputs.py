@@ -130,6 +130,15 @@ def count_confusion(predictions, labels, group_codes, n_groups: int) -> np.ndarr
     ``predictions`` and ``labels`` are 0/1 (ŷ = 1[score ≥ threshold], Ji et al.
     §2.1); ``group_codes`` in ``range(n_groups)``. The one counting of
     :meth:`AssessmentData.counts_array` and of the experiment harness.
+
+    Parameters
+    ----------
+    predictions, labels : array_like of 0/1
+        Each row's prediction and true label.
+    group_codes : array_like of int
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+        The number of groups (rows of the result).
     """
     pred = np.asarray(predictions).astype(bool)
     y = np.asarray(labels).astype(bool)
@@ -229,13 +238,14 @@ def check_lengths(**lengths: int) -> None:
 
 
 class RowAttribute:
-    """A read-only array of rows that a summary does not hold (``AssessmentData.scores``,
-    ``.unlabeled_scores``, ...): the stored array ``store``, after the owner's
-    ``check(name)`` raised for data held as a summary."""
+    """A read-only array of one side's rows (``AssessmentData.scores``,
+    ``.unlabeled_scores``, ...): the field ``field`` of the owner's example set
+    ``side`` (:mod:`bayesfair.examples`), whose ``rows`` raises, naming the
+    attribute, when the side is held as a summary."""
 
-    def __init__(self, store: str, check: str, doc: str = ""):
-        self.store, self.check = store, check
-        self.__doc__ = doc
+    def __init__(self, side: str, field: str, doc: str = ""):
+        self.side, self.field = side, field
+        self.__doc__ = doc + " Not available when the examples are held as a summary."
 
     def __set_name__(self, owner, name: str):
         self.name = name
@@ -243,8 +253,7 @@ class RowAttribute:
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
-        getattr(obj, self.check)(self.name)
-        return getattr(obj, self.store)
+        return getattr(getattr(obj, self.side).rows(self.name), self.field)
 
     def __set__(self, obj, value):
         raise AttributeError(f"AssessmentData.{self.name} is read-only.")

@@ -72,9 +72,10 @@ from bayesfair._validation import (
     seed_sequence,
     sequence_from_record,
 )
-from bayesfair.data import AssessmentData, count_confusion
+from bayesfair.data import AssessmentData
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
 from bayesfair.engines.dask import dask_client
+from bayesfair.examples import count_confusion
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 from bayesfair.fitting import fit, model_options
 from bayesfair.frequentist.intervals import newcombe_interval
@@ -123,7 +124,7 @@ COLUMNS = (
 def group_counts(scores, labels, group_codes, n_groups: int, threshold: float) -> np.ndarray:
     """Confusion counts per group at ``threshold``, shape ``(n_groups, 4)`` (tp, fp, tn, fn).
 
-    :func:`bayesfair.data.count_confusion` of ŷ = 1[score ≥ threshold].
+    :func:`bayesfair.examples.count_confusion` of ŷ = 1[score ≥ threshold].
     """
     return count_confusion(np.asarray(scores) >= threshold, labels, group_codes, n_groups)
 

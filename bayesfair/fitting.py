@@ -11,10 +11,11 @@ import warnings
 import numpy as np
 import xarray as xr
 
+from bayesfair._inputs import _plain
 from bayesfair._names import resolve_name
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.checks import misfit_message
-from bayesfair.data import AssessmentData, _plain
+from bayesfair.data import AssessmentData
 from bayesfair.exceptions import (
     CalibrationWarning,
     IgnoredOptionWarning,

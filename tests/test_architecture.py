@@ -22,7 +22,7 @@ LAYERS = [
     ("foundations", ["exceptions", "_names", "_progress", "_netcdf", "_render"]),
     ("vocabulary", ["metrics", "_validation", "stats", "fair_enough"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
-    ("data", ["data", "datasets", "simulate"]),
+    ("data", ["data", "examples", "datasets", "simulate"]),
     (
         "models",
         [
@@ -239,3 +239,33 @@ def test_tests_mirror_the_package_and_import_no_private_name():
                     if a.name.startswith("_")
                 ]
     assert not offenders, offenders
+
+
+def _code_lines(path: Path, name: str) -> int:
+    """Lines of code of class ``name`` in ``path``: no blank line, comment or docstring."""
+    source = path.read_text()
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    docstrings = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.ClassDef | ast.FunctionDef) and ast.get_docstring(node):
+            first = node.body[0]
+            docstrings.update(range(first.lineno, first.end_lineno + 1))
+    lines = source.splitlines()
+    return sum(
+        1
+        for number in range(cls.lineno, cls.end_lineno + 1)
+        if number not in docstrings
+        and lines[number - 1].strip()
+        and not lines[number - 1].strip().startswith("#")
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "name"), [("posterior.py", "FairnessPosterior"), ("data.py", "AssessmentData")]
+)
+def test_the_containers_hold_no_computation(module, name):
+    """The result and the data are containers: their computations live in modules by
+    responsibility (contrasts, tables, checks, sensitivity; examples), so each class is
+    at most 150 lines of code, docstrings aside."""
+    assert _code_lines(PACKAGE / module, name) <= 150

@@ -236,7 +236,7 @@ def test_group_names_resolve_in_one_place():
 
 
 def test_counting_is_done_once():
-    from bayesfair.data import count_confusion
+    from bayesfair.examples import count_confusion
     from bayesfair.experiments import group_counts
 
     rng = np.random.default_rng(2)

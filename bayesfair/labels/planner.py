@@ -23,7 +23,8 @@ from bayesfair._validation import (
     check_probability,
     check_random_state,
 )
-from bayesfair.data import AssessmentData, count_confusion
+from bayesfair.data import AssessmentData
+from bayesfair.examples import count_confusion
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
 from bayesfair.fitting import fit, robust_unlabeled_counts
 from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
