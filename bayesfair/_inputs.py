@@ -129,7 +129,7 @@ def count_confusion(predictions, labels, group_codes, n_groups: int) -> np.ndarr
 
     ``predictions`` and ``labels`` are 0/1 (ŷ = 1[score ≥ threshold], Ji et al.
     §2.1); ``group_codes`` in ``range(n_groups)``. The one counting of
-    :meth:`AssessmentData.counts_array` and of the experiment harness.
+    :meth:`AssessmentData.confusion_counts` and of the experiment harness.
 
     Parameters
     ----------

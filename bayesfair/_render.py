@@ -4,7 +4,24 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["html_list", "html_table", "markdown_table", "png"]
+__all__ = ["REPORT_CSS", "html_list", "html_table", "markdown_table", "png"]
+
+#: The style sheet of every HTML report.
+REPORT_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 72em; color: #222; line-height: 1.45; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em;
+     border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+th, td { white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.settings td, .provenance td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+.findings li { margin: 0.3em 0; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
+.plain li { margin: 0.3em 0; } .warn { color: #a33; }
+"""
 
 
 def _md_cell(v) -> str:

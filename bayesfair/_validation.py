@@ -20,6 +20,7 @@ from bayesfair.exceptions import (
 )
 
 __all__ = [
+    "check_array",
     "check_choice",
     "check_count_array",
     "check_counts",
@@ -30,6 +31,7 @@ __all__ = [
     "check_probability",
     "check_random_state",
     "check_threshold",
+    "deprecated",
     "renamed",
     "seed_record",
     "seed_sequence",
@@ -433,10 +435,42 @@ def renamed(**old_to_new):
     return wrap
 
 
+def deprecated(replacement: str):
+    """Keep a function or method working for one minor version, with a ``FutureWarning``.
+
+    ``@deprecated("res.prob_positive")`` on the old one: a call still works, warns
+    (pointing at the caller's line) that the name stops working in 0.5, and says
+    what to call instead.
+
+    Parameters
+    ----------
+    replacement : str
+        What to call instead, as the user would write it.
+    """
+    import functools
+    import warnings
+
+    def wrap(func):
+        @functools.wraps(func)
+        def run(*args, **kwargs):
+            warnings.warn(
+                f"'{func.__name__}' is deprecated (bayesfair 0.4) and stops working in 0.5: "
+                f"use {replacement}.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            return func(*args, **kwargs)
+
+        return run
+
+    return wrap
+
+
 #: What :func:`takes` checks an argument for: attributes each kind of object has.
 _KINDS = {
-    "AssessmentData": ("counts_array", "group_levels"),
+    "AssessmentData": ("labeled_examples", "group_levels"),
     "FairnessPosterior": ("rates", "idata", "model"),
+    "PeriodPosterior": ("fits", "periods", "rate_draws"),
     "Comparison": ("pairs", "posteriors", "settings"),
 }
 
@@ -474,3 +508,106 @@ def takes(kind: str):
         return run
 
     return wrap
+
+
+def check_array(
+    values, argument: str, *, ndim=None, min_ndim: int = 0, dtype=float, numeric: bool = True
+):
+    """An array of real numbers (bool, integer or float), or raise naming ``argument``.
+
+    The check at the top of the public functions that take draws, counts or
+    values: a string, None, a dict, a ragged nested list, an array of strings,
+    of complex numbers or of dates raise
+    :class:`~bayesfair.exceptions.InvalidParameterError` saying what the
+    parameter must be, instead of NumPy's error from deep inside. The values
+    themselves are not checked: NaN and infinities pass (functions that drop
+    undefined draws keep doing so), and so do negative or fractional numbers
+    (:func:`check_count_array`, :func:`check_positive`).
+
+    Parameters
+    ----------
+    values : array_like
+        The argument as the user gave it.
+    argument : str
+        Its name, for the message.
+    ndim : int, optional
+        The number of dimensions it must have (0: a single number).
+    min_ndim : int, default 0
+        The fewest dimensions it may have (1 for a function over the last axis).
+    dtype : {float, None}, default float
+        What to return: ``np.asarray(values, dtype=float)``, what the public
+        functions computed before this check (so their results are unchanged),
+        or with None ``np.asarray(values)`` in its own dtype.
+    numeric : bool, default True
+        False checks only that NumPy reads ``values`` as a rectangular array
+        (of the dimensions asked) and returns ``np.asarray(values)``: for a
+        caller whose own check of the values follows (:func:`check_counts`,
+        :func:`check_positive`), whose messages say more ("non-negative
+        integers") but which cannot read a ragged list.
+
+    Returns
+    -------
+    numpy.ndarray
+        Without a copy when ``values`` is already an array of that dtype. An
+        array of Python objects (numbers and None, as pandas' nullable columns
+        give) is converted as NumPy converts it (None becomes NaN).
+
+    Examples
+    --------
+    >>> check_array([1, 2], "values")
+    array([1., 2.])
+    >>> try:
+    ...     check_array(["a", "b"], "values")
+    ... except InvalidParameterError as err:
+    ...     print(err)
+    The 'values' parameter must be an array of numbers. Got list ['a', 'b'], which holds strings.
+    """
+    import reprlib
+    from collections.abc import Mapping, Set
+
+    def got(holds: str = "") -> str:
+        if values is None:
+            return "None"
+        if hasattr(values, "dtype") and hasattr(values, "shape"):  # arrays, Series
+            text = f"{type(values).__name__} of dtype {values.dtype} and shape {values.shape}"
+        else:
+            text = f"{type(values).__name__} {reprlib.repr(values)}"
+        return f"{text}, which holds {holds}" if holds else text
+
+    rule = f"The '{argument}' parameter must be an array of numbers."
+    if numeric and (values is None or isinstance(values, str | bytes | Mapping | Set)):
+        raise InvalidParameterError(f"{rule} Got {got()}.")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as err:
+        why = "nested lists of different lengths" if "inhomogeneous" in str(err) else str(err)
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be a rectangular array of numbers. Got "
+            f"{got()}: {why}."
+        ) from None
+    kind = arr.dtype.kind
+    if not numeric or kind in "biuf":
+        pass
+    elif kind == "O":  # Python objects: numbers (and None) are read as NumPy reads them
+        if any(isinstance(v, str | bytes) for v in arr.flat):
+            raise InvalidParameterError(f"{rule} Got {got('strings')}.")
+        try:
+            as_float = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"{rule} Got {got()}.") from None
+    else:
+        holds = {"c": "complex numbers", "M": "dates", "m": "durations", "V": "records"}
+        raise InvalidParameterError(f"{rule} Got {got(holds.get(kind, 'strings'))}.")
+    if ndim is not None and arr.ndim != ndim:
+        shape = "a single number" if ndim == 0 else f"{ndim}-dimensional"
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be {shape}. Got shape {arr.shape}."
+        )
+    if arr.ndim < min_ndim:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must be at least {min_ndim}-dimensional. Got shape "
+            f"{arr.shape}."
+        )
+    if dtype is None or not numeric:
+        return arr
+    return as_float if kind == "O" else arr.astype(float, copy=False)

@@ -247,7 +247,7 @@ def _check_same_data(name, res, data) -> None:
     same = list(obs.group.values) == list(_coord_labels(data.group_levels))
     if same:
         stored = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
-        same = np.array_equal(stored, data.counts_array())
+        same = np.array_equal(stored, data.labeled_examples.confusion_counts())
     if same and "constant_data" in idata.groups() and "n_unlabeled" in idata.constant_data:
         sizes = data.group_sizes()["n_unlabeled"].to_numpy()
         same = np.array_equal(idata.constant_data["n_unlabeled"].values, sizes)
@@ -708,7 +708,7 @@ def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:
 
 def _variance_row(fq, data, metric, n_resamples, ci_prob, seed) -> dict:
     row = {"metric": metric}
-    _, den = rate_fraction(data.counts_array(), metric)
+    _, den = rate_fraction(data.labeled_examples.confusion_counts(), metric)
     if int((den > 0).sum()) < 2:
         for key in ("uncorrected", "corrected", "double_corrected"):
             row[f"{key}"] = row[f"{key}_lower"] = row[f"{key}_upper"] = np.nan

@@ -4,7 +4,7 @@ Functions of a result (a :class:`~bayesfair.FairnessPosterior`, or anything with
 ``rates``, ``groups``, ``reference`` and ``idata``) that return draws or numbers;
 :class:`~bayesfair.FairnessPosterior` keeps thin methods of the same names.
 
-Decision rule of :func:`rope_decisions` (Kruschke 2018, "HDI + ROPE"): with the
+Decision rule of :func:`bayesfair.stats.rope_decision` (Kruschke 2018, "HDI + ROPE"): with the
 region of practical equivalence ``[−ε, ε]`` around Δ = 0, a pair is *practically
 fair* when the 95% HDI of Δ lies entirely inside it, *unfair* when the HDI lies
 entirely outside it, and *undecided* otherwise.
@@ -18,19 +18,18 @@ import pandas as pd
 from bayesfair._validation import check_epsilon, check_group, check_probability, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
-from bayesfair.stats import Interval, eti, hdi, prob_within
+from bayesfair.stats import prob_within
 
 __all__ = [
     "between_group_variance",
     "composite",
     "denominators",
     "difference",
-    "interval",
     "max_min_gap",
     "pair",
     "pairs_for",
     "population_variance",
-    "prob_direction",
+    "prob_positive",
     "prob_practically_fair",
     "prob_undefined",
     "prob_variance_below",
@@ -267,7 +266,7 @@ def max_min_gap(result, metric: str):
 
 
 @takes("FairnessPosterior")
-def prob_direction(result, metric: str, group=None, reference=None) -> float:
+def prob_positive(result, metric: str, group=None, reference=None) -> float:
     """P(Δ > 0) over the defined draws: that ``group``'s rate exceeds the reference's.
 
     Parameters
@@ -311,23 +310,6 @@ def prob_practically_fair(
         index=pd.Index([g for g, _ in pairs], name="group", dtype=object),
         name=f"P(|Δ {get_rate(metric).name}| < {epsilon:g}) vs {pairs[0][1]!s}",
     )
-
-
-def interval(values, ci_prob: float = 0.95, kind: str = "hdi") -> Interval:
-    """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of draws; NaN draws (an
-    undefined rate) are dropped.
-
-    Parameters
-    ----------
-    values : array_like
-        Draws (any shape).
-    ci_prob : float, default 0.95
-    kind : {"hdi", "eti"}, default "hdi"
-    """
-    ci_prob = check_probability(ci_prob)
-    if kind not in ("hdi", "eti"):
-        raise InvalidParameterError(f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}.")
-    return (hdi if kind == "hdi" else eti)(np.asarray(values), ci_prob)
 
 
 @takes("FairnessPosterior")

@@ -12,18 +12,18 @@ and the stored arrays are read-only.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from bayesfair._inputs import RowAttribute, _ordered_levels
-from bayesfair._validation import check_group
+from bayesfair._validation import check_group, deprecated
 from bayesfair.examples import (
     ExampleSet,
+    attach_periods,
     common_attributes,
     common_threshold,
-    frame_arguments,
+    from_frames,
     labeled_input,
     unlabeled_input,
     warn_surprising_labels,
@@ -82,6 +82,12 @@ class AssessmentData:
         :func:`bayesfair.suggest_labels`.
     id_name : str, default "id"
         The name of the ids (the column name in :func:`bayesfair.suggest_labels`' table).
+    periods, unlabeled_periods : array_like, optional
+        Each labeled and unlabeled example's period, for an audit over time: dates,
+        numbers or labels that order the rows in time (an ordered pandas
+        ``Categorical`` keeps its order). :func:`bayesfair.fit` then fits each
+        period's maps, and the result's ``period_summary`` gives each period's gaps
+        (:mod:`bayesfair.periods`). Periods need rows, not summaries.
 
     Raises
     ------
@@ -120,6 +126,8 @@ class AssessmentData:
         unlabeled=None,
         unlabeled_ids=None,
         id_name: str = "id",
+        periods=None,
+        unlabeled_periods=None,
     ):
         lab, self.pos_label = labeled_input(scores, labels, groups, labeled, pos_label)
         unl = unlabeled_input(unlabeled_scores, unlabeled_groups, unlabeled, unlabeled_ids)
@@ -129,6 +137,9 @@ class AssessmentData:
         self.group_levels: list = _ordered_levels(lab.group_labels, unl.group_labels)
         self.labeled_examples: ExampleSet = lab.build(self.group_levels, self.threshold)
         self.unlabeled_examples: ExampleSet = unl.build(self.group_levels, self.threshold)
+        self.period_levels = attach_periods(
+            self.labeled_examples, self.unlabeled_examples, periods, unlabeled_periods
+        )
         # after every check: a set that is refused is not also warned about
         warn_surprising_labels(self.labeled_examples, self.pos_label)
         warn_unlabeled_only(self.group_levels, self.labeled_examples.group_counts())
@@ -195,46 +206,8 @@ class AssessmentData:
         """
         return cls(labeled=labeled, unlabeled=unlabeled, reference=reference, pos_label=pos_label)
 
-    @classmethod
-    def from_frames(
-        cls,
-        labeled: pd.DataFrame,
-        unlabeled: pd.DataFrame | None = None,
-        *,
-        score: str,
-        label: str,
-        group: str | Sequence[str],
-        threshold: float = 0.5,
-        pos_label=None,
-        reference=None,
-        id: str | None = None,
-    ) -> AssessmentData:
-        """Build from a labeled and an optional unlabeled DataFrame.
-
-        Parameters
-        ----------
-        labeled : pandas.DataFrame or polars.DataFrame
-            One row per labeled example.
-        unlabeled : DataFrame, source or ScoreSummary, optional
-            One row per unlabeled example; needs the ``score`` and ``group``
-            columns. Or any source :func:`bayesfair.summarize_unlabeled` reads
-            (a Parquet/CSV path or glob, a DuckDB relation, a SQL query), which
-            is summarised in DuckDB without loading it, or such a summary.
-        score, label : str
-            Column names of the score and of the true label.
-        group : str or list of str
-            Sensitive-attribute column(s); several columns define intersections.
-        threshold, pos_label, reference
-            As in :class:`AssessmentData`.
-        id : str, optional
-            A column of the unlabeled frame that identifies its rows (unique);
-            :func:`bayesfair.suggest_labels` returns it next to each row's
-            position.
-        """
-        arguments = frame_arguments(
-            labeled, unlabeled, score=score, label=label, group=group, threshold=threshold, id=id
-        )
-        return cls(**arguments, pos_label=pos_label, reference=reference)
+    #: :func:`bayesfair.examples.from_frames`: the data from a labeled and an unlabeled frame.
+    from_frames = classmethod(from_frames)
 
     # ------------------------------------------------------------------ the two sides
     @property
@@ -325,6 +298,7 @@ class AssessmentData:
         return [(g, ref) for g in self.group_levels if g != ref]
 
     # ------------------------------------------------------------------ counts
+    @deprecated("data.confusion_counts() (a DataFrame; .to_numpy() gives this array)")
     def counts_array(self) -> np.ndarray:
         """Labeled confusion counts, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn."""
         return self.labeled_examples.confusion_counts()
@@ -332,14 +306,14 @@ class AssessmentData:
     def confusion_counts(self) -> pd.DataFrame:
         """Labeled confusion counts per group (columns ``tp, fp, tn, fn``)."""
         return pd.DataFrame(
-            self.counts_array(),
+            self.labeled_examples.confusion_counts(),
             index=pd.Index(self.group_levels, name="group", dtype=object),
             columns=list(COUNT_NAMES),
         )
 
     def rates(self, metric: str) -> pd.Series:
         """Labeled frequency estimate of a rate per group; NaN (with a warning) if undefined."""
-        values = rate_from_counts(self.counts_array(), metric)
+        values = rate_from_counts(self.labeled_examples.confusion_counts(), metric)
         warn_undefined(values, self.group_levels, metric)
         return pd.Series(
             values,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -48,11 +48,12 @@ __all__ = [
     "ExampleSet",
     "ExampleSummary",
     "SideInput",
+    "attach_periods",
     "check_summary",
     "common_attributes",
     "common_threshold",
     "count_confusion",
-    "frame_arguments",
+    "from_frames",
     "labeled_input",
     "unlabeled_input",
     "warn_surprising_labels",
@@ -79,6 +80,8 @@ class ExampleSet:
     """
 
     is_summary = False
+    #: Each row's period code (:func:`attach_periods`), or None without periods.
+    period_codes = None
 
     def __init__(self, side: str, levels: list, threshold: float):
         self.side = side
@@ -163,9 +166,10 @@ class ExampleRows(ExampleSet):
 
     def __init__(self, side, levels, threshold, scores, codes, labels=None, ids=None):
         super().__init__(side, levels, threshold)
-        self.scores = _readonly(np.asarray(scores, dtype=float))
-        self.codes = _readonly(np.asarray(codes, dtype=np.intp))
-        self.labels = None if labels is None else _readonly(labels)
+        # read-only views: the caller's arrays keep their own flags
+        self.scores = _readonly(np.asarray(scores, dtype=float).view())
+        self.codes = _readonly(np.asarray(codes, dtype=np.intp).view())
+        self.labels = None if labels is None else _readonly(np.asarray(labels).view())
         self.ids = None if ids is None else _check_ids(ids, self.scores.size)
 
     @property
@@ -536,28 +540,55 @@ def warn_unlabeled_only(levels: list, n_labeled: np.ndarray, stacklevel: int = 2
         )
 
 
-def frame_arguments(labeled, unlabeled, *, score, label, group, threshold, id) -> dict:
-    """:class:`~bayesfair.AssessmentData`'s arguments from a labeled and an unlabeled frame.
+def from_frames(
+    cls,
+    labeled,
+    unlabeled=None,
+    *,
+    score: str,
+    label: str,
+    group: str | Sequence[str],
+    threshold: float = 0.5,
+    pos_label=None,
+    reference=None,
+    id: str | None = None,
+    period: str | None = None,
+):
+    """Build the data from a labeled and an optional unlabeled DataFrame
+    (``AssessmentData.from_frames``).
 
     The columns are checked (a missing one is named with the nearest match) and
-    copied.
+    copied; the frames are not changed.
 
     Parameters
     ----------
+    cls : type
+        :class:`~bayesfair.AssessmentData` (this is its class method).
     labeled : pandas.DataFrame or polars.DataFrame
         One row per labeled example.
     unlabeled : DataFrame, source or ScoreSummary, optional
-        One row per unlabeled example, or a source that
-        :func:`bayesfair.summarize_unlabeled` reads, or its summary.
-    score, label, group, threshold
-        As in :meth:`~bayesfair.AssessmentData.from_frames`.
-    id : str or None
-        A column of the unlabeled rows that identifies them.
+        One row per unlabeled example; needs the ``score`` and ``group``
+        columns. Or any source :func:`bayesfair.summarize_unlabeled` reads
+        (a Parquet/CSV path or glob, a DuckDB relation, a SQL query), which
+        is summarised in DuckDB without loading it, or such a summary.
+    score, label : str
+        Column names of the score and of the true label.
+    group : str or list of str
+        Sensitive-attribute column(s); several columns define intersections.
+    threshold, pos_label, reference
+        As in :class:`~bayesfair.AssessmentData`.
+    id : str, optional
+        A column of the unlabeled frame that identifies its rows (unique);
+        :func:`bayesfair.suggest_labels` returns it next to each row's
+        position.
+    period : str, optional
+        A column of both frames that orders the rows in time (dates, numbers or
+        ordered labels), for an audit over time (``periods`` of
+        :class:`~bayesfair.AssessmentData`). A period may have no labeled rows.
 
     Returns
     -------
-    dict
-        Keyword arguments of :class:`~bayesfair.AssessmentData`.
+    AssessmentData
     """
     labeled = _as_pandas(labeled)
     if type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled):
@@ -597,7 +628,18 @@ def frame_arguments(labeled, unlabeled, *, score, label, group, threshold, id) -
             )
         check_columns(unlabeled, "unlabeled", id=[id])
         out["unlabeled_ids"] = unlabeled[id].to_numpy(copy=True)
-    return out
+    if period is not None:
+        if unlabeled is not None and not rows:
+            raise InvalidParameterError(
+                "The 'period' parameter names a column of the rows; give the unlabeled data "
+                "as a DataFrame (a summary keeps no period per row)."
+            )
+        check_columns(labeled, "labeled", period=[period])
+        out["periods"] = labeled[period].copy()
+        if rows:
+            check_columns(unlabeled, "unlabeled", period=[period])
+            out["unlabeled_periods"] = unlabeled[period].copy()
+    return cls(**out, pos_label=pos_label, reference=reference)
 
 
 def warn_surprising_labels(examples: ExampleSet, pos_label, stacklevel: int = 2) -> None:
@@ -618,3 +660,76 @@ def warn_surprising_labels(examples: ExampleSet, pos_label, stacklevel: int = 2)
     if not examples.is_summary:
         rows = examples.rows("scores")
         warn_surprising_examples(rows.scores, rows.labels, pos_label, stacklevel=stacklevel + 2)
+
+
+def attach_periods(labeled: ExampleSet, unlabeled: ExampleSet, periods, unlabeled_periods):
+    """Order the periods of both sides and give each row its period code.
+
+    A period column orders the rows in time: dates, numbers, or labels (an ordered
+    pandas ``Categorical`` keeps its order; other labels are sorted). Periods need
+    rows on both sides (a summary has no rows to date), one value per row, none
+    missing. A period may have unlabeled rows only, or labeled rows only.
+
+    Parameters
+    ----------
+    labeled, unlabeled : ExampleSet
+        The data's two sides; their ``period_codes`` are set (read-only arrays).
+    periods, unlabeled_periods : array_like or None
+        Each labeled and unlabeled row's period. Both None: no periods.
+
+    Returns
+    -------
+    list or None
+        The periods in time order, or None without periods.
+    """
+    if periods is None and unlabeled_periods is None:
+        return None
+    if periods is None or (unlabeled_periods is None and unlabeled.n_total):
+        missing = "periods" if periods is None else "unlabeled_periods"
+        raise InvalidParameterError(
+            f"'{missing}' is missing: with periods, every row needs one, labeled and unlabeled."
+        )
+    if labeled.is_summary or unlabeled.is_summary:
+        raise InvalidParameterError(
+            "Periods need the examples as rows (a summary keeps no period per row); pass "
+            "frames or arrays, or summarise each period's rows into its own data set."
+        )
+    sides = {"periods": (periods, labeled), "unlabeled_periods": (unlabeled_periods, unlabeled)}
+    values = {}
+    for name, (given, examples) in sides.items():
+        series = pd.Series([] if given is None else given).reset_index(drop=True)
+        check_lengths(**{name: len(series), f"{examples.side} rows": examples.n_total})
+        if series.isna().any():
+            first = int(np.flatnonzero(series.isna().to_numpy())[0])
+            raise InvalidParameterError(
+                f"The '{name}' parameter must not contain missing periods; position {first} is."
+            )
+        values[name] = series
+    levels = _period_order(list(values.values()))
+    for (_, examples), series in zip(sides.values(), values.values(), strict=True):
+        examples.period_codes = _readonly(_encode(series, levels))
+    return levels
+
+
+def _period_order(series: list) -> list:
+    """The periods of all sides in time order (module docstring of :func:`attach_periods`)."""
+    ordered = [s for s in series if isinstance(s.dtype, pd.CategoricalDtype) and s.cat.ordered]
+    if ordered:
+        levels = [_plain(v) for v in ordered[0].cat.categories]
+        unknown = {_plain(v) for s in series for v in pd.unique(s)} - set(levels)
+        if unknown:
+            raise InvalidParameterError(
+                f"Period(s) {sorted(map(str, unknown))} are not among the ordered categories "
+                f"{levels}."
+            )
+        used = {_plain(v) for s in series for v in pd.unique(s)}
+        return [v for v in levels if v in used]
+    seen = {_plain(v) for s in series for v in pd.unique(s.astype(object))}
+    try:
+        return sorted(seen)
+    except TypeError as err:
+        raise InvalidParameterError(
+            "Periods must be comparable to be put in time order: dates, numbers, or labels "
+            f"of one kind (an ordered pandas Categorical for labels in another order). Got "
+            f"{sorted(map(repr, seen))[:5]}."
+        ) from err

@@ -37,11 +37,13 @@ metric to read for the cluster.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
-from bayesfair._names import resolve_name
-from bayesfair._validation import takes
+from bayesfair._names import resolve_name, suggest
+from bayesfair._validation import check_array, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import COMPOSITES, FAIR_RANGES, composite_value, rate_from_counts
 from bayesfair.stats import hdi
@@ -95,6 +97,17 @@ VERDICT_PROB = 0.95
 _COUNT_BENEFIT = np.array([1.0, 2.0, 1.0, 0.0])  # b of tp, fp, tn, fn
 
 
+def _check_counts(counts, argument: str) -> np.ndarray:
+    """Confusion counts ``(..., n_groups, 4)`` as floats, or raise naming ``argument``."""
+    c = check_array(counts, argument, min_ndim=2)
+    if c.shape[-1] != 4:
+        raise InvalidParameterError(
+            f"The '{argument}' parameter must hold the 4 confusion counts (tp, fp, tn, fn) of "
+            f"each group on its last axis, shape (..., n_groups, 4). Got shape {c.shape}."
+        )
+    return c
+
+
 def generalized_entropy(counts, alpha: float = 2.0, between: bool = False) -> np.ndarray:
     """GE(α) of the benefit ``b = ŷ − y + 1`` over every example of the given groups.
 
@@ -131,7 +144,7 @@ def generalized_entropy(counts, alpha: float = 2.0, between: bool = False) -> np
     >>> float(generalized_entropy([[5, 0, 5, 0]]))  # every prediction right: no inequality
     0.0
     """
-    c = np.asarray(counts, dtype=float)
+    c = _check_counts(counts, "counts")
     n_g = c.sum(axis=-1)  # (..., k)
     n = n_g.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -176,7 +189,7 @@ def differential_fairness(positives, totals, concentration: float = 1.0) -> np.n
         ε, the largest absolute log ratio (natural log) of the smoothed outcome
         probabilities of two groups; 0 with fewer than two groups with examples.
     """
-    x, n = np.asarray(positives, dtype=float), np.asarray(totals, dtype=float)
+    x, n = check_array(positives, "positives"), check_array(totals, "totals")
     p = (x + concentration) / (n + 2.0 * concentration)
     present = n > 0
     out = np.zeros(np.broadcast(x, n).shape[:-1])
@@ -213,7 +226,7 @@ def fair_enough_values(counts, group: int, reference: int) -> dict[str, np.ndarr
         indices are of the pair; the other indices and the differential
         fairness bias amplification are over all groups.
     """
-    c = np.asarray(counts, dtype=float)
+    c = _check_counts(counts, "counts")
     rates = {}
     with np.errstate(invalid="ignore", divide="ignore"):
         for comp in COMPOSITES.values():
@@ -256,7 +269,7 @@ def stable_cut(linkage) -> tuple[float, float, float]:
     -------
     (cut, lower, upper) : the cut height and the range over which it is stable.
     """
-    heights = np.sort(np.asarray(linkage, dtype=float)[:, 2])
+    heights = np.sort(check_array(linkage, "linkage", ndim=2)[:, 2])
     if heights.size < 2:
         h = float(heights[0]) if heights.size else 0.0
         return h, h, h
@@ -328,11 +341,30 @@ def cluster_metrics(
     from scipy.spatial.distance import squareform
     from scipy.stats import rankdata
 
+    if not isinstance(values, Mapping):
+        raise InvalidParameterError(
+            "The 'values' parameter must be a dict of metric name to draws. Got "
+            f"{type(values).__name__}."
+        )
     names = list(values)
     if not names:
         raise InvalidParameterError("cluster_metrics needs at least one metric.")
-    x = np.column_stack([np.asarray(values[m], dtype=float).ravel() for m in names])
-    ideals = {m: ALL_METRICS[m][1] for m in names} if ideals is None else ideals
+    columns = [check_array(values[m], f"values[{m!r}]").ravel() for m in names]
+    if len({col.size for col in columns}) > 1:
+        sizes = ", ".join(f"{m!r}: {col.size}" for m, col in zip(names, columns, strict=True))
+        raise InvalidParameterError(
+            f"The 'values' parameter must hold as many draws of every metric. Got {sizes}."
+        )
+    x = np.column_stack(columns)
+    if ideals is None:
+        for m in names:
+            if m not in ALL_METRICS:
+                raise InvalidParameterError(
+                    f"The 'values' parameter holds {m!r}, which is not a metric of "
+                    f"ALL_METRICS.{suggest(m, ALL_METRICS)} Pass its ideal value (0 or 1) in "
+                    "'ideals'."
+                )
+        ideals = {m: ALL_METRICS[m][1] for m in names}
     prob, verdict = _verdicts({m: x[:, j] for j, m in enumerate(names)}, ideals)
     notes = {m: "" for m in names}
     defined = ~np.isnan(x).all(axis=0)
@@ -428,7 +460,10 @@ def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
         Counts ``tp, fp, tn, fn`` (floats, not rounded; not checked to be
         non-negative when the rates are not those of one set of counts).
     """
-    n = np.asarray(n, dtype=float)
+    accuracy = check_array(accuracy, "accuracy", dtype=None)
+    selection_rate = check_array(selection_rate, "selection_rate", dtype=None)
+    base_rate = check_array(base_rate, "base_rate", dtype=None)
+    n = check_array(n, "n")
     tp = 0.5 * n * (selection_rate + base_rate - (1.0 - accuracy))
     fp = n * selection_rate - tp
     fn = n * base_rate - tp
@@ -516,9 +551,11 @@ def resampled_clusters(
     pandas.DataFrame
         :func:`cluster_metrics`'s table, with the basic bootstrap interval.
     """
+    counts_draws = _check_counts(counts_draws, "counts_draws")
+    counts = _check_counts(counts, "counts")
     names = _metric_names(metrics)
     values = fair_enough_values(counts_draws, group, reference)
-    own = fair_enough_values(np.asarray(counts, dtype=float)[None], group, reference)
+    own = fair_enough_values(counts[None], group, reference)
     return cluster_metrics(
         {m: values[m] for m in names}, estimates={m: float(own[m][0]) for m in names}
     )

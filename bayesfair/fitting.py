@@ -9,10 +9,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from bayesfair._inputs import _plain
-from bayesfair._names import resolve_name
+from bayesfair._names import resolve_name, suggest
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.checks import misfit_message
 from bayesfair.data import AssessmentData
@@ -45,8 +46,9 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
-from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior
-from bayesfair.sampling import check_backend, sample_model
+from bayesfair.periods import drift_table, group_over_periods, period_sizes
+from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
+from bayesfair.sampling import BACKENDS, check_backend, sample_model
 from bayesfair.sensitivity import (
     PRIOR_DRAWS,
     beta_binomial_prior_rates,
@@ -93,21 +95,87 @@ def _resolve_prior(model: str, prior):
     )
 
 
-def _resolve_backend(model, sampler, backend, cores):
-    """``backend`` and ``cores`` checked."""
+#: The values of ``fit``'s ``sampler``: ``"auto"``, ``bb``'s exact conjugate sampler, NUTS
+#: by its default implementation, and NUTS by each implementation (:data:`BACKENDS`).
+SAMPLERS = ("auto", "exact", "nuts", *BACKENDS[1:])
+
+_NUTS_CHOICES = BACKENDS[1:]  # the samplers that name a NUTS implementation
+
+
+def _check_sampler(sampler) -> str:
+    """The canonical ``sampler`` (case-insensitive, as model names); a bad one lists them."""
+    allowed = ", ".join(map(repr, SAMPLERS))
+    if not isinstance(sampler, str):
+        raise InvalidParameterError(
+            f"The 'sampler' parameter must be one of {allowed}. Got {sampler!r} of type "
+            f"{type(sampler).__name__}."
+        )
+    key = sampler.strip().lower()
+    if key not in SAMPLERS:
+        raise InvalidParameterError(
+            f"The 'sampler' parameter must be one of {allowed}. Got {sampler!r}."
+            f"{suggest(key, SAMPLERS)}"
+        )
+    return key
+
+
+def _merged_backend(model, sampler, backend) -> str:
+    """The ``sampler`` that says what ``sampler`` and the deprecated ``backend`` said.
+
+    As in 0.3: ``backend="auto"`` is NUTS's default implementation; and ``bb``'s exact
+    sampler (``sampler="auto"``) ignores ``backend`` (with an ``IgnoredOptionWarning``).
+    """
+    backend = check_backend(backend)
+    if sampler == "exact":
+        nuts = "nuts" if backend == "auto" else backend
+        raise InvalidParameterError(
+            f"sampler='exact' (bb's exact conjugate sampler) takes no NUTS backend. Got "
+            f"backend={backend!r}: 'backend' is now part of 'sampler' (bayesfair 0.4); pass "
+            f"sampler={nuts!r} alone to sample with NUTS, or leave out 'backend'."
+        )
+    if sampler in _NUTS_CHOICES and backend not in ("auto", sampler):
+        raise InvalidParameterError(
+            f"sampler={sampler!r} and backend={backend!r} disagree: 'backend' is now part of "
+            f"'sampler' (bayesfair 0.4); pass sampler={sampler!r} or sampler={backend!r} alone."
+        )
+    if backend == "auto" or sampler in _NUTS_CHOICES or (model == "bb" and sampler == "auto"):
+        return sampler
+    return backend  # sampler "auto" (a NUTS model) or "nuts"
+
+
+def _resolve_sampler(model, sampler, backend, cores) -> tuple[str, str, int | None]:
+    """How draws are made: ``"exact"`` or ``"nuts"``, the NUTS backend, and ``cores``.
+
+    ``backend`` (deprecated in 0.4) is merged into ``sampler``, with a ``FutureWarning``
+    that points at the caller of ``fit`` (as :func:`bayesfair._validation.renamed`'s).
+    """
+    sampler = _check_sampler(sampler)
+    if backend is not None:
+        sampler = _merged_backend(model, sampler, backend)
+        warnings.warn(
+            "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
+            f"sampler={sampler!r}; 'backend' stops working in 0.5.",
+            FutureWarning,
+            stacklevel=3,
+        )
+    if sampler == "exact" and model != "bb":
+        raise InvalidParameterError(
+            "sampler='exact' exists only for model='bb' (the conjugate posterior)."
+        )
     exact = model == "bb" and sampler in ("auto", "exact")
     if exact and (backend is not None or cores is not None):
         given = [k for k, v in (("backend", backend), ("cores", cores)) if v is not None]
         warnings.warn(
             f"model='bb' draws from its exact posterior (sampler={sampler!r}) and ignores "
-            f"{', '.join(map(repr, given))}; pass sampler='nuts' to sample it with NUTS.",
+            f"{', '.join(map(repr, given))}; pass sampler='nuts' (or one of "
+            f"{', '.join(map(repr, _NUTS_CHOICES))}) to sample it with NUTS.",
             IgnoredOptionWarning,
             stacklevel=3,
         )
-    backend = check_backend("auto" if backend is None else backend)
     if cores is not None:
         cores = check_positive_int(cores, "cores")
-    return backend, cores
+    backend = sampler if sampler in _NUTS_CHOICES else "auto"
+    return ("exact" if exact else "nuts"), backend, cores
 
 
 def _warn_ignored(model: str, **options) -> None:
@@ -149,7 +217,7 @@ def fit(
     discrepancy: DiscrepancyPrior | None = None,
     backend: str | None = None,
     cores: int | None = None,
-) -> FairnessPosterior:
+) -> FairnessPosterior | PeriodPosterior:
     """Fit a fairness model and return posterior draws of every group's rates.
 
     Parameters
@@ -202,9 +270,19 @@ def fit(
         ``bc``/``rbc`` only: the calibration family.
     score_clip : float, default 0.01
         ``bc``/``rbc`` only: ε of the clipping of scores to ``[ε, 1 − ε]``.
-    sampler : {"auto", "exact", "nuts"}
-        ``bb`` has an exact conjugate sampler, the default (``"auto"``);
-        ``"nuts"`` samples the same PyMC model with NUTS. Other models use NUTS.
+    sampler : {"auto", "exact", "nuts", "native", "nutpie", "pymc"}, default "auto"
+        How the draws are made (:mod:`bayesfair.sampling`). ``"auto"``: ``bb``'s
+        exact conjugate sampler for ``bb``, NUTS by its default implementation
+        for the other models. ``"exact"``: the exact conjugate sampler
+        (``bb`` only). ``"nuts"``: NUTS by its default implementation, the
+        hand-written log density where the model has one (``bc``, ``rbc``), else
+        the PyMC model compiled for nutpie. ``"native"``, ``"nutpie"``,
+        ``"pymc"``: NUTS by that implementation, for every model (``bb`` too, which
+        is then sampled with NUTS): the hand-written log density (``bc``, ``rbc``;
+        ``bb`` and ``hbb``, which have none, use the compiled PyMC model), the
+        PyMC model compiled for nutpie, or ``pm.sample``. Recorded in
+        ``settings``: ``"sampler"`` is ``"exact"`` or ``"nuts"``, ``"backend"``
+        the NUTS implementation asked for (``"auto"`` for the default one).
     target_accept : float, optional
         NUTS target acceptance rate. Default 0.99 for ``hbb`` and ``bc`` and
         0.9 for ``bb`` with NUTS. Simulation-based calibration and the Ji et al.
@@ -224,16 +302,26 @@ def fit(
         ``rbc`` only: where the calibration map may be wrong, and the prior of
         a misfitting stratum's rate.
     backend : {"auto", "native", "nutpie", "pymc"}, optional
-        How NUTS runs (:mod:`bayesfair.sampling`): ``"auto"`` (default) the
-        hand-written log density where the model has one (``bc``, ``rbc``),
-        else the PyMC model compiled for nutpie; ``"nutpie"`` always the
-        compiled PyMC model; ``"pymc"`` ``pm.sample``. Recorded in ``settings``.
+        Deprecated in 0.4 (a ``FutureWarning``), removed in 0.5: it is now part of
+        ``sampler``. ``backend="nutpie"`` is ``sampler="nutpie"`` (likewise
+        ``"native"`` and ``"pymc"``); ``backend="auto"`` (the default
+        implementation) leaves ``sampler`` as it is (``"nuts"`` stays ``"nuts"``,
+        ``"auto"`` stays ``"auto"``). As in 0.3, ``bb``'s exact sampler
+        (``sampler="auto"``) ignores it (an ``IgnoredOptionWarning``). With
+        ``sampler="exact"``, or with a ``sampler`` that names another
+        implementation, it raises
+        :class:`~bayesfair.exceptions.InvalidParameterError`.
     cores : int, optional
-        Chains run in parallel; default ``min(chains, os.cpu_count())``.
+        Chains run in parallel; default ``min(chains, os.cpu_count())``. ``bb``'s
+        exact sampler ignores it (an
+        :class:`~bayesfair.exceptions.IgnoredOptionWarning`).
 
     Returns
     -------
-    FairnessPosterior
+    FairnessPosterior or PeriodPosterior
+        A :class:`~bayesfair.posterior.PeriodPosterior` for data with periods
+        (``AssessmentData.from_frames(..., period=...)``): each group fitted over its
+        periods with the other arguments, and the drift flags (:mod:`bayesfair.periods`).
 
     Warns
     -----
@@ -258,6 +346,7 @@ def fit(
     model averaging, rbc's per-stratum mixture); Angelopoulos et al. 2023 and
     Fisch et al. 2024 (the stratified estimator rbc falls back on).
     """
+    arguments = dict(locals())  # every argument as given, for each group of data with periods
     if not isinstance(data, AssessmentData):
         raise InvalidParameterError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
@@ -266,7 +355,9 @@ def fit(
     _warn_ignored(
         model, variant=variant, score_clip=score_clip, n_bins=n_bins, discrepancy=discrepancy
     )
-    backend, cores = _resolve_backend(model, sampler, backend, cores)
+    sampler, backend, cores = _resolve_sampler(model, sampler, backend, cores)
+    if data.period_levels is not None:
+        return _fit_periods(data, arguments, sampler, backend, cores)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
     n_bins = DEFAULT_BINS if n_bins is None else n_bins
@@ -274,7 +365,7 @@ def fit(
     chains = check_positive_int(chains, "chains")
     tune = check_positive_int(tune, "tune", minimum=0)
     estimand = _resolve_estimand(estimand, model, data)
-    _check_sampler_and_clip(model, sampler, score_clip)
+    _check_score_clip(score_clip)
     metrics = (
         list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
     )
@@ -339,10 +430,7 @@ def fit(
         idata, rate_draws, prior_draws = _fit_beta_binomial(
             data, model, metrics, prior, sampler, (rng, prior_rng), run
         )
-        settings.update(
-            sampler="exact" if (model == "bb" and sampler in ("auto", "exact")) else "nuts",
-            prior=prior.to_dict(),
-        )
+        settings.update(sampler=sampler, prior=prior.to_dict())
 
     idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
     reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
@@ -358,15 +446,7 @@ def fit(
     return result
 
 
-def _check_sampler_and_clip(model, sampler, score_clip) -> None:
-    if sampler not in ("auto", "exact", "nuts"):
-        raise InvalidParameterError(
-            f"The 'sampler' parameter must be 'auto', 'exact' or 'nuts'. Got {sampler!r}."
-        )
-    if sampler == "exact" and model != "bb":
-        raise InvalidParameterError(
-            "sampler='exact' exists only for model='bb' (the conjugate posterior)."
-        )
+def _check_score_clip(score_clip) -> None:
     if not 0 < score_clip < 0.5:
         raise InvalidParameterError(
             f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}."
@@ -395,7 +475,7 @@ def _no_labels_notes(data, model) -> list[str]:
     :class:`~bayesfair.AssessmentData` warned about it when the data were built
     (``UnlabeledGroupWarning``); a second, near-identical warning per fit said nothing new.
     """
-    counts = data.counts_array()
+    counts = data.labeled_examples.confusion_counts()
     no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
     if not no_labels:
         return []
@@ -412,14 +492,14 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     import arviz as az
 
     rng, prior_rng = rngs
-    counts = data.counts_array()
+    counts = data.labeled_examples.confusion_counts()
     fractions = [rate_fraction(counts, m) for m in metrics]
     x = np.stack([f[0] for f in fractions])
     n = np.stack([f[1] for f in fractions])
     k = data.n_groups
     if model == "bb":
         alpha, beta = prior.alpha, prior.beta
-        if sampler in ("auto", "exact"):
+        if sampler == "exact":
             theta = sample_bb_exact(
                 x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
             )
@@ -515,7 +595,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
         labeled_counts = np.zeros((k, 4))
         summary = labeled.without_labels()
     else:
-        labeled_counts = data.counts_array().astype(float)
+        labeled_counts = data.labeled_examples.confusion_counts().astype(float)
         summary = data.unlabeled_reduction(score_clip, n_bins)
     model_data = likelihood_data(labeled)
     center = None
@@ -642,7 +722,7 @@ def _attach(
         {m: (("chain", "draw", "group"), rate_draws[m]) for m in metrics},
         coords={"chain": posterior.chain.values, "draw": posterior.draw.values, "group": labels},
     )
-    counts = data.counts_array()
+    counts = data.labeled_examples.confusion_counts()
     observed = xr.Dataset(
         {name: (("group",), counts[:, i]) for i, name in enumerate(COUNT_NAMES)},
         coords={"group": labels},
@@ -687,3 +767,30 @@ def _coord_labels(levels: list) -> np.ndarray:
     if all(isinstance(g, int | np.integer) and not isinstance(g, bool) for g in levels):
         return np.asarray(levels, dtype=np.int64)
     return np.asarray([str(g) for g in levels], dtype=object)
+
+
+def _fit_periods(data: AssessmentData, arguments: dict, sampler, backend, cores):
+    """:func:`fit` of data with periods: each group's fit over its periods, the drift flags.
+
+    :mod:`bayesfair.periods` describes the model and the flag. ``arguments`` are
+    :func:`fit`'s, passed on to each group's fit with the sampler already resolved
+    (``sampler``, ``backend``, ``cores``: a deprecated ``backend`` warned once, at the
+    caller); each group gets its own child of ``random_seed``'s sequence.
+    """
+    options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}
+    options["sampler"] = "exact" if sampler == "exact" else "nuts" if backend == "auto" else backend
+    options["cores"] = cores
+    seed_seq = seed_sequence(arguments["random_seed"])
+    fits = {}
+    for group, child in zip(data.group_levels, seed_seq.spawn(data.n_groups), strict=True):
+        sub = group_over_periods(data, group)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IgnoredOptionWarning)  # said once, by the caller's fit
+            fits[group] = None if sub is None else fit(sub, random_seed=child, **options)
+    clip = 0.01 if options["score_clip"] is None else options["score_clip"]
+    drift = pd.concat([drift_table(data, g, clip) for g in data.group_levels], ignore_index=True)
+    first = next(f for f in fits.values() if f is not None)
+    settings = {**first.settings, "random_seed": seed_record(seed_seq), "periods": "per group"}
+    return PeriodPosterior(
+        fits, data.period_levels, data.reference, period_sizes(data), drift, settings
+    )

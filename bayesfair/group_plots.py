@@ -6,7 +6,7 @@ import numpy as np
 
 from bayesfair.metrics import get_rate
 
-__all__ = ["plot_group_gaps"]
+__all__ = ["plot_group_gaps", "plot_period_gaps"]
 
 
 def plot_group_gaps(view, metric: str, model: str | None = None, epsilon: float = 0.02, ax=None):
@@ -59,4 +59,50 @@ def plot_group_gaps(view, metric: str, model: str | None = None, epsilon: float 
     ax.set_yticks(y, [str(g) for g in rows["group"]], fontsize=7)
     ax.set_ylim(-1, len(rows))
     ax.set_xlabel(f"gap of {get_rate(name).label} to all rows (band: simultaneous)")
+    return ax
+
+
+def plot_period_gaps(table, metric: str, epsilon: float = 0.02, ax=None):
+    """Each group's gap to the reference over the periods, with its band and drift marks.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :meth:`~bayesfair.posterior.PeriodPosterior.period_summary` (columns
+        ``metric, period, group, mean, lower, upper, drift``).
+    metric : str
+        The metric whose rows are drawn.
+    epsilon : float, default 0.02
+        The region of practical equivalence, drawn as a band around 0.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per group against the reference, periods in time order on the x
+        axis (labelled as they are), the HDI as a shaded band; a period whose labels
+        drifted (either group) is marked with a red triangle above its band.
+    """
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(7.0, 3.2))
+    name = get_rate(metric).name
+    rows = table[table["metric"] == name]
+    periods = list(dict.fromkeys(rows["period"]))
+    x = np.arange(len(periods))
+    ax.axhspan(-epsilon, epsilon, color="#d9d9d9", alpha=0.6, lw=0, label=f"±ε = {epsilon:g}")
+    ax.axhline(0.0, color="black", lw=0.8)
+    for group, part in rows.groupby("group", sort=False):
+        part = part.set_index("period").reindex(periods)
+        ref = part["reference"].dropna().iloc[0] if part["reference"].notna().any() else ""
+        line = ax.plot(x, part["mean"], marker="o", ms=3, label=f"{group} − {ref}")[0]
+        ax.fill_between(x, part["lower"], part["upper"], color=line.get_color(), alpha=0.2)
+        drifted = part["drift"].fillna(False).to_numpy(bool)
+        if drifted.any():
+            top = part["upper"].to_numpy(float)[drifted]
+            ax.scatter(x[drifted], top, marker="v", color="#c0392b", zorder=3, s=30)
+    ax.set_xticks(x, [str(p) for p in periods], rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel(f"gap in {get_rate(name).label}")
+    ax.legend(fontsize=7, frameon=False)
     return ax

@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 
 from bayesfair._names import resolve_name
+from bayesfair._validation import renamed
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 
 __all__ = [
@@ -301,23 +302,26 @@ def get_composite(name: str) -> Composite:
     return COMPOSITES[canonical]
 
 
-def composite_value(name: str, unprivileged: dict, privileged: dict) -> np.ndarray:
+@renamed(unprivileged="group", privileged="reference")
+def composite_value(name: str, group: dict, reference: dict) -> np.ndarray:
     """Evaluate a composite from the rates of the two groups.
 
     Parameters
     ----------
     name : str
         A name from :data:`COMPOSITES`.
-    unprivileged, privileged : dict of str to array_like
-        The rates the composite needs (see ``Composite.rates``), for each group;
-        arrays broadcast, so posterior draws work as well as point estimates.
+    group, reference : dict of str to array_like
+        The rates the composite needs (see ``Composite.rates``) of the compared group
+        (Majumder et al.'s "unprivileged" one) and of the reference ("privileged");
+        arrays broadcast, so posterior draws work as well as point estimates. The old
+        names ``unprivileged`` and ``privileged`` work until 0.5, with a FutureWarning.
 
     Returns
     -------
     numpy.ndarray
-        ``unprivileged - privileged`` for differences, ``unprivileged /
-        privileged`` for ratios (NaN where the privileged rate is 0), and the
-        (absolute) average odds difference of Majumder et al. C9/C10.
+        ``group - reference`` for differences, ``group / reference`` for ratios
+        (NaN where the reference's rate is 0), and the (absolute) average odds
+        difference of Majumder et al. C9/C10.
 
     Examples
     --------
@@ -326,8 +330,8 @@ def composite_value(name: str, unprivileged: dict, privileged: dict) -> np.ndarr
     0.1875
     """
     comp = get_composite(name)
-    u = {r: np.asarray(unprivileged[r], dtype=float) for r in comp.rates}
-    p = {r: np.asarray(privileged[r], dtype=float) for r in comp.rates}
+    u = {r: np.asarray(group[r], dtype=float) for r in comp.rates}
+    p = {r: np.asarray(reference[r], dtype=float) for r in comp.rates}
     if comp.kind == "difference":
         (r,) = comp.rates
         return np.asarray(u[r] - p[r])

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayesfair import checks, contrasts, sensitivity, tables
+import numpy as np
+
+from bayesfair import checks, contrasts, periods, sensitivity, tables
 from bayesfair import groups as _groups
 from bayesfair._netcdf import read_result, write_result
+from bayesfair._validation import check_probability, deprecated
 from bayesfair.exceptions import (  # the warnings re-exported under their old home
     CalibrationWarning,
     InvalidParameterError,
@@ -33,6 +36,7 @@ from bayesfair.stats import Interval, eti, hdi, prob_within
 __all__ = [
     "CalibrationWarning",
     "FairnessPosterior",
+    "PeriodPosterior",
     "SamplingWarning",
     "eti",
     "hdi",
@@ -223,8 +227,9 @@ class FairnessPosterior:
         """Per draw, max − min of the group rates, ``DataArray (chain, draw)``."""
         return contrasts.max_min_gap(self, metric)
 
-    def prob_direction(self, metric: str, group=None, reference=None) -> float:
-        """P(Δ > 0): the posterior probability that ``group``'s rate exceeds the reference's.
+    def prob_positive(self, metric: str, group=None, reference=None) -> float:
+        """P(Δ > 0): the posterior probability that ``group``'s rate exceeds the reference's
+        (the ``prob_positive`` column of :meth:`summary`).
 
         Parameters
         ----------
@@ -232,7 +237,19 @@ class FairnessPosterior:
         group, reference : optional
             As in :meth:`pair`.
         """
-        return contrasts.prob_direction(self, metric, group, reference)
+        return contrasts.prob_positive(self, metric, group, reference)
+
+    @deprecated("res.prob_positive(metric, group, reference), the summary's column name")
+    def prob_direction(self, metric: str, group=None, reference=None) -> float:
+        """P(Δ > 0) under its old name: :meth:`prob_positive`.
+
+        Parameters
+        ----------
+        metric : str
+        group, reference : optional
+            As in :meth:`pair`.
+        """
+        return contrasts.prob_positive(self, metric, group, reference)
 
     def prob_practically_fair(self, metric: str, epsilon: float = 0.02, group=None, reference=None):
         """P(|Δ| < ε) for each pair, a ``pandas.Series`` indexed by the compared group.
@@ -246,6 +263,7 @@ class FairnessPosterior:
         """
         return contrasts.prob_practically_fair(self, metric, epsilon, group, reference)
 
+    @deprecated("res.summary(metrics=[metric], epsilon=...)['decision'], the same column")
     def rope_decision(
         self, metric: str, epsilon: float = 0.02, group=None, reference=None, ci_prob: float = 0.95
     ):
@@ -267,9 +285,11 @@ class FairnessPosterior:
             table = table[table["group"] == self.pair(group, reference)[0]]
         return table.set_index(table["group"].rename("group"))["decision"]
 
+    @deprecated("bayesfair.stats.hdi(values, ci_prob) or bayesfair.stats.eti(values, ci_prob)")
     def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> Interval:
-        """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of draws
-        (:func:`bayesfair.contrasts.interval`; NaN draws dropped).
+        """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of draws, NaN draws
+        dropped: :func:`bayesfair.stats.hdi` and :func:`bayesfair.stats.eti`, which do not
+        need a result.
 
         Parameters
         ----------
@@ -277,7 +297,11 @@ class FairnessPosterior:
         ci_prob : float, default 0.95
         kind : {"hdi", "eti"}, default "hdi"
         """
-        return contrasts.interval(values, ci_prob, kind)
+        if kind not in ("hdi", "eti"):
+            raise InvalidParameterError(
+                f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}."
+            )
+        return (hdi if kind == "hdi" else eti)(np.asarray(values), check_probability(ci_prob))
 
     # ------------------------------------------------------------ tables and views
     def summary(self, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, reference=None):
@@ -500,4 +524,93 @@ class FairnessPosterior:
             f"FairnessPosterior(model={self.model!r}, groups={self.groups!r}, "
             f"reference={self.reference!r}, metrics={self.metrics!r}, "
             f"chains={post.sizes['chain']}, draws={post.sizes['draw']})"
+        )
+
+
+class PeriodPosterior:
+    """A fit of data with periods: each group's fit over its periods, and the drift flags.
+
+    :func:`bayesfair.fit` returns it for data with a period column; the model and the
+    flag are described in :mod:`bayesfair.periods`. It holds the draws; the tables are
+    functions of it (:func:`bayesfair.periods.period_summary`).
+
+    Parameters
+    ----------
+    fits : dict
+        Group label -> :class:`FairnessPosterior` of its periods (groups are period
+        codes), or None for a group without labeled rows.
+    periods : list
+        The periods in time order (``data.period_levels``).
+    reference
+        The reference group of the gaps.
+    sizes : pandas.DataFrame
+        Indexed by ``(period, group)``: ``n_labeled``, ``n_unlabeled``.
+    drift : pandas.DataFrame
+        One row per group and period: ``period, group, n_labeled, statistic, drift_p,
+        drift`` (:func:`bayesfair.periods.drift_table`).
+    settings : dict
+        The fit's settings (model, draws, seed, ...).
+    """
+
+    def __init__(self, fits: dict, periods: list, reference, sizes, drift, settings: dict):
+        self.fits = fits
+        self.periods = list(periods)
+        self.groups = list(fits)
+        self.reference = reference
+        self.sizes = sizes
+        self.drift = drift
+        self.settings = settings
+        fitted = [f for f in fits.values() if f is not None]
+        self.metrics = fitted[0].metrics if fitted else []
+
+    def rate_draws(self, metric: str, group):
+        """Draws of ``group``'s rate in every period, shape ``(n_periods, n_draws)``.
+
+        Chains are pooled; a period without any row of the group (or a group
+        without a fit) is NaN.
+
+        Parameters
+        ----------
+        metric : str
+        group
+            One of :attr:`groups`.
+        """
+        fit = self.fits[group]
+        n = self.settings["draws"] * self.settings["chains"]
+        out = np.full((len(self.periods), n), np.nan)
+        if fit is not None:
+            rates = fit.rates(metric).values.reshape(n, -1)
+            for j, code in enumerate(fit.groups):
+                out[int(code)] = rates[:, j]
+        return out
+
+    def drift_of(self, group, period) -> tuple[bool, float]:
+        """``(drift, p-value)`` of ``group``'s labels in ``period`` (False, NaN without).
+
+        Parameters
+        ----------
+        group, period
+            One of :attr:`groups` and of :attr:`periods`.
+        """
+        hit = self.drift[(self.drift["group"] == group) & (self.drift["period"] == period)]
+        if hit.empty:
+            return False, np.nan
+        return bool(hit["drift"].iloc[0]), float(hit["drift_p"].iloc[0])
+
+    def period_summary(self, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
+        """Each period's gaps: :func:`bayesfair.periods.period_summary`.
+
+        Parameters
+        ----------
+        metrics : str or list of str, optional
+        epsilon : float, default 0.02
+        ci_prob : float, default 0.95
+        """
+        return periods.period_summary(self, metrics, epsilon, ci_prob)
+
+    def __repr__(self) -> str:
+        return (
+            f"PeriodPosterior(periods={len(self.periods)}, groups={self.groups!r}, "
+            f"reference={self.reference!r}, metrics={self.metrics!r}, "
+            f"drifted={int(self.drift['drift'].sum())})"
         )

@@ -14,6 +14,7 @@ import pandas as pd
 
 from bayesfair import plots
 from bayesfair import report_groups as rg
+from bayesfair._render import REPORT_CSS
 from bayesfair._render import html_list as _html_list
 from bayesfair._render import html_table as _html_table
 from bayesfair._render import markdown_table as _table
@@ -389,7 +390,7 @@ def _plain_sentences(comp) -> list[str]:
             )
             post = comp.posteriors.get(m)
             if post is not None:
-                up = post.prob_direction(r["metric"], r["group"], r["reference"])
+                up = post.prob_positive(r["metric"], r["group"], r["reference"])
                 if not math.isnan(up):
                     sentence += f", and the probability that it is higher is {up:.2f}"
             out.append(sentence + ".")
@@ -434,21 +435,6 @@ def _notes(comp) -> list[str]:
 
 
 # --------------------------------------------------------------------------- HTML
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
-       max-width: 72em; color: #222; line-height: 1.45; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em;
-     border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-th, td { white-space: nowrap; }
-.scroll { overflow-x: auto; max-width: 100%; }
-.settings td, .provenance td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
-.findings li { margin: 0.3em 0; }
-figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
-.plain li { margin: 0.3em 0; } .warn { color: #a33; }
-"""
 
 
 def _figures(comp, data=None) -> list[tuple[str, str]]:
@@ -569,7 +555,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         "<title>bayesfair assessment</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{REPORT_CSS}</style></head><body>",
         "<h1>bayesfair assessment</h1>",
         *rg.group_html(comp, digits, figures),
         *rg.pair_findings_html(comp, findings(comp)),

@@ -2,7 +2,8 @@
 
 Model builders (:mod:`bayesfair.models`) only describe models; this module
 samples them. The default NUTS sampler is nutpie (Rust NUTS over a
-numba-compiled log density); ``backend="pymc"`` uses ``pm.sample``.
+numba-compiled log density); ``sampler="pymc"`` of :func:`bayesfair.fit`
+(``backend="pymc"`` here) uses ``pm.sample``.
 
 Compiling a model costs seconds, sampling a small one well under a second.
 Models keep their data in ``pm.Data`` containers, so a compiled model is
@@ -18,7 +19,8 @@ model has one (:mod:`bayesfair.models._calibration_native`, numba C callbacks
 cached on disk, so a new process loads them in well under a second and each
 gradient is several times cheaper).
 
-Backends (``backend=`` of :func:`bayesfair.fit` and :func:`sample_model`):
+Backends (``backend=`` of :func:`sample_model`; :func:`bayesfair.fit` takes them as
+its ``sampler=``, where ``"nuts"`` is ``"auto"``):
 
 * ``"auto"`` (default): the native density when the model has one and the
   installed nutpie is a tested version (:data:`TESTED_NUTPIE`), else the PyMC

@@ -28,6 +28,7 @@ __all__ = [
     "LUM_SCENARIOS",
     "MISCALIBRATIONS",
     "LumScenario",
+    "drifting_periods",
     "lum_scenario",
     "many_groups",
     "miscalibrated_scores",
@@ -293,6 +294,77 @@ def many_groups(
         part = pd.DataFrame({"score": s, "label": y, "group": f"g{i:0{width}d}", "p": p})
         part["labeled"] = np.arange(n) < n_lab[i]
         frames.append(part)
+    both = pd.concat(frames, ignore_index=True)
+    labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    return labeled, unlabeled
+
+
+def drifting_periods(
+    n_periods: int = 12,
+    n_labeled=50,
+    n_unlabeled=2_000,
+    *,
+    groups=("A", "B"),
+    drift_group=None,
+    drift_from: int | None = None,
+    shift: float = 2.0,
+    random_seed=None,
+):
+    """A deployment audited over ``n_periods`` periods, in which one group's scores may drift.
+
+    Every example has a true ``p ~ Beta(2, 2)`` and ``y ~ Bernoulli(p)``, in every
+    group and period. Scores are calibrated (``s = p``) except in ``drift_group``
+    from period ``drift_from`` on, where ``s = σ(logit p − shift)``: the group's
+    scores moved by ``shift`` on the logit scale, so the map learnt before the drift
+    no longer holds there (the labels are ``shift`` logits more positive than the
+    scores say).
+
+    Parameters
+    ----------
+    n_periods : int, default 12
+        Periods, numbered 0, 1, ...
+    n_labeled, n_unlabeled : int or sequence of int
+        Labeled and unlabeled rows per group in each period (one number for all
+        periods, or one per period: e.g. labels only in the first period).
+    groups : sequence of str, default ("A", "B")
+    drift_group : str, optional
+        The group whose scores drift (None: nothing drifts).
+    drift_from : int, optional
+        The first drifted period.
+    shift : float, default 2.0
+    random_seed : None, int or Generator, optional
+
+    Returns
+    -------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``period``, ``p``, ``drifted``; the
+        unlabeled rows keep their labels, for the truth (drop ``label`` before
+        assessing them).
+    """
+    import pandas as pd
+
+    n_periods = check_positive_int(n_periods, "n_periods")
+    n_lab = np.broadcast_to(np.asarray(n_labeled, dtype=int), (n_periods,))
+    n_unl = np.broadcast_to(np.asarray(n_unlabeled, dtype=int), (n_periods,))
+    if (n_lab < 0).any() or (n_unl < 0).any():
+        raise InvalidParameterError("Period sizes must be whole numbers ≥ 0.")
+    if drift_group is not None and drift_group not in groups:
+        raise InvalidParameterError(f"'drift_group' must be one of {list(groups)}.")
+    rng = check_random_state(random_seed)
+    frames = []
+    for t in range(n_periods):
+        for group in groups:
+            n = int(n_lab[t] + n_unl[t])
+            p = rng.beta(2.0, 2.0, n)
+            y = (rng.random(n) < p).astype(int)
+            drifted = group == drift_group and drift_from is not None and t >= drift_from
+            s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift))) if drifted else p
+            part = pd.DataFrame(
+                {"score": s, "label": y, "group": group, "period": t, "p": p, "drifted": drifted}
+            )
+            part["labeled"] = np.arange(n) < n_lab[t]
+            frames.append(part)
     both = pd.concat(frames, ignore_index=True)
     labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
     unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)

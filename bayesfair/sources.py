@@ -1,4 +1,7 @@
-"""Unlabeled scores from any source, reduced to an additive summary inside an engine.
+"""Scored rows from any source, reduced to an additive summary inside an engine.
+
+:func:`summarize_unlabeled` summarises unlabeled rows, :func:`summarize` labeled
+ones (``label=``); both run the one private implementation.
 
 The models and the prediction-powered intervals need the unlabeled scores only
 through per-group, per-side-of-threshold histograms in logit(s) (see
@@ -30,6 +33,8 @@ score, ``c = clip(s, ε, 1 − ε)``, ``u = ln c − ln(1 − c)``, bin
 """
 
 from __future__ import annotations
+
+import warnings
 
 from bayesfair._validation import check_threshold
 from bayesfair.engines._common import (
@@ -66,7 +71,12 @@ def summarize(
     progressbar: bool = False,
     text_groups: bool = False,
 ) -> ScoreSummary:
-    """Reduce scored rows, labeled or not, to their additive summary without loading them.
+    """Reduce labeled scored rows to their additive summary without loading them.
+
+    This is the function for labeled rows (``label=``, or a triple of arrays); for
+    unlabeled rows call :func:`summarize_unlabeled`. A call without ``label`` still
+    summarises the rows as unlabeled, as :func:`summarize_unlabeled` does, with a
+    ``FutureWarning`` (bayesfair 0.4); from 0.5 ``label`` is required.
 
     Parameters
     ----------
@@ -75,8 +85,9 @@ def summarize(
         ``s3://…`` is passed to the engine, which must be set up to read it, e.g.
         DuckDB's ``httpfs``), a list of them, a DuckDB relation, a SQL query
         (``"SELECT ... FROM ..."``), a pandas or polars DataFrame, a Dask or
-        Spark DataFrame, or arrays: a pair ``(scores, groups)``, or a triple
-        ``(scores, groups, labels)`` for labeled rows.
+        Spark DataFrame, or a triple of arrays ``(scores, groups, labels)``
+        (a pair ``(scores, groups)`` is unlabeled: the deprecated call without
+        ``label``).
     score : str
         The score column (ignored for arrays).
     group : str or list of str
@@ -89,9 +100,11 @@ def summarize(
         paths, relations and SQL to DuckDB, frames and arrays to NumPy. With
         ``"dask"`` or ``"spark"`` a path or glob is read by that engine.
     label : str, optional
-        The true-label column: the rows are labeled and the summary also holds,
-        per bin, the positives and their sums of ``ln c`` and ``ln(1 − c)``.
-        Without it the rows are unlabeled.
+        The true-label column: the summary also holds, per bin, the positives
+        and their sums of ``ln c`` and ``ln(1 − c)``. A triple of arrays needs
+        none (its third array is the labels). Leaving it out (``None``) is
+        deprecated: the rows are then summarised as unlabeled, with a
+        ``FutureWarning``; call :func:`summarize_unlabeled` for them instead.
     pos_label : int, float or bool
         The label value of a positive; the other value must be its complement
         in {0, 1} (or ``False``/``True``). Labels other than these, or missing,
@@ -116,6 +129,8 @@ def summarize(
     Returns
     -------
     ScoreSummary
+        A labeled summary (an unlabeled one, for the deprecated call without
+        ``label``).
 
     Raises
     ------
@@ -123,7 +138,55 @@ def summarize(
         For an unknown engine, a glob that matches nothing, a missing column,
         a score that is NaN or outside [0, 1], or a label that is missing or
         not binary (naming the file where the engine can).
+
+    Warns
+    -----
+    FutureWarning
+        When ``label`` is not given (and the source is not a triple of arrays):
+        the rows are summarised as unlabeled; call :func:`summarize_unlabeled`
+        instead. From bayesfair 0.5 ``label`` is required.
     """
+    if label is None and not (isinstance(source, tuple) and len(source) == 3):
+        warnings.warn(
+            "bayesfair.summarize without 'label' summarises unlabeled rows: call "
+            "bayesfair.summarize_unlabeled(...) instead (bayesfair 0.4); from 0.5 "
+            "'summarize' needs 'label'.",
+            FutureWarning,
+            stacklevel=2,
+        )
+    return _summarize(
+        source,
+        score,
+        group,
+        threshold,
+        engine,
+        label=label,
+        pos_label=pos_label,
+        score_clip=score_clip,
+        n_bins=n_bins,
+        scheduler=scheduler,
+        progressbar=progressbar,
+        text_groups=text_groups,
+    )
+
+
+def _summarize(
+    source,
+    score: str = "score",
+    group="group",
+    threshold: float = 0.5,
+    engine: str = "auto",
+    *,
+    label: str | None = None,
+    pos_label=1,
+    score_clip: float = 0.01,
+    n_bins: int | None = None,
+    scheduler=None,
+    progressbar: bool = False,
+    text_groups: bool = False,
+) -> ScoreSummary:
+    """:func:`summarize` and :func:`summarize_unlabeled` (``label=None``), without the
+    deprecation warning."""
     threshold = check_threshold(threshold)
     n_bins = DEFAULT_BINS if n_bins is None else int(n_bins)
     if n_bins < 1:
@@ -177,10 +240,13 @@ def summarize_unlabeled(
     progressbar: bool = False,
     text_groups: bool = False,
 ) -> ScoreSummary:
-    """Reduce unlabeled scores to their additive summary: :func:`summarize` without labels.
+    """Reduce unlabeled scored rows to their additive summary without loading them.
 
-    The parameters are those of :func:`summarize`; a pair ``(scores, groups)``
-    of arrays is accepted as the source.
+    This is the function for unlabeled rows; for labeled rows call
+    :func:`summarize` with ``label=``. The engines and the parameters are those
+    of :func:`summarize`, without the labels; a pair ``(scores, groups)`` of
+    arrays is accepted as the source. (``summarize`` without ``label`` did the
+    same; it warns from bayesfair 0.4 and needs ``label`` from 0.5.)
 
     Parameters
     ----------
@@ -224,7 +290,7 @@ def summarize_unlabeled(
             "Unlabeled arrays are a pair (scores, groups). Got a tuple of "
             f"{len(source)}; for labeled rows call bayesfair.summarize."
         )
-    return summarize(
+    return _summarize(
         source,
         score,
         group,

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from bayesfair._validation import check_probability
+from bayesfair._validation import check_array, check_probability
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -143,8 +143,8 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
     >>> round(hi - lo, 2)
     0.5
     """
+    x = check_array(values, "values").ravel()
     ci_prob = check_probability(ci_prob)
-    x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     if x.size == 0:
         return Interval(np.nan, np.nan, ci_prob=ci_prob, kind="hdi")
@@ -172,8 +172,8 @@ def eti(values, ci_prob: float = 0.95) -> Interval:
     Interval
         Float bounds, kind ``"eti"``; NaN bounds when no draw is defined.
     """
+    x = check_array(values, "values").ravel()
     ci_prob = check_probability(ci_prob)
-    x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     if x.size == 0:
         return Interval(np.nan, np.nan, ci_prob=ci_prob, kind="eti")
@@ -197,19 +197,21 @@ def prob_within(values, epsilon: float) -> float:
     float
         The share of the defined draws with ``|Δ| < ε``; NaN when none is defined.
     """
-    x = np.asarray(values, dtype=float).ravel()
+    x = check_array(values, "values").ravel()
     x = x[~np.isnan(x)]
     return float(np.mean(np.abs(x) < epsilon)) if x.size else np.nan
 
 
 def split_chains(x: np.ndarray) -> np.ndarray:
     """(chain, draw, m) -> (2 chain, draw // 2, m): first halves, then second halves."""
+    x = check_array(x, "x", min_ndim=2, dtype=None)
     half = x.shape[1] // 2
     return np.concatenate([x[:, :half], x[:, x.shape[1] - half :]], axis=0)
 
 
 def z_scale(x: np.ndarray) -> np.ndarray:
     """Rank-normalise each column of (…, m) over all its values (Blom, c = 3/8)."""
+    x = check_array(x, "x", min_ndim=1, dtype=None)
     columns = np.ascontiguousarray(x.reshape(-1, x.shape[-1]).T)  # (m, n): rows sort fast
     n = columns.shape[1]
     order = np.argsort(columns, axis=1)
@@ -256,7 +258,8 @@ def rank_rhat(x, z=None) -> np.ndarray:
         R-hat; NaN for a column with a NaN draw, or every column when there are
         fewer than 2 chains or 4 draws.
     """
-    x = np.asarray(x, dtype=float)
+    x = check_array(x, "x", ndim=3)
+    z = None if z is None else check_array(z, "z", ndim=3, dtype=None)
     out = np.full(x.shape[2], np.nan)
     ok = ~np.isnan(x).any(axis=(0, 1))
     if x.shape[0] < 2 or x.shape[1] < 4 or not ok.any():
@@ -292,7 +295,8 @@ def ess_bulk(x, z=None) -> np.ndarray:
     """
     from scipy.fft import next_fast_len
 
-    x = np.asarray(x, dtype=float)
+    x = check_array(x, "x", ndim=3)
+    z = None if z is None else check_array(z, "z", ndim=3, dtype=None)
     out = np.full(x.shape[2], np.nan)
     if x.shape[1] < 4:
         return out
@@ -500,8 +504,8 @@ def simultaneous_band(draws, ci_prob: float = 0.95) -> Interval:
     >>> bool(0.95 <= inside < 0.96)
     True
     """
+    x = check_array(draws, "draws")
     ci_prob = check_probability(ci_prob)
-    x = np.asarray(draws, dtype=float)
     if x.ndim != 2:
         raise InvalidParameterError(
             f"The 'draws' parameter must be a 2-D array (draws, quantities). Got shape {x.shape}."

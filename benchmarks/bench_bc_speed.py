@@ -24,8 +24,8 @@ only ratios taken in the same run are comparable:
    total time and the number of compiled models.
 
 ``--alternatives`` also times the other ways to sample the model that were
-considered (the PyMC model compiled by nutpie, ``backend="nutpie"``, and
-``backend="pymc"``).
+considered (the PyMC model compiled by nutpie, ``sampler="nutpie"``, and
+``sampler="pymc"``).
 
 Run: ``python benchmarks/bench_bc_speed.py`` (about 3 minutes plus the 10^7
 data construction), ``--quick`` (n_U up to 10^5, 10 repeated fits),
@@ -189,9 +189,9 @@ def worker_fresh(args) -> dict:
     t_data = time.perf_counter() - t1
     kwargs = {}
     if args.no_native:
-        kwargs = {"backend": "nutpie"}
+        kwargs = {"sampler": "nutpie"}
     if args.pymc_sampler:
-        kwargs = {"backend": "pymc"}
+        kwargs = {"sampler": "pymc"}
     wall, cpu, (res, table, _) = timed(lambda: fit_and_summarise(data, **kwargs))
     return {
         "import_s": t_import,
@@ -269,7 +269,7 @@ def section_one_process(args, rows: list) -> dict:
 
     if args.alternatives:
         for name in ("PyMC-compiled nutpie, first", "PyMC-compiled nutpie, second"):
-            wall, cpu, (res, _, _) = timed(lambda: fit_and_summarise(data, backend="nutpie"))
+            wall, cpu, (res, _, _) = timed(lambda: fit_and_summarise(data, sampler="nutpie"))
             out[name] = {"wall": wall, "cpu": cpu, "load": load(), **describe_fit(res)}
             print(f"{name:34s} {wall:7.2f} s wall, {cpu:6.2f} s CPU  [{load()}]")
 
@@ -377,8 +377,8 @@ def section_fresh(args, rows: list, jags) -> dict:
         variants += [
             ("same, cold numba cache (1st run on a machine)", ["--cold-numba-cache"]),
             ("PyMC model compiled by nutpie", ["--no-native"]),
-            ("backend='pymc', 1st (C cache fill)", ["--pymc-sampler"]),
-            ("backend='pymc', 2nd (C cache warm)", ["--pymc-sampler"]),
+            ("sampler='pymc', 1st (C cache fill)", ["--pymc-sampler"]),
+            ("sampler='pymc', 2nd (C cache warm)", ["--pymc-sampler"]),
         ]
     for name, extra in variants:
         wall, cpu, r = run_worker(["--worker", "fresh", "--model", MODEL, *extra])
@@ -587,7 +587,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--alternatives",
         action="store_true",
-        help="also time a cold numba cache, the PyMC-compiled nutpie model, backend='pymc'",
+        help="also time a cold numba cache, the PyMC-compiled nutpie model, sampler='pymc'",
     )
     p.add_argument("--model", choices=["rbc", "bc"], default="rbc", help="the model timed")
     p.add_argument(

@@ -233,7 +233,7 @@ def freq_record(data, truth, exact, seed) -> tuple[dict, float]:
             warnings.simplefilter("ignore")
             tab = group_intervals(data, m, ci_prob=CI_PROB, n_resamples=2000, random_seed=seed)
         bands = freq_bands(tab)
-        _, den = rate_fraction(data.counts_array(), m)
+        _, den = rate_fraction(data.labeled_examples.confusion_counts(), m)
         theta = exact[m]
         exact_gap = theta - np.sum(den * theta) / np.sum(den)
         approx_gap = truth[m]["gap"]

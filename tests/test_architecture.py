@@ -34,10 +34,11 @@ LAYERS = [
             "groups",
             "contrasts",
             "tables",
+            "periods",
         ],
     ),
     ("result", ["posterior"]),
-    ("fit and present", ["fitting", "plots", "report", "report_groups", "group_plots"]),
+    ("fit and present", ["fitting", "plots", "report", "report_groups", "report_periods", "group_plots"]),
     ("workflows", ["labels", "compare", "experiments"]),
     ("entry points", ["cli", "__main__", ""]),
 ]

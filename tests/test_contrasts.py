@@ -19,7 +19,7 @@ def test_difference_ratio_and_direction_are_the_rates_draws(res):
     a, b = r.sel(group=g).values, r.sel(group=ref).values
     np.testing.assert_array_equal(contrasts.difference(res, "accuracy").values, a - b)
     np.testing.assert_allclose(contrasts.ratio(res, "accuracy").values, a / b)
-    assert contrasts.prob_direction(res, "accuracy") == np.mean(a - b > 0)
+    assert contrasts.prob_positive(res, "accuracy") == np.mean(a - b > 0)
     gap = contrasts.max_min_gap(res, "accuracy").values
     np.testing.assert_allclose(gap, np.abs(a - b))  # two groups: max − min is |Δ|
     var = contrasts.between_group_variance(res, "accuracy").values
@@ -42,5 +42,5 @@ def test_practical_fairness_and_the_variance_bound(res):
     assert contrasts.prob_variance_below(res, "tpr", 0.001) == np.mean(v < 0.001)
     with pytest.raises(ValueError, match="'delta' parameter must be a positive number"):
         contrasts.prob_variance_below(res, "tpr", 0)
-    lo, hi = contrasts.interval(d, 0.9, "eti")
+    lo, hi = bf.stats.eti(d, 0.9)
     np.testing.assert_allclose([lo, hi], np.quantile(d, [0.05, 0.95]))

@@ -20,7 +20,7 @@ def test_counts_and_predictions():
     assert counts.loc["a"].tolist() == [1, 0, 2, 0]  # tp fp tn fn
     assert counts.loc["b"].tolist() == [1, 1, 0, 1]
     assert data.predictions.tolist() == [1, 0, 1, 0, 1, 0]
-    assert data.counts_array().sum() == 6
+    assert data.labeled_examples.confusion_counts().sum() == 6
 
 
 def test_threshold_changes_predictions():

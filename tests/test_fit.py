@@ -65,7 +65,7 @@ def test_result_shapes_and_labels(results, model, data):
     )
     assert {"posterior", "observed_data", "constant_data", "rates"} <= set(res.idata.groups())
     observed = res.idata.observed_data[["tp", "fp", "tn", "fn"]].to_array("count").T.values
-    np.testing.assert_array_equal(observed, data.counts_array())
+    np.testing.assert_array_equal(observed, data.labeled_examples.confusion_counts())
 
 
 def test_bc_uses_unlabeled_data(results, data):
@@ -85,9 +85,12 @@ def test_summary_and_probabilities(results):
     d = res.difference("accuracy").values
     p = res.prob_practically_fair("accuracy", epsilon=0.02)
     assert p.loc["Female"] == pytest.approx(np.mean(np.abs(d) < 0.02))
-    assert res.prob_direction("accuracy") == pytest.approx(np.mean(d > 0))
-    assert set(res.rope_decision("accuracy", 0.02)) <= {"practically fair", "unfair", "undecided"}
-    assert table.loc[0, "decision"] == res.rope_decision("accuracy", 0.02).iloc[0]
+    assert res.prob_positive("accuracy") == pytest.approx(np.mean(d > 0))
+    assert table.loc[0, "prob_positive"] == pytest.approx(np.mean(d > 0))
+
+
+def _decision(res, epsilon):
+    return res.summary(["accuracy"], epsilon=epsilon)["decision"].iloc[0]
 
 
 def test_rope_decision_rule(results):
@@ -100,13 +103,13 @@ def test_rope_decision_rule(results):
     d = res.difference("accuracy").values
     lo, hi = hdi(d, 0.95)
     outer, inner = max(abs(lo), abs(hi)), min(abs(lo), abs(hi))
-    assert res.rope_decision("accuracy", epsilon=outer * 1.01).iloc[0] == "practically fair"
+    assert _decision(res, outer * 1.01) == "practically fair"
     if outer * 0.99 > inner:  # ε between the bounds' distances from 0: the ROPE cuts the HDI
-        assert res.rope_decision("accuracy", epsilon=outer * 0.99).iloc[0] == "undecided"
+        assert _decision(res, outer * 0.99) == "undecided"
     if not lo < 0 < hi:  # an HDI on one side of 0: a small ε makes the pair unfair
-        assert res.rope_decision("accuracy", epsilon=inner * 0.99).iloc[0] == "unfair"
+        assert _decision(res, inner * 0.99) == "unfair"
     else:  # an HDI across 0 can never be called unfair
-        assert res.rope_decision("accuracy", epsilon=inner * 0.99).iloc[0] == "undecided"
+        assert _decision(res, inner * 0.99) == "undecided"
 
 
 def test_hbb_population_variance(results):

@@ -110,3 +110,12 @@ def test_undefined_rate_warns_with_group_name():
     with pytest.warns(UserWarning, match=r"undefined for group\(s\) \['b'\]"):
         tpr = data.rates("tpr")
     assert np.isnan(tpr["b"]) and tpr["a"] == 1.0
+
+
+def test_composites_speak_of_group_and_reference():
+    """The vocabulary's names; Majumder et al.'s old ones work until 0.5 with a warning."""
+    u, p = {"tpr": 0.6}, {"tpr": 0.8}
+    new = composite_value("equal_opportunity_difference", group=u, reference=p)
+    with pytest.warns(FutureWarning, match="'unprivileged' parameter is now 'group'"):
+        old = composite_value("equal_opportunity_difference", unprivileged=u, reference=p)
+    assert old == new == pytest.approx(-0.2)

@@ -13,6 +13,7 @@ import pytest
 import bayesfair as bf
 from bayesfair.exceptions import UndefinedRateWarning
 from bayesfair.report import comparison_markdown
+from bayesfair.stats import eti, hdi, rope_decision
 
 FAST = dict(draws=200, tune=200, chains=2, progressbar=False, random_seed=0)
 
@@ -99,9 +100,9 @@ def test_every_accessor_sets_undefined_draws_aside_and_says_so(small_group):
         p = res.prob_practically_fair("tpr", epsilon=0.05).iloc[0]
     assert p == pytest.approx(np.mean(np.abs(d[~np.isnan(d)]) < 0.05))
     with pytest.warns(UndefinedRateWarning, match="tpr of B vs A"):
-        decision = res.rope_decision("tpr").iloc[0]
-    with pytest.warns(UndefinedRateWarning, match="tpr of B vs A"):
-        assert decision == res.summary("tpr")["decision"].iloc[0]  # the summary's verdict
+        decision = res.summary("tpr")["decision"].iloc[0]
+    lo, hi = hdi(d[~np.isnan(d)], 0.95)  # the verdict over the defined draws
+    assert decision in {rope_decision(lo, hi, 0.02), "undecided"}
     v = res.between_group_variance("tpr").values
     assert np.isnan(v).mean() == pytest.approx(np.isnan(d).mean())  # no smaller K
     with pytest.warns(UndefinedRateWarning, match="the variance of tpr"):
@@ -118,7 +119,6 @@ def test_the_result_s_warnings_point_at_the_caller_s_line(small_group):
     res = small_group
     calls = [
         lambda: res.summary("tpr"),
-        lambda: res.rope_decision("tpr"),
         lambda: res.prob_practically_fair("tpr"),
         lambda: res.variance_upper_bound("tpr"),
         lambda: res.calibration_check(alpha=0.999, min_labels=1),
@@ -131,3 +131,23 @@ def test_the_result_s_warnings_point_at_the_caller_s_line(small_group):
         ours = [w for w in caught if type(w.message).__module__.startswith("bayesfair")]
         assert ours, call
         assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno) for w in ours]
+
+
+def test_the_old_ways_warn_at_the_caller_and_give_the_one_way_s_value(small_group):
+    """``prob_direction``, ``rope_decision`` and ``interval`` were second ways to read a
+    summary column or an interval of draws; they work until 0.5 with a FutureWarning."""
+    res = small_group
+    d = res.difference("accuracy").values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedRateWarning)
+        table = res.summary("accuracy")
+    old_and_new = [
+        (lambda: res.prob_direction("accuracy"), res.prob_positive("accuracy")),
+        (lambda: res.rope_decision("accuracy").iloc[0], table["decision"].iloc[0]),
+        (lambda: res.interval(d), hdi(d)),
+        (lambda: res.interval(d, 0.9, kind="eti"), eti(d, 0.9)),
+    ]
+    for old, new in old_and_new:
+        with pytest.warns(FutureWarning, match="deprecated .* stops working in 0.5") as record:
+            assert old() == new
+        assert record[0].filename == __file__

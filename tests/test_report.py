@@ -56,7 +56,7 @@ def test_html_plain_words(html, comparison):
         "Given the data and the BC model, the probability that Female's accuracy is within "
         f"±0.02 of Male's is {p:.2f}"
     ) in html
-    up = comparison.posteriors["bb"].prob_direction("accuracy", "Female", "Male")
+    up = comparison.posteriors["bb"].prob_positive("accuracy", "Female", "Male")
     assert f"the probability that it is higher is {up:.2f}." in html
     # one sentence per pair and model
     assert html.count("<li>Given the data and the") == 2 * 2

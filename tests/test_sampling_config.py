@@ -1,4 +1,5 @@
-"""Sampling configuration as arguments: backend, cores, the bounded cache, fallbacks."""
+"""Sampling configuration as arguments: sampler (and the deprecated backend), cores, the
+bounded cache, fallbacks."""
 
 import warnings
 
@@ -7,7 +8,13 @@ import pytest
 
 import bayesfair as bf
 from bayesfair import sampling
-from bayesfair.exceptions import IgnoredOptionWarning
+from bayesfair.exceptions import (
+    CalibrationWarning,
+    IgnoredOptionWarning,
+    InvalidParameterError,
+    SamplingWarning,
+)
+from bayesfair.fitting import SAMPLERS
 
 FAST = dict(draws=100, tune=100, chains=2, progressbar=False, random_seed=0)
 
@@ -21,9 +28,26 @@ def _data():
     return bf.AssessmentData(s, y, g, unlabeled_scores=s_u, unlabeled_groups=g_u, reference="A")
 
 
+def _draws(res) -> np.ndarray:
+    return res.idata.rates["accuracy"].values
+
+
 def test_no_module_level_switch_changes_results():
     assert not hasattr(sampling, "USE_NATIVE")
     assert sampling.BACKENDS == ("auto", "native", "nutpie", "pymc")
+    assert SAMPLERS == ("auto", "exact", "nuts", "native", "nutpie", "pymc")
+
+
+def test_an_unknown_sampler_lists_the_valid_ones():
+    allowed = "'auto', 'exact', 'nuts', 'native', 'nutpie', 'pymc'"
+    with pytest.raises(
+        InvalidParameterError,
+        match=f"The 'sampler' parameter must be one of {allowed}. Got 'nativ'. "
+        "Did you mean 'native'",
+    ):
+        bf.fit(_data(), "bc", metrics=["accuracy"], sampler="nativ", **FAST)
+    with pytest.raises(InvalidParameterError, match=f"'sampler'.*{allowed}. Got 3 of type int"):
+        bf.fit(_data(), "bb", metrics=["accuracy"], sampler=3, **FAST)
 
 
 def test_an_unknown_backend_lists_the_valid_ones():
@@ -31,12 +55,40 @@ def test_an_unknown_backend_lists_the_valid_ones():
         bf.fit(_data(), "bc", metrics=["accuracy"], backend="nativ", **FAST)
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_every_sampler_samples_bb(sampler):
+    """bb with each value: "auto"/"exact" draw from the conjugate posterior, the others
+    with NUTS by the implementation they name (bb has no native density: "native" runs
+    the compiled PyMC model, as "nutpie" does)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # pm.sample's own, on 100 draws
+        res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=sampler, **FAST)
+    exact = sampler in ("auto", "exact")
+    assert res.settings["sampler"] == ("exact" if exact else "nuts")
+    assert res.settings["backend"] == (sampler if sampler in sampling.BACKENDS else "auto")
+    assert _draws(res).shape == (2, 100, 2) and np.isfinite(_draws(res)).all()
+    assert ("sample_stats" in res.idata.groups()) is not exact
+
+
+def test_sampler_names_are_case_insensitive():
+    res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=" Exact", **FAST)
+    assert res.settings["sampler"] == "exact"
+
+
+def test_native_on_a_model_without_a_native_density_is_the_compiled_model():
+    a, b = (
+        bf.fit(_data(), "bb", metrics=["accuracy"], sampler=s, cores=1, **FAST)
+        for s in ("native", "nutpie")
+    )
+    np.testing.assert_array_equal(_draws(a), _draws(b))
+
+
 def test_native_and_compiled_backends_sample_the_same_posterior():
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        native = bf.fit(data, "bc", metrics=["accuracy"], backend="native", cores=1, **FAST)
-        pymc = bf.fit(data, "bc", metrics=["accuracy"], backend="nutpie", cores=1, **FAST)
+        native = bf.fit(data, "bc", metrics=["accuracy"], sampler="native", cores=1, **FAST)
+        pymc = bf.fit(data, "bc", metrics=["accuracy"], sampler="nutpie", cores=1, **FAST)
     assert native.settings["backend"] == "native" and pymc.settings["backend"] == "nutpie"
     a, b = (r.idata.posterior["mu_c"].values.ravel() for r in (native, pymc))
     # the same density (tests/models/test_native.py checks it to 1e-10); with 200 draws
@@ -46,8 +98,74 @@ def test_native_and_compiled_backends_sample_the_same_posterior():
 
 
 def test_options_the_exact_sampler_ignores_are_warned_about():
-    with pytest.warns(IgnoredOptionWarning, match="ignores 'backend', 'cores'"):
+    with pytest.warns(IgnoredOptionWarning, match="ignores 'cores'; pass sampler='nuts'"):
+        bf.fit(_data(), "bb", metrics=["accuracy"], cores=1, **FAST)
+    # as in 0.3, bb's exact sampler (sampler="auto") ignores the deprecated backend
+    with (
+        pytest.warns(FutureWarning, match="pass sampler='auto'"),
+        pytest.warns(IgnoredOptionWarning, match="ignores 'backend', 'cores'"),
+    ):
         bf.fit(_data(), "bb", metrics=["accuracy"], backend="nutpie", cores=1, **FAST)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NUTS uses cores: nothing ignored
+        bf.fit(_data(), "bb", metrics=["accuracy"], sampler="nutpie", cores=1, **FAST)
+
+
+@pytest.mark.parametrize(
+    ("model", "old", "new"),
+    [
+        ("bc", {"backend": "nutpie"}, "nutpie"),
+        ("bc", {"backend": "auto"}, "auto"),
+        ("bc", {"sampler": "nuts", "backend": "native"}, "native"),
+        ("bb", {"sampler": "nuts", "backend": "nutpie"}, "nutpie"),
+        ("bb", {"sampler": "nuts", "backend": "auto"}, "nuts"),
+        ("bb", {"sampler": "nutpie", "backend": "auto"}, "nutpie"),
+        ("bb", {"sampler": "pymc", "backend": "pymc"}, "pymc"),
+    ],
+)
+def test_backend_warns_and_gives_the_draws_of_the_new_spelling(model, old, new):
+    data = _data()
+    with warnings.catch_warnings():
+        # 100 draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
+        for category in (RuntimeWarning, SamplingWarning, CalibrationWarning):
+            warnings.simplefilter("ignore", category)
+        with pytest.warns(FutureWarning) as record:
+            before = bf.fit(data, model, metrics=["accuracy"], cores=1, **old, **FAST)
+        after = bf.fit(data, model, metrics=["accuracy"], sampler=new, cores=1, **FAST)
+    [warning] = [w for w in record if issubclass(w.category, FutureWarning)]
+    assert str(warning.message) == (
+        "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
+        f"sampler={new!r}; 'backend' stops working in 0.5."
+    )
+    assert warning.filename == __file__  # the caller's line, not bayesfair's
+    assert before.settings == after.settings
+    np.testing.assert_array_equal(_draws(before), _draws(after))
+
+
+@pytest.mark.parametrize(
+    ("model", "kwargs", "message"),
+    [
+        (
+            "bb",
+            {"sampler": "exact", "backend": "nutpie"},
+            "sampler='exact' .*takes no NUTS backend. Got backend='nutpie'.*pass "
+            "sampler='nutpie' alone",
+        ),
+        ("bb", {"sampler": "exact", "backend": "auto"}, "pass sampler='nuts' alone"),
+        (
+            "bc",
+            {"sampler": "native", "backend": "pymc"},
+            "sampler='native' and backend='pymc' disagree: 'backend' is now part of 'sampler'.*"
+            "pass sampler='native' or sampler='pymc' alone",
+        ),
+        ("bc", {"sampler": "exact"}, "sampler='exact' exists only for model='bb'"),
+    ],
+)
+def test_conflicting_choices_raise(model, kwargs, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # raised before any warning
+        with pytest.raises(InvalidParameterError, match=message):
+            bf.fit(_data(), model, metrics=["accuracy"], **kwargs, **FAST)
 
 
 def test_the_cache_is_bounded_and_least_recently_used_goes_first():

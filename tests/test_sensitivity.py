@@ -69,7 +69,7 @@ def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels):
     the sum of the two Beta(1 + x, 1 + n − x) variances. The estimate's relative
     Monte Carlo SE is about sqrt(2/4000 + 2/2000) = 0.039; 4 SE allowed."""
     res = _quiet_fit(few_labels, model="bb", metrics=["accuracy"], draws=2000)
-    x = few_labels.counts_array()
+    x = few_labels.labeled_examples.confusion_counts()
     correct, n = x[:, 0] + x[:, 2], x.sum(axis=1)
     post_var = sum(stats.beta(1 + c, 1 + m - c).var() for c, m in zip(correct, n, strict=True))
     expected = post_var / (2 / 12)

@@ -104,8 +104,8 @@ def test_every_public_interval_is_an_interval(data):
         "ppi_between_group_variance": var.interval,
         "ppi_between_group_variance (classical)": var.classical_interval,
         "double_corrected_bootstrap_counts": boot.double_corrected.interval,
-        "FairnessPosterior.interval (hdi)": res.interval(res.difference("accuracy")),
-        "FairnessPosterior.interval (eti)": res.interval(res.difference("accuracy"), kind="eti"),
+        "stats.hdi of a difference": bf.stats.hdi(res.difference("accuracy")),
+        "stats.eti of a difference": bf.stats.eti(res.difference("accuracy")),
     }
     for est in (boot.uncorrected, boot.corrected):
         assert isinstance(est.interval, Interval)

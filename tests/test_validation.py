@@ -242,9 +242,9 @@ def test_counting_is_done_once():
     rng = np.random.default_rng(2)
     s, y, g = rng.uniform(size=50), rng.integers(0, 2, 50), rng.integers(0, 3, 50)
     data = bf.AssessmentData(s, y, g)
-    np.testing.assert_array_equal(group_counts(s, y, data.group_codes, 3, 0.5), data.counts_array())
-    np.testing.assert_array_equal(count_confusion(s >= 0.5, y, data.group_codes, 3),
-                                  data.counts_array())  # fmt: skip
+    counts = data.labeled_examples.confusion_counts()
+    np.testing.assert_array_equal(group_counts(s, y, data.group_codes, 3, 0.5), counts)
+    np.testing.assert_array_equal(count_confusion(s >= 0.5, y, data.group_codes, 3), counts)
 
 
 # ------------------------------------------------------------------ result shapes

@@ -26,7 +26,10 @@ from bayesfair.cli.files import (
     reading_engine,
 )
 from bayesfair.compare import compare
+from bayesfair.data import AssessmentData
+from bayesfair.fitting import fit
 from bayesfair.report import comparison_html, comparison_json
+from bayesfair.report_periods import period_html, period_json, period_markdown
 
 
 @click.command()
@@ -69,6 +72,14 @@ from bayesfair.report import comparison_html, comparison_json
 @click.option("--label", required=True, metavar="COL", help="Column of the true labels.")
 @click.option(
     "--group", required=True, metavar="COL[,COL]", help="Sensitive column(s); several intersect."
+)
+@click.option(
+    "--period",
+    default=None,
+    metavar="COL",
+    help="A column of both files that orders the rows in time (numbers, or text that sorts "
+    "in time: ISO dates, 2024Q1, ...): an audit over time, each period's gaps and a drift "
+    "flag. Reads the files in memory.",
 )
 @click.option("--metrics", default="accuracy,tpr,fpr", show_default=True)
 @click.option(
@@ -126,6 +137,7 @@ def assess(
     score,
     label,
     group,
+    period,
     metrics,
     model,
     estimand,
@@ -155,7 +167,7 @@ def assess(
     names = metric_list(metrics)
     group_cols = group_columns(group)
     sep = separator(sep)
-    engine = reading_engine(engine, encoding)
+    engine = "memory" if period is not None else reading_engine(engine, encoding)
     _check_writable(out)
     lab = _labeled_input(
         labeled,
@@ -178,6 +190,26 @@ def assess(
             unlabeled, engine, scheduler, score, group_cols, threshold, quiet, sep, encoding
         )
     _surprises(model, unlabeled, chains)
+    if period is not None:
+        settings = dict(metrics=names, epsilon=epsilon, draws=draws, tune=tune, chains=chains)
+        text = _assess_periods(
+            lab,
+            unl,
+            score,
+            label,
+            group_cols,
+            period,
+            model,
+            seed,
+            settings,
+            fmt,
+            threshold,
+            pos_label,
+            reference,
+            quiet,
+        )
+        _write_or_echo(text, out, fmt, quiet)
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference)
@@ -221,7 +253,11 @@ def assess(
     for sentence in comp.disagreements:
         warn(sentence)
     _record_inputs(comp, labeled, lab, unlabeled, unl)
-    text = _render(comp, fmt, data)
+    _write_or_echo(_render(comp, fmt, data), out, fmt, quiet)
+
+
+def _write_or_echo(text: str, out, fmt: str, quiet: bool) -> None:
+    """The report to ``--out`` (atomically), or on stdout."""
     if out is None:
         click.echo(text)
         return
@@ -230,6 +266,65 @@ def assess(
     except OSError as exc:
         raise BadInput(f"Cannot write the report to '{out}': {exc.strerror or exc}.") from None
     _echo(quiet, f"Wrote {fmt} report to {out}.")
+
+
+def _assess_periods(
+    lab,
+    unl,
+    score,
+    label,
+    group_cols,
+    period,
+    model,
+    seed,
+    settings,
+    fmt,
+    threshold,
+    pos_label,
+    reference,
+    quiet,
+) -> str:
+    """``--period``: the files' rows as data with periods, one fit, the report over time."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = AssessmentData.from_frames(
+            lab,
+            unl,
+            score=score,
+            label=label,
+            group=group_cols,
+            threshold=threshold,
+            pos_label=pos_label,
+            reference=reference,
+            period=period,
+        )
+    show_warnings(caught)
+    _echo(
+        quiet,
+        f"{data.n_labeled} labeled and {data.n_unlabeled} unlabeled examples in "
+        f"{data.n_groups} groups over {len(data.period_levels)} periods; reference group "
+        f"{data.reference!r}.",
+    )
+    _echo(quiet, f"Fitting {model.upper()} per group over its periods...")
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fit(
+            data,
+            model,
+            metrics=settings["metrics"],
+            draws=settings["draws"],
+            tune=settings["tune"],
+            chains=settings["chains"],
+            random_seed=seed,
+            progressbar=False,
+        )
+    _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
+    show_warnings(caught)
+    for _, r in res.drift[res.drift["drift"]].iterrows():
+        warn(f"{r['group']}'s labels in period {r['period']} drifted (p = {r['drift_p']:.3g}).")
+    render = {"html": period_html, "json": period_json}.get(fmt, period_markdown)
+    return render(res, settings["metrics"], settings["epsilon"])
 
 
 def _labeled_input(

@@ -12,7 +12,7 @@ from bayesfair.cli._errors import BadInput as _BadInput
 from bayesfair.cli._errors import one_line as _one_line
 from bayesfair.data import AssessmentData
 from bayesfair.engines._common import as_text
-from bayesfair.sources import summarize
+from bayesfair.sources import summarize, summarize_unlabeled
 
 
 def _echo(quiet: bool, message: str) -> None:
@@ -379,17 +379,19 @@ def _summarise_file(
         raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
     start = time.perf_counter()
     try:
-        summary = summarize(
-            path,
+        settings = dict(
             score=score,
             group=group_cols if len(group_cols) > 1 else group_cols[0],
             threshold=threshold,
             engine=engine,
-            label=label,
-            pos_label=pos_label,
             scheduler=scheduler,
             progressbar=not quiet,
             text_groups=True,
+        )
+        summary = (
+            summarize_unlabeled(path, **settings)
+            if label is None
+            else summarize(path, label=label, pos_label=pos_label, **settings)
         )
     except (ValueError, TypeError, ImportError) as exc:
         message = _one_line(exc)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayesfair._names import resolve_name
+from bayesfair._validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.stats import Interval
 
@@ -90,8 +91,9 @@ def percentile_interval(draws, ci_prob: float) -> Interval:
     >>> round(lo, 6), round(hi, 6)
     (5.0, 95.0)
     """
+    x = check_array(draws, "draws", min_ndim=1)
     alpha = 1.0 - ci_prob
-    lo, hi = np.quantile(np.asarray(draws, dtype=float), [alpha / 2, 1 - alpha / 2], axis=-1)
+    lo, hi = np.quantile(x, [alpha / 2, 1 - alpha / 2], axis=-1)
     if np.ndim(lo) == 0:
         lo, hi = float(lo), float(hi)
     return Interval(lo, hi, ci_prob=ci_prob, kind="percentile bootstrap")

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import check_positive, check_probability, renamed, takes
+from bayesfair._validation import (
+    check_array,
+    check_positive,
+    check_probability,
+    renamed,
+    takes,
+)
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
 from bayesfair.stats import Interval
@@ -35,6 +41,12 @@ __all__ = [
 
 
 def _check_common(ci_prob, cost_range, min_group_fraction, variance):
+    for value, name in (
+        (cost_range, "cost_range"),
+        (min_group_fraction, "min_group_fraction"),
+        (variance, "variance"),
+    ):
+        check_array(value, name, numeric=False)  # a ragged list; check_positive: the rest
     rho = check_probability(ci_prob, "ci_prob", allow_zero=True)
     cost = check_positive(cost_range, "cost_range")
     gamma = check_positive(min_group_fraction, "min_group_fraction", "a number in (0, 0.5]")
@@ -102,6 +114,7 @@ def bernstein_half_width(
     >>> bernstein_half_width([11902, 11903]).round(7)
     array([0.0500017, 0.0499995])
     """
+    check_array(n, "n", numeric=False)
     rho, cost, gamma, var = _check_common(ci_prob, cost_range, min_group_fraction, variance)
     n_arr = check_positive(n, "n")
     t = _half_width(n_arr, -math.log((1.0 - rho) / 2.0), cost, gamma, var)
@@ -147,6 +160,7 @@ def bernstein_required_n(
     >>> bernstein_required_n([0.1, 0.05]).tolist()
     [3001, 11903]
     """
+    check_array(disparity, "disparity", numeric=False)
     rho, cost, gamma, var = _check_common(ci_prob, cost_range, min_group_fraction, variance)
     d = check_positive(disparity, "disparity")
     log_term = -math.log((1.0 - rho) / 2.0)
@@ -282,7 +296,7 @@ def bernstein_interval(
     """
     rho = check_probability(ci_prob, "ci_prob", allow_zero=True)
     rate = get_rate(metric)
-    num, den = rate_fraction(data.counts_array(), rate.name)
+    num, den = rate_fraction(data.labeled_examples.confusion_counts(), rate.name)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     if group is None:
         pairs = data.pairs(ref)

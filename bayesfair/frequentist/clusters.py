@@ -73,7 +73,7 @@ def metric_clusters(
             )
         group = others[0]
     group = check_group(group, levels, "group")
-    counts = np.asarray(data.counts_array(), dtype=np.int64)  # (k, 4)
+    counts = np.asarray(data.labeled_examples.confusion_counts(), dtype=np.int64)  # (k, 4)
     n = counts.sum(axis=1)
     p = np.where(n[:, None] > 0, counts / np.maximum(n, 1)[:, None], 0.25)  # empty: no draws
     draws = np.stack([rng.multinomial(n, p) for _ in range(n_resamples)]).astype(float)

@@ -34,7 +34,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_positive_int, check_probability, check_random_state, takes
+from bayesfair._validation import (
+    check_array,
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    takes,
+)
 from bayesfair.frequentist._bootstrap import resample_successes
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics import get_rate, rate_fraction, warn_undefined
@@ -78,7 +84,7 @@ def max_gap_interval(lower, upper) -> tuple[float, float]:
     tuple of float
         ``(lower, upper)``; NaN when no group has a band.
     """
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    lower, upper = check_array(lower, "lower"), check_array(upper, "upper")
     keep = ~(np.isnan(lower) | np.isnan(upper))
     if not keep.any():
         return np.nan, np.nan
@@ -138,7 +144,7 @@ def group_intervals(
     ci_prob = check_probability(ci_prob)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     rng = check_random_state(random_seed)
-    num, den = rate_fraction(data.counts_array(), rate.name)
+    num, den = rate_fraction(data.labeled_examples.confusion_counts(), rate.name)
     num, den = num.astype(np.int64), den.astype(np.int64)
     k = len(den)
     with np.errstate(invalid="ignore", divide="ignore"):

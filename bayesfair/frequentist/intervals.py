@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from bayesfair._validation import (
+    check_array,
     check_counts,
     check_positive_int,
     check_probability,
@@ -78,6 +79,8 @@ def wilson_interval(successes, trials, ci_prob: float = 0.95) -> Interval:
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.2553, 0.3662)
     """
+    successes = check_array(successes, "successes", numeric=False)  # values: check_counts
+    trials = check_array(trials, "trials", numeric=False)
     ci_prob = check_probability(ci_prob)
     x, n = check_counts(successes, trials, shape="broadcast")
     z2 = _z(ci_prob) ** 2
@@ -126,6 +129,8 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> Interval:
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.0524, 0.3339)
     """
+    x1, n1 = check_array(x1, "x1", numeric=False), check_array(n1, "n1", numeric=False)
+    x2, n2 = check_array(x2, "x2", numeric=False), check_array(n2, "n2", numeric=False)
     ci_prob = check_probability(ci_prob)
     x1, n1 = check_counts(x1, n1, successes_name="x1", trials_name="n1", shape="broadcast")
     x2, n2 = check_counts(x2, n2, successes_name="x2", trials_name="n2", shape="broadcast")
@@ -184,6 +189,8 @@ def bootstrap_difference(
     >>> round(res.estimate, 2), res.draws.shape
     (0.2, (500,))
     """
+    for v, name in ((x1, "x1"), (n1, "n1"), (x2, "x2"), (n2, "n2")):
+        check_array(v, name, ndim=0, dtype=None)
     x, n = check_counts([x1, x2], [n1, n2], successes_name="x1, x2", trials_name="n1, n2")
     if (n == 0).any():
         raise InvalidParameterError(
@@ -244,7 +251,7 @@ def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
     """
     rate = get_rate(metric)
     ci_prob = check_probability(ci_prob)
-    num, den = rate_fraction(data.counts_array(), rate.name)
+    num, den = rate_fraction(data.labeled_examples.confusion_counts(), rate.name)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
     warn_undefined(estimate, data.group_levels, rate.name)

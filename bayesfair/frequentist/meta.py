@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import takes
+from bayesfair._validation import check_array, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.variance import between_group_variance
 from bayesfair.metrics import (
@@ -50,7 +50,7 @@ def max_min_difference(rates) -> np.ndarray:
     >>> float(max_min_difference([0.5, 0.75, 0.25]))
     0.5
     """
-    y = np.asarray(rates, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
     return np.max(y, axis=-1) - np.min(y, axis=-1)
 
 
@@ -69,7 +69,7 @@ def max_min_ratio(rates) -> np.ndarray:
     >>> float(max_min_ratio([0.5, 0.75, 0.25]))
     3.0
     """
-    y = np.asarray(rates, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
     hi, lo = np.max(y, axis=-1), np.min(y, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return hi / lo
@@ -87,7 +87,7 @@ def max_abs_difference(rates) -> np.ndarray:
     >>> float(max_abs_difference([0.5, 0.75, 0.25, 0.5]))
     0.25
     """
-    y = np.asarray(rates, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
     return np.max(np.abs(y - y.mean(axis=-1, keepdims=True)), axis=-1)
 
 
@@ -104,7 +104,7 @@ def mean_abs_deviation(rates) -> np.ndarray:
     >>> float(mean_abs_deviation([0.5, 0.75, 0.25, 0.5]))
     0.125
     """
-    y = np.asarray(rates, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
     return np.mean(np.abs(y - y.mean(axis=-1, keepdims=True)), axis=-1)
 
 
@@ -135,6 +135,7 @@ def generalized_entropy_index(rates, alpha: float = 2.0) -> np.ndarray:
     >>> round(float(generalized_entropy_index([0.5, 1.0, 1.5])), 4)
     0.0833
     """
+    y = check_array(rates, "rates", min_ndim=1)
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
         raise InvalidParameterError(
             f"The 'alpha' parameter must be a finite real number other than 0 and 1. "
@@ -145,7 +146,6 @@ def generalized_entropy_index(rates, alpha: float = 2.0) -> np.ndarray:
             f"The 'alpha' parameter must be a real number other than 0 and 1 (the formula "
             f"divides by α(α-1)). Got {alpha!r} instead."
         )
-    y = np.asarray(rates, dtype=float)
     k = y.shape[-1]
     mean = y.mean(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -195,7 +195,7 @@ def meta_metrics(data, metric: str, alpha: float = 2.0) -> pd.Series:
     [0.5, 2.0, 0.3333, 0.2222, 0.0833, 0.0625]
     """
     rate = get_rate(metric)
-    num, den = rate_fraction(data.counts_array(), rate.name)
+    num, den = rate_fraction(data.labeled_examples.confusion_counts(), rate.name)
     keep = den > 0
     if not keep.all():
         dropped = [g for g, k in zip(data.group_levels, keep, strict=True) if not k]

@@ -60,6 +60,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from bayesfair._validation import (
+    check_array,
     check_positive_int,
     check_probability,
     check_random_state,
@@ -160,8 +161,11 @@ def ppi_mean_interval(y, yhat, yhat_unlabeled, *, lam=None, ci_prob: float = 0.9
         Kind ``"ppi"`` (``"classical"`` when ``lam=0`` is given).
     lam : float
     """
+    y, f, f_u = (
+        check_array(v, name).ravel()
+        for v, name in ((y, "y"), (yhat, "yhat"), (yhat_unlabeled, "yhat_unlabeled"))
+    )
     ci_prob = check_probability(ci_prob)
-    y, f, f_u = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_unlabeled))
     if y.size != f.size or y.size < 2 or f_u.size < 1:
         raise InvalidParameterError(
             "'y' and 'yhat' must have the same length (at least 2) and 'yhat_unlabeled' at "
@@ -508,7 +512,9 @@ def _group_rate(data, g, rate, rng, predictions, k_folds):
         q[h], v[h], lam[(g, h)], q0[h], v0[h] = _stratum(yl, fl, unl)
     rate_ppi, var_ppi = _delta(rate, w, q, v)
     rate_cls, var_cls = _delta(rate, w, q0, v0)
-    counts = dict(zip(("tp", "fp", "tn", "fn"), data.counts_array()[code], strict=True))
+    counts = dict(
+        zip(("tp", "fp", "tn", "fn"), data.labeled_examples.confusion_counts()[code], strict=True)
+    )
     if sum(counts[c] for c in rate.denominator) == 0 or np.isnan(rate_ppi):
         # no labeled example in the rate's denominator: nothing to debias it with
         warnings.warn(

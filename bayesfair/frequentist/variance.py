@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._validation import (
+    check_array,
     check_counts,
     check_flag,
     check_positive_int,
@@ -89,7 +90,7 @@ def between_group_variance(rates) -> np.ndarray:
     >>> round(float(between_group_variance([0.2, 0.4, 0.6])), 6)
     0.04
     """
-    y = np.asarray(rates, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
     return np.var(y, axis=-1, ddof=1)
 
 
@@ -124,8 +125,8 @@ def corrected_variance(rates, trials) -> np.ndarray:
     >>> round(float(corrected_variance([0.2, 0.4, 0.6], [10, 10, 10])), 6)
     0.018667
     """
-    y = np.asarray(rates, dtype=float)
-    n = np.asarray(trials, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
+    n = check_array(trials, "trials")
     return between_group_variance(y) - np.mean(y * (1 - y) / n, axis=-1)
 
 
@@ -158,8 +159,8 @@ def double_corrected_variance(rates, trials) -> np.ndarray:
     >>> round(float(double_corrected_variance([0.2, 0.4, 0.6], [10, 10, 10])), 6)
     -0.000533
     """
-    y = np.asarray(rates, dtype=float)
-    n = np.asarray(trials, dtype=float)
+    y = check_array(rates, "rates", min_ndim=1)
+    n = check_array(trials, "trials")
     pq = y * (1 - y)
     return between_group_variance(y) - np.mean(2 * pq / n - pq / n**2, axis=-1)
 
@@ -207,7 +208,8 @@ def bootstrap_variance_draws(
     Lum, Zhang, Bower (2022), §5.2 (percentile bootstrap with group sizes
     fixed) and §5.3 (the double correction).
     """
-    n = np.asarray(trials, dtype=np.int64)
+    successes = check_array(successes, "successes", min_ndim=1, dtype=None)
+    n = np.asarray(check_array(trials, "trials", min_ndim=1, dtype=None), dtype=np.int64)
     boot = resample_successes(successes, n, n_resamples, check_random_state(random_seed), resampler)
     y = boot / n
     return VarianceDraws(
@@ -392,6 +394,8 @@ def double_corrected_bootstrap_counts(
     >>> res.double_corrected.draws.shape
     (200,)
     """
+    successes = check_array(successes, "successes", numeric=False)  # values: check_counts
+    trials = check_array(trials, "trials", numeric=False)
     x, n = check_counts(successes, trials)
     labels = tuple(range(x.size)) if groups is None else tuple(groups)
     if len(labels) != x.size:
@@ -465,7 +469,7 @@ def double_corrected_bootstrap(
     (('a', 'b', 'c'), [3, 1, 3])
     """
     rate = get_rate(metric)
-    num, den = rate_fraction(data.counts_array(), rate.name)
+    num, den = rate_fraction(data.labeled_examples.confusion_counts(), rate.name)
     labels = tuple(data.group_levels)
 
     def explain(dropped, remaining):

@@ -369,7 +369,7 @@ def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
         center=center,
         x_st=x_st,
         n_st=n_st,
-        counts=mean_u + data.counts_array(),
+        counts=mean_u + data.labeled_examples.confusion_counts(),
         assessed=res.estimand == "assessed",
         metric=metric,
         concentration=concentration,

@@ -24,7 +24,7 @@ from bayesfair._validation import (
     check_random_state,
 )
 from bayesfair.data import AssessmentData
-from bayesfair.examples import count_confusion
+from bayesfair.examples import ExampleRows
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
 from bayesfair.fitting import fit, robust_unlabeled_counts
 from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
@@ -121,12 +121,7 @@ class _SimData:
         self._summary = state.pool.summary()
         self.n_unlabeled = self._summary.n_total
         self.n_labeled = state.s.size
-        self._counts = count_confusion(
-            (state.s >= threshold).astype(np.int8), state.y, state.g, self.n_groups
-        )
-
-    def counts_array(self):
-        return self._counts
+        self.labeled_examples = ExampleRows("labeled", levels, threshold, state.s, state.g, state.y)
 
     def unlabeled_reduction(self, score_clip=SCORE_CLIP, n_bins=None):
         return self._summary
@@ -168,7 +163,7 @@ def _check_budgets(budgets, n_have: int, n_pool: int) -> list[int]:
 def _frequentist(method, sim: _SimData, metric, pairs, ci_prob, rng):
     """``{(i, j): (lo, hi)}`` of one frequentist method on a simulated data set."""
     out = {}
-    num, den = rate_fraction(sim.counts_array(), metric)
+    num, den = rate_fraction(sim.labeled_examples.confusion_counts(), metric)
     for i, j in pairs:
         gi, gj = sim.group_levels[i], sim.group_levels[j]
         if method == "newcombe":

@@ -194,8 +194,9 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     Parameters
     ----------
     successes, trials : array_like, shape (n_metrics, n_groups)
-        Numerator and denominator counts of each rate per group; they enter the
-        model's ``pm.Data`` containers as integers.
+        Numerator and denominator counts of each rate per group: whole numbers
+        (a binomial likelihood), which enter the model's ``pm.Data`` containers as
+        integers; a fractional count is refused rather than truncated.
     metrics : list of str
         Rate names, the ``metric`` coordinate (one per row of the counts).
     alpha, beta : float, default 1.0
@@ -209,7 +210,7 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     """
     import pymc as pm
 
-    x, n = check_counts(successes, trials, shape="same", integer=False)
+    x, n = check_counts(successes, trials, shape="same", integer=True)
     coords = {"metric": list(metrics), "group": np.arange(x.shape[1])}
     with pm.Model(coords=coords) as model:
         theta = pm.Beta("theta", alpha=alpha, beta=beta, dims=("metric", "group"))

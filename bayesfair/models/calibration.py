@@ -137,7 +137,8 @@ class CalibrationPriors:
 
     def __post_init__(self):
         for name, value in asdict(self).items():
-            if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (number and np.isfinite(value) and value > 0):
                 raise InvalidParameterError(
                     f"The prior scale '{name}' must be a positive finite number. Got {value!r}."
                 )

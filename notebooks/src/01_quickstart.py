@@ -63,7 +63,7 @@ fig.tight_layout()
 for metric in ["accuracy", "tpr", "fpr"]:
     p = bc.prob_practically_fair(metric, epsilon=0.02).iloc[0]
     print(f"BC: P(|Δ {metric}| < 0.02) = {p:.3f};  decision: "
-          f"{bc.rope_decision(metric, 0.02).iloc[0]}")
+          f"{bc.summary([metric], epsilon=0.02)['decision'].iloc[0]}")
 
 # %%
 plots.plot_calibration(bc, data);

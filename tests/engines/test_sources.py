@@ -184,7 +184,7 @@ def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
     assert_same_labeled(ref, got)
     data = bf.AssessmentData(frame["score"], frame["label"], frame["race"])
     assert_same_labeled(ref, data.labeled_summary())
-    np.testing.assert_array_equal(ref.confusion_counts(), data.counts_array())
+    np.testing.assert_array_equal(ref.confusion_counts(), data.labeled_examples.confusion_counts())
     arrays = bf.summarize((frame["score"], frame["race"], frame["label"]))
     assert_same_labeled(ref, arrays)
     parts = [bf.summarize(frame.iloc[c], group="race", label="label")
@@ -192,6 +192,39 @@ def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
     assert_same_labeled(ref, parts[0] + parts[1] + parts[2])
     flipped = bf.summarize(frame, group="race", label="label", pos_label=0)
     np.testing.assert_allclose(flipped.positives, ref.count - ref.positives)
+
+
+def test_summarize_without_label_warns_and_is_summarize_unlabeled(tmp_path):
+    """summarize without ``label`` still summarises the rows as unlabeled for 0.4,
+    with a FutureWarning at the caller's line; summarize_unlabeled is the one way."""
+    frame = score_frame(3_000, seed=5)
+    path = write_parts(frame, tmp_path, 2)
+    pair = (frame["score"].to_numpy(), frame["race"].to_numpy())
+    for source, kwargs in ((frame, {"group": "race"}), (path, {"group": "race"}), (pair, {})):
+        ref = bf.summarize_unlabeled(source, **kwargs)
+        with pytest.warns(FutureWarning) as record:
+            got = bf.summarize(source, **kwargs)
+        assert len(record) == 1
+        assert str(record[0].message) == (
+            "bayesfair.summarize without 'label' summarises unlabeled rows: call "
+            "bayesfair.summarize_unlabeled(...) instead (bayesfair 0.4); from 0.5 "
+            "'summarize' needs 'label'."
+        )
+        assert record[0].filename == __file__
+        assert not got.labeled
+        assert_same(ref, got)
+    with pytest.warns(FutureWarning, match="summarize_unlabeled"):
+        explicit = bf.summarize(frame, group="race", label=None)
+    assert_same(bf.summarize_unlabeled(frame, group="race"), explicit)
+
+
+def test_labeled_calls_of_summarize_do_not_warn():
+    frame = labeled_frame(2_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bf.summarize(frame, group="race", label="label").labeled
+        assert bf.summarize((frame["score"], frame["race"], frame["label"])).labeled
+        assert not bf.summarize_unlabeled(frame, group="race").labeled
 
 
 def test_labeled_summary_refuses_bad_labels(tmp_path):

@@ -38,7 +38,7 @@ def test_exact_sampler_matches_conjugate_posterior(data):
     )
     n_draws = 20000
     for metric in ["accuracy", "tpr", "fpr"]:
-        x, n = rate_fraction(data.counts_array(), metric)
+        x, n = rate_fraction(data.labeled_examples.confusion_counts(), metric)
         draws = res.rates(metric).values.reshape(n_draws, -1)
         for k in range(2):
             dist = stats.beta(1 + x[k], 1 + n[k] - x[k])
@@ -71,7 +71,7 @@ def test_nuts_agrees_with_exact_sampler(data):
 
     ess = az.ess(nuts.idata.posterior, var_names=["theta"], method="bulk")["theta"].values
     for i, metric in enumerate(metrics):
-        x, n = rate_fraction(data.counts_array(), metric)
+        x, n = rate_fraction(data.labeled_examples.confusion_counts(), metric)
         for k in range(2):
             dist = stats.beta(1 + x[k], 1 + n[k] - x[k])
             e = exact.rates(metric).values[..., k].ravel()
@@ -98,7 +98,7 @@ def test_prior_is_configurable(data):
         progressbar=False,
     )  # fmt: skip
     # a strong Beta(50, 50) prior pulls the accuracy of group "a" (18/20) toward 0.5
-    x, n = rate_fraction(data.counts_array(), "accuracy")
+    x, n = rate_fraction(data.labeled_examples.confusion_counts(), "accuracy")
     expected = (50 + x[0]) / (100 + n[0])
     assert abs(res.rates("accuracy").sel(group="a").mean() - expected) < 0.01
 
@@ -126,3 +126,18 @@ def test_a_prior_describes_itself_and_reads_back_from_its_record(prior):
             prior_from_record(bad)
     with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
         prior_from_record(BetaPrior().to_dict(), "DiscrepancyPrior")
+
+
+def test_the_bb_model_refuses_fractional_counts_instead_of_truncating():
+    from bayesfair.models import build_bb_model
+
+    with pytest.raises(ValueError, match="whole|integer"):
+        build_bb_model([[2.5, 3]], [[10, 10]], metrics=["accuracy"])
+    model = build_bb_model([[2.0, 3]], [[10, 10]], metrics=["accuracy"])
+    np.testing.assert_array_equal(model["successes"].get_value(), [[2, 3]])
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_prior_scale_is_a_number_not_a_boolean(value):
+    with pytest.raises(ValueError, match="'sigma_c_sd' must be a positive finite number"):
+        CalibrationPriors(sigma_c_sd=value)

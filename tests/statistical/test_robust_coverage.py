@@ -47,6 +47,7 @@ import pytest
 import bayesfair as bf
 from bayesfair.experiments import run_experiment
 from bayesfair.simulate import miscalibrated_scores
+from bayesfair.stats import hdi
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +74,7 @@ def check_flags():
             )
             truth = realised["B"] - realised["A"]
             d = res.difference("accuracy", "B", "A").values
-            lo, hi = res.interval(d, 0.95)
+            lo, hi = hdi(d, 0.95)
             rows.append(
                 {
                     "kind": kind,
@@ -253,7 +254,7 @@ def _inverted_few_labels(r: int, discrepancy=None, within=None):
         warnings.simplefilter("ignore")
         res = bf.fit(data, draws=500, tune=500, chains=2, random_seed=r, progressbar=False,
                      metrics=["accuracy"], discrepancy=discrepancy)  # fmt: skip
-    lo, hi = res.interval(res.difference("accuracy").values, 0.95, kind="hdi")
+    lo, hi = hdi(res.difference("accuracy").values, 0.95)
     return bool(lo <= truth <= hi)
 
 

@@ -219,7 +219,7 @@ def bc_ranks():
         post = res.idata.posterior
 
         # Truth side of Δ: the same functions fit uses, at the simulated parameters.
-        labeled_counts = data.counts_array().astype(float)
+        labeled_counts = data.labeled_examples.confusion_counts().astype(float)
         t_counts = expected_counts(summary, true["a"][None], true["b"][None], true["c"][None])
         t_acc = rate_from_counts(t_counts[0] + labeled_counts, "accuracy")
         y_all = np.concatenate([y_lab, y_unl])

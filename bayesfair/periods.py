@@ -1,0 +1,321 @@
+"""Audits over time: each period's gaps, and a flag where a period's labels drifted.
+
+A deployed classifier is audited again every period, with last period's labels and,
+at most, a few new ones. With a period column (``AssessmentData.from_frames(...,
+period="quarter")``), :func:`bayesfair.fit` fits, **for each group, the calibration
+model over its periods**: the periods play the part the groups play in an ordinary
+fit, so each period's map ``(a, b, c)`` is drawn from the group's population of
+periods, ``θ_t ~ N(μ, σ²)`` (:mod:`bayesfair.models.calibration`), whose spread σ the
+data learn. A period without labels rests on the group's other periods; a period
+with a few labels moves away from them as far as its labels say; the default robust
+model (``rbc``) still lets a stratum of a period follow its own rate.
+
+**Why a hierarchy over periods, not a random walk.** An audit looks back over a batch
+of periods at once. The hierarchy is the calibration model already checked for
+coverage (the same likelihood, the same sampler, the periods where the groups were),
+it learns from all periods how alike they are, and it does not need equally spaced
+periods. A random walk would carry a drifted period's map forward to later periods
+without labels, which the hierarchy does not: a label-free period after a drift rests
+on the pooled map. That is what the **drift flag** is for. It says which period's
+labels the pooled map does not explain, so that rows of that period get labeled.
+
+**The drift flag** (:func:`drift_table`): for each group and period with labels, a
+binned posterior predictive check (:func:`bayesfair.checks.calibration_ppc`) of the
+period's labels against the map of a *new* period of that group,
+``θ* ~ N(μ, σ²)`` per posterior draw. That is the map carried from the other periods
+before this period's own labels move it. The p-value is reported as it is.
+``drift`` is True below 0.05, one check per period and group with no adjustment
+across periods, so that a single drifted period is not hidden by the count of the
+others. μ and σ have also seen the period's own labels, which makes the check
+conservative: it flags less often than its level when nothing moved.
+
+The groups are fitted separately, so their posteriors are independent, and a gap's
+draws are the difference of the two groups' draws of the same period.
+
+References
+----------
+Ji, Smyth & Steyvers 2020, §2.4 (the hierarchical calibration model); Gelman, Meng &
+Stern 1996 (posterior predictive checks); NannyML's CBPE (confidence-based performance
+estimation), which assumes the scores stay calibrated and has no such check.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._validation import check_epsilon, check_probability, takes
+from bayesfair.data import AssessmentData
+from bayesfair.exceptions import (
+    InvalidParameterError,
+    UndefinedRateWarning,
+    UnlabeledGroupWarning,
+)
+from bayesfair.metrics import get_rate
+from bayesfair.stats import hdi, prob_within, rope_decision
+
+__all__ = [
+    "DRIFT_LEVEL",
+    "DRIFT_MIN_LABELS",
+    "PERIOD_COLUMNS",
+    "drift_table",
+    "group_over_periods",
+    "period_sizes",
+    "period_summary",
+]
+
+#: The p-value below which a period's labels are flagged as drifted.
+DRIFT_LEVEL = 0.05
+
+#: Fewest labels of a period, and of the group's earlier periods, for a drift check.
+DRIFT_MIN_LABELS = 10
+
+#: Columns of :func:`period_summary`.
+PERIOD_COLUMNS = [
+    "metric",
+    "period",
+    "group",
+    "reference",
+    "n_labeled",
+    "n_unlabeled",
+    "n_labeled_reference",
+    "n_unlabeled_reference",
+    "mean",
+    "lower",
+    "upper",
+    "prob_practically_fair",
+    "decision",
+    "drift",
+    "drift_p",
+    "drift_in",
+]
+
+
+@takes("AssessmentData")
+def group_over_periods(data: AssessmentData, group) -> AssessmentData | None:
+    """One group's examples with their periods as the groups: the data of its fit.
+
+    The group labels of the returned data are the period codes (positions in
+    ``data.period_levels``) that occur in the group's rows; None when the group
+    has no labeled row in any period and no unlabeled row either.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Data with periods (``period_levels`` not None), held as rows.
+    group
+        One of ``data.group_levels``.
+    """
+    if data.period_levels is None:
+        raise InvalidParameterError("The data has no periods: pass 'period' to from_frames.")
+    code = data.group_levels.index(data.resolve_group(group))
+    lab, unl = data.labeled_examples, data.unlabeled_examples
+    in_lab, in_unl = lab.codes == code, unl.codes == code
+    if not in_lab.any():
+        return None
+    with warnings.catch_warnings():
+        # periods without labels are the point here; the caller's data already warned
+        warnings.simplefilter("ignore", UnlabeledGroupWarning)
+        warnings.simplefilter("ignore", UndefinedRateWarning)
+        return AssessmentData(
+            lab.scores[in_lab],
+            lab.labels[in_lab],
+            lab.period_codes[in_lab],
+            unl.scores[in_unl] if unl.n_total else None,
+            unl.period_codes[in_unl] if unl.n_total else None,
+            threshold=data.threshold,
+        )
+
+
+@takes("AssessmentData")
+def period_sizes(data: AssessmentData) -> pd.DataFrame:
+    """Labeled and unlabeled examples of each period and group.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Data with periods.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``(period, group)`` (every pair), columns ``n_labeled``,
+        ``n_unlabeled``.
+    """
+    n_t, n_g = len(data.period_levels), data.n_groups
+    counts = {}
+    for name, examples in (
+        ("n_labeled", data.labeled_examples),
+        ("n_unlabeled", data.unlabeled_examples),
+    ):
+        cell = (
+            examples.period_codes * n_g + examples.codes if examples.n_total else np.empty(0, int)
+        )
+        counts[name] = np.bincount(cell, minlength=n_t * n_g)
+    index = pd.MultiIndex.from_product(
+        [data.period_levels, data.group_levels], names=["period", "group"]
+    )
+    return pd.DataFrame(counts, index=index)
+
+
+@takes("AssessmentData")
+def drift_table(data: AssessmentData, group, score_clip: float = 0.01) -> pd.DataFrame:
+    """The drift flag of each period of one group (module docstring).
+
+    For each period with labels after an earlier labeled period of the group: the
+    likelihood-ratio statistic of "the period's labels follow the beta-calibration
+    map of the group's earlier labeled periods" against "the period's map is that
+    map shifted by δ on the logit scale" (one degree of freedom; the maps fitted by
+    maximum likelihood, :func:`_map_loglik`), its χ² p-value (``drift_p``) and
+    ``drift`` below :data:`DRIFT_LEVEL`. Too few labels (under
+    :data:`DRIFT_MIN_LABELS` on either side) or no earlier labels: NaN, no flag.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Data with periods, held as rows.
+    group
+        One of ``data.group_levels``.
+    score_clip : float, default 0.01
+        ε of the clipping of scores to ``[ε, 1 − ε]`` before taking logs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per period: ``period, group, n_labeled, statistic, drift_p, drift``.
+    """
+    from scipy.stats import chi2
+
+    lab = data.labeled_examples
+    code = data.group_levels.index(data.resolve_group(group))
+    mine = lab.codes == code
+    s = np.clip(lab.scores[mine], score_clip, 1.0 - score_clip)
+    features = np.column_stack([np.ones(s.size), np.log(s), -np.log1p(-s)])
+    y, period = lab.labels[mine].astype(float), lab.period_codes[mine]
+    rows = []
+    for t, label in enumerate(data.period_levels):
+        now, before = period == t, period < t
+        stat = p_value = np.nan
+        if now.sum() >= DRIFT_MIN_LABELS and before.sum() >= DRIFT_MIN_LABELS:
+            both = now | before
+            shifted = np.column_stack([features[both], now[both]])
+            carried = _map_loglik(features[both], y[both])
+            stat = max(2.0 * (_map_loglik(shifted, y[both]) - carried), 0.0)
+            p_value = float(chi2.sf(stat, df=1))
+        rows.append(
+            {
+                "period": label,
+                "group": group,
+                "n_labeled": int(now.sum()),
+                "statistic": stat,
+                "drift_p": p_value,
+                "drift": bool(p_value < DRIFT_LEVEL),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _map_loglik(features: np.ndarray, y: np.ndarray, ridge: float = 1e-3) -> float:
+    """Maximised log likelihood of ``y ~ Bernoulli(σ(features @ θ))`` (Newton's method).
+
+    ``features`` are ``(1, ln s, −ln(1 − s))``: θ = (c, a, b) of the beta-calibration
+    map. A small ridge keeps θ finite when the labels separate.
+    """
+    theta = np.zeros(features.shape[1])
+    for _ in range(50):
+        eta = features @ theta
+        p = 0.5 * (1.0 + np.tanh(0.5 * eta))
+        grad = features.T @ (y - p) - ridge * theta
+        hess = (features * (p * (1.0 - p))[:, None]).T @ features + ridge * np.eye(theta.size)
+        step = np.linalg.solve(hess, grad)
+        theta += step
+        if np.abs(step).max() < 1e-10:
+            break
+    eta = features @ theta
+    return float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+
+
+@takes("PeriodPosterior")
+def period_summary(
+    result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95
+) -> pd.DataFrame:
+    """Each period's gap of each group to the reference, with its interval and verdict.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+        A fit of data with periods (:func:`bayesfair.fit`).
+    metrics : str or list of str, optional
+        Default: the fit's metrics.
+    epsilon : float, default 0.02
+        Half-width of the region of practical equivalence ``[−ε, ε]``.
+    ci_prob : float, default 0.95
+        Probability of the highest-density interval of each gap.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric, period and group (other than the reference), columns
+        :data:`PERIOD_COLUMNS`: the labeled and unlabeled examples of the group and
+        of the reference in the period; the posterior mean of the gap (group −
+        reference), its HDI (``lower``, ``upper``), P(|gap| < ε) and the HDI + ROPE
+        ``decision`` (:func:`bayesfair.stats.rope_decision`; "undecided" where
+        either rate is undefined in most draws); ``drift`` when the period's labels
+        of either group contradict the map carried from its other periods, with the
+        smaller p-value (``drift_p``) and the drifted group(s) (``drift_in``).
+    """
+    epsilon = check_epsilon(epsilon)
+    ci_prob = check_probability(ci_prob)
+    metrics = (
+        result.metrics if metrics is None else [metrics] if isinstance(metrics, str) else metrics
+    )
+    rows = []
+    for metric in metrics:
+        name = get_rate(metric).name
+        ref = result.rate_draws(name, result.reference)
+        for group in result.groups:
+            if group == result.reference:
+                continue
+            own = result.rate_draws(name, group)
+            for t, period in enumerate(result.periods):
+                rows.append(
+                    _period_row(result, name, period, t, group, own[t] - ref[t], epsilon, ci_prob)
+                )
+    return pd.DataFrame(rows, columns=PERIOD_COLUMNS)
+
+
+def _period_row(result, metric, period, t, group, gap, epsilon, ci_prob) -> dict:
+    """One row of :func:`period_summary`."""
+    sizes = result.sizes
+    defined = gap[~np.isnan(gap)]
+    if defined.size < 0.5 * gap.size:
+        mean = lower = upper = within = np.nan
+        decision = "undecided"
+    else:
+        mean = float(defined.mean())
+        lower, upper = hdi(defined, ci_prob)
+        within = prob_within(defined, epsilon)
+        decision = rope_decision(lower, upper, epsilon)
+    flags = {g: result.drift_of(g, period) for g in (group, result.reference)}
+    drifted = [str(g) for g, (flag, _) in flags.items() if flag]
+    p_values = [p for _, p in flags.values() if not np.isnan(p)]
+    return {
+        "metric": metric,
+        "period": period,
+        "group": group,
+        "reference": result.reference,
+        "n_labeled": int(sizes.loc[(period, group), "n_labeled"]),
+        "n_unlabeled": int(sizes.loc[(period, group), "n_unlabeled"]),
+        "n_labeled_reference": int(sizes.loc[(period, result.reference), "n_labeled"]),
+        "n_unlabeled_reference": int(sizes.loc[(period, result.reference), "n_unlabeled"]),
+        "mean": mean,
+        "lower": float(lower),
+        "upper": float(upper),
+        "prob_practically_fair": within,
+        "decision": decision,
+        "drift": bool(drifted),
+        "drift_p": min(p_values) if p_values else np.nan,
+        "drift_in": ", ".join(drifted),
+    }

@@ -1,0 +1,194 @@
+"""The report of an audit over time: each period's gaps, the drifted periods, a figure.
+
+Content and its rendering for a :class:`~bayesfair.posterior.PeriodPosterior`
+(:mod:`bayesfair.periods`): the findings (periods whose labels drifted away from
+the group's earlier map, which say to label more there; periods whose gap is
+decided), one table per metric of the gaps over the periods, and in HTML one
+figure per metric (:func:`bayesfair.group_plots.plot_period_gaps`). Markdown,
+HTML and JSON carry the same content.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html import escape
+
+import pandas as pd
+
+from bayesfair._render import REPORT_CSS, html_list, html_table, markdown_table, png
+from bayesfair._validation import takes
+from bayesfair.group_plots import plot_period_gaps
+
+__all__ = ["period_findings", "period_html", "period_json", "period_markdown", "period_table"]
+
+
+@takes("PeriodPosterior")
+def period_findings(result, table: pd.DataFrame) -> list[str]:
+    """The findings of an audit over time, in sentences: drifted periods first.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    table : pandas.DataFrame
+        Its :meth:`~bayesfair.posterior.PeriodPosterior.period_summary`.
+    """
+    out = []
+    drifted = result.drift[result.drift["drift"]]
+    for _, r in drifted.iterrows():
+        out.append(
+            f"Drift: {r['group']}'s {r['n_labeled']} labels in period {r['period']} contradict "
+            f"its map of the earlier periods (p = {r['drift_p']:.3g}); the period's gaps rest "
+            "on a map those labels do not support: label more rows of that period."
+        )
+    decided = table[table["decision"] != "undecided"]
+    for _, r in decided.iterrows():
+        out.append(
+            f"Period {r['period']}: {r['metric']} of {r['group']} against {r['reference']} is "
+            f"{r['decision']} (gap {r['mean']:+.3f}, [{r['lower']:+.3f}, {r['upper']:+.3f}])."
+        )
+    if not out:
+        out.append("No period drifted, and no period's gap is decided at this ε.")
+    return out
+
+
+def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """The display table of the gaps over the periods (strings; — where undefined).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A :meth:`~bayesfair.posterior.PeriodPosterior.period_summary`.
+    digits : int, default 3
+    """
+
+    def num(v):
+        return "—" if isinstance(v, float) and math.isnan(v) else f"{v:+.{digits}f}"
+
+    return pd.DataFrame(
+        {
+            "metric": table["metric"],
+            "period": table["period"].astype(str),
+            "pair": table["group"].astype(str) + " − " + table["reference"].astype(str),
+            "labels": table["n_labeled"].astype(str)
+            + " / "
+            + table["n_labeled_reference"].astype(str),
+            "gap": [num(v) for v in table["mean"]],
+            "interval": [
+                "—" if math.isnan(lo) else f"[{num(lo)}, {num(hi)}]"
+                for lo, hi in zip(table["lower"], table["upper"], strict=True)
+            ],
+            "decision": table["decision"],
+            "drift": [
+                f"yes ({who}, p = {p:.3g})" if flag else "—"
+                for flag, who, p in zip(
+                    table["drift"], table["drift_in"], table["drift_p"], strict=True
+                )
+            ],
+        }
+    )
+
+
+def _content(result, metrics, epsilon, ci_prob):
+    table = result.period_summary(metrics, epsilon, ci_prob)
+    return table, period_findings(result, table)
+
+
+@takes("PeriodPosterior")
+def period_markdown(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95) -> str:
+    """The audit over time as Markdown.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metrics, epsilon, ci_prob
+        As in :func:`bayesfair.periods.period_summary`.
+    """
+    table, findings = _content(result, metrics, epsilon, ci_prob)
+    lines = ["# bayesfair audit over time", "", "## Findings", ""]
+    lines += [f"- {f}" for f in findings]
+    lines += [
+        "",
+        f"## Gaps per period ({ci_prob:.0%} intervals, ε = {epsilon:g})",
+        "",
+        markdown_table(period_table(table)),
+        "",
+        _method_sentence(result),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@takes("PeriodPosterior")
+def period_json(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95) -> str:
+    """The audit over time as JSON: findings, the period table, the drift table, settings.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metrics, epsilon, ci_prob
+        As in :func:`bayesfair.periods.period_summary`.
+    """
+    table, findings = _content(result, metrics, epsilon, ci_prob)
+    payload = {
+        "findings": findings,
+        "periods": json.loads(table.to_json(orient="records", date_format="iso")),
+        "drift": json.loads(result.drift.to_json(orient="records", date_format="iso")),
+        "settings": {"epsilon": epsilon, "ci_prob": ci_prob, "method": _method_sentence(result)},
+    }
+    return json.dumps(payload, indent=2, default=str)
+
+
+@takes("PeriodPosterior")
+def period_html(
+    result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, figures: bool = True
+) -> str:
+    """The audit over time as one self-contained HTML page.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metrics, epsilon, ci_prob
+        As in :func:`bayesfair.periods.period_summary`.
+    figures : bool, default True
+        One figure of the gaps over the periods per metric.
+    """
+    table, findings = _content(result, metrics, epsilon, ci_prob)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>bayesfair audit over time</title>",
+        f"<style>{REPORT_CSS}</style></head><body>",
+        "<h1>bayesfair audit over time</h1>",
+        *html_list("Findings", findings, "findings"),
+    ]
+    if figures:
+        from matplotlib.figure import Figure
+
+        for metric in dict.fromkeys(table["metric"]):
+            fig = Figure(figsize=(7.0, 3.2))
+            plot_period_gaps(table, metric, epsilon, ax=fig.subplots())
+            caption = f"Gap in {metric} per period; band: {ci_prob:.0%} HDI; ▼: drifted labels."
+            parts.append(
+                f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{png(fig)}">'
+                f"<figcaption>{escape(caption)}</figcaption></figure>"
+            )
+    parts += [
+        f"<h2>Gaps per period ({ci_prob:.0%} intervals, ε = {epsilon:g})</h2>",
+        html_table(period_table(table)),
+        f"<p>{escape(_method_sentence(result))}</p>",
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def _method_sentence(result) -> str:
+    s = result.settings
+    seed = s.get("random_seed")
+    seed = seed.get("entropy", seed) if isinstance(seed, dict) else seed
+    return (
+        f"Each group's {s.get('model', 'rbc').upper()} calibration model fitted over its "
+        f"{len(result.periods)} periods (a hierarchy over periods: a period without labels "
+        "rests on the group's others); drift: a likelihood-ratio test of a period's labels "
+        "against the group's map of its earlier labeled periods, flagged at p < 0.05; "
+        f"{s.get('chains')} chains × {s.get('draws')} draws, seed {seed}."
+    )

@@ -1,0 +1,154 @@
+"""Audits over time: periods in the data, each group's fit over its periods, the drift flag.
+
+The fits here are for plumbing (small draws); the coverage of the period gaps and the
+drift flag's power and false flags are simulated in ``tests/statistical/test_periods.py``.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesfair as bf
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.periods import PERIOD_COLUMNS, group_over_periods, period_sizes
+from bayesfair.simulate import drifting_periods
+
+FAST = dict(draws=300, tune=300, chains=2, progressbar=False)
+
+
+def _data(labeled, unlabeled):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bf.AssessmentData.from_frames(
+            labeled,
+            unlabeled.drop(columns=["label", "p"]),
+            score="score",
+            label="label",
+            group="group",
+            period="period",
+        )
+
+
+@pytest.fixture(scope="module")
+def deployment():
+    """4 periods x 2 groups; 80 labels per group in period 0, none in period 1, 60 after;
+    group B's scores drift by 3 logits from period 2 on (a drift no check could miss)."""
+    lab, unl = drifting_periods(
+        4, [80, 0, 60, 60], 600, drift_group="B", drift_from=2, shift=3.0, random_seed=3
+    )
+    data = _data(lab, unl)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, random_seed=1, **FAST)
+    return lab, unl, data, res
+
+
+# ------------------------------------------------------------------ the data
+def test_periods_are_ordered_in_time_and_coded_per_row():
+    lab = pd.DataFrame(
+        {
+            "score": [0.2, 0.7, 0.6, 0.4],
+            "label": [0, 1, 1, 0],
+            "g": ["a", "b", "a", "b"],
+            "q": pd.to_datetime(["2024-04-01", "2024-01-01", "2024-04-01", "2024-01-01"]),
+        }
+    )
+    unl = pd.DataFrame(
+        {"score": [0.3, 0.8], "g": ["a", "b"], "q": pd.to_datetime(["2024-07-01", "2024-01-01"])}
+    )
+    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="g", period="q")
+    assert data.period_levels == list(pd.to_datetime(["2024-01-01", "2024-04-01", "2024-07-01"]))
+    np.testing.assert_array_equal(data.labeled_examples.period_codes, [1, 0, 1, 0])
+    np.testing.assert_array_equal(data.unlabeled_examples.period_codes, [2, 0])
+    sizes = period_sizes(data)
+    assert sizes.loc[(data.period_levels[2], "a"), "n_unlabeled"] == 1
+    assert sizes.loc[(data.period_levels[2], "a"), "n_labeled"] == 0
+    assert sizes["n_labeled"].sum() == 4 and sizes["n_unlabeled"].sum() == 2
+
+
+def test_an_ordered_categorical_keeps_its_order_and_others_are_sorted():
+    q = pd.Categorical(["Q4", "Q1", "Q3"], categories=["Q4", "Q1", "Q3"], ordered=True)
+    data = bf.AssessmentData([0.2, 0.7, 0.6], [0, 1, 1], ["a", "b", "a"], periods=q)
+    assert data.period_levels == ["Q4", "Q1", "Q3"]
+    plain = bf.AssessmentData([0.2, 0.7, 0.6], [0, 1, 1], ["a", "b", "a"], periods=[3, 1, 2])
+    assert plain.period_levels == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(periods=[1, 2]), "Length mismatch"),
+        (dict(periods=[1, None, 2]), "missing periods"),
+        (dict(periods=[1, "b", 2]), "comparable"),
+        (dict(unlabeled_periods=[1]), "'periods' is missing"),
+    ],
+)
+def test_bad_periods_are_refused_with_a_message(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        bf.AssessmentData([0.2, 0.7, 0.6], [0, 1, 1], ["a", "b", "a"], **kwargs)
+
+
+def test_periods_need_rows_on_both_sides():
+    with pytest.raises(InvalidParameterError, match="'unlabeled_periods' is missing"):
+        bf.AssessmentData(
+            [0.2, 0.7], [0, 1], ["a", "b"], [0.3], ["a"], periods=[0, 1]
+        )
+
+
+def test_a_group_over_its_periods_is_the_data_of_its_fit(deployment):
+    lab, _, data, _ = deployment
+    sub = group_over_periods(data, "B")
+    assert sub.group_levels == [0, 1, 2, 3]
+    counts = sub.group_sizes()
+    expected = lab[lab["group"] == "B"].groupby("period").size()
+    assert counts["n_labeled"].to_dict() == {0: 80, 1: 0, 2: 60, 3: 60} == {
+        0: expected[0], 1: 0, 2: expected[2], 3: expected[3]
+    }
+    assert (counts["n_unlabeled"] == 600).all()
+
+
+# ------------------------------------------------------------------ the result
+def test_period_summary_has_one_row_per_metric_period_and_pair(deployment):
+    _, _, _, res = deployment
+    table = res.period_summary(["accuracy", "tpr"], epsilon=0.05)
+    assert list(table.columns) == PERIOD_COLUMNS
+    assert len(table) == 2 * 4
+    assert set(table["group"]) == {"B"} and set(table["reference"]) == {"A"}
+    assert (table["lower"] <= table["mean"]).all() and (table["mean"] <= table["upper"]).all()
+    assert table.loc[table["period"] == 1, "n_labeled"].eq(0).all()
+
+
+def test_the_gap_is_the_difference_of_the_groups_draws_in_the_period(deployment):
+    _, _, _, res = deployment
+    a, b = res.rate_draws("accuracy", "A"), res.rate_draws("accuracy", "B")
+    row = res.period_summary("accuracy").iloc[2]
+    assert row["mean"] == pytest.approx(np.mean(b[2] - a[2]))
+    lo, hi = bf.stats.hdi(b[2] - a[2])
+    assert (row["lower"], row["upper"]) == (pytest.approx(lo), pytest.approx(hi))
+
+
+def test_the_drift_flag_reads_the_periods_that_moved(deployment):
+    """B's labels in periods 2 and 3 are 3 logits above its map before the drift; A's
+    never move. The flag's false-alarm rate and power are simulated elsewhere; here the
+    plumbing: one row per group and period, p-values only where there are labels."""
+    _, _, _, res = deployment
+    drift = res.drift
+    assert len(drift) == 8
+    assert drift.loc[drift["n_labeled"] == 0, "drift_p"].isna().all()
+    assert not drift.loc[drift["n_labeled"] == 0, "drift"].any()
+    b = drift[drift["group"] == "B"].set_index("period")
+    assert b.loc[2, "drift"] and b.loc[2, "drift_p"] < 1e-4  # the period where B moved
+    assert np.isnan(b.loc[0, "drift_p"])  # nothing earlier to compare with
+    table = res.period_summary("accuracy").set_index("period")
+    assert table.loc[2, "drift"] and table.loc[2, "drift_in"] == "B"
+    assert table.loc[2, "drift_p"] == b.loc[2, "drift_p"]
+
+
+def test_views_refuse_bad_input(deployment):
+    _, _, _, res = deployment
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        res.period_summary(epsilon=2)
+    with pytest.raises(InvalidParameterError, match="'result' parameter must be"):
+        bf.periods.period_summary("not a result")

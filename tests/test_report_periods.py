@@ -1,0 +1,63 @@
+"""The report of an audit over time: findings, the period table, HTML, Markdown, JSON."""
+
+import json
+import warnings
+
+import pytest
+
+import bayesfair as bf
+from bayesfair.report_periods import (
+    period_findings,
+    period_html,
+    period_json,
+    period_markdown,
+    period_table,
+)
+from bayesfair.simulate import drifting_periods
+
+
+@pytest.fixture(scope="module")
+def result():
+    """3 periods x 2 groups; B's scores drift by 3 logits in period 2 (60 labels there)."""
+    lab, unl = drifting_periods(
+        3, [80, 0, 60], 400, drift_group="B", drift_from=2, shift=3.0, random_seed=2
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = bf.AssessmentData.from_frames(
+            lab,
+            unl.drop(columns=["label", "p"]),
+            score="score",
+            label="label",
+            group="group",
+            period="period",
+        )
+        return bf.fit(data, random_seed=0, draws=200, tune=200, chains=2, progressbar=False)
+
+
+def test_findings_lead_with_the_drifted_period(result):
+    table = result.period_summary(["accuracy"])
+    findings = period_findings(result, table)
+    assert findings[0].startswith("Drift: B's 60 labels in period 2")
+    decided = table[table["decision"] != "undecided"]
+    assert len(findings) == int(result.drift["drift"].sum()) + len(decided)
+
+
+def test_the_display_table_has_one_row_per_period_gap(result):
+    table = result.period_summary(["accuracy", "tpr"])
+    shown = period_table(table)
+    assert len(shown) == len(table) == 6
+    assert list(shown["pair"].unique()) == ["B − A"]
+    assert shown.loc[1, "labels"] == "0 / 0"  # period 1 has no labels
+    assert shown.loc[2, "drift"].startswith("yes (B, p = ")
+
+
+def test_markdown_json_and_html_carry_the_same_content(result):
+    md = period_markdown(result, ["accuracy"], epsilon=0.05)
+    assert "## Gaps per period (95% intervals, ε = 0.05)" in md and "Drift: B's" in md
+    payload = json.loads(period_json(result, ["accuracy"], epsilon=0.05))
+    assert len(payload["periods"]) == 3 and payload["settings"]["epsilon"] == 0.05
+    assert payload["findings"] == period_findings(result, result.period_summary("accuracy", 0.05))
+    html = period_html(result, ["accuracy"], epsilon=0.05)
+    assert html.count("<figure>") == 1 and "Drift: B&#x27;s" not in html and "Drift: B's" in html
+    assert "<figure>" not in period_html(result, ["accuracy"], figures=False)
