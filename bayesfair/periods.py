@@ -19,15 +19,16 @@ without labels, which the hierarchy does not: a label-free period after a drift 
 on the pooled map. That is what the **drift flag** is for. It says which period's
 labels the pooled map does not explain, so that rows of that period get labeled.
 
-**The drift flag** (:func:`drift_table`): for each group and period with labels, a
-binned posterior predictive check (:func:`bayesfair.checks.calibration_ppc`) of the
-period's labels against the map of a *new* period of that group,
-``θ* ~ N(μ, σ²)`` per posterior draw. That is the map carried from the other periods
-before this period's own labels move it. The p-value is reported as it is.
-``drift`` is True below 0.05, one check per period and group with no adjustment
-across periods, so that a single drifted period is not hidden by the count of the
-others. μ and σ have also seen the period's own labels, which makes the check
-conservative: it flags less often than its level when nothing moved.
+**The drift flag** (:func:`drift_table`): for each group and each period with labels
+after an earlier labeled period of the group, a likelihood-ratio test of "the period's
+labels follow the beta-calibration map of the group's earlier labeled periods" against
+"they follow that map shifted by δ on the logit scale" (one degree of freedom, the maps
+fitted by maximum likelihood). ``drift`` is True below p = 0.05. There is one check per
+period and group, with no adjustment across periods, so that a single drifted period is
+not hidden by the count of the others. The test is slightly liberal at this sample
+size: 0.057 ± 0.003 false flags over 5,000 null checks (``docs/results/periods.md``).
+A later period is compared with all earlier labeled periods, drifted ones included,
+so a drift that persists is flagged surely only where it starts.
 
 The groups are fitted separately, so their posteriors are independent, and a gap's
 draws are the difference of the two groups' draws of the same period.

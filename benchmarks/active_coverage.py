@@ -31,16 +31,34 @@ def one(kind: str, how: str, r: int) -> tuple[bool, float]:
     if how == "random":
         pos = np.random.default_rng(r).choice(len(unl), 60, replace=False)
     else:
-        res = bf.fit(data, draws=300, tune=300, chains=2, random_seed=r, progressbar=False,
-                     metrics=["accuracy"], cores=1)  # fmt: skip
-        pos = bf.suggest_labels(res, n=60, metric="accuracy", within=how,
-                                random_seed=r)["position"].to_numpy()  # fmt: skip
+        res = bf.fit(
+            data,
+            draws=300,
+            tune=300,
+            chains=2,
+            random_seed=r,
+            progressbar=False,
+            metrics=["accuracy"],
+            cores=1,
+        )
+        pos = bf.suggest_labels(res, n=60, metric="accuracy", within=how, random_seed=r)[
+            "position"
+        ].to_numpy()
     lab2 = pd.concat([lab, unl.iloc[pos]], ignore_index=True)
     unl2 = unl.drop(index=unl.index[pos])
-    data2 = bf.AssessmentData(lab2.score, lab2.label, lab2.group, unl2.score, unl2.group,
-                              reference="A")  # fmt: skip
-    res2 = bf.fit(data2, draws=500, tune=500, chains=2, random_seed=r, progressbar=False,
-                  metrics=["accuracy"], cores=1)  # fmt: skip
+    data2 = bf.AssessmentData(
+        lab2.score, lab2.label, lab2.group, unl2.score, unl2.group, reference="A"
+    )
+    res2 = bf.fit(
+        data2,
+        draws=500,
+        tune=500,
+        chains=2,
+        random_seed=r,
+        progressbar=False,
+        metrics=["accuracy"],
+        cores=1,
+    )
     lo, hi = hdi(res2.difference("accuracy").values)
     return bool(lo <= truth <= hi), hi - lo
 

@@ -45,9 +45,13 @@ import bayesfair as bf
 from bayesfair.stats import hdi
 
 SETTINGS = [
-    ("adult-sex", "MLP"), ("adult-sex", "LR"), ("adult-race", "MLP"), ("adult-race", "LR"),
-    ("compas-race", "MLP"), ("compas-race", "LR"),
-]  # fmt: skip
+    ("adult-sex", "MLP"),
+    ("adult-sex", "LR"),
+    ("adult-race", "MLP"),
+    ("adult-race", "LR"),
+    ("compas-race", "MLP"),
+    ("compas-race", "LR"),
+]
 TARGETS = {"accuracy": 0.10, "tpr": 0.20}
 START, BATCH, MAX_LABELS, LOOPS = 20, 20, 800, 20
 PLAN_BUDGETS = [100, 200, 400, 800]
@@ -62,9 +66,13 @@ FIT = dict(draws=500, tune=500, chains=4, progressbar=False, metrics=list(TARGET
 def _data(frame, labeled_idx, pool_idx, reference):
     lab, unl = frame.iloc[labeled_idx], frame.iloc[pool_idx]
     return bf.AssessmentData(
-        lab["score"].to_numpy(), lab["label"].to_numpy(), lab["group"].to_numpy(),
-        unl["score"].to_numpy(), unl["group"].to_numpy(), reference=reference,
-    )  # fmt: skip
+        lab["score"].to_numpy(),
+        lab["label"].to_numpy(),
+        lab["group"].to_numpy(),
+        unl["score"].to_numpy(),
+        unl["group"].to_numpy(),
+        reference=reference,
+    )
 
 
 def truth(frame, reference) -> dict:
@@ -73,8 +81,9 @@ def truth(frame, reference) -> dict:
     return {m: float(data.rates(m)[grp] - data.rates(m)[ref]) for m in TARGETS}
 
 
-def one_loop(frame, strategy: str, loop: int, reference, seed: int,
-             plan_budgets: bool = True) -> list[dict]:  # fmt: skip
+def one_loop(
+    frame, strategy: str, loop: int, reference, seed: int, plan_budgets: bool = True
+) -> list[dict]:
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(frame))
     labeled, pool = list(order[:START]), order[START:]
@@ -106,8 +115,9 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int,
                 break
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                todo = bf.suggest_labels(res, n=BATCH, metric=metric, within=within,
-                                         random_seed=rng)  # fmt: skip
+                todo = bf.suggest_labels(
+                    res, n=BATCH, metric=metric, within=within, random_seed=rng
+                )
             # a mixed batch chosen by stratum because the calibration check flagged a map
             row["by_stratum"] = any("chosen by stratum" in str(w.message) for w in caught)
             take = todo["position"].to_numpy()
@@ -117,8 +127,9 @@ def one_loop(frame, strategy: str, loop: int, reference, seed: int,
     return rows
 
 
-def run(settings, out: Path, plan_out: Path, loops: int, strategies=None,
-        plan_budgets: bool = True) -> None:  # fmt: skip
+def run(
+    settings, out: Path, plan_out: Path, loops: int, strategies=None, plan_budgets: bool = True
+) -> None:
     """Loop-major (loop 0 of every setting, then loop 1, ...), so that a run cut short
     has as many loops of each setting; (setting, loop) pairs already in ``out`` and
     plans already in ``plan_out`` are skipped, so a run can be resumed."""
@@ -130,7 +141,8 @@ def run(settings, out: Path, plan_out: Path, loops: int, strategies=None,
     frames = {}
     for name, clf in settings:
         frame = bf.datasets.load_scores(name, clf).reset_index(drop=True)[
-            ["score", "label", "group"]]  # fmt: skip
+            ["score", "label", "group"]
+        ]
         reference = frame["group"].value_counts().index[0]
         frames[(name, clf)] = (frame, reference, truth(frame, reference))
         if f"{name}:{clf}" in planned or not plan_budgets:
@@ -141,10 +153,18 @@ def run(settings, out: Path, plan_out: Path, loops: int, strategies=None,
         plans = []
         for m in TARGETS:
             t1 = time.perf_counter()
-            plan = bf.plan_labels(data, metric=m, epsilon=0.05, budgets=PLAN_BUDGETS,
-                                  n_sims=50, methods=["bayes"], random_seed=0)  # fmt: skip
-            plans.append(plan.assign(metric=m, setting=f"{name}:{clf}",
-                                     seconds=time.perf_counter() - t1))  # fmt: skip
+            plan = bf.plan_labels(
+                data,
+                metric=m,
+                epsilon=0.05,
+                budgets=PLAN_BUDGETS,
+                n_sims=50,
+                methods=["bayes"],
+                random_seed=0,
+            )
+            plans.append(
+                plan.assign(metric=m, setting=f"{name}:{clf}", seconds=time.perf_counter() - t1)
+            )
         pd.concat(plans).to_csv(plan_out, mode="a", header=not plan_out.exists(), index=False)
     for loop in range(loops):
         for (name, clf), (frame, reference, real) in frames.items():
@@ -153,14 +173,22 @@ def run(settings, out: Path, plan_out: Path, loops: int, strategies=None,
             t0 = time.perf_counter()
             rows = []
             for strategy in strategies or STRATEGIES:
-                rows += one_loop(frame, strategy, loop, reference, seed=1000 * loop + 7,
-                                 plan_budgets=plan_budgets)  # fmt: skip
+                rows += one_loop(
+                    frame,
+                    strategy,
+                    loop,
+                    reference,
+                    seed=1000 * loop + 7,
+                    plan_budgets=plan_budgets,
+                )
             fits = pd.DataFrame(rows).assign(
                 setting=f"{name}:{clf}", **{f"{m}_truth": v for m, v in real.items()}
             )
             fits.to_csv(out, mode="a", header=not out.exists(), index=False)
-            print(f"{name}:{clf} loop {loop}: {len(fits)} fits in "
-                  f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
+            print(
+                f"{name}:{clf} loop {loop}: {len(fits)} fits in {time.perf_counter() - t0:.0f} s",
+                flush=True,
+            )
 
 
 def plan_starts(settings, starts, out: Path) -> None:
@@ -168,7 +196,8 @@ def plan_starts(settings, starts, out: Path) -> None:
     rows = []
     for name, clf in settings:
         frame = bf.datasets.load_scores(name, clf).reset_index(drop=True)[
-            ["score", "label", "group"]]  # fmt: skip
+            ["score", "label", "group"]
+        ]
         reference = frame["group"].value_counts().index[0]
         for loop in starts:
             order = np.random.default_rng(1000 * loop + 7).permutation(len(frame))
@@ -177,11 +206,24 @@ def plan_starts(settings, starts, out: Path) -> None:
                 t = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    p = bf.plan_labels(data, metric=m, epsilon=0.05, budgets=PLAN_BUDGETS,
-                                       n_sims=50, methods=["bayes"], strategies=["random"],
-                                       random_seed=loop)  # fmt: skip
-                rows.append(p.assign(metric=m, setting=f"{name}:{clf}", start=loop,
-                                     seconds=time.perf_counter() - t))  # fmt: skip
+                    p = bf.plan_labels(
+                        data,
+                        metric=m,
+                        epsilon=0.05,
+                        budgets=PLAN_BUDGETS,
+                        n_sims=50,
+                        methods=["bayes"],
+                        strategies=["random"],
+                        random_seed=loop,
+                    )
+                rows.append(
+                    p.assign(
+                        metric=m,
+                        setting=f"{name}:{clf}",
+                        start=loop,
+                        seconds=time.perf_counter() - t,
+                    )
+                )
     pd.concat(rows).to_csv(out, index=False)
 
 
@@ -236,15 +278,22 @@ def neyman_saving(name: str, clf: str, metric: str) -> float:
 def _acquisitions(fits: pd.DataFrame) -> list[str]:
     """The acquisitions (``within``) that have loops in ``fits``, in :data:`STRATEGIES` order."""
     present = set(fits["strategy"])
-    return [w for w in ("stratum", "score", "mixed")
-            if any(f"active-{w}-{m}" in present for m in TARGETS)]  # fmt: skip
+    return [
+        w
+        for w in ("stratum", "score", "mixed")
+        if any(f"active-{w}-{m}" in present for m in TARGETS)
+    ]
 
 
 def _covering(f: pd.DataFrame, strategy: str, metric: str) -> float:
     """Share of loops whose final interval covers the realised Δ."""
     final = f[f["strategy"] == strategy].sort_values("n_labels").groupby("loop").tail(1)
-    return float(((final[f"{metric}_lo"] <= final[f"{metric}_truth"])
-                  & (final[f"{metric}_truth"] <= final[f"{metric}_hi"])).mean())  # fmt: skip
+    return float(
+        (
+            (final[f"{metric}_lo"] <= final[f"{metric}_truth"])
+            & (final[f"{metric}_truth"] <= final[f"{metric}_hi"])
+        ).mean()
+    )
 
 
 def summary_table(fits: pd.DataFrame) -> str:
@@ -271,9 +320,11 @@ def summary_table(fits: pd.DataFrame) -> str:
             lo, hi = min(values), max(values)
             return f"{lo:.2f}" if lo == hi else f"{lo:.2f}–{hi:.2f}"
 
-        lines.append(f"| {names.get(name, name)} {clf} | {' | '.join(cells)} | "
-                     f"{' / '.join(span(cover[w]) for w in acq)} | "
-                     f"{f['loop'].nunique()} |")  # fmt: skip
+        lines.append(
+            f"| {names.get(name, name)} {clf} | {' | '.join(cells)} | "
+            f"{' / '.join(span(cover[w]) for w in acq)} | "
+            f"{f['loop'].nunique()} |"
+        )
     return "\n".join(lines)
 
 
@@ -306,10 +357,12 @@ the refits importance-sampled from a Laplace fit of the maps' marginal posterior
 def report(fits_path: Path, plan_path: Path, out: Path) -> str:
     fits = pd.read_csv(fits_path)
     plan = pd.read_csv(plan_path)
-    lines = ["| setting | metric | acquisition | labels, random (median) | labels, active "
-             "(median) | saving | oracle Neyman saving, stratified estimator | active loops "
-             "covering | loops |",
-             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| setting | metric | acquisition | labels, random (median) | labels, active "
+        "(median) | saving | oracle Neyman saving, stratified estimator | active loops "
+        "covering | loops |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     acq = _acquisitions(fits)
     wins = {(w, m): 0 for w in acq for m in TARGETS}
     for setting, f in fits.groupby("setting", sort=False):
@@ -322,9 +375,11 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                 saving = 1 - act.median() / rnd.median()
                 cover = _covering(f, name, m)
                 wins[(w, m)] += saving >= 0.25
-                lines.append(f"| {setting} | {m} | {w} | {rnd.median():.0f} | "
-                             f"{act.median():.0f} | {saving:.0%} | {oracle:.0%} | {cover:.2f} | "
-                             f"{len(act)} |")  # fmt: skip
+                lines.append(
+                    f"| {setting} | {m} | {w} | {rnd.median():.0f} | "
+                    f"{act.median():.0f} | {saving:.0%} | {oracle:.0%} | {cover:.2f} | "
+                    f"{len(act)} |"
+                )
     n_set = fits["setting"].nunique()
     lines += [
         "",
@@ -332,9 +387,12 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
         + "; ".join(f"{w}, {m}: {k} of {n_set}" for (w, m), k in wins.items())
         + ".",
     ]
-    lines += ["", "| setting | metric | budget | planned median width | measured median "
-              "width (random loops) | ratio | plan seconds |",
-              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "| setting | metric | budget | planned median width | measured median "
+        "width (random loops) | ratio | plan seconds |",
+        "|---|---|---|---|---|---|---|",
+    ]
     within = {m: 0 for m in TARGETS}
     plan = plan[plan["strategy"] == "random"]
     if "start" not in plan:
@@ -351,12 +409,17 @@ def report(fits_path: Path, plan_path: Path, out: Path) -> str:
                 continue
             ratio = r["width"] / measured.median()
             ok &= abs(ratio - 1) <= 0.20
-            lines.append(f"| {setting} | {m} | {budget} | {r['width']:.3f} ({int(r['starts'])}) | "
-                         f"{measured.median():.3f} (n={len(measured)}) | {ratio:.2f} | "
-                         f"{r['seconds']:.0f} |")  # fmt: skip
+            lines.append(
+                f"| {setting} | {m} | {budget} | {r['width']:.3f} ({int(r['starts'])}) | "
+                f"{measured.median():.3f} (n={len(measured)}) | {ratio:.2f} | "
+                f"{r['seconds']:.0f} |"
+            )
         within[m] += ok
-    lines += ["", f"Settings where every budget is within ±20%: accuracy {within['accuracy']} "
-              f"of {n_set}, TPR {within['tpr']} of {n_set}."]  # fmt: skip
+    lines += [
+        "",
+        f"Settings where every budget is within ±20%: accuracy {within['accuracy']} "
+        f"of {n_set}, TPR {within['tpr']} of {n_set}.",
+    ]
     text = REPORT_HEADER + "\n".join(lines) + "\n"
     out.write_text(text)
     return text
@@ -370,9 +433,11 @@ def paired_rerun(old: pd.DataFrame, new: pd.DataFrame) -> str:
     and the share of loops whose final interval covers the realised Δ, old and new.
     Per setting and metric: the median width of the random loops at each planner
     budget, old and new."""
-    lines = ["| setting | metric | strategy | loops | labels old (mean) | labels new (mean) | "
-             "new − old (SE) | z | covering old | covering new |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| setting | metric | strategy | loops | labels old (mean) | labels new (mean) | "
+        "new − old (SE) | z | covering old | covering new |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     zs = []
     for setting in new["setting"].unique():
         fo, fn = old[old["setting"] == setting], new[new["setting"] == setting]
@@ -394,16 +459,27 @@ def paired_rerun(old: pd.DataFrame, new: pd.DataFrame) -> str:
                     f"{co:.2f} | {cn:.2f} |"
                 )
     zs = np.asarray(zs)
-    lines += ["", f"{len(zs)} rows; |z| > 2 in {int((np.abs(zs) > 2).sum())} (about 1 in 20 "
-              f"expected by chance); mean z {zs.mean():+.2f}."]  # fmt: skip
-    lines += ["", "| setting | metric | budget | median width, random loops, old | new |",
-              "|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        f"{len(zs)} rows; |z| > 2 in {int((np.abs(zs) > 2).sum())} (about 1 in 20 "
+        f"expected by chance); mean z {zs.mean():+.2f}.",
+    ]
+    lines += [
+        "",
+        "| setting | metric | budget | median width, random loops, old | new |",
+        "|---|---|---|---|---|",
+    ]
     for setting in new["setting"].unique():
         for m in TARGETS:
             for budget in PLAN_BUDGETS:
-                w = [f[(f["setting"] == setting) & (f["strategy"] == "random")
-                       & (f["n_labels"] == budget)][f"{m}_width"].median()
-                     for f in (old, new)]  # fmt: skip
+                w = [
+                    f[
+                        (f["setting"] == setting)
+                        & (f["strategy"] == "random")
+                        & (f["n_labels"] == budget)
+                    ][f"{m}_width"].median()
+                    for f in (old, new)
+                ]
                 lines.append(f"| {setting} | {m} | {budget} | {w[0]:.3f} | {w[1]:.3f} |")
     return "\n".join(lines) + "\n"
 

@@ -76,16 +76,18 @@ def write_files(directory: Path, rows: int, labeled: bool, seed: int) -> str:
         }
         if labeled:
             columns["label"] = (rng.uniform(size=n) < score).astype(np.int8)
-        pq.write_table(pa.table(columns), directory / f"part-{k:04d}.parquet",
-                       row_group_size=1 << 20)  # fmt: skip
+        pq.write_table(
+            pa.table(columns), directory / f"part-{k:04d}.parquet", row_group_size=1 << 20
+        )
         written, k = written + n, k + 1
     return str(directory / "part-0000.parquet") if k == 1 else str(directory / "*.parquet")
 
 
 def run(args: list[str]) -> dict:
     """One ``bayesfair`` command in a fresh process: its seconds, peak MB and exit code."""
-    proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, check=False
+    )
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.startswith("{")]
     out = json.loads(lines[-1]) if lines else {"code": proc.returncode}
     out["stderr"] = "\n".join(ln for ln in proc.stderr.splitlines() if not ln.startswith("{"))
@@ -105,11 +107,24 @@ def main(argv=None) -> int:
         lab = write_files(directory / "lab", args.labeled, True, 2026)
         unl = write_files(directory / "unl", args.unlabeled, False, 2027)
         size = sum(f.stat().st_size for f in directory.rglob("*.parquet")) / 1e9
-        print(f"wrote {args.labeled:,} labeled and {args.unlabeled:,} unlabeled rows "
-              f"({size:.2f} GB of Parquet) in {time.perf_counter() - start:.0f} s",
-              flush=True)  # fmt: skip
-        common = ["--score", "score", "--label", "label", "--group", "group", "--quiet",
-                  "--draws", str(args.draws), "--tune", str(args.draws)]  # fmt: skip
+        print(
+            f"wrote {args.labeled:,} labeled and {args.unlabeled:,} unlabeled rows "
+            f"({size:.2f} GB of Parquet) in {time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
+        common = [
+            "--score",
+            "score",
+            "--label",
+            "label",
+            "--group",
+            "group",
+            "--quiet",
+            "--draws",
+            str(args.draws),
+            "--tune",
+            str(args.draws),
+        ]
         report = directory / "report.json"
         results = {
             "summary": run(["assess", lab, "--unlabeled", unl, "--out", str(report), *common]),
@@ -129,13 +144,17 @@ def main(argv=None) -> int:
         print("|---|---|---|---|---|---|")
         for name, r in results.items():
             n_u = args.unlabeled if name == "summary" else 0
-            print(f"| {name} | {args.labeled:,} | {n_u:,} | {r.get('seconds', float('nan')):.1f} "
-                  f"| {r.get('peak_mb', float('nan')):.0f} | {r.get('code')} |")  # fmt: skip
+            print(
+                f"| {name} | {args.labeled:,} | {n_u:,} | {r.get('seconds', float('nan')):.1f} "
+                f"| {r.get('peak_mb', float('nan')):.0f} | {r.get('code')} |"
+            )
         s, ref = results["summary"], results["loaded"]
         if "peak_mb" in s and "peak_mb" in ref:
-            print(f"\nsummary path: {s['peak_mb']:.0f} MB peak (goal < 1024), "
-                  f"{ref['peak_mb'] / s['peak_mb']:.1f}× less than loading the labeled rows "
-                  "alone")  # fmt: skip
+            print(
+                f"\nsummary path: {s['peak_mb']:.0f} MB peak (goal < 1024), "
+                f"{ref['peak_mb'] / s['peak_mb']:.1f}× less than loading the labeled rows "
+                "alone"
+            )
         if report.exists():
             doc = json.loads(report.read_text())
             rows = {i["role"]: i["rows"] for i in doc["provenance"]["inputs"]}

@@ -131,8 +131,13 @@ def fit_and_summarise(data, **kwargs):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
-        res = bayesfair.fit(data, MODEL, random_seed=kwargs.pop("random_seed", 1),
-                            progressbar=False, **{**FIT, **kwargs})  # fmt: skip
+        res = bayesfair.fit(
+            data,
+            MODEL,
+            random_seed=kwargs.pop("random_seed", 1),
+            progressbar=False,
+            **{**FIT, **kwargs},
+        )
         table = res.summary(list(METRICS))
     warned = [str(w.message) for w in caught if issubclass(w.category, SamplingWarning)]
     return res, table, warned
@@ -422,9 +427,14 @@ def section_repeated(args, rows: list) -> dict:
         labeled, unlabeled = split_labeled(frame, 10, seed, method="ji2020")
         # labels are 0/1 and pos_label is left out: a labeled set of 10 may hold no positive
         data = AssessmentData.from_frames(
-            labeled, unlabeled, score="score", label="label", group="group",
-            threshold=0.5, reference=spec.privileged_group,
-        )  # fmt: skip
+            labeled,
+            unlabeled,
+            score="score",
+            label="label",
+            group="group",
+            threshold=0.5,
+            reference=spec.privileged_group,
+        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SamplingWarning)
             res = bayesfair.fit(
@@ -481,8 +491,10 @@ def section_labeled(args, rows: list) -> dict:
     cases = [(n, "10^4") for n in (100, 1_000, 10_000, 100_000)] + [(100_000, "10^7")]
     models = args.labeled_models.split(",")
     out = {}
-    print(f"{'model':6s} {'n_L':>8s} {'n_U':>5s} {'fit s':>8s} {'x n_L=100':>10s} "
-          f"{'steps/draw':>10s} {'R-hat':>6s}  load")  # fmt: skip
+    print(
+        f"{'model':6s} {'n_L':>8s} {'n_U':>5s} {'fit s':>8s} {'x n_L=100':>10s} "
+        f"{'steps/draw':>10s} {'R-hat':>6s}  load"
+    )
     for model in models:
         base = None
         for n, nu in cases:
@@ -495,24 +507,44 @@ def section_labeled(args, rows: list) -> dict:
             data = AssessmentData(s_all[il], y_all[il], names[g_all[il]], reference="Male", **unl)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                bayesfair.fit(data, model, random_seed=0, progressbar=False,
-                              draws=200, tune=200, chains=4)  # fmt: skip
-                timings = [timed(lambda data=data, model=model: _fit_table(data, model))
-                           for _ in range(CELL_CALLS)]  # fmt: skip
+                bayesfair.fit(
+                    data, model, random_seed=0, progressbar=False, draws=200, tune=200, chains=4
+                )
+                timings = [
+                    timed(lambda data=data, model=model: _fit_table(data, model))
+                    for _ in range(CELL_CALLS)
+                ]
                 wall, cpu, res = sorted(timings, key=lambda t: t[0])[CELL_CALLS // 2]
             base = wall if base is None else base
             stats = res.idata.get("sample_stats")
-            steps = (float(stats["n_steps"].mean())
-                     if stats is not None and "n_steps" in stats else float("nan"))  # fmt: skip
+            steps = (
+                float(stats["n_steps"].mean())
+                if stats is not None and "n_steps" in stats
+                else float("nan")
+            )
             rhat = float(res.diagnostics()["r_hat"].max()) if model != "bb" else float("nan")
-            out[(model, n, nu)] = {"wall": wall, "cpu": cpu, "ratio": wall / base,
-                                   "steps": steps, "rhat": rhat}  # fmt: skip
-            print(f"{model:6s} {n:>8,d} {nu:>5s} {wall:8.2f} {wall / base:10.2f} "
-                  f"{steps:10.1f} {rhat:6.3f}  [{load()}]", flush=True)  # fmt: skip
+            out[(model, n, nu)] = {
+                "wall": wall,
+                "cpu": cpu,
+                "ratio": wall / base,
+                "steps": steps,
+                "rhat": rhat,
+            }
+            print(
+                f"{model:6s} {n:>8,d} {nu:>5s} {wall:8.2f} {wall / base:10.2f} "
+                f"{steps:10.1f} {rhat:6.3f}  [{load()}]",
+                flush=True,
+            )
     for model in models:
         worst = max(out[(model, n, nu)]["ratio"] for n, nu in cases if n >= 10_000)
-        rows.append((f"5. {model}: worst n_L >= 10^4 / n_L = 100", {"ratio": worst,
-                     "load": load()}, None, None))  # fmt: skip
+        rows.append(
+            (
+                f"5. {model}: worst n_L >= 10^4 / n_L = 100",
+                {"ratio": worst, "load": load()},
+                None,
+                None,
+            )
+        )
     return out
 
 
@@ -568,9 +600,15 @@ def summary_table(rows: list, repeated: dict | None) -> None:
             met = "" if target_ratio is None else ("yes" if ratio >= target_ratio else "NO")
             cpu = f"{jags['cpu'] / ours['cpu']:.1f}x" if ours.get("cpu") else ""
             line(
-                name, f"{ours['wall']:.2f} s", f"{jags['wall']:.2f} s", f"{ratio:.1f}x",
-                target, met, cpu, ours["load"],
-            )  # fmt: skip
+                name,
+                f"{ours['wall']:.2f} s",
+                f"{jags['wall']:.2f} s",
+                f"{ratio:.1f}x",
+                target,
+                met,
+                cpu,
+                ours["load"],
+            )
     if repeated is not None:
         print(
             f"   (4.: {repeated['new_keys']} model(s) compiled during the repeated fits; "

@@ -34,22 +34,44 @@ from bayesfair.frequentist import double_corrected_bootstrap
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
 COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
-    "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",
-    "hours_per_week", "native_country", "income",
-]  # fmt: skip
-CATEGORICAL = [
-    "workclass", "education", "marital_status", "occupation", "relationship", "race", "sex",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education_num",
+    "marital_status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital_gain",
+    "capital_loss",
+    "hours_per_week",
     "native_country",
-]  # fmt: skip
+    "income",
+]
+CATEGORICAL = [
+    "workclass",
+    "education",
+    "marital_status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "native_country",
+]
 N_BOOT = 1000
 
 
 def read_adult(name: str, skiprows: int = 0) -> pd.DataFrame:
     frame = pd.read_csv(
-        RAW / name, header=None, names=COLUMNS, skipinitialspace=True, skiprows=skiprows,
+        RAW / name,
+        header=None,
+        names=COLUMNS,
+        skipinitialspace=True,
+        skiprows=skiprows,
         na_values="?",
-    )  # fmt: skip
+    )
     frame = frame.dropna(subset=["income"])
     frame["y"] = frame["income"].str.rstrip(".").eq(">50K").astype(int)
     return frame

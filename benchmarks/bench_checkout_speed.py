@@ -49,8 +49,10 @@ print(json.dumps(statistics.median(times)))
 def median_time(checkout: Path, fits: int) -> float:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(checkout), str(fits)],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -65,8 +67,10 @@ def main(argv=None) -> int:
         other = median_time(args.other, args.fits)
         this = median_time(ROOT, args.fits)
         ratios.append(this / other)
-        print(f"round {r + 1}: this {this:.3f} s, other {other:.3f} s, ratio {ratios[-1]:.2f}",
-              flush=True)  # fmt: skip
+        print(
+            f"round {r + 1}: this {this:.3f} s, other {other:.3f} s, ratio {ratios[-1]:.2f}",
+            flush=True,
+        )
     ratios.sort()
     print(f"median ratio {ratios[len(ratios) // 2]:.2f} (range {ratios[0]:.2f}-{ratios[-1]:.2f})")
     return 0

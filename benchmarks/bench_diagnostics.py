@@ -71,10 +71,12 @@ def main() -> None:
 
     rhat_ours, ess_ours = ours()
     rhat_az, ess_az = theirs()
-    diff_rhat = np.nanmax(np.abs(rhat_ours - _columns(rhat_az.expand_dims(
-        chain=[0], draw=[0]), names).ravel()))  # fmt: skip
-    diff_ess = np.nanmax(np.abs(ess_ours - _columns(ess_az.expand_dims(
-        chain=[0], draw=[0]), names).ravel()))  # fmt: skip
+    diff_rhat = np.nanmax(
+        np.abs(rhat_ours - _columns(rhat_az.expand_dims(chain=[0], draw=[0]), names).ravel())
+    )
+    diff_ess = np.nanmax(
+        np.abs(ess_ours - _columns(ess_az.expand_dims(chain=[0], draw=[0]), names).ravel())
+    )
     t_ours, t_az = _median_seconds(ours), _median_seconds(theirs)
     print(f"diagnostics, {x.shape[2]} columns of {x.shape[0]} x {x.shape[1]} draws:")
     print(f"  bayesfair {t_ours:.3f} s   arviz {t_az:.3f} s   ratio {t_az / t_ours:.1f}x")

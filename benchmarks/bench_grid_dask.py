@@ -34,9 +34,14 @@ def main(argv=None) -> int:
     p.add_argument("--chains", type=int, default=1)
     args = p.parse_args(argv)
     kw = dict(
-        methods=("freq", "bb", "rbc"), n_runs=args.runs, draws=args.draws, tune=args.draws,
-        chains=args.chains, random_seed=2026, progressbar=False,
-    )  # fmt: skip
+        methods=("freq", "bb", "rbc"),
+        n_runs=args.runs,
+        draws=args.draws,
+        tune=args.draws,
+        chains=args.chains,
+        random_seed=2026,
+        progressbar=False,
+    )
     grid = ("german-sex", "LR", "tpr")
     sizes = (20, 60)
     warnings.simplefilter("ignore")
@@ -55,8 +60,10 @@ def main(argv=None) -> int:
     cols = [c for c in serial.columns if c != "seconds"]
     pd.testing.assert_frame_equal(serial[cols], spread[cols])
     fits = len(serial[serial.method != "freq"])
-    print(f"{fits} fits; serial {t_serial:.1f} s, 2-worker LocalCluster {t_cluster:.1f} s, "
-          f"speed-up {t_serial / t_cluster:.2f}×; tables equal")  # fmt: skip
+    print(
+        f"{fits} fits; serial {t_serial:.1f} s, 2-worker LocalCluster {t_cluster:.1f} s, "
+        f"speed-up {t_serial / t_cluster:.2f}×; tables equal"
+    )
     return 0
 
 

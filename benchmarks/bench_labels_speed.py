@@ -26,16 +26,22 @@ def main() -> None:
     rng = np.random.default_rng(0)
     lab = frame.sample(100, random_state=0)
     rows = rng.integers(len(frame), size=1_000_000)
-    unl = pd.DataFrame({"id": np.arange(1_000_000) + 10**9,
-                        "score": frame["score"].to_numpy()[rows],
-                        "group": frame["group"].to_numpy()[rows]})  # fmt: skip
-    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group",
-                                         id="id")  # fmt: skip
+    unl = pd.DataFrame(
+        {
+            "id": np.arange(1_000_000) + 10**9,
+            "score": frame["score"].to_numpy()[rows],
+            "group": frame["group"].to_numpy()[rows],
+        }
+    )
+    data = bf.AssessmentData.from_frames(
+        lab, unl, score="score", label="label", group="group", id="id"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        res = bf.fit(data, draws=500, tune=500, random_seed=0, progressbar=False,
-                     metrics=["accuracy", "tpr"])  # fmt: skip
+        res = bf.fit(
+            data, draws=500, tune=500, random_seed=0, progressbar=False, metrics=["accuracy", "tpr"]
+        )
         fit_s = time.perf_counter() - t
         times = {}
         for within in ("stratum", "score", "mixed"):
@@ -59,8 +65,7 @@ def main() -> None:
         bf.fit(small, draws=500, tune=500, random_seed=0, progressbar=False, metrics=["tpr"])
         ref = time.perf_counter() - t
         t = time.perf_counter()
-        bf.plan_labels(small, metric="tpr", epsilon=0.05, budgets=budgets, n_sims=50,
-                       random_seed=0)  # fmt: skip
+        bf.plan_labels(small, metric="tpr", epsilon=0.05, budgets=budgets, n_sims=50, random_seed=0)
         plan_s = time.perf_counter() - t
     print(
         f"plan_labels, 6 budgets x 50 sims x 2 strategies x 4 methods: {plan_s:.1f} s "

@@ -35,9 +35,11 @@ def main() -> int:
             start = time.perf_counter()
             table = res.metric_clusters(group=other)
             times.append(time.perf_counter() - start)
-    print(f"{len(res.groups)} groups, {res.idata.posterior.sizes['draw'] * 4} draws, "
-          f"{len(table)} metrics, {table['cluster'].nunique()} clusters: median "
-          f"{statistics.median(times):.3f} s (target < 1 s)")  # fmt: skip
+    print(
+        f"{len(res.groups)} groups, {res.idata.posterior.sizes['draw'] * 4} draws, "
+        f"{len(table)} metrics, {table['cluster'].nunique()} clusters: median "
+        f"{statistics.median(times):.3f} s (target < 1 s)"
+    )
     return 0
 
 

@@ -136,8 +136,10 @@ def main(argv=None) -> int:
                 print("warning: the engines' counts differ", file=sys.stderr)
             for engine, r in results.items():
                 if "error" in r:
-                    print(f"| {args.rows:,} | {groups} | {size:.1f} | {engine} | failed: "
-                          f"{r['error']} | | | |")  # fmt: skip
+                    print(
+                        f"| {args.rows:,} | {groups} | {size:.1f} | {engine} | failed: "
+                        f"{r['error']} | | | |"
+                    )
                     continue
                 ratio = f"{ref / r['seconds']:.1f}×" if ref else "—"
                 print(

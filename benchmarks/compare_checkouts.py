@@ -65,8 +65,10 @@ def diff(old_path: str, new_path: str) -> None:
             elif not x.equals(y):
                 changed.append(f"{col} (text)")
         same_shape = a.shape == b.shape and list(a.columns) == list(b.columns)
-        print(f"{key}: {a.shape}, columns {'the same' if same_shape else 'DIFFER'}; "
-              f"{'identical' if not changed else 'changed: ' + ', '.join(changed)}")  # fmt: skip
+        print(
+            f"{key}: {a.shape}, columns {'the same' if same_shape else 'DIFFER'}; "
+            f"{'identical' if not changed else 'changed: ' + ', '.join(changed)}"
+        )
 
 
 def main() -> None:

@@ -27,8 +27,14 @@ import bayesfair as bf
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
 from bayesfair.models.calibration import DiscrepancyPrior
 
-CELLS = (("ricci-race", "MLP"), ("adult-race", "MLP"), ("compas-race", "LR"),
-         ("compas-sex", "MLP"), ("adult-sex", "NB"), ("german-sex", "LR"))  # fmt: skip
+CELLS = (
+    ("ricci-race", "MLP"),
+    ("adult-race", "MLP"),
+    ("compas-race", "LR"),
+    ("compas-sex", "MLP"),
+    ("adult-sex", "NB"),
+    ("german-sex", "LR"),
+)
 
 
 def one_cell(name, clf, sets, discrepancy):
@@ -40,24 +46,35 @@ def one_cell(name, clf, sets, discrepancy):
     rows = []
     for r in range(sets):
         lab, unl = split_labeled(frame, 10, random_seed=r, method="ji2020")
-        data = bf.AssessmentData(lab["score"].to_numpy(), lab["label"].to_numpy(),
-                                 lab["group"].to_numpy(), unl["score"].to_numpy(),
-                                 unl["group"].to_numpy(), reference=p)  # fmt: skip
+        data = bf.AssessmentData(
+            lab["score"].to_numpy(),
+            lab["label"].to_numpy(),
+            lab["group"].to_numpy(),
+            unl["score"].to_numpy(),
+            unl["group"].to_numpy(),
+            reference=p,
+        )
         row = {"dataset": name, "classifier": clf, "set": r, "truth": truth}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = bf.fit(data, metrics=["accuracy"], random_seed=r, progressbar=False,
-                         discrepancy=discrepancy)  # fmt: skip
-            bb = bf.fit(data, model="bb", metrics=["accuracy"], random_seed=r,
-                        progressbar=False)  # fmt: skip
+            res = bf.fit(
+                data,
+                metrics=["accuracy"],
+                random_seed=r,
+                progressbar=False,
+                discrepancy=discrepancy,
+            )
+            bb = bf.fit(data, model="bb", metrics=["accuracy"], random_seed=r, progressbar=False)
             t = res.summary().set_index("metric").loc["accuracy"]
             row["bb"] = bb.summary().set_index("metric").loc["accuracy", "mean"]
         misfit = res.idata.posterior["misfit"].values
         row.update(
-            default=t["mean"], lower=t["hdi_lower"], upper=t["hdi_upper"],
+            default=t["mean"],
+            lower=t["hdi_lower"],
+            upper=t["hdi_upper"],
             p_off=misfit.reshape(*misfit.shape[:2], -1).any(-1).mean(),
             sensitive=bool(t["prior_sensitive"]),
-        )  # fmt: skip
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -67,8 +84,10 @@ def main(argv=None) -> int:
     ap.add_argument("--sets", type=int, default=50)
     ap.add_argument("--misfit", type=float, nargs="*", default=[])
     args = ap.parse_args(argv)
-    print("| prior misfit | cell | MAE default | MAE bb | coverage | median P(off) | "
-          "sentence |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    print(
+        "| prior misfit | cell | MAE default | MAE bb | coverage | median P(off) | "
+        "sentence |\n|---|---|---|---|---|---|---|"
+    )
     for pm in [None, *args.misfit]:
         disc = None if pm is None else DiscrepancyPrior(prior_misfit=pm, shared_prior_misfit=pm)
         for name, clf in CELLS:

@@ -42,8 +42,11 @@ def paired(old: pd.DataFrame, new: pd.DataFrame, methods) -> pd.DataFrame:
         n = len(g)
         name = f"{dataset} {clf}" + (f" n_L={key[3]}" if len(key) > 3 else "")
         row = {"method": method, "cell": name, "runs": n}
-        for name, col, scale in (("cov", "covered", 1.0), ("mae", "abs_error", 100.0),
-                                 ("width", "width", 100.0)):  # fmt: skip
+        for name, col, scale in (
+            ("cov", "covered", 1.0),
+            ("mae", "abs_error", 100.0),
+            ("width", "width", 100.0),
+        ):
             o, w = g[f"{col}_old"].to_numpy(float) * scale, g[f"{col}_new"].to_numpy(float) * scale
             ok = ~(np.isnan(o) | np.isnan(w))
             d = w[ok] - o[ok]
@@ -83,14 +86,35 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     table = paired(pd.read_csv(args.old), pd.read_csv(args.new), args.methods)
     shown = [
-        "method", "cell", "runs", "cov_old", "cov_new", "d_cov", "d_cov_se", "mae_old",
-        "mae_new", "d_mae", "d_mae_se", "width_old", "width_new", "z_mae", "z_cov",
-    ]  # fmt: skip
+        "method",
+        "cell",
+        "runs",
+        "cov_old",
+        "cov_new",
+        "d_cov",
+        "d_cov_se",
+        "mae_old",
+        "mae_new",
+        "d_mae",
+        "d_mae_se",
+        "width_old",
+        "width_new",
+        "z_mae",
+        "z_cov",
+    ]
     text = "\n".join(
-        [f"## {args.title}", "", *([args.note, ""] if args.note else []),
-         *summary_lines(table), "", "```", table[shown].to_string(index=False,
-         float_format=lambda v: f"{v:.3f}"), "```", ""]
-    )  # fmt: skip
+        [
+            f"## {args.title}",
+            "",
+            *([args.note, ""] if args.note else []),
+            *summary_lines(table),
+            "",
+            "```",
+            table[shown].to_string(index=False, float_format=lambda v: f"{v:.3f}"),
+            "```",
+            "",
+        ]
+    )
     print(text)
     if args.out is not None:
         with open(args.out, "a", encoding="utf-8") as fh:

@@ -50,12 +50,20 @@ def shifted_groups(n_per_group: int, shift: float, n_unlabeled: int, seed: int):
     data = bf.AssessmentData(s[lab], y[lab], g[lab], s[~lab], g[~lab], reference="A")
     pred = s >= 0.5
     counts = {
-        k: np.array([(pred & (y == 1))[g == k].sum(), (pred & (y == 0))[g == k].sum(),
-                     (~pred & (y == 0))[g == k].sum(), (~pred & (y == 1))[g == k].sum()])
+        k: np.array(
+            [
+                (pred & (y == 1))[g == k].sum(),
+                (pred & (y == 0))[g == k].sum(),
+                (~pred & (y == 0))[g == k].sum(),
+                (~pred & (y == 1))[g == k].sum(),
+            ]
+        )
         for k in ("A", "B")
-    }  # fmt: skip
-    truth = {m: float(rate_from_counts(counts["B"], m) - rate_from_counts(counts["A"], m))
-             for m in METRICS}  # fmt: skip
+    }
+    truth = {
+        m: float(rate_from_counts(counts["B"], m) - rate_from_counts(counts["A"], m))
+        for m in METRICS
+    }
     return data, truth
 
 
@@ -68,19 +76,31 @@ def run(shifts, sizes, reps, n_unlabeled, seed) -> pd.DataFrame:
                 data, truth = shifted_groups(n, shift, n_unlabeled, seed + r)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    res = bf.fit(data, metrics=list(METRICS), random_seed=seed + r,
-                                 progressbar=False)  # fmt: skip
+                    res = bf.fit(
+                        data, metrics=list(METRICS), random_seed=seed + r, progressbar=False
+                    )
                     table = res.summary().set_index("metric")
                 for m in METRICS:
                     t = table.loc[m]
-                    rows.append({
-                        "shift": shift, "n_per_group": n, "rep": r, "metric": m,
-                        "truth": truth[m], "mean": t["mean"], "lower": t["hdi_lower"],
-                        "upper": t["hdi_upper"], "prior_sensitive": bool(t["prior_sensitive"]),
-                        "decision": t["decision"],
-                    })  # fmt: skip
-            print(f"shift {shift}, {n} labels per group: {reps} fits in "
-                  f"{time.perf_counter() - start:.0f} s", flush=True)  # fmt: skip
+                    rows.append(
+                        {
+                            "shift": shift,
+                            "n_per_group": n,
+                            "rep": r,
+                            "metric": m,
+                            "truth": truth[m],
+                            "mean": t["mean"],
+                            "lower": t["hdi_lower"],
+                            "upper": t["hdi_upper"],
+                            "prior_sensitive": bool(t["prior_sensitive"]),
+                            "decision": t["decision"],
+                        }
+                    )
+            print(
+                f"shift {shift}, {n} labels per group: {reps} fits in "
+                f"{time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
     return pd.DataFrame(rows)
 
 
@@ -91,9 +111,12 @@ def cell_summary(df: pd.DataFrame) -> pd.DataFrame:
         error=(df["mean"] - df["truth"]).abs(),
     )
     out = df.groupby(["shift", "n_per_group", "metric"]).agg(
-        reps=("covered", "size"), coverage=("covered", "mean"), median_width=("width", "median"),
-        mae=("error", "mean"), sentence=("prior_sensitive", "mean"),
-    )  # fmt: skip
+        reps=("covered", "size"),
+        coverage=("covered", "mean"),
+        median_width=("width", "median"),
+        mae=("error", "mean"),
+        sentence=("prior_sensitive", "mean"),
+    )
     out["coverage_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["reps"])
     # a replicate "says it" when the summary flags any of its metrics
     said = df.groupby(["shift", "n_per_group", "rep"])["prior_sensitive"].any()

@@ -122,9 +122,13 @@ def run_cell(name, clf, n_labeled, runs, seed) -> pd.DataFrame:
         idx = rng.permutation(s.size)
         lab, unl = idx[:n_labeled], idx[n_labeled:]
         data = bf.AssessmentData(
-            s[lab], y[lab], g[lab], unlabeled_scores=s[unl], unlabeled_groups=g[unl],
+            s[lab],
+            y[lab],
+            g[lab],
+            unlabeled_scores=s[unl],
+            unlabeled_groups=g[unl],
             reference=priv,
-        )  # fmt: skip
+        )
         for m in METRICS:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -143,11 +147,16 @@ def run_cell(name, clf, n_labeled, runs, seed) -> pd.DataFrame:
             ):
                 rows.append(
                     {
-                        "data": name, "clf": clf, "n_labeled": n_labeled, "metric": m,
-                        "run": run, "method": method, "width": b - a,
+                        "data": name,
+                        "clf": clf,
+                        "n_labeled": n_labeled,
+                        "metric": m,
+                        "run": run,
+                        "method": method,
+                        "width": b - a,
                         "covered": float(a <= t <= b) if np.isfinite(a) else np.nan,
                     }
-                )  # fmt: skip
+                )
     out = pd.DataFrame(rows)
     out.attrs["oracle"] = {m: oracle_ratio(frame, m, n_labeled) for m in METRICS}
     return out
@@ -182,12 +191,18 @@ def main(argv=None) -> int:
                 w = sub.groupby("method")["width"].median()
                 cov = sub.groupby("method")["covered"].mean()
                 row = {
-                    "data": name, "clf": clf, "n_labeled": n_labeled, "metric": m,
-                    "ppi_width": w["ppi"], "newcombe_width": w["newcombe"],
-                    "ratio": w["ppi"] / w["newcombe"], "oracle": df.attrs["oracle"][m],
+                    "data": name,
+                    "clf": clf,
+                    "n_labeled": n_labeled,
+                    "metric": m,
+                    "ppi_width": w["ppi"],
+                    "newcombe_width": w["newcombe"],
+                    "ratio": w["ppi"] / w["newcombe"],
+                    "oracle": df.attrs["oracle"][m],
                     "oracle_predictions": w["ppi_oracle"] / w["newcombe"],
-                    "ppi_coverage": cov["ppi"], "newcombe_coverage": cov["newcombe"],
-                }  # fmt: skip
+                    "ppi_coverage": cov["ppi"],
+                    "newcombe_coverage": cov["newcombe"],
+                }
                 table.append(row)
                 lines.append(
                     f"| {name} | {clf} | {n_labeled} | {m} | {row['ppi_width']:.3f} | "

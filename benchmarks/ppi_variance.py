@@ -116,9 +116,17 @@ def run(reps: int, seed: int = 0, scenarios=tuple(SCENARIOS)) -> pd.DataFrame:
         for rep in range(reps):
             for method, (est, lo, hi, ub) in replicate(a, b, gamma, n, rng).items():
                 rows.append(
-                    {"scenario": name, "rep": rep, "method": method, "truth": t,
-                     "estimate": est, "lower": lo, "upper": hi, "upper_bound": ub}
-                )  # fmt: skip
+                    {
+                        "scenario": name,
+                        "rep": rep,
+                        "method": method,
+                        "truth": t,
+                        "estimate": est,
+                        "lower": lo,
+                        "upper": hi,
+                        "upper_bound": ub,
+                    }
+                )
     df = pd.DataFrame(rows)
     df["covered"] = (df.lower <= df.truth) & (df.truth <= df.upper)
     df["sq_error"] = (df.estimate - df.truth) ** 2

@@ -98,8 +98,9 @@ def check_against_arviz(res) -> float:
     for p, (mu_sd, sig_sd) in {"a": (0.4, 0.15), "b": (0.4, 0.15), "c": (2.0, 0.75)}.items():
         log_prior[f"mu_{p}"] = (("chain", "draw"), stats.norm(0, mu_sd).logpdf(post[f"mu_{p}"]))
         log_prior[f"sigma_{p}"] = (
-            ("chain", "draw"), stats.halfnorm(scale=sig_sd).logpdf(post[f"sigma_{p}"])
-        )  # fmt: skip
+            ("chain", "draw"),
+            stats.halfnorm(scale=sig_sd).logpdf(post[f"sigma_{p}"]),
+        )
         log_prior[f"z_{p}"] = (post[f"z_{p}"].dims, stats.norm().logpdf(post[f"z_{p}"]))
     d = res.difference("accuracy")
     idata = az.InferenceData(posterior=xr.Dataset({"d": d}), log_prior=xr.Dataset(log_prior))
@@ -128,9 +129,16 @@ def main(argv=None) -> int:
                 table = res.sensitivity().set_index("metric")
                 for m in METRICS:
                     d = res.difference(m).values
-                    rows.append({"shift": shift, "n_per_group": n, "rep": r, "metric": m,
-                                 "D": powerscale_sensitivity(d, lp),
-                                 "share": table.loc[m, "statistic"]})  # fmt: skip
+                    rows.append(
+                        {
+                            "shift": shift,
+                            "n_per_group": n,
+                            "rep": r,
+                            "metric": m,
+                            "D": powerscale_sensitivity(d, lp),
+                            "share": table.loc[m, "statistic"],
+                        }
+                    )
     df = pd.DataFrame(rows)
     df["D_flags"], df["share_flags"] = df["D"] >= 0.05, df["share"] >= 0.5
     out = df.groupby(["shift", "n_per_group", "metric"])[

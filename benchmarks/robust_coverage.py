@@ -72,10 +72,20 @@ def run_table(table: int, args, out: Path) -> pd.DataFrame:
             continue
         start = time.perf_counter()
         df = run_experiment(
-            pair, clf, spec["metric"], spec["n_labeled"], n_runs=args.runs, methods=METHODS,
-            method="ji2020", draws=args.draws, tune=args.tune, chains=args.chains,
-            random_seed=args.seed, progressbar=False, method_kwargs=METHOD_KWARGS,
-        )  # fmt: skip
+            pair,
+            clf,
+            spec["metric"],
+            spec["n_labeled"],
+            n_runs=args.runs,
+            methods=METHODS,
+            method="ji2020",
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            random_seed=args.seed,
+            progressbar=False,
+            method_kwargs=METHOD_KWARGS,
+        )
         frames.append(df)
         frames.append(bc_assessed(pair, clf, spec, args))
         pd.concat(frames, ignore_index=True).to_csv(path, index=False)
@@ -94,10 +104,20 @@ def run_table(table: int, args, out: Path) -> pd.DataFrame:
 def bc_assessed(pair, clf, spec, args) -> pd.DataFrame:
     """``bc`` for the assessed gap on the same labeled sets and seeds (method ``bc_assessed``)."""
     df = run_experiment(
-        pair, clf, spec["metric"], spec["n_labeled"], n_runs=args.runs, methods=("bc",),
-        method="ji2020", draws=args.draws, tune=args.tune, chains=args.chains,
-        random_seed=args.seed, progressbar=False, method_kwargs={"bc": {"estimand": "assessed"}},
-    )  # fmt: skip
+        pair,
+        clf,
+        spec["metric"],
+        spec["n_labeled"],
+        n_runs=args.runs,
+        methods=("bc",),
+        method="ji2020",
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        random_seed=args.seed,
+        progressbar=False,
+        method_kwargs={"bc": {"estimand": "assessed"}},
+    )
     return df.assign(method="bc_assessed")
 
 
@@ -127,11 +147,20 @@ def rerun_methods(table: int, args, out: Path) -> None:
             continue
         start = time.perf_counter()
         df = run_experiment(
-            pair, clf, spec["metric"], spec["n_labeled"], n_runs=args.runs,
-            methods=tuple(args.rerun), method="ji2020", draws=args.draws, tune=args.tune,
-            chains=args.chains, random_seed=args.seed, progressbar=False,
+            pair,
+            clf,
+            spec["metric"],
+            spec["n_labeled"],
+            n_runs=args.runs,
+            methods=tuple(args.rerun),
+            method="ji2020",
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            random_seed=args.seed,
+            progressbar=False,
             method_kwargs=METHOD_KWARGS,
-        )  # fmt: skip
+        )
         keep = ~(
             (runs["dataset"] == df["dataset"].iloc[0])
             & (runs["classifier"] == clf)
@@ -284,9 +313,12 @@ def main(argv=None) -> int:
         "--add-bc-assessed", action="store_true", help="add bc_assessed to finished cells"
     )
     p.add_argument(
-        "--rerun", nargs="+", default=None, metavar="METHOD",
+        "--rerun",
+        nargs="+",
+        default=None,
+        metavar="METHOD",
         help="re-run only these methods in the existing runs files (e.g. after a model change)",
-    )  # fmt: skip
+    )
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "results")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)

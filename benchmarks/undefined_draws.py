@@ -37,11 +37,13 @@ def bank_like(seed: int):
     lab_a = np.zeros(3000, bool)
     lab_a[rng.choice(3000, 195, replace=False)] = True
     data = bf.AssessmentData(
-        np.r_[s_a[lab_a], s_b[lab_b]], np.r_[y_a[lab_a], y_b[lab_b]],
+        np.r_[s_a[lab_a], s_b[lab_b]],
+        np.r_[y_a[lab_a], y_b[lab_b]],
         np.r_[np.full(lab_a.sum(), "A"), np.full(5, "B")],
-        np.r_[s_a[~lab_a], s_b[~lab_b]], np.r_[np.full((~lab_a).sum(), "A"), np.full(353, "B")],
+        np.r_[s_a[~lab_a], s_b[~lab_b]],
+        np.r_[np.full((~lab_a).sum(), "A"), np.full(353, "B")],
         reference="A",
-    )  # fmt: skip
+    )
     return data, int(y_b.sum())
 
 
@@ -60,13 +62,18 @@ def main(argv=None) -> int:
         shares.append(none.mean())
         by_map.append((none & ~off).mean())
         off_share = (none & off).mean()
-        print(f"set {seed}: B has {positives} positives; P(none) = {none.mean():.4%} "
-              f"(map {by_map[-1]:.4%}, an off stratum {off_share:.4%})", flush=True)  # fmt: skip
+        print(
+            f"set {seed}: B has {positives} positives; P(none) = {none.mean():.4%} "
+            f"(map {by_map[-1]:.4%}, an off stratum {off_share:.4%})",
+            flush=True,
+        )
     shares, by_map = np.array(shares), np.array(by_map)
     se = shares.std(ddof=1) / np.sqrt(shares.size)
     off_mean = shares.mean() - by_map.mean()
-    print(f"mean P(no positive in B) = {shares.mean():.4%} (SE {se:.4%}); from the map "
-          f"{by_map.mean():.4%}, from an off stratum {off_mean:.4%}")  # fmt: skip
+    print(
+        f"mean P(no positive in B) = {shares.mean():.4%} (SE {se:.4%}); from the map "
+        f"{by_map.mean():.4%}, from an off stratum {off_mean:.4%}"
+    )
     return 0
 
 

@@ -197,8 +197,11 @@ def empirical_bayes_screen(reps: int, seed: int) -> None:
         kinds = ["none"] if name.startswith("equal") else ["none", "linear", "quadratic", "cubic"]
         for kind in kinds:
             err = np.array([estimate(x, n, design(n, kind)) for x in xs]) - truth
-            print(f"| {name} | {kind} | {reps} | {err.mean():+.4f} | "
-                  f"{np.sqrt(np.mean(err**2)):.4f} |", flush=True)  # fmt: skip
+            print(
+                f"| {name} | {kind} | {reps} | {err.mean():+.4f} | "
+                f"{np.sqrt(np.mean(err**2)):.4f} |",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -216,8 +219,10 @@ def main() -> None:
     if args.empirical_bayes:
         empirical_bayes_screen(args.reps, 7 if args.seed is None else args.seed)
         return
-    print("| scenario | variant | R | bias (SE) | RMSE | coverage | mean 95% upper bound | "
-          f"P(var < {DELTA}) |\n|---|---|---|---|---|---|---|---|")  # fmt: skip
+    print(
+        "| scenario | variant | R | bias (SE) | RMSE | coverage | mean 95% upper bound | "
+        f"P(var < {DELTA}) |\n|---|---|---|---|---|---|---|---|"
+    )
     for name in args.scenarios.split(","):
         reps = args.reps_equal if name.endswith("_equal_perf") else args.reps
         for variant in args.variants.split(","):

@@ -13,12 +13,15 @@ def test_the_public_calls_work_as_written():
     rng = np.random.default_rng(0)
     n = 120
     s = rng.uniform(0, 1, n)
-    labeled_df = pd.DataFrame({"score": s, "y": (rng.uniform(size=n) < s).astype(int),
-                               "race": rng.choice(["A", "B"], n)})  # fmt: skip
-    unlabeled_df = pd.DataFrame({"score": rng.uniform(0, 1, 600),
-                                 "race": rng.choice(["A", "B"], 600)})  # fmt: skip
-    data = bf.AssessmentData.from_frames(labeled_df, unlabeled_df, score="score", label="y",
-                                         group="race", threshold=0.5)  # fmt: skip
+    labeled_df = pd.DataFrame(
+        {"score": s, "y": (rng.uniform(size=n) < s).astype(int), "race": rng.choice(["A", "B"], n)}
+    )
+    unlabeled_df = pd.DataFrame(
+        {"score": rng.uniform(0, 1, 600), "race": rng.choice(["A", "B"], 600)}
+    )
+    data = bf.AssessmentData.from_frames(
+        labeled_df, unlabeled_df, score="score", label="y", group="race", threshold=0.5
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(data, model="bc", draws=200, chains=2, random_seed=0, progressbar=False)
@@ -64,8 +67,13 @@ def test_the_public_calls_work_as_written():
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = bf.compare(data, metrics=["accuracy"], epsilon=0.02, random_seed=0,
-                           fit_kwargs=dict(draws=100, tune=100, chains=1))  # fmt: skip
+        table = bf.compare(
+            data,
+            metrics=["accuracy"],
+            epsilon=0.02,
+            random_seed=0,
+            fit_kwargs=dict(draws=100, tune=100, chains=1),
+        )
     assert len(table.pairs) == 1
 
 
@@ -78,17 +86,20 @@ def test_the_second_stage_calls_work_as_written(tmp_path):
     log = pd.DataFrame({"score": rng.uniform(0, 1, big_n), "group": rng.choice(["A", "B"], big_n)})
     log.to_parquet(tmp_path / "log.parquet")
 
-    summary = bf.summarize_unlabeled(str(tmp_path / "*.parquet"), score="score", group="group",
-                                     threshold=0.5, engine="auto")  # fmt: skip
+    summary = bf.summarize_unlabeled(
+        str(tmp_path / "*.parquet"), score="score", group="group", threshold=0.5, engine="auto"
+    )
     assert summary.n_total == big_n
     data = bf.AssessmentData(scores=s, labels=y, groups=g, unlabeled=summary)
     labeled_df = pd.DataFrame({"score": s, "y": y, "group": g})
-    same = bf.AssessmentData.from_frames(labeled_df, str(tmp_path / "log.parquet"),
-                                         score="score", label="y", group="group")  # fmt: skip
+    same = bf.AssessmentData.from_frames(
+        labeled_df, str(tmp_path / "log.parquet"), score="score", label="y", group="group"
+    )
     assert same.n_unlabeled == data.n_unlabeled == big_n
 
-    one = bf.frequentist.ppi_difference(data, metric="accuracy", group=None, reference=None,
-                                        ci_prob=0.95, random_seed=0)  # fmt: skip
+    one = bf.frequentist.ppi_difference(
+        data, metric="accuracy", group=None, reference=None, ci_prob=0.95, random_seed=0
+    )
     assert one.interval[0] <= one.estimate <= one.interval[1]
     c_lo, c_hi = one.classical_interval
     # effective n = n_L × classical variance / PPI++ variance: the widths' squared ratio

@@ -38,7 +38,10 @@ LAYERS = [
         ],
     ),
     ("result", ["posterior"]),
-    ("fit and present", ["fitting", "plots", "report", "report_groups", "report_periods", "group_plots"]),
+    (
+        "fit and present",
+        ["fitting", "plots", "report", "report_groups", "report_periods", "group_plots"],
+    ),
     ("workflows", ["labels", "compare", "experiments"]),
     ("entry points", ["cli", "__main__", ""]),
 ]
@@ -53,8 +56,19 @@ LAZY_MODULES = {
 
 #: Third-party packages that only lazy modules may import at module level (pyarrow is
 #: not among them: pandas imports it whenever it is installed).
-HEAVY = {"pymc", "pytensor", "matplotlib", "numba", "nutpie", "arviz", "dask", "distributed",
-         "pyspark", "duckdb", "polars"}  # fmt: skip
+HEAVY = {
+    "pymc",
+    "pytensor",
+    "matplotlib",
+    "numba",
+    "nutpie",
+    "arviz",
+    "dask",
+    "distributed",
+    "pyspark",
+    "duckdb",
+    "polars",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -270,3 +284,18 @@ def test_the_containers_hold_no_computation(module, name):
     responsibility (contrasts, tables, checks, sensitivity; examples), so each class is
     at most 150 lines of code, docstrings aside."""
     assert _code_lines(PACKAGE / module, name) <= 150
+
+
+def test_formatting_is_not_a_budget():
+    """``ruff format`` owns the layout: at most five ``# fmt: skip`` in the package, its
+    tests and benchmarks together (kept for tables of numbers only)."""
+    marker = "# fmt" + ": skip"  # split, so that this file does not count itself
+    roots = [PACKAGE, TESTS, PACKAGE.parent / "benchmarks"]
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{number}"
+        for root in roots
+        for path in sorted(root.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if marker in line
+    ]
+    assert len(found) <= 5, found

@@ -216,8 +216,13 @@ class TestFromSummaries:
         from bayesfair.summary import summarize_arrays
 
         rows = load_assessment("compas-race", "LR", n_labeled=200, random_seed=1)
-        lab = summarize_arrays(rows.scores, rows.group_codes, rows.group_levels,
-                               labels=rows.labels, threshold=rows.threshold)  # fmt: skip
+        lab = summarize_arrays(
+            rows.scores,
+            rows.group_codes,
+            rows.group_levels,
+            labels=rows.labels,
+            threshold=rows.threshold,
+        )
         return rows, AssessmentData.from_summaries(
             lab, rows.unlabeled_reduction(), reference=rows.reference
         )
@@ -237,8 +242,15 @@ class TestFromSummaries:
         import bayesfair as bf
 
         rows, summ = pair
-        kw = dict(model=model, metrics=["accuracy"], random_seed=2, draws=60, tune=60,
-                  chains=1, progressbar=False)  # fmt: skip
+        kw = dict(
+            model=model,
+            metrics=["accuracy"],
+            random_seed=2,
+            draws=60,
+            tune=60,
+            chains=1,
+            progressbar=False,
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             a = bf.fit(rows, **kw).difference("accuracy").values

@@ -103,8 +103,11 @@ def test_run_grid_one_summary_row_per_size():
     df = run_grid("german-sex", "LR", n_labeled=(5, 20), n_runs=2, random_seed=0, **FAST)
     table = mae_table(df)
     assert sorted(set(zip(table["n_labeled"], table["method"], strict=True))) == [
-        (5, "bb"), (5, "freq"), (20, "bb"), (20, "freq"),
-    ]  # fmt: skip
+        (5, "bb"),
+        (5, "freq"),
+        (20, "bb"),
+        (20, "freq"),
+    ]
 
 
 @pytest.mark.parametrize(

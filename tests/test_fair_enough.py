@@ -80,9 +80,17 @@ def test_stable_cut_reproduces_the_papers_cut():
     from scipy.cluster.hierarchy import is_valid_linkage
 
     tree = np.array(
-        [[0, 1, 0.05, 2], [2, 3, 0.12, 2], [4, 5, 0.22, 2], [9, 10, 0.33, 4],
-         [6, 7, 0.42, 2], [11, 8, 0.49, 3], [12, 13, 0.64, 6], [14, 15, 0.74, 9]]
-    )  # fmt: skip
+        [
+            [0, 1, 0.05, 2],
+            [2, 3, 0.12, 2],
+            [4, 5, 0.22, 2],
+            [9, 10, 0.33, 4],
+            [6, 7, 0.42, 2],
+            [11, 8, 0.49, 3],
+            [12, 13, 0.64, 6],
+            [14, 15, 0.74, 9],
+        ]
+    )
     assert is_valid_linkage(tree)
     cut, lo, hi = stable_cut(tree)
     assert (lo, hi) == (0.49, 0.64)
@@ -126,20 +134,26 @@ def test_algebraic_identities_cluster_together_on_every_bundled_score_set(bundle
     Δ FPR and Δ TNR: one is an affine function of the other in every draw, |ρ| = 1, so
     they merge at height 0 and no cut separates them."""
     identities = [
-        ("true_positive_rate_difference", "false_negative_rate_difference",
-         "equal_opportunity_difference"),
+        (
+            "true_positive_rate_difference",
+            "false_negative_rate_difference",
+            "equal_opportunity_difference",
+        ),
         ("error_rate_difference", "accuracy_difference"),
-    ]  # fmt: skip
+    ]
     for name, res in bundled_fits.items():
-        table = res.metric_clusters(metrics=[m for group in identities for m in group]
-                                    + ["false_positive_rate_difference"])  # fmt: skip
+        table = res.metric_clusters(
+            metrics=[m for group in identities for m in group] + ["false_positive_rate_difference"]
+        )
         c = table.set_index("metric")["cluster"]
         for group in identities:
             assert c[list(group)].nunique() == 1, (name, group)
         # Δ FPR and Δ TNR (not a Fair-Enough metric: its draws straight from the fit)
         fpr, tnr = res.difference("fpr").values.ravel(), res.difference("tnr").values.ravel()
-        pair = cluster_metrics({"fpr": fpr, "tnr": tnr, "tpr": res.difference("tpr").values},
-                               ideals={"fpr": 0.0, "tnr": 0.0, "tpr": 0.0})  # fmt: skip
+        pair = cluster_metrics(
+            {"fpr": fpr, "tnr": tnr, "tpr": res.difference("tpr").values},
+            ideals={"fpr": 0.0, "tnr": 0.0, "tpr": 0.0},
+        )
         c = pair.set_index("metric")["cluster"]
         if np.nanmax(fpr) > np.nanmin(fpr):  # a constant Δ FPR (German-sex MLP) is alone
             assert c["fpr"] == c["tnr"], (name, "fpr/tnr")
@@ -166,15 +180,22 @@ def test_groups_that_differ_only_in_fpr_split_the_tpr_and_fpr_families():
     for g, fpr in (("A", 0.1), ("B", 0.3)):
         y = rng.random(3000) < 0.4
         yhat = np.where(y, rng.random(3000) < 0.8, rng.random(3000) < fpr)
-        rows.append(pd.DataFrame({"score": np.where(yhat, 0.7, 0.3), "label": y.astype(int),
-                                  "group": g}))  # fmt: skip
+        rows.append(
+            pd.DataFrame({"score": np.where(yhat, 0.7, 0.3), "label": y.astype(int), "group": g})
+        )
     df = pd.concat(rows)
     data = bf.AssessmentData(df.score, df.label, df.group, reference="A")
     table = bf.frequentist.metric_clusters(
-        data, n_resamples=200, random_seed=0,
-        metrics=["true_positive_rate_difference", "false_negative_rate_difference",
-                 "false_positive_rate_difference", "false_positive_rate_ratio"],
-    ).set_index("metric")  # fmt: skip
+        data,
+        n_resamples=200,
+        random_seed=0,
+        metrics=[
+            "true_positive_rate_difference",
+            "false_negative_rate_difference",
+            "false_positive_rate_difference",
+            "false_positive_rate_ratio",
+        ],
+    ).set_index("metric")
     c = table["cluster"]
     assert c["true_positive_rate_difference"] == c["false_negative_rate_difference"]
     assert c["false_positive_rate_difference"] == c["false_positive_rate_ratio"]
@@ -187,8 +208,9 @@ def test_frequentist_contract_and_bad_input(no_positive_in_b):
     row = table.set_index("metric").loc["true_positive_rate_difference"]
     assert row["verdict"] == "undefined" and "undefined in every draw" in row["note"]
     # the same seed, the same table
-    pd.testing.assert_frame_equal(table, bf.frequentist.metric_clusters(no_positive_in_b,
-                                                                        random_seed=0))  # fmt: skip
+    pd.testing.assert_frame_equal(
+        table, bf.frequentist.metric_clusters(no_positive_in_b, random_seed=0)
+    )
     one = bf.AssessmentData(np.array([0.2, 0.8]), np.array([0, 1]), np.array(["A", "A"]))
     with pytest.raises(InvalidParameterError, match="two groups"):
         bf.frequentist.metric_clusters(one)
@@ -200,9 +222,11 @@ def test_a_constant_metric_is_a_cluster_of_its_own():
     """With every row's prediction known (no unlabeled rows drawn), the selection rates
     are fixed: disparate impact is constant across draws, alone, and said so."""
     rng = np.random.default_rng(2)
-    values = {"disparate_impact": np.full(500, 1.1),
-              "statistical_parity_difference": rng.normal(0, 0.01, 500),
-              "average_odds_difference": rng.normal(0, 0.01, 500)}  # fmt: skip
+    values = {
+        "disparate_impact": np.full(500, 1.1),
+        "statistical_parity_difference": rng.normal(0, 0.01, 500),
+        "average_odds_difference": rng.normal(0, 0.01, 500),
+    }
     table = cluster_metrics(values).set_index("metric")
     assert "constant" in table.loc["disparate_impact", "note"]
     assert table.loc["disparate_impact", "representative"]

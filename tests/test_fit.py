@@ -284,6 +284,14 @@ def test_bad_fit_arguments(data):
 
 
 def test_rate_note_accepts_metric_aliases(no_positive_in_b):
-    res = fit(no_positive_in_b, "bb", metrics=["tpr"], random_seed=0, draws=50, tune=50,
-              chains=1, progressbar=False)  # fmt: skip
+    res = fit(
+        no_positive_in_b,
+        "bb",
+        metrics=["tpr"],
+        random_seed=0,
+        draws=50,
+        tune=50,
+        chains=1,
+        progressbar=False,
+    )
     assert res.rate_note("recall", ["B"]) == res.rate_note("tpr", ["B"]) != ""

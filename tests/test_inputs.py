@@ -135,11 +135,6 @@ def test_scores_are_copied_as_read_only_floats():
     assert not data.scores.flags.writeable
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the message shows NumPy's repr of the score, 'np.float64(1.5)' under "
-    "NumPy 2, instead of the value '1.5' (bayesfair/_inputs.py, {out[first]!r}).",
-)
 def test_a_score_outside_0_1_is_shown_as_the_number_it_is():
     with pytest.raises(InvalidParameterError) as info:
         AssessmentData([0.1, 1.5, 0.3], [1, 0, 1], G3)

@@ -15,6 +15,7 @@ NOTEBOOKS = [
     "07_how_many_labels_and_which",
     "08_fair_enough",
     "09_many_groups",
+    "10_audits_over_time",
 ]
 
 

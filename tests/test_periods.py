@@ -1,7 +1,7 @@
 """Audits over time: periods in the data, each group's fit over its periods, the drift flag.
 
 The fits here are for plumbing (small draws); the coverage of the period gaps and the
-drift flag's power and false flags are simulated in ``tests/statistical/test_periods.py``.
+drift flag's power and false flags are simulated in ``tests/statistical/test_period_audits.py``.
 """
 
 import warnings
@@ -58,7 +58,9 @@ def test_periods_are_ordered_in_time_and_coded_per_row():
     unl = pd.DataFrame(
         {"score": [0.3, 0.8], "g": ["a", "b"], "q": pd.to_datetime(["2024-07-01", "2024-01-01"])}
     )
-    data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="g", period="q")
+    data = bf.AssessmentData.from_frames(
+        lab, unl, score="score", label="label", group="g", period="q"
+    )
     assert data.period_levels == list(pd.to_datetime(["2024-01-01", "2024-04-01", "2024-07-01"]))
     np.testing.assert_array_equal(data.labeled_examples.period_codes, [1, 0, 1, 0])
     np.testing.assert_array_equal(data.unlabeled_examples.period_codes, [2, 0])
@@ -92,9 +94,7 @@ def test_bad_periods_are_refused_with_a_message(kwargs, match):
 
 def test_periods_need_rows_on_both_sides():
     with pytest.raises(InvalidParameterError, match="'unlabeled_periods' is missing"):
-        bf.AssessmentData(
-            [0.2, 0.7], [0, 1], ["a", "b"], [0.3], ["a"], periods=[0, 1]
-        )
+        bf.AssessmentData([0.2, 0.7], [0, 1], ["a", "b"], [0.3], ["a"], periods=[0, 1])
 
 
 def test_a_group_over_its_periods_is_the_data_of_its_fit(deployment):
@@ -103,9 +103,11 @@ def test_a_group_over_its_periods_is_the_data_of_its_fit(deployment):
     assert sub.group_levels == [0, 1, 2, 3]
     counts = sub.group_sizes()
     expected = lab[lab["group"] == "B"].groupby("period").size()
-    assert counts["n_labeled"].to_dict() == {0: 80, 1: 0, 2: 60, 3: 60} == {
-        0: expected[0], 1: 0, 2: expected[2], 3: expected[3]
-    }
+    assert (
+        counts["n_labeled"].to_dict()
+        == {0: 80, 1: 0, 2: 60, 3: 60}
+        == {0: expected[0], 1: 0, 2: expected[2], 3: expected[3]}
+    )
     assert (counts["n_unlabeled"] == 600).all()
 
 

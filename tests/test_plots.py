@@ -109,8 +109,10 @@ def test_plot_variance_forest(comparison, ax):
     lines = [c for c in ax.collections if isinstance(c, LineCollection)]
     seg = lines[2].get_segments()  # double-corrected
     v = comparison.variance
-    assert np.allclose(seg[0][:, 0], [v.loc["accuracy", "double_corrected_lower"],
-                                      v.loc["accuracy", "double_corrected_upper"]])  # fmt: skip
+    assert np.allclose(
+        seg[0][:, 0],
+        [v.loc["accuracy", "double_corrected_lower"], v.loc["accuracy", "double_corrected_upper"]],
+    )
     assert [t.get_text() for t in ax.get_yticklabels()] == ["accuracy", "tpr"]
     assert "Between-group variance" in ax.get_title()
 

@@ -46,8 +46,16 @@ def test_undefined_draws_are_set_aside_and_reported(small_group):
     row = table.set_index("metric").loc["tpr"]
     assert row["p_undefined"] == pytest.approx(p_tpr)
     # the interval and the probabilities are over the defined draws: no NaN
-    for col in ("mean", "sd", "hdi_lower", "hdi_upper", "eti_lower", "eti_upper",
-                "prob_positive", "prob_practically_fair"):  # fmt: skip
+    for col in (
+        "mean",
+        "sd",
+        "hdi_lower",
+        "hdi_upper",
+        "eti_lower",
+        "eti_upper",
+        "prob_positive",
+        "prob_practically_fair",
+    ):
         assert np.isfinite(row[col]), col
     assert row["decision"] != "undefined"
     d = res.difference("tpr").values
@@ -74,9 +82,15 @@ def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
     """The side-by-side table: the rbc interval over the defined draws, its share beside it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(small_group.data, ["tpr"], models=("rbc",), n_resamples=100,
-                          random_seed=0, fit_kwargs=dict(draws=200, tune=200, chains=2),
-                          progressbar=False)  # fmt: skip
+        comp = bf.compare(
+            small_group.data,
+            ["tpr"],
+            models=("rbc",),
+            n_resamples=100,
+            random_seed=0,
+            fit_kwargs=dict(draws=200, tune=200, chains=2),
+            progressbar=False,
+        )
     row = comp.pairs.iloc[0]
     assert 0 < row["rbc_p_undefined"] < 1
     assert np.isfinite([row["rbc_mean"], row["rbc_lower"], row["rbc_upper"]]).all()

@@ -2,11 +2,12 @@
 titled lists and PNG figures."""
 
 import base64
+import re
 
 import pandas as pd
 import pytest
 
-from bayesfair._render import html_list, html_table, markdown_table, png
+from bayesfair._render import REPORT_CSS, html_list, html_table, markdown_table, png
 
 FRAME = pd.DataFrame({"metric": ["accuracy", "tpr"], "Δ": [0.012, -0.5], "n": [10, 3]})
 
@@ -82,3 +83,17 @@ def test_png_is_a_base64_png_at_the_dpi_asked_for():
     width_100 = int.from_bytes(base64.b64decode(large)[16:20], "big")
     assert width_100 == pytest.approx(2 * width_50, rel=0.05)
     assert small.isascii() and large.isascii()
+
+
+# --------------------------------------------------------------------------- the style sheet
+def test_the_style_sheet_styles_what_the_primitives_write():
+    found = re.findall(r"([^{}]+)\{([^{}]*)\}", REPORT_CSS)
+    assert REPORT_CSS.count("{") == REPORT_CSS.count("}") == len(found)  # balanced, not nested
+    rules = {}
+    for selector, body in found:  # a selector may have several rules
+        rules[selector.strip()] = rules.get(selector.strip(), "") + body
+    # html_table's box scrolls sideways; html_list's findings are spaced
+    assert "overflow-x: auto" in rules[".scroll"]
+    assert ".findings li" in rules
+    assert "border-collapse: collapse" in rules["table"]
+    assert "max-width: 100%" in rules["figure img"]  # png() figures fit the page

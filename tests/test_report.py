@@ -152,8 +152,14 @@ def test_priors_are_written_for_people():
 def test_html_and_markdown_print_the_variance_table_alike(no_positive_in_b):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(no_positive_in_b, ["accuracy"], models=("bb",), n_resamples=100,
-                          random_seed=0, fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
+        comp = bf.compare(
+            no_positive_in_b,
+            ["accuracy"],
+            models=("bb",),
+            n_resamples=100,
+            random_seed=0,
+            fit_kwargs=dict(draws=50, tune=50, chains=1),
+        )
 
     def decimals(text):
         return sorted({len(m) for m in re.findall(r"\d\.(\d+)", text)})

@@ -194,8 +194,17 @@ def test_a_failed_native_compile_is_remembered(monkeypatch):
             pm.Normal("x", 0.0, 1.0)
         return model
 
-    kwargs = dict(cache_key=("toy",), data={}, draws=20, tune=20, chains=1, seed=1,
-                  progressbar=False, target_accept=0.8, native=broken)  # fmt: skip
+    kwargs = dict(
+        cache_key=("toy",),
+        data={},
+        draws=20,
+        tune=20,
+        chains=1,
+        seed=1,
+        progressbar=False,
+        target_accept=0.8,
+        native=broken,
+    )
     with pytest.warns(RuntimeWarning, match="remembered"):
         sampling.sample_model(build, **kwargs)
     with warnings.catch_warnings():

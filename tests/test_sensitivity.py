@@ -191,9 +191,15 @@ def test_compare_and_the_report_say_when_the_prior_decides(few_labels):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         comp = bf.compare(
-            few_labels, ["accuracy"], epsilon=0.08, models=("bb",), n_resamples=100, random_seed=0,
-            fit_kwargs=dict(prior=BetaPrior(200.0, 200.0)), progressbar=False,
-        )  # fmt: skip
+            few_labels,
+            ["accuracy"],
+            epsilon=0.08,
+            models=("bb",),
+            n_resamples=100,
+            random_seed=0,
+            fit_kwargs=dict(prior=BetaPrior(200.0, 200.0)),
+            progressbar=False,
+        )
     row = comp.pairs.iloc[0]
     assert row["bb_prior_sensitive"] and row["bb_decision"] == "undecided"
     assert "BB: Δ accuracy rests on the prior" in row["note"]

@@ -44,8 +44,9 @@ def test_hdi_and_eti_equal_arviz_and_numpy(n, ci_prob):
 
     x = np.random.default_rng(n).gamma(2.0, size=n)
     np.testing.assert_array_equal(hdi(x, ci_prob), az.hdi(x, hdi_prob=ci_prob))
-    np.testing.assert_array_equal(eti(x, ci_prob), np.quantile(x, [(1 - ci_prob) / 2,
-                                                                  (1 + ci_prob) / 2]))  # fmt: skip
+    np.testing.assert_array_equal(
+        eti(x, ci_prob), np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
+    )
     assert hdi(x, ci_prob).kind == "hdi" and eti(x, ci_prob).kind == "eti"
 
 
@@ -114,8 +115,16 @@ def test_every_public_interval_is_an_interval(data):
         assert 0 < iv.ci_prob < 1 and iv.kind, name
         assert np.all(np.asarray(iv.lower) <= np.asarray(iv.upper)), name
     kinds = {iv.kind for iv in found.values()}
-    assert kinds == {"wilson", "newcombe", "percentile bootstrap", "bernstein", "ppi",
-                     "classical", "hdi", "eti"}  # fmt: skip
+    assert kinds == {
+        "wilson",
+        "newcombe",
+        "percentile bootstrap",
+        "bernstein",
+        "ppi",
+        "classical",
+        "hdi",
+        "eti",
+    }
 
 
 def test_tables_name_their_bounds_lower_and_upper(data):

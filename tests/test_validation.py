@@ -50,9 +50,10 @@ def test_ci_prob_raises_the_same_type_everywhere():
     calls = [
         lambda: res.summary(["accuracy"], ci_prob=1.5),
         lambda: bf.frequentist.newcombe_interval(3, 10, 5, 10, ci_prob=1.5),
-        lambda: run_experiment("ricci-race", "LR", "accuracy", 10, n_runs=1,
-                                  methods=("freq",), ci_prob=1.5),
-    ]  # fmt: skip
+        lambda: run_experiment(
+            "ricci-race", "LR", "accuracy", 10, n_runs=1, methods=("freq",), ci_prob=1.5
+        ),
+    ]
     for call in calls:
         with pytest.raises(InvalidParameterError, match="'ci_prob'"):
             call()
@@ -89,8 +90,9 @@ def test_fit_accepts_a_generator_and_records_a_seed_that_reproduces_it(model):
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, model, metrics=["accuracy"], random_seed=np.random.default_rng(3),
-                     **FAST)  # fmt: skip
+        res = bf.fit(
+            data, model, metrics=["accuracy"], random_seed=np.random.default_rng(3), **FAST
+        )
         rec = res.settings["random_seed"]
         seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
         again = bf.fit(data, model, metrics=["accuracy"], random_seed=seed, **FAST)
@@ -110,9 +112,14 @@ def test_compare_accepts_a_seed_sequence_and_prints_its_seed(tmp_path):
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(data, metrics=["accuracy"], models=("bb",), n_resamples=200,
-                          random_seed=np.random.SeedSequence(5),
-                          fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
+        comp = bf.compare(
+            data,
+            metrics=["accuracy"],
+            models=("bb",),
+            n_resamples=200,
+            random_seed=np.random.SeedSequence(5),
+            fit_kwargs=dict(draws=50, tune=50, chains=1),
+        )
     assert comp.settings["random_seed"]["entropy"] == "5"
     from bayesfair.report import comparison_markdown
 
@@ -120,8 +127,16 @@ def test_compare_accepts_a_seed_sequence_and_prints_its_seed(tmp_path):
 
 
 def test_run_experiment_accepts_a_generator_and_records_its_seed():
-    df = run_experiment("ricci-race", "LR", "accuracy", 10, n_runs=2, methods=("freq",),
-                           random_seed=np.random.default_rng(0), progressbar=False)  # fmt: skip
+    df = run_experiment(
+        "ricci-race",
+        "LR",
+        "accuracy",
+        10,
+        n_runs=2,
+        methods=("freq",),
+        random_seed=np.random.default_rng(0),
+        progressbar=False,
+    )
     assert len(df) == 2
     assert set(df.attrs["random_seed"]) == {"entropy", "spawn_key"}
 
@@ -138,8 +153,9 @@ def test_one_message_for_an_undefined_rate():
         warn_undefined([0.1, np.nan], ["A", "B"], "fpr")
     assert str(caught[0].message).startswith(expected)
     # all positives in B: no negative, FPR undefined there
-    data = bf.AssessmentData([0.2, 0.7, 0.6, 0.9], [0, 1, 1, 1], ["A", "A", "B", "B"],
-                             reference="A")  # fmt: skip
+    data = bf.AssessmentData(
+        [0.2, 0.7, 0.6, 0.9], [0, 1, 1, 1], ["A", "A", "B", "B"], reference="A"
+    )
     with pytest.raises(ValueError, match=r"false positive rate \('fpr'\) is undefined"):
         bf.frequentist.bernstein_interval(data, "fpr", group="B")
 
@@ -282,8 +298,14 @@ def test_results_have_a_common_to_frame_with_lower_and_upper():
     v = double_corrected_bootstrap(data, "accuracy", n_resamples=200, random_seed=0).to_frame()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = bf.compare(data, ["accuracy"], models=("bb",), n_resamples=100, random_seed=0,
-                          fit_kwargs=dict(draws=50, tune=50, chains=1))  # fmt: skip
+        comp = bf.compare(
+            data,
+            ["accuracy"],
+            models=("bb",),
+            n_resamples=100,
+            random_seed=0,
+            fit_kwargs=dict(draws=50, tune=50, chains=1),
+        )
     c = comp.to_frame()
     assert len(b) == 1 and {"estimate", "lower", "upper", "ci_prob"} <= set(b.columns)
     assert list(v["estimator"]) == ["uncorrected", "corrected", "double_corrected"]
@@ -297,8 +319,9 @@ def test_the_variance_bootstrap_records_a_seed_that_reproduces_it():
     from bayesfair.frequentist import double_corrected_bootstrap
 
     data = _data()
-    res = double_corrected_bootstrap(data, "accuracy", n_resamples=200,
-                                     random_seed=np.random.default_rng(4))  # fmt: skip
+    res = double_corrected_bootstrap(
+        data, "accuracy", n_resamples=200, random_seed=np.random.default_rng(4)
+    )
     rec = res.random_seed
     seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
     again = double_corrected_bootstrap(data, "accuracy", n_resamples=200, random_seed=seed)

@@ -192,22 +192,9 @@ def assess(
     _surprises(model, unlabeled, chains)
     if period is not None:
         settings = dict(metrics=names, epsilon=epsilon, draws=draws, tune=tune, chains=chains)
-        text = _assess_periods(
-            lab,
-            unl,
-            score,
-            label,
-            group_cols,
-            period,
-            model,
-            seed,
-            settings,
-            fmt,
-            threshold,
-            pos_label,
-            reference,
-            quiet,
-        )
+        columns = dict(score=score, label=label, group=group_cols, threshold=threshold)
+        columns.update(pos_label=pos_label, reference=reference, period=period)
+        text = _assess_periods(lab, unl, columns, model, seed, settings, fmt, quiet)
         _write_or_echo(text, out, fmt, quiet)
         return
     with warnings.catch_warnings(record=True) as caught:
@@ -268,36 +255,11 @@ def _write_or_echo(text: str, out, fmt: str, quiet: bool) -> None:
     _echo(quiet, f"Wrote {fmt} report to {out}.")
 
 
-def _assess_periods(
-    lab,
-    unl,
-    score,
-    label,
-    group_cols,
-    period,
-    model,
-    seed,
-    settings,
-    fmt,
-    threshold,
-    pos_label,
-    reference,
-    quiet,
-) -> str:
+def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, quiet) -> str:
     """``--period``: the files' rows as data with periods, one fit, the report over time."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        data = AssessmentData.from_frames(
-            lab,
-            unl,
-            score=score,
-            label=label,
-            group=group_cols,
-            threshold=threshold,
-            pos_label=pos_label,
-            reference=reference,
-            period=period,
-        )
+        data = AssessmentData.from_frames(lab, unl, **columns)
     show_warnings(caught)
     _echo(
         quiet,

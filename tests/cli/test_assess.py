@@ -18,6 +18,10 @@ SMALL = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "1"]
 COLS = ["--score", "score", "--label", "label", "--group", "group"]
 
 
+#: Few draws of BB on one metric: for the runs whose point is how a file is read.
+QUICK = ["--draws", "100", "--tune", "100", "--chains", "2", "--seed", "1", "--model", "bb"]
+
+
 # --------------------------------------------------------------------------- success
 def test_assess_json_bb(run_assess, files, tmp_path):
     out = tmp_path / "report.json"
@@ -346,6 +350,33 @@ def test_assess_unexpected_error_exits_1_without_partial_report(
     assert res.exit_code == 1
     assert res.stderr.strip() == "bayesfair: internal error: RuntimeError: sampler exploded"
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- ε, errors
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_epsilon_must_be_positive_and_finite(quick_assess, make_frame, tmp_path, value):
+    path = tmp_path / "lab.csv"
+    make_frame(["a", "b"]).to_csv(path, index=False)
+    res = quick_assess(path, "--epsilon", value)
+    assert res.exit_code == 2
+    assert f"--epsilon {float(value)}: must be a positive, finite number" in res.stderr
+
+
+def test_assess_refuses_an_epsilon_of_one_or_more(run_assess, files):
+    res = run_assess(files["lab"], *COLS, "--epsilon", "5", "--quiet", *SMALL)
+    assert res.exit_code == 2
+    assert "--epsilon 5.0: must be below 1" in res.stderr
+
+
+def test_errors_name_the_flag_not_the_api_parameter(quick_assess, make_frame, tmp_path):
+    path = tmp_path / "lab.csv"
+    make_frame(["Female", "Male"]).to_csv(path, index=False)
+    res = quick_assess(path, "--reference", "male")
+    assert res.exit_code == 2
+    assert "Unknown group 'male' for --reference" in res.stderr
+    assert "did you mean 'Male'?" in res.stderr and "parameter" not in res.stderr
+    res = quick_assess(path, "--threshold", "1.5")
+    assert res.exit_code == 2 and "--threshold must be a float in (0, 1)" in res.stderr
 
 
 # --------------------------------------------------------------------------- subprocess

@@ -7,7 +7,15 @@ The command line's other tests are in the file of the module they exercise: ``te
 (the test folders are not packages).
 """
 
+import pytest
+from click.testing import CliRunner
+
 from bayesfair.cli import main
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
 
 
 def test_datasets_fits_80_columns_and_names_what_demo_takes(runner):
@@ -19,8 +27,15 @@ def test_datasets_fits_80_columns_and_names_what_demo_takes(runner):
     assert max(map(len, lines)) <= 80
     section = lines[: lines.index("")]
     names = [line.split()[0] for line in section[2:]]
-    assert names == ["adult-race", "adult-sex", "german-age", "german-sex", "compas-race",
-                     "compas-sex", "ricci-race"]  # fmt: skip
+    assert names == [
+        "adult-race",
+        "adult-sex",
+        "german-age",
+        "german-sex",
+        "compas-race",
+        "compas-sex",
+        "ricci-race",
+    ]
     for name in names:  # exactly as demo --dataset accepts them
         assert get_score_set(name).name == name
     bad = runner.invoke(main, ["demo", "--dataset", "adult", "--quiet"])

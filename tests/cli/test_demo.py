@@ -2,6 +2,7 @@
 and RBC, its warnings and its errors in one line each."""
 
 import pytest
+from click.testing import CliRunner
 
 from bayesfair.cli import main
 
@@ -10,11 +11,14 @@ RICCI = ["--dataset", "ricci-race", "--classifier", "LR", "--n-labeled", "20"]
 FEW = ["--draws", "100", "--chains", "2"]
 
 
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
 @pytest.fixture(scope="module")
 def ricci_report():
     """``demo`` on Ricci, accuracy at ε = 0.05, progress shown."""
-    from click.testing import CliRunner
-
     args = [*RICCI, *FEW, "--metrics", "accuracy", "--epsilon", "0.05"]
     return CliRunner().invoke(main, ["demo", *args], catch_exceptions=False)
 

@@ -195,14 +195,3 @@ def test_warn_prints_one_line(capsys):
         capsys.readouterr().err
         == "bayesfair: warning: --chains 1: convergence cannot be checked.\n"
     )
-
-
-def test_errors_name_the_flag_not_the_api_parameter(quick_assess, make_frame, tmp_path):
-    path = tmp_path / "lab.csv"
-    make_frame(["Female", "Male"]).to_csv(path, index=False)
-    res = quick_assess(path, "--reference", "male")
-    assert res.exit_code == 2
-    assert "Unknown group 'male' for --reference" in res.stderr
-    assert "did you mean 'Male'?" in res.stderr and "parameter" not in res.stderr
-    res = quick_assess(path, "--threshold", "1.5")
-    assert res.exit_code == 2 and "--threshold must be a float in (0, 1)" in res.stderr

@@ -12,10 +12,14 @@ import pytest
 
 import bayesfair.cli.files as cli_files
 from bayesfair.cli._errors import BadInput
-from bayesfair.cli.files import LABELED_ROWS_IN_MEMORY, encoding_option, reading_engine
+from bayesfair.cli.files import encoding_option, reading_engine
 
 SMALL = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "1"]
 COLS = ["--score", "score", "--label", "label", "--group", "group"]
+
+
+#: Few draws of BB on one metric: for the runs whose point is how a file is read.
+QUICK = ["--draws", "100", "--tune", "100", "--chains", "2", "--seed", "1", "--model", "bb"]
 
 
 def _write(path, text=None, data=None):
@@ -43,10 +47,6 @@ def test_encoding_option_gives_the_codecs_name():
     assert encoding_option(None, None, "UTF8") == "utf-8"
     with pytest.raises(BadInput, match="--encoding klingon: unknown encoding"):
         encoding_option(None, None, "klingon")
-
-
-def test_the_labeled_rows_in_memory_are_a_million():
-    assert LABELED_ROWS_IN_MEMORY == 1_000_000
 
 
 # --------------------------------------------------------------------------- values users have

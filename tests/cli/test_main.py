@@ -1,15 +1,22 @@
 """The ``bayesfair`` command (:mod:`bayesfair.cli.main`): its subcommands, help and
-version, and the entry points ``python -m bayesfair`` and ``python -m bayesfair.cli``."""
+version, and the entry point ``python -m bayesfair.cli`` (``bayesfair/cli/__main__.py``)."""
 
+import runpy
 import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
 import bayesfair
 from bayesfair.cli import main
 
 COMMANDS = ["assess", "datasets", "demo", "plan", "suggest"]
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
 
 
 def test_main_holds_the_five_commands():
@@ -46,15 +53,13 @@ def test_an_unknown_command_is_a_usage_error(runner):
     assert "Error: No such command 'asess'. (Did you mean one of: 'assess'," in res.stderr
 
 
-def test_python_m_bayesfair_runs_the_command():
-    proc = subprocess.run(
-        [sys.executable, "-m", "bayesfair", "--version"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"python -m bayesfair, version {bayesfair.__version__}"
+def test_python_m_bayesfair_cli_runs_the_command(monkeypatch, capsys):
+    """``python -m bayesfair.cli`` (its ``__main__``), run in this process."""
+    monkeypatch.setattr(sys, "argv", ["bayesfair", "--version"])
+    with pytest.raises(SystemExit) as info:
+        runpy.run_module("bayesfair.cli", run_name="__main__")
+    assert info.value.code == 0
+    assert capsys.readouterr().out.endswith(f", version {bayesfair.__version__}\n")
 
 
 def test_clean_runs_print_nothing_on_stderr(tmp_path):

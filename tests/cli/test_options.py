@@ -14,9 +14,6 @@ from bayesfair.cli._options import (
 )
 from bayesfair.exceptions import InvalidParameterError
 
-SMALL = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "1"]
-COLS = ["--score", "score", "--label", "label", "--group", "group"]
-
 
 def _option(name):
     return click.Option([f"--{name}"], type=float)
@@ -43,21 +40,6 @@ def test_only_epsilon_must_be_below_one():
     assert positive_finite(None, _option("scale"), 5.0) == 5.0
     with pytest.raises(BadInput, match=r"^--scale -1.0: must be a positive"):
         positive_finite(None, _option("scale"), -1.0)
-
-
-@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
-def test_epsilon_must_be_positive_and_finite(quick_assess, make_frame, tmp_path, value):
-    path = tmp_path / "lab.csv"
-    make_frame(["a", "b"]).to_csv(path, index=False)
-    res = quick_assess(path, "--epsilon", value)
-    assert res.exit_code == 2
-    assert f"--epsilon {float(value)}: must be a positive, finite number" in res.stderr
-
-
-def test_assess_refuses_an_epsilon_of_one_or_more(run_assess, files):
-    res = run_assess(files["lab"], *COLS, "--epsilon", "5", "--quiet", *SMALL)
-    assert res.exit_code == 2
-    assert "--epsilon 5.0: must be below 1" in res.stderr
 
 
 # --------------------------------------------------------------------------- lists

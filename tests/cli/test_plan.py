@@ -3,6 +3,7 @@ printed table, a figure and a CSV file; its input checked before anything is wri
 
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from bayesfair.cli import main
 from bayesfair.datasets import load_scores
@@ -21,6 +22,11 @@ SHOWN = [
 ]
 
 
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory):
     """COMPAS-race LR: 60 labeled rows (lab.csv) and 600 unlabeled ones (unl.csv)."""
@@ -35,7 +41,7 @@ def paths(tmp_path_factory):
 def test_plan_prints_the_table_and_writes_the_figure_and_the_csv(paths, runner):
     fig, table_csv = paths["dir"] / "plan.png", paths["dir"] / "plan.csv"
     args = [str(paths["unl"]), "--labeled", str(paths["lab"]), "--metric", "tpr"]
-    args += ["--epsilon", "0.05", "--budgets", "80,100", "--n-sims", "2"]
+    args += ["--epsilon", "0.05", "--budgets", "80,100", "--n-sims", "1"]
     args += ["--methods", "bayes,newcombe", "--plot", str(fig), "--out", str(table_csv)]
     res = runner.invoke(main, ["plan", *args], catch_exceptions=False)
     assert res.exit_code == 0, res.output
@@ -57,8 +63,10 @@ def test_plan_prints_the_table_and_writes_the_figure_and_the_csv(paths, runner):
     assert first[SHOWN.index("width")] == f"{table['width_median'].iloc[0]:.3f}"
     # the simulations' progress bar, then where the files went
     assert "plan: simulations" in res.stderr
-    said = " ".join(res.stderr.split())
-    assert said.endswith(f"Wrote the figure to {fig} and the table to {table_csv}.")
+    said = "".join(res.stderr.split())  # wrapped to 80 columns wherever the paths allow
+    assert said.endswith(
+        "".join(f"Wrote the figure to {fig} and the table to {table_csv}.".split())
+    )
 
 
 def test_plan_from_the_unlabeled_file_alone(paths, runner):

@@ -177,8 +177,13 @@ def test_privileged_share_matches_ji_table_1(name, share):
 
 def test_compas_groups(compas_race):
     assert set(compas_race["raw_group"]) == {
-        "African-American", "Caucasian", "Hispanic", "Other", "Asian", "Native American",
-    }  # fmt: skip
+        "African-American",
+        "Caucasian",
+        "Hispanic",
+        "Other",
+        "Asian",
+        "Native American",
+    }
     assert (compas_race["group"] == "Caucasian").sum() == 729
     # COMPAS sex: male is privileged (Ji et al. Table 1; the authors' remap codes Male as 0)
     sex = load_scores("compas-sex")
@@ -295,8 +300,12 @@ def test_uci_adult_splits_and_cleaning():
     # the test file's junk first line is gone: its first record is a 25-year-old
     assert test.iloc[0][["age", "race", "sex"]].tolist() == [25, "Black", "Male"]
     assert set(both["race"]) == {
-        "White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black",
-    }  # fmt: skip
+        "White",
+        "Asian-Pac-Islander",
+        "Amer-Indian-Eskimo",
+        "Other",
+        "Black",
+    }
     # 45222 rows without unknowns (uci-adult.names)
     assert len(both.dropna()) == 45_222
     strings = both.select_dtypes(include="str")
@@ -308,9 +317,15 @@ def test_uci_adult_age_groups_as_lum_et_al():
     groups = frame["age_group"]
     assert groups.cat.ordered
     assert groups.cat.categories.tolist() == [
-        "(15, 25]", "(25, 35]", "(35, 45]", "(45, 55]",
-        "(55, 65]", "(65, 75]", "(75, 85]", "(85, 95]",
-    ]  # fmt: skip
+        "(15, 25]",
+        "(25, 35]",
+        "(35, 45]",
+        "(45, 55]",
+        "(55, 65]",
+        "(65, 75]",
+        "(75, 85]",
+        "(85, 95]",
+    ]
     assert groups.notna().all()
     assert (frame.loc[groups == "(15, 25]", "age"].agg(["min", "max"]) == [17, 25]).all()
     assert (frame.loc[groups == "(25, 35]", "age"].agg(["min", "max"]) == [26, 35]).all()

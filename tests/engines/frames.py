@@ -48,8 +48,14 @@ def assert_same_labeled(a, b):
     assert_same(a, b)
     assert a.labeled and b.labeled
     fa, fb = a.to_frame(), b.to_frame()
-    cols = ("positives", "pos_sum_log_s", "pos_sum_log_1ms", "sum_sq_log_s", "sum_sq_log_1ms",
-            "sum_log_s_log_1ms")  # fmt: skip
+    cols = (
+        "positives",
+        "pos_sum_log_s",
+        "pos_sum_log_1ms",
+        "sum_sq_log_s",
+        "sum_sq_log_1ms",
+        "sum_log_s_log_1ms",
+    )
     for col in cols:
         np.testing.assert_allclose(fa[col], fb[col], rtol=1e-12, atol=1e-12)
 

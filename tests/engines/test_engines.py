@@ -68,10 +68,12 @@ def spark():
     from pyspark.sql import SparkSession
 
     session = (
-        SparkSession.builder.master("local[2]").appName("bayesfair-tests")
-        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+        SparkSession.builder.master("local[2]")
+        .appName("bayesfair-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
         .getOrCreate()
-    )  # fmt: skip
+    )
     yield session
     session.stop()
     del pyspark
@@ -126,9 +128,14 @@ def test_run_grid_on_the_cluster_equals_the_serial_run(client):
     from bayesfair.experiments import run_grid
 
     kw = dict(
-        methods=("freq", "bb", "rbc"), n_runs=3, draws=60, tune=60, chains=1, random_seed=11,
+        methods=("freq", "bb", "rbc"),
+        n_runs=3,
+        draws=60,
+        tune=60,
+        chains=1,
+        random_seed=11,
         progressbar=False,
-    )  # fmt: skip
+    )
     serial = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), **kw)
     spread = run_grid("german-sex", "LR", "tpr", n_labeled=(20, 60), scheduler=client, **kw)
     # workers ran the tasks: both processes took part
@@ -168,8 +175,10 @@ def test_dask_labeled_summary_equals_numpy(client, tmp_path):
     got = bf.summarize(dd.from_pandas(frame, npartitions=5), group=["race", "sex"], label="label")
     assert_same_labeled(ref, got)
     path = write_parts(frame, tmp_path, 3)
-    assert_same_labeled(ref.with_levels(ref.levels), bf.summarize(
-        path, group=["race", "sex"], label="label", engine="dask", scheduler=client))  # fmt: skip
+    assert_same_labeled(
+        ref.with_levels(ref.levels),
+        bf.summarize(path, group=["race", "sex"], label="label", engine="dask", scheduler=client),
+    )
 
 
 @pytest.mark.slow

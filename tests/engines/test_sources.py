@@ -70,9 +70,12 @@ def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
     unl = unl[unl.race != "h"]
     arrays = bf.AssessmentData(lab.score, lab.label, lab.race, unl.score, unl.race, reference="w")
     summary = bf.AssessmentData(
-        lab.score, lab.label, lab.race, reference="w",
+        lab.score,
+        lab.label,
+        lab.race,
+        reference="w",
         unlabeled=bf.summarize_unlabeled(write_parts(unl, tmp_path, 4), group="race"),
-    )  # fmt: skip
+    )
     assert summary.n_unlabeled == arrays.n_unlabeled and summary.unlabeled_is_summary
     pd.testing.assert_frame_equal(summary.group_sizes(), arrays.group_sizes())
     table = summary.unlabeled_summary()
@@ -82,9 +85,12 @@ def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
         _ = summary.unlabeled_scores
     # the in-memory summary gives the arrays' posterior exactly; DuckDB's to its sums' 1e-14
     exact = bf.AssessmentData(
-        lab.score, lab.label, lab.race, reference="w",
+        lab.score,
+        lab.label,
+        lab.race,
+        reference="w",
         unlabeled=bf.summarize_unlabeled(unl, group="race"),
-    )  # fmt: skip
+    )
     kw = dict(draws=100, tune=100, chains=1, random_seed=5, progressbar=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -156,9 +162,11 @@ def test_polars_frames_and_settings_that_do_not_match_the_summary():
     assert_same(ref, bf.summarize_unlabeled(pl.from_pandas(frame).lazy(), group=["race", "sex"]))
     lab = _labeled(seed=11)
     data = bf.AssessmentData(
-        lab.score, lab.label, lab.race,
+        lab.score,
+        lab.label,
+        lab.race,
         unlabeled=bf.summarize_unlabeled(frame[frame.race != "h"], group="race"),
-    )  # fmt: skip
+    )
     with pytest.raises(ValueError, match="score_clip=0.01 and n_bins=1024; this needs score_clip"):
         bf.fit(data, "bc", score_clip=0.02, draws=10, tune=10, chains=1)
 
@@ -167,8 +175,11 @@ def test_polars_frames_and_settings_that_do_not_match_the_summary():
 def test_text_groups_keep_what_the_file_says(tmp_path, kind):
     frame = coded_frame()
     path = write_parts(frame, tmp_path, 2, kind)
-    for col, expected in (("code", {"1", "01", "2"}), ("level", {"1.0", "2.5"}),
-                          ("flag", {"True", "False"})):  # fmt: skip
+    for col, expected in (
+        ("code", {"1", "01", "2"}),
+        ("level", {"1.0", "2.5"}),
+        ("flag", {"True", "False"}),
+    ):
         got = bf.summarize_unlabeled(path, group=col, text_groups=True)
         assert set(got.group_levels) == expected, (col, got.group_levels)
         ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
@@ -187,8 +198,10 @@ def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
     np.testing.assert_array_equal(ref.confusion_counts(), data.labeled_examples.confusion_counts())
     arrays = bf.summarize((frame["score"], frame["race"], frame["label"]))
     assert_same_labeled(ref, arrays)
-    parts = [bf.summarize(frame.iloc[c], group="race", label="label")
-             for c in np.array_split(np.arange(len(frame)), 3)]  # fmt: skip
+    parts = [
+        bf.summarize(frame.iloc[c], group="race", label="label")
+        for c in np.array_split(np.arange(len(frame)), 3)
+    ]
     assert_same_labeled(ref, parts[0] + parts[1] + parts[2])
     flipped = bf.summarize(frame, group="race", label="label", pos_label=0)
     np.testing.assert_allclose(flipped.positives, ref.count - ref.positives)

@@ -148,9 +148,13 @@ def test_bad_arguments():
         ppi_difference(data, ci_prob=1.2)
     with pytest.raises(InvalidParameterError, match="need unlabeled"):
         ppi_difference(bf.AssessmentData(data.scores, data.labels, data.groups), "accuracy")
-    three = bf.AssessmentData(data.scores, data.labels, np.resize(["A", "B", "C"], data.n_labeled),
-                              data.unlabeled_scores,
-                              np.resize(["A", "B", "C"], data.n_unlabeled))  # fmt: skip
+    three = bf.AssessmentData(
+        data.scores,
+        data.labels,
+        np.resize(["A", "B", "C"], data.n_labeled),
+        data.unlabeled_scores,
+        np.resize(["A", "B", "C"], data.n_unlabeled),
+    )
     with pytest.raises(InvalidParameterError, match="name the 'group'.*ppi_differences"):
         ppi_difference(three, "accuracy")
     assert [r.group for r in ppi_differences(three, "accuracy", random_seed=0)] == ["B", "C"]

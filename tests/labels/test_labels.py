@@ -17,11 +17,21 @@ def _pool_of(group, scores, count, k, threshold=0.5):
     s, n = np.asarray(scores, float), np.asarray(count, float)
     ls, l1 = np.log(s), np.log1p(-s)
     summary = ScoreSummary(
-        levels=tuple(range(k)), group=np.asarray(group), side=s >= threshold,
-        bin=np.arange(s.size), count=n, sum_log_s=n * ls, sum_log_1ms=n * l1, sum_score=n * s,
-        sum_sq_log_s=n * ls**2, sum_sq_log_1ms=n * l1**2, sum_log_s_log_1ms=n * ls * l1,
-        threshold=threshold, score_clip=0.01, n_bins=s.size,
-    )  # fmt: skip
+        levels=tuple(range(k)),
+        group=np.asarray(group),
+        side=s >= threshold,
+        bin=np.arange(s.size),
+        count=n,
+        sum_log_s=n * ls,
+        sum_log_1ms=n * l1,
+        sum_score=n * s,
+        sum_sq_log_s=n * ls**2,
+        sum_sq_log_1ms=n * l1**2,
+        sum_log_s_log_1ms=n * ls * l1,
+        threshold=threshold,
+        score_clip=0.01,
+        n_bins=s.size,
+    )
     return Pool.from_summary(summary)
 
 
@@ -36,16 +46,24 @@ def frames():
 @pytest.fixture(scope="module")
 def data(frames):
     lab, unl = frames
-    return bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group",
-                                         id="case")  # fmt: skip
+    return bf.AssessmentData.from_frames(
+        lab, unl, score="score", label="label", group="group", id="case"
+    )
 
 
 @pytest.fixture(scope="module")
 def res(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # 300 draws: plumbing, R-hat warnings expected
-        return bf.fit(data, draws=300, tune=300, chains=2, random_seed=1, progressbar=False,
-                      metrics=["accuracy", "tpr", "ppv"])  # fmt: skip
+        return bf.fit(
+            data,
+            draws=300,
+            tune=300,
+            chains=2,
+            random_seed=1,
+            progressbar=False,
+            metrics=["accuracy", "tpr", "ppv"],
+        )
 
 
 # ------------------------------------------------------------------ suggest_labels
@@ -87,8 +105,9 @@ def test_stratum_selection_is_random_within_strata(res, data):
         seen.append(int(out["position"].iloc[0]))
     code = data.unlabeled_group_codes[seen[0]]
     side = data.unlabeled_scores[seen[0]] >= data.threshold
-    members = np.flatnonzero((data.unlabeled_group_codes == code)
-                             & ((data.unlabeled_scores >= data.threshold) == side))  # fmt: skip
+    members = np.flatnonzero(
+        (data.unlabeled_group_codes == code) & ((data.unlabeled_scores >= data.threshold) == side)
+    )
     assert set(seen) <= set(members.tolist())  # one stratum: the best one, every time
     # bins of 10 members: 300 draws over len(members) rows, uniform under H0
     bins = np.searchsorted(np.sort(members), seen) * 10 // len(members)
@@ -120,12 +139,20 @@ def test_acquisition_reads_the_fits_discrepancy_prior(res):
 
 
 def test_suggest_without_ids_has_no_id_column(data):
-    plain = bf.AssessmentData(data.scores, data.labels, data.groups, data.unlabeled_scores,
-                              data.unlabeled_groups)  # fmt: skip
+    plain = bf.AssessmentData(
+        data.scores, data.labels, data.groups, data.unlabeled_scores, data.unlabeled_groups
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(plain, draws=100, tune=100, chains=1, random_seed=0, progressbar=False,
-                     metrics=["accuracy"])  # fmt: skip
+        res = bf.fit(
+            plain,
+            draws=100,
+            tune=100,
+            chains=1,
+            random_seed=0,
+            progressbar=False,
+            metrics=["accuracy"],
+        )
     out = bf.suggest_labels(res, n=5, random_seed=0)
     assert list(out.columns) == ["position", "group", "score", "gain"]
 
@@ -142,16 +169,18 @@ def test_suggest_bad_input(res, data):
     bb = bf.fit(data, model="bb", random_seed=0, metrics=["accuracy"])
     with pytest.raises(InvalidParameterError, match="calibration model"):
         bf.suggest_labels(bb, n=5)
-    res_file = bf.FairnessPosterior(res.idata, model=res.model, reference=res.reference,
-                                    settings=res.settings)  # fmt: skip
+    res_file = bf.FairnessPosterior(
+        res.idata, model=res.model, reference=res.reference, settings=res.settings
+    )
     with pytest.raises(InvalidParameterError, match="pass data="):
         bf.suggest_labels(res_file, n=5)
     assert len(bf.suggest_labels(res_file, n=5, data=data)) == 5
 
 
 def test_suggest_summary_backed_data_is_refused(res, data):
-    summary = bf.summarize_unlabeled((data.unlabeled_scores, data.unlabeled_groups),
-                                     engine="numpy", score="score", group="group")  # fmt: skip
+    summary = bf.summarize_unlabeled(
+        (data.unlabeled_scores, data.unlabeled_groups), engine="numpy", score="score", group="group"
+    )
     held = bf.AssessmentData(data.scores, data.labels, data.groups, unlabeled=summary)
     with pytest.raises(InvalidParameterError, match="as rows"):
         bf.suggest_labels(res, n=5, data=held)
@@ -164,14 +193,16 @@ def test_undefined_metric_is_an_error():
     scores = np.r_[s_a[:40], s_b[:40]]
     labels = (rng.uniform(size=80) < scores).astype(int)
     groups = ["a"] * 40 + ["b"] * 40
-    data = bf.AssessmentData(scores, labels, groups, np.r_[s_a[40:], s_b[40:]],
-                             ["a"] * 260 + ["b"] * 260)  # fmt: skip
+    data = bf.AssessmentData(
+        scores, labels, groups, np.r_[s_a[40:], s_b[40:]], ["a"] * 260 + ["b"] * 260
+    )
     with pytest.raises(InvalidParameterError, match="undefined for group"):
         bf.plan_labels(data, metric="ppv", budgets=[100], n_sims=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, draws=100, tune=100, chains=1, random_seed=0, progressbar=False,
-                     metrics=["ppv"])  # fmt: skip
+        res = bf.fit(
+            data, draws=100, tune=100, chains=1, random_seed=0, progressbar=False, metrics=["ppv"]
+        )
     with pytest.raises(InvalidParameterError, match="undefined for group"):
         bf.suggest_labels(res, n=5, metric="ppv")
 
@@ -181,11 +212,13 @@ def test_ids_are_checked(frames):
     dup = unl.copy()
     dup.loc[dup.index[1], "case"] = dup["case"].iloc[0]
     with pytest.raises(ValueError, match="unique"):
-        bf.AssessmentData.from_frames(lab, dup, score="score", label="label", group="group",
-                                      id="case")  # fmt: skip
+        bf.AssessmentData.from_frames(
+            lab, dup, score="score", label="label", group="group", id="case"
+        )
     with pytest.raises(ValueError, match="Column 'cas'"):
-        bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group",
-                                      id="cas")  # fmt: skip
+        bf.AssessmentData.from_frames(
+            lab, unl, score="score", label="label", group="group", id="cas"
+        )
 
 
 def test_map_gain_is_the_exact_variance_reduction():
@@ -203,10 +236,18 @@ def test_map_gain_is_the_exact_variance_reduction():
     jac = np.array([0.3, -0.2, 0.5])
     rates = phi @ jac  # exactly linear in the parameters
     post = AcquisitionPosterior(
-        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=rates, p_free=None,
-        center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
-        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
-    )  # fmt: skip
+        a=np.exp(phi[..., 0]),
+        b=np.exp(phi[..., 1]),
+        c=phi[..., 2],
+        rates=rates,
+        p_free=None,
+        center=None,
+        x_st=np.zeros((k, 2)),
+        n_st=np.zeros((k, 2)),
+        counts=np.full((k, 4), 100.0),
+        assessed=False,
+        metric="accuracy",
+    )
     pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
     acq = Acquisition(post, pool, [(1, 0)])
     gains = acq.gains()
@@ -235,10 +276,18 @@ def _correlated_acquisition(seed: int, rho: float = 0.5) -> tuple:
     cov = np.block([[block, rho * block], [rho * block, block]])
     phi = rng.multivariate_normal(np.zeros(6), cov, size=n).reshape(n, k, 3)
     post = AcquisitionPosterior(
-        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=phi[..., 2],
-        p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
-        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
-    )  # fmt: skip
+        a=np.exp(phi[..., 0]),
+        b=np.exp(phi[..., 1]),
+        c=phi[..., 2],
+        rates=phi[..., 2],
+        p_free=None,
+        center=None,
+        x_st=np.zeros((k, 2)),
+        n_st=np.zeros((k, 2)),
+        counts=np.full((k, 4), 100.0),
+        assessed=False,
+        metric="accuracy",
+    )
     pool = _pool_of([0, 1, 0, 1], [0.3, 0.7, 0.6, 0.2], [5.0, 5.0, 5.0, 5.0], k)
     return post, pool
 
@@ -275,14 +324,23 @@ def test_mixed_halves_share_the_pool_and_start_from_the_posterior():
     post, pool = _correlated_acquisition(3)
     k = 2
     post = AcquisitionPosterior(
-        a=post.a, b=post.b, c=post.c, rates=post.rates, p_free=np.full((k, 2), 0.3),
-        center=np.full((k, 2), 0.5), x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
-        counts=post.counts, assessed=False, metric="accuracy",
-    )  # fmt: skip
+        a=post.a,
+        b=post.b,
+        c=post.c,
+        rates=post.rates,
+        p_free=np.full((k, 2), 0.3),
+        center=np.full((k, 2), 0.5),
+        x_st=np.zeros((k, 2)),
+        n_st=np.zeros((k, 2)),
+        counts=post.counts,
+        assessed=False,
+        metric="accuracy",
+    )
     fresh = Acquisition(post, pool, [(1, 0)])
     best = fresh.gains().max()
     picks, values = Acquisition(post, pool, [(1, 0)]).greedy(
-        2, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
+        2, within="mixed", rng=np.random.default_rng(0)
+    )
     assert values[1] == pytest.approx(best, rel=1e-10)
     one_each = Pool(base=pool.base, count=np.ones(4))
     for seed in range(20):
@@ -291,7 +349,8 @@ def test_mixed_halves_share_the_pool_and_start_from_the_posterior():
         assert np.all(np.bincount(picks, minlength=4) <= 1)
     with pytest.raises(InvalidParameterError, match="ran out"):
         Acquisition(post, one_each, [(1, 0)]).greedy(
-            5, within="mixed", rng=np.random.default_rng(0))  # fmt: skip
+            5, within="mixed", rng=np.random.default_rng(0)
+        )
 
 
 def test_covariance_when_rates_are_undefined_in_different_draws():
@@ -305,10 +364,18 @@ def test_covariance_when_rates_are_undefined_in_different_draws():
     rates[: n // 2, 0] = np.nan
     rates[n // 2 :, 1] = np.nan
     post = AcquisitionPosterior(
-        a=np.exp(phi[..., 0]), b=np.exp(phi[..., 1]), c=phi[..., 2], rates=rates,
-        p_free=None, center=None, x_st=np.zeros((k, 2)), n_st=np.zeros((k, 2)),
-        counts=np.full((k, 4), 100.0), assessed=False, metric="accuracy",
-    )  # fmt: skip
+        a=np.exp(phi[..., 0]),
+        b=np.exp(phi[..., 1]),
+        c=phi[..., 2],
+        rates=rates,
+        p_free=None,
+        center=None,
+        x_st=np.zeros((k, 2)),
+        n_st=np.zeros((k, 2)),
+        counts=np.full((k, 4), 100.0),
+        assessed=False,
+        metric="accuracy",
+    )
     pool = _pool_of([0, 1], [0.3, 0.7], [5.0, 5.0], k)
     acq = Acquisition(post, pool, [(1, 0)])
     assert np.all(acq.gains() > 0)
@@ -337,13 +404,26 @@ def test_stratum_and_score_picks_use_the_groups_variances(within):
 
 
 def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
-    comp = bf.compare(data, ["accuracy"], models=("bb", "rbc"), posteriors={"rbc": res},
-                      n_resamples=100, random_seed=0, selection="stratum",
-                      fit_kwargs={"draws": 200, "tune": 100, "chains": 1},
-                      progressbar=False)  # fmt: skip
+    comp = bf.compare(
+        data,
+        ["accuracy"],
+        models=("bb", "rbc"),
+        posteriors={"rbc": res},
+        n_resamples=100,
+        random_seed=0,
+        selection="stratum",
+        fit_kwargs={"draws": 200, "tune": 100, "chains": 1},
+        progressbar=False,
+    )
     row = comp.pairs.iloc[0]
-    for col in ("freq_estimate", "newcombe_lower", "bootstrap_upper", "bernstein_lower",
-                "bb_lower", "bb_mean"):  # fmt: skip
+    for col in (
+        "freq_estimate",
+        "newcombe_lower",
+        "bootstrap_upper",
+        "bernstein_lower",
+        "bb_lower",
+        "bb_mean",
+    ):
         assert np.isnan(row[col]), col
     assert np.isfinite(row["rbc_lower"]) and np.isfinite(row["ppi_lower"])
     assert "chosen actively" in row["note"] and comp.settings["selection"] == "stratum"
@@ -375,12 +455,25 @@ def test_compare_after_active_selection_blanks_what_is_not_valid(data, res):
 
 # ------------------------------------------------------------------ plan_labels
 def test_plan_contract(data):
-    plan = bf.plan_labels(data, metric="accuracy", epsilon=0.05, budgets=[60, 120],
-                          n_sims=4, random_seed=0)  # fmt: skip
+    plan = bf.plan_labels(
+        data, metric="accuracy", epsilon=0.05, budgets=[60, 120], n_sims=4, random_seed=0
+    )
     sims = pd.DataFrame(plan.attrs["simulations"])  # one return type: the simulations ride along
-    assert {"strategy", "method", "group", "reference", "budget", "n_new", "width_median",
-            "width_q10", "width_q90", "p_decision", "p_fair", "valid",
-            "n_sims"} <= set(plan.columns)  # fmt: skip
+    assert {
+        "strategy",
+        "method",
+        "group",
+        "reference",
+        "budget",
+        "n_new",
+        "width_median",
+        "width_q10",
+        "width_q90",
+        "p_decision",
+        "p_fair",
+        "valid",
+        "n_sims",
+    } <= set(plan.columns)
     assert len(plan) == 2 * 4 * 2  # strategies x methods x budgets (one pair)
     assert set(plan["n_new"]) == {0, 60}
     assert (plan["n_sims"] == 4).all()
@@ -389,11 +482,25 @@ def test_plan_contract(data):
     assert active["bayes"].all() and active["ppi"].all()
     assert not active["newcombe"].any() and not active["bernstein"].any()
     assert plan.loc[plan["strategy"] == "random", "valid"].all()
-    by_score = bf.plan_labels(data, metric="accuracy", budgets=[80], n_sims=2, random_seed=0,
-                              methods=["bayes", "ppi"], within="score")  # fmt: skip
+    by_score = bf.plan_labels(
+        data,
+        metric="accuracy",
+        budgets=[80],
+        n_sims=2,
+        random_seed=0,
+        methods=["bayes", "ppi"],
+        within="score",
+    )
     assert not by_score.query("strategy == 'active' and method == 'ppi'")["valid"].any()
-    mixed = bf.plan_labels(data, metric="accuracy", budgets=[80], n_sims=2, random_seed=0,
-                           methods=["bayes", "ppi"], within="mixed")  # fmt: skip
+    mixed = bf.plan_labels(
+        data,
+        metric="accuracy",
+        budgets=[80],
+        n_sims=2,
+        random_seed=0,
+        methods=["bayes", "ppi"],
+        within="mixed",
+    )
     assert not mixed.query("strategy == 'active' and method == 'ppi'")["valid"].any()
     assert mixed.query("method == 'bayes'")["valid"].all()
     assert len(sims) == 4 * 2 * 4 * 2
@@ -404,10 +511,12 @@ def test_plan_contract(data):
 
 
 def test_plan_without_labels_from_a_summary(data):
-    summary = bf.summarize_unlabeled((data.unlabeled_scores, data.unlabeled_groups),
-                                     engine="numpy", score="score", group="group")  # fmt: skip
-    plan = bf.plan_labels(summary, metric="tpr", budgets=[40], n_sims=3, methods=["bayes"],
-                          random_seed=0)  # fmt: skip
+    summary = bf.summarize_unlabeled(
+        (data.unlabeled_scores, data.unlabeled_groups), engine="numpy", score="score", group="group"
+    )
+    plan = bf.plan_labels(
+        summary, metric="tpr", budgets=[40], n_sims=3, methods=["bayes"], random_seed=0
+    )
     assert set(plan["strategy"]) == {"random", "active"}
     assert (plan["budget"] == 40).all() and (plan["n_new"] == 40).all()
 
@@ -450,13 +559,23 @@ def test_laplace_width_close_to_nuts(data):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        nuts = bf.fit(data, draws=500, tune=500, chains=4, random_seed=2, progressbar=False,
-                      metrics=["accuracy"])  # fmt: skip
+        nuts = bf.fit(
+            data,
+            draws=500,
+            tune=500,
+            chains=4,
+            random_seed=2,
+            progressbar=False,
+            metrics=["accuracy"],
+        )
     lo, hi = hdi(nuts.difference("accuracy").values)
     laplace = Laplace(2, data.threshold, DiscrepancyPrior(), CalibrationPriors(), 2000)
-    state = AuditState(np.asarray(data.scores, float), np.asarray(data.labels, np.int8),
-                   np.asarray(data.group_codes), Pool.from_summary(
-                       data.unlabeled_reduction(SCORE_CLIP)))  # fmt: skip
+    state = AuditState(
+        np.asarray(data.scores, float),
+        np.asarray(data.labels, np.int8),
+        np.asarray(data.group_codes),
+        Pool.from_summary(data.unlabeled_reduction(SCORE_CLIP)),
+    )
     fitted = fit_state(laplace, state, "accuracy", np.random.default_rng(0))
     assert fitted.pareto_k < PARETO_K_MAX
     g, r = data.group_levels.index("Caucasian"), data.group_levels.index(data.reference)
@@ -525,17 +644,24 @@ def test_block_prior_integrates_the_hierarchy():
 
     def density(t):
         def f(m, s):
-            return (math.prod(pdf(ti, m, s) for ti in t) * pdf(m, 0, sd_mu)
-                    * 2 * pdf(s, 0, sd_sigma))  # fmt: skip
+            return math.prod(pdf(ti, m, s) for ti in t) * pdf(m, 0, sd_mu) * 2 * pdf(s, 0, sd_sigma)
 
         return integrate.dblquad(f, floor * sd_sigma, 6 * sd_sigma, -3, 3, epsabs=1e-12)[0]
 
     offset = value - np.log([density(t) for t in theta])
     assert offset == pytest.approx(np.full(theta.shape[0], offset[0]), abs=1e-6)
     step = 1e-5
-    numeric = np.stack([(block_prior(theta + step * e, sd_mu, sd_sigma, floor)[0]
-                         - block_prior(theta - step * e, sd_mu, sd_sigma, floor)[0]) / (2 * step)
-                        for e in np.eye(2)], axis=1)  # fmt: skip
+    numeric = np.stack(
+        [
+            (
+                block_prior(theta + step * e, sd_mu, sd_sigma, floor)[0]
+                - block_prior(theta - step * e, sd_mu, sd_sigma, floor)[0]
+            )
+            / (2 * step)
+            for e in np.eye(2)
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(grad, numeric, atol=1e-6)
 
 
@@ -551,17 +677,48 @@ def test_cli_suggest_and_plan(frames, tmp_path):
     unl.drop(columns="case").to_csv(tmp_path / "noid.csv", index=False)
     runner = CliRunner()
     out = tmp_path / "to_label.csv"
-    r = runner.invoke(main, ["suggest", str(tmp_path / "lab.csv"), "--unlabeled",
-                             str(tmp_path / "unl.csv"), "--n", "7", "--out", str(out),
-                             "--draws", "100", "--chains", "1", "--quiet"])  # fmt: skip
+    r = runner.invoke(
+        main,
+        [
+            "suggest",
+            str(tmp_path / "lab.csv"),
+            "--unlabeled",
+            str(tmp_path / "unl.csv"),
+            "--n",
+            "7",
+            "--out",
+            str(out),
+            "--draws",
+            "100",
+            "--chains",
+            "1",
+            "--quiet",
+        ],
+    )
     assert r.exit_code == 0, r.output
     table = pd.read_csv(out)
     assert list(table.columns) == ["position", "id", "group", "score", "gain"] and len(table) == 7
     mixed = tmp_path / "mixed.csv"
-    r = runner.invoke(main, ["suggest", str(tmp_path / "lab.csv"), "--unlabeled",
-                             str(tmp_path / "unl.csv"), "--n", "7", "--out", str(mixed),
-                             "--within", "mixed", "--draws", "100", "--chains", "1",
-                             "--quiet"])  # fmt: skip
+    r = runner.invoke(
+        main,
+        [
+            "suggest",
+            str(tmp_path / "lab.csv"),
+            "--unlabeled",
+            str(tmp_path / "unl.csv"),
+            "--n",
+            "7",
+            "--out",
+            str(mixed),
+            "--within",
+            "mixed",
+            "--draws",
+            "100",
+            "--chains",
+            "1",
+            "--quiet",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert pd.read_csv(mixed)["id"].is_unique and len(pd.read_csv(mixed)) == 7
     # bad input: nothing written
@@ -573,16 +730,44 @@ def test_cli_suggest_and_plan(frames, tmp_path):
         r = runner.invoke(main, ["suggest", str(tmp_path / "lab.csv"), *args, "--out", str(bad)])
         assert r.exit_code == 2 and message in r.output and not bad.exists()
     fig = tmp_path / "plan.png"
-    r = runner.invoke(main, ["plan", str(tmp_path / "unl.csv"), "--labeled",
-                             str(tmp_path / "lab.csv"), "--metric", "tpr", "--epsilon", "0.05",
-                             "--budgets", "60,100", "--n-sims", "2", "--methods", "bayes,newcombe",
-                             "--plot", str(fig), "--quiet"])  # fmt: skip
+    r = runner.invoke(
+        main,
+        [
+            "plan",
+            str(tmp_path / "unl.csv"),
+            "--labeled",
+            str(tmp_path / "lab.csv"),
+            "--metric",
+            "tpr",
+            "--epsilon",
+            "0.05",
+            "--budgets",
+            "60,100",
+            "--n-sims",
+            "2",
+            "--methods",
+            "bayes,newcombe",
+            "--plot",
+            str(fig),
+            "--quiet",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert fig.stat().st_size > 0 and "p_decision" in r.output
     assert "valid = no" in r.output  # Newcombe after active selection
-    r = runner.invoke(main, ["plan", str(tmp_path / "unl.csv"), "--labeled",
-                             str(tmp_path / "lab.csv"), "--budgets", "10",
-                             "--plot", str(tmp_path / "no.png")])  # fmt: skip
+    r = runner.invoke(
+        main,
+        [
+            "plan",
+            str(tmp_path / "unl.csv"),
+            "--labeled",
+            str(tmp_path / "lab.csv"),
+            "--budgets",
+            "10",
+            "--plot",
+            str(tmp_path / "no.png"),
+        ],
+    )
     assert r.exit_code == 2 and "smaller than the 60" in r.output
     assert not (tmp_path / "no.png").exists()
 
@@ -613,18 +798,35 @@ def test_default_model_covers_after_active_selection(within):
         truth = rates["B"] - rates["A"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group,
-                                     reference="A")  # fmt: skip
-            res = bf.fit(data, draws=300, tune=300, chains=2, random_seed=r, progressbar=False,
-                         metrics=["accuracy"])  # fmt: skip
-            pos = bf.suggest_labels(res, n=60, metric="accuracy", within=within,
-                                    random_seed=r)["position"]  # fmt: skip
+            data = bf.AssessmentData(
+                lab.score, lab.label, lab.group, unl.score, unl.group, reference="A"
+            )
+            res = bf.fit(
+                data,
+                draws=300,
+                tune=300,
+                chains=2,
+                random_seed=r,
+                progressbar=False,
+                metrics=["accuracy"],
+            )
+            pos = bf.suggest_labels(res, n=60, metric="accuracy", within=within, random_seed=r)[
+                "position"
+            ]
             lab2 = pd.concat([lab, unl.iloc[pos]], ignore_index=True)
             unl2 = unl.drop(index=unl.index[pos])
-            data2 = bf.AssessmentData(lab2.score, lab2.label, lab2.group, unl2.score,
-                                      unl2.group, reference="A")  # fmt: skip
-            res2 = bf.fit(data2, draws=500, tune=500, chains=2, random_seed=r,
-                          progressbar=False, metrics=["accuracy"])  # fmt: skip
+            data2 = bf.AssessmentData(
+                lab2.score, lab2.label, lab2.group, unl2.score, unl2.group, reference="A"
+            )
+            res2 = bf.fit(
+                data2,
+                draws=500,
+                tune=500,
+                chains=2,
+                random_seed=r,
+                progressbar=False,
+                metrics=["accuracy"],
+            )
         lo, hi = hdi(res2.difference("accuracy").values)
         hits += lo <= truth <= hi
     bound = 0.95 - 2 * np.sqrt(0.95 * 0.05 / reps)
@@ -639,13 +841,26 @@ def test_three_groups(tmp_path):
     s = rng.beta(2, 2, n)
     y = (rng.random(n) < s).astype(int)
     data = bf.AssessmentData(s[:90], y[:90], g[:90], s[90:], g[90:])
-    plan = bf.plan_labels(data, metric="accuracy", budgets=[150], n_sims=2, random_seed=0,
-                          methods=["bayes", "newcombe"])  # fmt: skip
+    plan = bf.plan_labels(
+        data,
+        metric="accuracy",
+        budgets=[150],
+        n_sims=2,
+        random_seed=0,
+        methods=["bayes", "newcombe"],
+    )
     assert set(zip(plan["group"], plan["reference"], strict=True)) == {("b", "a"), ("c", "a")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, draws=200, tune=200, chains=1, random_seed=0, progressbar=False,
-                     metrics=["accuracy"])  # fmt: skip
+        res = bf.fit(
+            data,
+            draws=200,
+            tune=200,
+            chains=1,
+            random_seed=0,
+            progressbar=False,
+            metrics=["accuracy"],
+        )
     out = bf.suggest_labels(res, n=30, random_seed=0)
     assert len(out) == 30 and set(out["group"]) <= {"a", "b", "c"}
     only_c = bf.suggest_labels(res, n=5, group="c", random_seed=0)
@@ -660,12 +875,18 @@ def test_targeted_picks_guard_against_a_misfit():
     from bayesfair.simulate import miscalibrated_scores
 
     lab, unl = miscalibrated_scores(50, 1000, kind="inverted", random_seed=100)
-    data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group,
-                             reference="A")  # fmt: skip
+    data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group, reference="A")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, draws=300, tune=300, chains=2, random_seed=0, progressbar=False,
-                     metrics=["accuracy"])  # fmt: skip
+        res = bf.fit(
+            data,
+            draws=300,
+            tune=300,
+            chains=2,
+            random_seed=0,
+            progressbar=False,
+            metrics=["accuracy"],
+        )
     assert res.calibration_check(warn=False).set_index("group").loc["B", "verdict"] == "misfit"
     with warnings.catch_warnings():
         warnings.simplefilter("error")

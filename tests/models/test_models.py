@@ -94,9 +94,14 @@ def test_exact_sampler_is_reproducible(data):
 
 def test_prior_is_configurable(data):
     res = fit(
-        data, model="bb", prior=BetaPrior(50.0, 50.0), draws=2000, chains=2, random_seed=0,
+        data,
+        model="bb",
+        prior=BetaPrior(50.0, 50.0),
+        draws=2000,
+        chains=2,
+        random_seed=0,
         progressbar=False,
-    )  # fmt: skip
+    )
     # a strong Beta(50, 50) prior pulls the accuracy of group "a" (18/20) toward 0.5
     x, n = rate_fraction(data.labeled_examples.confusion_counts(), "accuracy")
     expected = (50 + x[0]) / (100 + n[0])

@@ -127,8 +127,9 @@ def test_free_log_likelihood_is_the_beta_binomial_marginal():
     m, kappa = 0.8, 2.0
     value, _ = integrate.quad(
         lambda q: q**x * (1 - q) ** (n - x) * stats.beta.pdf(q, 1 + kappa * m, 1 + kappa * (1 - m)),
-        0, 1,
-    )  # fmt: skip
+        0,
+        1,
+    )
     np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, m, kappa)), value, rtol=1e-7)
     assert free_log_likelihood(0, 0, 0.3) == 0.0
 
@@ -188,9 +189,14 @@ def test_sample_misfit_follows_contradicting_labels():
     g = np.repeat([0, 1], 60)
     ones, zeros = np.ones((500, 2)), np.zeros((500, 2))
     _, rate, _, p_free = sample_misfit(
-        _labeled(s, y, g, 2), ones, ones, zeros, DiscrepancyPrior(), np.random.default_rng(0),
+        _labeled(s, y, g, 2),
+        ones,
+        ones,
+        zeros,
+        DiscrepancyPrior(),
+        np.random.default_rng(0),
         center=np.full((2, 2), 0.5),
-    )  # fmt: skip
+    )
     # group 1 is free; group 0 only as far as "the whole side is off" stays plausible
     # (a free stratum of 30 zeros is nearly as likely as the map's 5%)
     assert p_free[:, 1].min() > 0.99 and p_free[:, 0].max() < 0.5
@@ -377,9 +383,13 @@ def test_no_disagreement_sentence_when_intervals_overlap(calibrated_fit):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         comp = bf.compare(
-            data, ["accuracy"], posteriors={"rbc": calibrated_fit}, models=("bb",),
-            n_resamples=200, random_seed=0,
-        )  # fmt: skip
+            data,
+            ["accuracy"],
+            posteriors={"rbc": calibrated_fit},
+            models=("bb",),
+            n_resamples=200,
+            random_seed=0,
+        )
     assert comp.pairs["disagreement"].tolist() == [""]
     assert comp.disagreements == []
 

@@ -34,10 +34,14 @@ pytestmark = pytest.mark.slow
 
 R = 100
 METRICS = [
-    "generalized_entropy_index", "theil_index", "between_group_generalized_entropy_index",
-    "differential_fairness_bias_amplification", "false_discovery_rate_ratio",
-    "average_abs_odds_difference", "error_rate_ratio",
-]  # fmt: skip
+    "generalized_entropy_index",
+    "theil_index",
+    "between_group_generalized_entropy_index",
+    "differential_fairness_bias_amplification",
+    "false_discovery_rate_ratio",
+    "average_abs_odds_difference",
+    "error_rate_ratio",
+]
 NOT_ASSERTED_BOOTSTRAP = {"between_group_generalized_entropy_index", "false_discovery_rate_ratio"}
 
 
@@ -57,8 +61,9 @@ def covered(request):
     for r in range(R):
         lab, unl = miscalibrated_scores(100, 2000, kind=request.param, random_seed=30_000 + r)
         truth = fair_enough_values(_counts(pd.concat([lab, unl]))[None], 0, 1)
-        data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group,
-                                 reference="A")  # fmt: skip
+        data = bf.AssessmentData(
+            lab.score, lab.label, lab.group, unl.score, unl.group, reference="A"
+        )
         labeled_only = bf.AssessmentData(lab.score, lab.label, lab.group, reference="A")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -72,8 +77,13 @@ def covered(request):
         for method, table in tables.items():
             for _, row in table.iterrows():
                 t = float(truth[row["metric"]][0])
-                rows.append({"method": method, "metric": row["metric"],
-                             "covered": bool(row["lower"] <= t <= row["upper"])})  # fmt: skip
+                rows.append(
+                    {
+                        "method": method,
+                        "metric": row["metric"],
+                        "covered": bool(row["lower"] <= t <= row["upper"]),
+                    }
+                )
     return request.param, pd.DataFrame(rows).groupby(["method", "metric"])["covered"].mean()
 
 

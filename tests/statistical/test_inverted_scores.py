@@ -53,16 +53,18 @@ def _cell(name: str, clf: str, discrepancies) -> pd.DataFrame:
     rows = []
     for r in range(R):
         lab, unl = split_labeled(frame, 10, random_seed=r, method="ji2020")
-        data = bf.AssessmentData(lab["score"], lab["label"], lab["group"], unl["score"],
-                                 unl["group"], reference=p)  # fmt: skip
+        data = bf.AssessmentData(
+            lab["score"], lab["label"], lab["group"], unl["score"], unl["group"], reference=p
+        )
         row = {"truth": acc[u] - acc[p]}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             bb = bf.fit(data, model="bb", metrics=["accuracy"], random_seed=r, progressbar=False)
             row["bb"] = float(bb.difference("accuracy").values.mean())
             for key, disc in discrepancies.items():
-                res = bf.fit(data, metrics=["accuracy"], random_seed=r, progressbar=False,
-                             discrepancy=disc)  # fmt: skip
+                res = bf.fit(
+                    data, metrics=["accuracy"], random_seed=r, progressbar=False, discrepancy=disc
+                )
                 t = res.summary().set_index("metric").loc["accuracy"]
                 misfit = res.idata.posterior["misfit"].values
                 row[key] = t["mean"]

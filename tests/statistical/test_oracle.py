@@ -111,12 +111,19 @@ def test_binned_posterior_matches_the_row_level_one(name, n_labeled):
             res = bf.fit(data, model, metrics=list(METRICS), random_seed=3, **FIT)
         post = res.idata.posterior
         k = data.n_groups
-        a, b, c = (post[v].transpose("chain", "draw", "group").values.reshape(-1, k)
-                   for v in "abc")  # fmt: skip
+        a, b, c = (post[v].transpose("chain", "draw", "group").values.reshape(-1, k) for v in "abc")
         labeled = data.labeled_summary()
         codes = np.asarray(data.group_codes)
-        exact = exact_loglik(np.asarray(data.scores), np.asarray(data.labels, float), codes,
-                             a, b, c, threshold=data.threshold, score_clip=0.01)  # fmt: skip
+        exact = exact_loglik(
+            np.asarray(data.scores),
+            np.asarray(data.labels, float),
+            codes,
+            a,
+            b,
+            c,
+            threshold=data.threshold,
+            score_clip=0.01,
+        )
         binned = binned_by_stratum(labeled, a, b, c)
         if model == "rbc":
             center = res.idata.constant_data["misfit_center"].transpose("group", "side").values

@@ -37,13 +37,11 @@ METRICS = ["accuracy", "tpr", "fpr"]
 def _replicate(kind: str, n_per_group: int, r: int) -> tuple[bool, bool]:
     """(does the HDI of Δ accuracy cover the realised gap, does the summary say the
     sentence for any metric) for one data set."""
-    lab, unl = miscalibrated_scores(n_per_group, 1000, kind=kind, shift=1.0,
-                                    random_seed=20_000 + r)  # fmt: skip
+    lab, unl = miscalibrated_scores(n_per_group, 1000, kind=kind, shift=1.0, random_seed=20_000 + r)
     both = pd.concat([lab, unl], ignore_index=True)
     rates = bf.AssessmentData(both.score, both.label, both.group, reference="A").rates("accuracy")
     truth = rates["B"] - rates["A"]
-    data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group,
-                             reference="A")  # fmt: skip
+    data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group, reference="A")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(data, metrics=METRICS, random_seed=r, progressbar=False)
@@ -67,16 +65,17 @@ def cells():
 def test_default_covers_when_the_maps_differ(cells, n_per_group):
     coverage = cells["shifted", n_per_group][:, 0].mean()
     bound = 0.90 - 2 * math.sqrt(0.9 * 0.1 / R)
-    print(f"shift 1.0, {n_per_group} labels per group: coverage {coverage:.3f} "
-          f"(bound {bound:.3f})")  # fmt: skip
+    print(f"shift 1.0, {n_per_group} labels per group: coverage {coverage:.3f} (bound {bound:.3f})")
     assert coverage >= bound
 
 
 def test_the_sentence_appears_with_five_labels_per_group(cells):
     said = cells["shifted", 5][:, 1].mean()
     bound = 0.80 - 2 * math.sqrt(0.8 * 0.2 / R)
-    print(f"shift 1.0, 5 labels per group: the sentence in {said:.3f} (bound {bound:.3f}); "
-          f"coverage {cells['shifted', 5][:, 0].mean():.3f}")  # fmt: skip
+    print(
+        f"shift 1.0, 5 labels per group: the sentence in {said:.3f} (bound {bound:.3f}); "
+        f"coverage {cells['shifted', 5][:, 0].mean():.3f}"
+    )
     assert said >= bound
 
 

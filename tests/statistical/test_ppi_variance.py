@@ -45,9 +45,12 @@ def test_a_group_without_its_denominator_is_dropped_with_a_warning():
     y = data.labels.copy()
     y[data.groups == "g2"] = 0  # no labeled positive in g2: its TPR is undefined
     data = bf.AssessmentData(
-        data.scores, y, data.groups,
-        unlabeled_scores=data.unlabeled_scores, unlabeled_groups=data.unlabeled_groups,
-    )  # fmt: skip
+        data.scores,
+        y,
+        data.groups,
+        unlabeled_scores=data.unlabeled_scores,
+        unlabeled_groups=data.unlabeled_groups,
+    )
     with pytest.warns(UndefinedRateWarning, match="'g2'"):
         res = ppi_between_group_variance(data, "tpr", random_seed=0)
     assert res.dropped_groups == ("g2",) and len(res.groups) == 3
@@ -60,9 +63,12 @@ def test_bad_input():
     with pytest.raises(InvalidParameterError, match="need unlabeled"):
         ppi_between_group_variance(bf.AssessmentData(data.scores, data.labels, data.groups))
     one = bf.AssessmentData(
-        data.scores, data.labels, np.full(data.n_labeled, "a"),
-        unlabeled_scores=data.unlabeled_scores, unlabeled_groups=np.full(data.n_unlabeled, "a"),
-    )  # fmt: skip
+        data.scores,
+        data.labels,
+        np.full(data.n_labeled, "a"),
+        unlabeled_scores=data.unlabeled_scores,
+        unlabeled_groups=np.full(data.n_unlabeled, "a"),
+    )
     with pytest.raises(ValueError, match="at least 2 groups"):
         ppi_between_group_variance(one)
 
@@ -90,8 +96,15 @@ def test_unequal_performance_coverage_and_rmse(simulation, scenario):
     ppi = df[df.method == "ppi"].set_index("rep")
     dcb = df[df.method == "dcb"].set_index("rep")
     floor = 0.90 - 2.326 * math.sqrt(0.09 / REPS)
-    print(scenario, "coverage", ppi.covered.mean(), "rmse", np.sqrt(ppi.sq_error.mean()),
-          "dcb rmse", np.sqrt(dcb.sq_error.mean()))  # fmt: skip
+    print(
+        scenario,
+        "coverage",
+        ppi.covered.mean(),
+        "rmse",
+        np.sqrt(ppi.sq_error.mean()),
+        "dcb rmse",
+        np.sqrt(dcb.sq_error.mean()),
+    )
     assert ppi.covered.mean() >= floor
     diff = ppi.sq_error - dcb.sq_error
     assert diff.mean() <= 2.326 * diff.std(ddof=1) / math.sqrt(REPS)
@@ -103,6 +116,11 @@ def test_equal_performance_upper_bound(simulation, scenario):
     """With truth 0 the one-sided 95% upper bound must be ≥ 0 in ≥ 90% of replicates (1% level)."""
     ppi = simulation[(simulation.scenario == scenario) & (simulation.method == "ppi")]
     floor = 0.90 - 2.326 * math.sqrt(0.09 / REPS)
-    print(scenario, "upper bound >= 0:", (ppi.upper_bound >= 0).mean(),
-          "median upper bound", ppi.upper_bound.median())  # fmt: skip
+    print(
+        scenario,
+        "upper bound >= 0:",
+        (ppi.upper_bound >= 0).mean(),
+        "median upper bound",
+        ppi.upper_bound.median(),
+    )
     assert (ppi.upper_bound >= 0).mean() >= floor

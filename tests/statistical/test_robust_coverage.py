@@ -125,8 +125,12 @@ def cubed_power_bound(n_labels: int = 100, alpha: float = 0.05) -> float:
         f = 1 / (1 + np.exp(-(c + a * np.log(s) - b * np.log1p(-s))))
         return -np.sum(w * (q * np.log(f) + (1 - q) * np.log1p(-f)))
 
-    fit = optimize.minimize(log_loss, [1 / 3, 1, np.log(3)], method="Nelder-Mead",
-                            options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 5000})  # fmt: skip
+    fit = optimize.minimize(
+        log_loss,
+        [1 / 3, 1, np.log(3)],
+        method="Nelder-Mead",
+        options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 5000},
+    )
     entropy = -np.sum(w * (q * np.log(q) + (1 - q) * np.log1p(-q)))
     kl = fit.fun - entropy
     return float(stats.norm.cdf(math.sqrt(2 * n_labels * kl) - stats.norm.ppf(1 - alpha)))
@@ -213,9 +217,18 @@ def test_default_model_covers_with_a_handful_of_labels(name, classifier):
     printed beside BB's, not asserted: on Ricci MLP it is higher (about 20 against 14
     points; ``docs/results/honest_edge.md``)."""
     df = run_experiment(
-        name, classifier, "accuracy", 10, n_runs=RUNS, methods=("bb", "rbc"), draws=500,
-        tune=500, chains=4, random_seed=0, progressbar=False,
-    )  # fmt: skip
+        name,
+        classifier,
+        "accuracy",
+        10,
+        n_runs=RUNS,
+        methods=("bb", "rbc"),
+        draws=500,
+        tune=500,
+        chains=4,
+        random_seed=0,
+        progressbar=False,
+    )
     runs = df.pivot_table(index="run", columns="method", values=["abs_error", "covered"])
     coverage = runs["covered", "rbc"].mean()
     bound = 0.90 - 2 * math.sqrt(0.9 * 0.1 / RUNS)
@@ -238,22 +251,41 @@ def _inverted_few_labels(r: int, discrepancy=None, within=None):
     if within is None:
         pos = np.random.default_rng(r).choice(len(unl), 60, replace=False)
     else:
-        first = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group,
-                                  reference="A")  # fmt: skip
+        first = bf.AssessmentData(
+            lab.score, lab.label, lab.group, unl.score, unl.group, reference="A"
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = bf.fit(first, draws=300, tune=300, chains=2, random_seed=r, progressbar=False,
-                         metrics=["accuracy"], cores=1)  # fmt: skip
-            pos = bf.suggest_labels(res, n=60, metric="accuracy", within=within,
-                                    random_seed=r)["position"].to_numpy()  # fmt: skip
+            res = bf.fit(
+                first,
+                draws=300,
+                tune=300,
+                chains=2,
+                random_seed=r,
+                progressbar=False,
+                metrics=["accuracy"],
+                cores=1,
+            )
+            pos = bf.suggest_labels(res, n=60, metric="accuracy", within=within, random_seed=r)[
+                "position"
+            ].to_numpy()
     lab2 = pd.concat([lab, unl.iloc[pos]], ignore_index=True)
     unl2 = unl.drop(index=unl.index[pos])
-    data = bf.AssessmentData(lab2.score, lab2.label, lab2.group, unl2.score, unl2.group,
-                             reference="A")  # fmt: skip
+    data = bf.AssessmentData(
+        lab2.score, lab2.label, lab2.group, unl2.score, unl2.group, reference="A"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, draws=500, tune=500, chains=2, random_seed=r, progressbar=False,
-                     metrics=["accuracy"], discrepancy=discrepancy)  # fmt: skip
+        res = bf.fit(
+            data,
+            draws=500,
+            tune=500,
+            chains=2,
+            random_seed=r,
+            progressbar=False,
+            metrics=["accuracy"],
+            discrepancy=discrepancy,
+        )
     lo, hi = hdi(res.difference("accuracy").values, 0.95)
     return bool(lo <= truth <= hi)
 
@@ -263,8 +295,9 @@ def test_default_prior_covers_an_inverted_group_with_few_labels():
     default = np.array([_inverted_few_labels(r) for r in range(n)])
     measured = 0.865  # 200 data sets (module docstring)
     bound = measured - 2 * math.sqrt(measured * (1 - measured) / n)
-    print(f"inverted, ~50 labels per group: default covers {default.mean():.3f} (bound "
-          f"{bound:.3f})")  # fmt: skip
+    print(
+        f"inverted, ~50 labels per group: default covers {default.mean():.3f} (bound {bound:.3f})"
+    )
     assert default.mean() >= bound
 
 

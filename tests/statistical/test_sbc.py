@@ -96,10 +96,22 @@ FIT = dict(draws=200, tune=300, chains=2, progressbar=False)
 THIN = 4
 
 BC_STATS = (
-    "mu_a", "mu_b", "mu_c", "sigma_a", "sigma_b", "sigma_c",
-    "a[g0]", "a[g1]", "b[g0]", "b[g1]", "c[g0]", "c[g1]",
-    "delta_expected", "delta_finite", "accuracy[g1]",
-)  # fmt: skip
+    "mu_a",
+    "mu_b",
+    "mu_c",
+    "sigma_a",
+    "sigma_b",
+    "sigma_c",
+    "a[g0]",
+    "a[g1]",
+    "b[g0]",
+    "b[g1]",
+    "c[g0]",
+    "c[g1]",
+    "delta_expected",
+    "delta_finite",
+    "accuracy[g1]",
+)
 HBB_STATS = (
     "mu",
     "kappa",
@@ -282,9 +294,16 @@ def test_bc_divergences_are_rare(bc_ranks):
 
 # ---------------------------------------------------------------------------- rbc
 RBC_STATS = (
-    "mu_a", "mu_c", "sigma_c", "a[g0]", "c[g1]",
-    "free[g0,0]", "free[g1,1]", "delta_assessed", "accuracy[g1]",
-)  # fmt: skip
+    "mu_a",
+    "mu_c",
+    "sigma_c",
+    "a[g0]",
+    "c[g1]",
+    "free[g0,0]",
+    "free[g1,1]",
+    "delta_assessed",
+    "accuracy[g1]",
+)
 
 
 @pytest.fixture(scope="module")

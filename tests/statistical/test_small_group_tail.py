@@ -29,8 +29,11 @@ from bayesfair.models.calibration import CalibrationPriors
 
 SCORE_CLIP = 0.01  # the models' default clipping of scores before their logs
 _P = CalibrationPriors()  # the default model's hyperpriors (Ji et al.'s): (sd of μ, scale of σ)
-PAPER = {"a": (_P.mu_a_sd, _P.sigma_a_sd), "b": (_P.mu_b_sd, _P.sigma_b_sd),
-         "c": (_P.mu_c_sd, _P.sigma_c_sd)}  # fmt: skip
+PAPER = {
+    "a": (_P.mu_a_sd, _P.sigma_a_sd),
+    "b": (_P.mu_b_sd, _P.sigma_b_sd),
+    "c": (_P.mu_c_sd, _P.sigma_c_sd),
+}
 DRAWS, CHUNK = 1_000_000, 100_000
 SETS = range(6)
 

@@ -182,8 +182,9 @@ def run_scenario(name: str, reps: int) -> dict:
     for i, x in enumerate(xs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
-            res = bf.fit(counts_to_data(x, sc.n_k), "hbb", metrics=["accuracy"], random_seed=i,
-                         **FIT)  # fmt: skip
+            res = bf.fit(
+                counts_to_data(x, sc.n_k), "hbb", metrics=["accuracy"], random_seed=i, **FIT
+            )
         n_divergent += int(res.idata.sample_stats["diverging"].sum()) > 0
         v = res.between_group_variance("accuracy").values.ravel()
         boot = double_corrected_bootstrap_counts(x, sc.n_k, n_resamples=1000, random_seed=i)
