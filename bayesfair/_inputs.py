@@ -55,7 +55,8 @@ def _as_scores(values: Any, argument: str) -> np.ndarray:
         first = int(np.flatnonzero(outside)[0])
         raise InvalidParameterError(
             f"The '{argument}' parameter must lie in [0, 1] (scores are probabilities). "
-            f"Got {int(outside.sum())} value(s) outside, e.g. {float(out[first])!r} at position {first}."
+            f"Got {int(outside.sum())} value(s) outside, e.g. {float(out[first])!r} at "
+            f"position {first}."
         )
     return out
 

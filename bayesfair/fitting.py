@@ -380,7 +380,7 @@ def fit(
         draws=draws,
         tune=tune,
         chains=chains,
-        seed=sampler_seed,
+        random_seed=sampler_seed,
         progressbar=progressbar,
         target_accept=target_accept,
         backend=backend,

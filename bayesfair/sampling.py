@@ -45,6 +45,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 from bayesfair._names import resolve_name
+from bayesfair._validation import renamed
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = ["BACKENDS", "TESTED_NUTPIE", "ModelCache", "clear_cache", "sample_model"]
@@ -135,6 +136,7 @@ def check_backend(backend) -> str:
     return resolve_name(backend, dict.fromkeys(BACKENDS), what="backend", argument="backend")
 
 
+@renamed(seed="random_seed")
 def sample_model(
     build: Callable[[], object],
     *,
@@ -143,7 +145,7 @@ def sample_model(
     draws: int,
     tune: int,
     chains: int,
-    seed: int,
+    random_seed: int,
     progressbar: bool,
     target_accept: float,
     backend: str = "auto",
@@ -160,8 +162,9 @@ def sample_model(
         Structure key for the compiled-model cache (None: do not cache).
     data : dict
         Values of the model's ``pm.Data`` containers for this fit.
-    draws, tune, chains, seed, progressbar, target_accept
-        As in ``pm.sample``.
+    draws, tune, chains, random_seed, progressbar, target_accept
+        As in ``pm.sample`` (``random_seed`` an int; its old name ``seed`` works until
+        0.5, with a ``FutureWarning``).
     backend : {"auto", "native", "nutpie", "pymc"}
         Module docstring.
     cores : int, optional
@@ -175,7 +178,7 @@ def sample_model(
         cores = min(chains, os.cpu_count() or 1)
     if backend == "pymc":
         return _sample_pymc(
-            build, data, draws, tune, chains, cores, seed, progressbar, target_accept
+            build, data, draws, tune, chains, cores, random_seed, progressbar, target_accept
         )
     import nutpie
 
@@ -219,7 +222,7 @@ def sample_model(
         tune=tune,
         chains=chains,
         cores=cores,
-        seed=seed,
+        seed=random_seed,
         target_accept=target_accept,
         progress_bar=progressbar,
         save_warmup=False,

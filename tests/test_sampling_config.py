@@ -200,7 +200,7 @@ def test_a_failed_native_compile_is_remembered(monkeypatch):
         draws=20,
         tune=20,
         chains=1,
-        seed=1,
+        random_seed=1,
         progressbar=False,
         target_accept=0.8,
         native=broken,

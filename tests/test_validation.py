@@ -1,5 +1,6 @@
 """One check per kind of argument (``bayesfair._validation``), and seeds that reproduce."""
 
+import dataclasses
 import inspect
 import warnings
 
@@ -387,3 +388,53 @@ def test_compare_warns_at_the_caller_s_line():
     ours = [x for x in caught if type(x.message).__module__.startswith("bayesfair")]
     assert ours, "expected the too-few-draws and one-chain warnings"
     assert all(x.filename == __file__ for x in ours), [x.filename for x in ours]
+
+
+#: Names the vocabulary replaced (``random_seed``, ``n_resamples``, ``ci_prob``,
+#: ``progressbar``, ``group``/``reference``); an old name may live on only through
+#: ``_validation.renamed``, which keeps it out of the signature.
+OFF_VOCABULARY = {
+    "seed",
+    "random_state",
+    "n_boot",
+    "n_bootstrap",
+    "confidence",
+    "hdi_prob",
+    "progress",
+    "progress_bar",
+    "privileged",
+    "unprivileged",
+}
+
+
+def _public_callables():
+    import importlib
+    import pkgutil
+
+    modules = [bf]
+    for info in pkgutil.walk_packages(bf.__path__, "bayesfair."):
+        if not any(p.startswith("_") for p in info.name.split(".")[1:]):
+            modules.append(importlib.import_module(info.name))
+    for module in modules:
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if inspect.isfunction(obj):
+                yield f"{module.__name__}.{name}", obj
+            elif inspect.isclass(obj) and not dataclasses.is_dataclass(obj):
+                yield f"{module.__name__}.{name}", obj.__init__
+                for attr, value in vars(obj).items():
+                    if inspect.isfunction(value) and not attr.startswith("_"):
+                        yield f"{module.__name__}.{name}.{attr}", value
+
+
+def test_no_public_parameter_is_off_the_vocabulary():
+    """Every public function's and method's parameters speak the one vocabulary (dataclass
+    fields that describe bundled data sets, such as a raw file's privileged value, are
+    data, not parameters)."""
+    off = sorted(
+        f"{qualified}({parameter})"
+        for qualified, func in _public_callables()
+        for parameter in inspect.signature(func).parameters
+        if parameter in OFF_VOCABULARY
+    )
+    assert off == []
