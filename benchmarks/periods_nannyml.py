@@ -30,11 +30,14 @@ Labels (per seed, ``numpy.random.default_rng(seed)``)
 
 Methods
 -------
-* ``bayesfair``: ``bf.fit`` of the data with the period column (default ``rbc``,
-  with ``--draws/--tune/--chains``, default 1000/1000/4), ``metrics=["accuracy"]``.
-  Gap: ``period_summary`` mean and 95% HDI. Per group: mean and 95% HDI of
-  ``rate_draws("accuracy", group)[t]`` (``bayesfair.stats.hdi``). Drift flag:
-  ``res.drift`` (only periods with labels are checked).
+* ``bayesfair``: ``bf.fit`` of the data with the period column (``--draws/--tune/
+  --chains``, default 1000/1000/4, bayesfair's defaults), ``metrics=["accuracy"]``, for
+  each model of ``--models`` (default ``rbc,bc``: ``rbc`` is bayesfair's default model,
+  ``bc`` an ablation, named ``bayesfair_bc/...``). Gap: ``period_summary`` mean and 95%
+  HDI. Per group: mean and 95% HDI of ``rate_draws("accuracy", group)[t]``
+  (``bayesfair.stats.hdi``). Drift flag: ``res.drift`` (only periods with labels are
+  checked). Also once, ``ref_full``: every reference row labeled, none later (the
+  labels ``cbpe_full`` has).
 * ``cbpe_ref500`` / ``cbpe_full``: ``nml.CBPE(metrics=["accuracy"],
   problem_type="classification_binary")`` run **per group**: fitted on that group's
   labeled reference rows (the same 500 random rows as bayesfair, or all 50,000
