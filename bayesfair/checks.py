@@ -60,7 +60,7 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_random_state, sequence_from_record, takes
+from bayesfair._validation import check_array, check_random_state, sequence_from_record, takes
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
 from bayesfair.stats import diagnostics_table
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
@@ -320,7 +320,7 @@ def holm_adjust(p_values) -> np.ndarray:
     >>> holm_adjust([0.01, 0.04, 0.03]).round(2).tolist()
     [0.03, 0.06, 0.06]
     """
-    p = np.asarray(p_values, dtype=float)
+    p = check_array(p_values, "p_values")
     out = np.full(p.shape, np.nan)
     keep = np.flatnonzero(~np.isnan(p))
     if keep.size == 0:

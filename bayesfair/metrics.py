@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 
 from bayesfair._names import resolve_name
-from bayesfair._validation import renamed
+from bayesfair._validation import check_array, renamed
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 
 __all__ = [
@@ -141,8 +141,8 @@ def rate_fraction(counts, metric: str) -> tuple[np.ndarray, np.ndarray]:
     metric : str
         A name from :data:`RATES` or an alias.
     """
+    counts = check_array(counts, "counts")
     rate = get_rate(metric)
-    counts = np.asarray(counts, dtype=float)
     if counts.shape[-1:] != (4,):
         raise InvalidParameterError(
             f"The 'counts' array must have the 4 confusion counts {COUNT_NAMES} on its last "

@@ -46,7 +46,7 @@ import pandas as pd
 from scipy.special import betaln
 
 from bayesfair import contrasts
-from bayesfair._validation import takes
+from bayesfair._validation import check_array, takes
 from bayesfair.groups import metric_list
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction
 from bayesfair.models.beta_binomial import (
@@ -118,7 +118,7 @@ def powerscale_log_weights(log_component, alpha: float):
     """
     import arviz as az  # heavy: loaded by a fit already
 
-    lw = (alpha - 1.0) * np.asarray(log_component, dtype=float).ravel()
+    lw = (alpha - 1.0) * check_array(log_component, "log_component").ravel()
     smoothed, khat = az.psislw(lw)
     return np.asarray(smoothed), float(khat)
 
@@ -145,8 +145,8 @@ def weighted_hdi(draws, weights, ci_prob: float = 0.95) -> tuple[float, float]:
     tuple of float
         ``(lower, upper)``: two of the draws; ``(nan, nan)`` when no draw is defined.
     """
-    x = np.asarray(draws, dtype=float).ravel()
-    w = np.asarray(weights, dtype=float).ravel()
+    x = check_array(draws, "draws").ravel()
+    w = check_array(weights, "weights").ravel()
     keep = ~np.isnan(x)
     x, w = x[keep], w[keep]
     if x.size == 0:
@@ -197,8 +197,8 @@ def verdict_holds(draws, log_component, epsilon: float, ci_prob: float = 0.95) -
         draw (a flat prior); False when it changes, when a weighting has
         k̂ > 0.7, or when fewer than two draws are defined.
     """
-    x = np.asarray(draws, dtype=float).ravel()
-    lc = np.asarray(log_component, dtype=float).ravel()
+    x = check_array(draws, "draws").ravel()
+    lc = check_array(log_component, "log_component").ravel()
     keep = ~np.isnan(x)
     x, lc = x[keep], lc[keep]
     if x.size < 2:
@@ -234,8 +234,8 @@ def prior_share(posterior_draws, prior_draws) -> float:
         The ratio of the sample variances (``ddof=1``); at least
         :data:`SENSITIVITY_THRESHOLD` marks a prior-sensitive gap.
     """
-    post = np.asarray(posterior_draws, dtype=float).ravel()
-    prior = np.asarray(prior_draws, dtype=float).ravel()
+    post = check_array(posterior_draws, "posterior_draws").ravel()
+    prior = check_array(prior_draws, "prior_draws").ravel()
     post, prior = post[~np.isnan(post)], prior[~np.isnan(prior)]
     if post.size < 2 or prior.size < 2:
         return np.nan

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayesfair._names import resolve_name
-from bayesfair._validation import check_positive_int, check_random_state
+from bayesfair._validation import check_array, check_positive_int, check_random_state
 from bayesfair.exceptions import InvalidParameterError
 
 #: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
@@ -150,8 +150,8 @@ def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) 
     >>> simulate_counts(s.mu, s.n_k, random_seed=0, n_replicates=3).shape
     (3, 4)
     """
-    p = np.asarray(mu, dtype=float)
-    n = np.asarray(n_k)
+    p = check_array(mu, "mu")
+    n = check_array(n_k, "n_k", dtype=None)  # its dtype kept: checked as counts below
     if p.ndim != 1 or n.shape != p.shape:
         raise InvalidParameterError(
             f"'mu' and 'n_k' must be one-dimensional of equal length. Got shapes {p.shape} "

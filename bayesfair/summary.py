@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bayesfair._validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -97,6 +98,7 @@ def bin_index(scores: np.ndarray, threshold, score_clip, n_bins):
     log_s, log_1ms : ndarray of float, shape (n,)
         ``ln c`` and ``ln(1 − c)`` of the clipped score ``c``.
     """
+    scores = check_array(scores, "scores", dtype=None)  # float32 stays float32
     lo, hi = bin_edges(score_clip)
     side = scores >= threshold
     c = np.clip(scores, score_clip, 1.0 - score_clip)
@@ -126,9 +128,9 @@ def bin_rows(
         :data:`LABEL_SUMS` with labels), one entry per non-empty cell, in the
         order of the dense cell index ``(code * 2 + side) * n_bins + bin``.
     """
-    s = np.asarray(scores, dtype=float)
-    codes = np.asarray(codes, dtype=np.intp)
-    y = None if labels is None else np.asarray(labels, dtype=float)
+    s = check_array(scores, "scores")
+    codes = np.asarray(check_array(codes, "codes", dtype=None), dtype=np.intp)
+    y = None if labels is None else check_array(labels, "labels")
     size = max(int(n_groups), 1) * 2 * n_bins
     names = ROW_SUMS + (LABEL_SUMS if y is not None else ())
     dense = {k: np.zeros(size) for k in names}
@@ -573,6 +575,9 @@ def summarize_arrays(
     ScoreSummary
         One entry per non-empty (group, side, bin) cell (:func:`bin_rows`).
     """
+    scores = check_array(scores, "scores")
+    codes = check_array(codes, "codes", dtype=None)  # bin_rows reads them as np.intp
+    labels = None if labels is None else check_array(labels, "labels")
     if int(n_bins) < 1:
         raise InvalidParameterError(f"The 'n_bins' parameter must be positive. Got {n_bins}.")
     if isinstance(score_clip, bool) or not (

@@ -61,7 +61,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bayesfair._validation import check_counts
+from bayesfair._validation import check_array, check_counts
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -117,6 +117,8 @@ def sample_bb_exact(
     ndarray, shape (chains, draws, n_metrics, n_groups)
         Independent exact draws; a group with no trials gets prior draws.
     """
+    successes = check_array(successes, "successes", numeric=False)  # values: check_counts
+    trials = check_array(trials, "trials", numeric=False)
     x, n = check_counts(successes, trials, shape="same", integer=False)
     return rng.beta(alpha + x, beta + n - x, size=(chains, draws, *x.shape))
 
@@ -210,6 +212,8 @@ def build_bb_model(successes, trials, *, metrics, alpha: float = 1.0, beta: floa
     """
     import pymc as pm
 
+    successes = check_array(successes, "successes", numeric=False)  # values: check_counts
+    trials = check_array(trials, "trials", numeric=False)
     x, n = check_counts(successes, trials, shape="same", integer=True)
     coords = {"metric": list(metrics), "group": np.arange(x.shape[1])}
     with pm.Model(coords=coords) as model:
@@ -250,7 +254,7 @@ def size_basis(trials) -> np.ndarray:
     >>> bool(np.all(size_basis([[25, 25, 25]]) == 0))  # equal sizes: no trend
     True
     """
-    n = np.atleast_2d(np.asarray(trials, dtype=float))
+    n = np.atleast_2d(check_array(trials, "trials"))
     positive = n > 0
     log_n = np.log(np.where(positive, n, 1.0))
     count = positive.sum(axis=-1, keepdims=True)
@@ -283,9 +287,9 @@ def hbb_group_means(mu, size_effect, basis) -> np.ndarray:
     """
     from scipy.special import expit, logit
 
-    mu = np.asarray(mu, dtype=float)[..., None]
-    b = np.asarray(size_effect, dtype=float)
-    q = np.asarray(basis, dtype=float)
+    mu = check_array(mu, "mu")[..., None]
+    b = check_array(size_effect, "size_effect")
+    q = check_array(basis, "basis")
     return expit(logit(mu) + b[..., 0, None] * q[..., 0] + b[..., 1, None] * q[..., 1])
 
 
@@ -312,10 +316,12 @@ def hbb_population_variance(mu, size_effect, kappa, basis) -> np.ndarray:
     -------
     ndarray, shape (..., n_metrics)
     """
+    mu, size_effect = check_array(mu, "mu"), check_array(size_effect, "size_effect")
+    kappa, basis = check_array(kappa, "kappa"), check_array(basis, "basis")
     m = hbb_group_means(mu, size_effect, basis)
     k = m.shape[-1]
     spread = np.var(m, axis=-1, ddof=1) if k > 1 else np.zeros(m.shape[:-1])
-    return spread + np.mean(m * (1 - m), axis=-1) / (np.asarray(kappa, dtype=float) + 1)
+    return spread + np.mean(m * (1 - m), axis=-1) / (kappa + 1)
 
 
 def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
@@ -356,6 +362,8 @@ def build_hbb_model(successes, trials, *, metrics, kappa_min: float = 1.0):
     """
     import pymc as pm
 
+    successes = check_array(successes, "successes", numeric=False)  # values: check_counts
+    trials = check_array(trials, "trials", numeric=False)
     x, n = check_counts(successes, trials, shape="same", integer=False)
     k = x.shape[1]
     coords = {"metric": list(metrics), "group": np.arange(k), "size_term": list(SIZE_TERMS)}
@@ -409,9 +417,11 @@ def sample_hbb_rates(mu, kappa, successes, trials, *, rng: np.random.Generator) 
     -------
     ndarray, shape (chain, draw, n_metrics, n_groups)
     """
+    mu = check_array(mu, "mu", dtype=None)
+    kappa = check_array(kappa, "kappa", dtype=None)
+    successes = check_array(successes, "successes", numeric=False)  # values: check_counts
+    trials = check_array(trials, "trials", numeric=False)
     x, n = check_counts(successes, trials, shape="same", integer=False)
-    kappa = np.asarray(kappa)
-    mu = np.asarray(mu)
     if mu.ndim == kappa.ndim:
         mu = mu[..., None]
     kappa = kappa[..., None]

@@ -57,6 +57,7 @@ from typing import Literal
 
 import numpy as np
 
+from bayesfair._validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.likelihood import (
     LIKELIHOOD_BINS,
@@ -363,7 +364,8 @@ def free_log_likelihood(x, n, center, concentration=2.0) -> np.ndarray:
     """
     from scipy.special import betaln
 
-    x, n = np.asarray(x, dtype=float), np.asarray(n, dtype=float)
+    x, n = check_array(x, "x"), check_array(n, "n")
+    center = check_array(center, "center")
     al, be = rate_prior_shapes(center, concentration)
     return betaln(al + x, be + n - x) - betaln(al, be)
 
@@ -544,8 +546,10 @@ def calibrate(scores, a, b, c, *, score_clip: float = 0.01) -> np.ndarray:
     >>> round(calibrate(0.3, 1.0, 1.0, 0.0), 12)  # the identity map
     0.3
     """
+    scores = check_array(scores, "scores")
+    a, b, c = (check_array(v, name, dtype=None) for v, name in ((a, "a"), (b, "b"), (c, "c")))
     s = clip_scores(scores, score_clip)
-    eta = np.asarray(c) + np.asarray(a) * np.log(s) - np.asarray(b) * np.log1p(-s)
+    eta = c + a * np.log(s) - b * np.log1p(-s)
     out = 0.5 * (1.0 + np.tanh(0.5 * eta))
     return float(out) if out.ndim == 0 else out
 

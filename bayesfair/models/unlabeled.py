@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesfair._validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.summary import DEFAULT_BINS, ScoreSummary, bin_index, summarize_arrays
 
@@ -76,6 +77,8 @@ def reduce_unlabeled(
     -------
     ScoreSummary
     """
+    scores = check_array(scores, "scores")
+    group_codes = check_array(group_codes, "group_codes", dtype=None)
     if n_bins < 1:
         raise InvalidParameterError(
             f"The 'n_bins' parameter must be a positive integer. Got {n_bins}."
@@ -114,7 +117,7 @@ def _counts_from_positives(summary: ScoreSummary, pos: np.ndarray) -> np.ndarray
 
 
 def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
-    a, b, c = (np.asarray(x, dtype=float) for x in (a, b, c))
+    a, b, c = (check_array(x, name) for x, name in ((a, "a"), (b, "b"), (c, "c")))
     lead = a.shape[:-1]
     k = a.shape[-1]
     return a.reshape(-1, k), b.reshape(-1, k), c.reshape(-1, k), lead
@@ -247,9 +250,9 @@ def exact_expected_counts(
         Expected ``tp, fp, tn, fn`` of the unlabeled examples per draw and
         group, summed row by row.
     """
+    s = check_array(scores, "scores")
+    g = np.asarray(check_array(group_codes, "group_codes", dtype=None), dtype=np.intp)
     a, b, c, lead = _validate_draws(a, b, c)
-    s = np.asarray(scores, dtype=float)
-    g = np.asarray(group_codes, dtype=np.intp)
     pred = s >= threshold
     sc = clip_scores(s, score_clip)
     ls, l1 = np.log(sc), np.log1p(-sc)
