@@ -299,3 +299,21 @@ def test_formatting_is_not_a_budget():
         if marker in line
     ]
     assert len(found) <= 5, found
+
+
+def test_every_module_has_its_test_file():
+    """Tests mirror the package: ``bayesfair/<sub>/<name>.py`` is tested in
+    ``tests/<sub>/test_<name>.py`` (a leading underscore dropped), or, where that file's
+    name is taken elsewhere (the test folders are not packages, so names are unique),
+    in ``test_<sub>_<name>.py``."""
+    names = {path.name for path in TESTS.rglob("test_*.py")}
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        stem = path.stem.lstrip("_")
+        sub = path.parent.relative_to(PACKAGE).parts
+        choices = {f"test_{stem}.py"} | {f"test_{part}_{stem}.py" for part in sub}
+        if not choices & names:
+            missing.append(str(path.relative_to(PACKAGE)))
+    assert missing == []

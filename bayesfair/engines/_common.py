@@ -107,7 +107,7 @@ def _positives(values, pos_label: float, origin: str = "") -> np.ndarray:
     if bad.any():
         raise InvalidParameterError(
             f"Labels must be 0 or 1 (or booleans) without missing values: {int(bad.sum())} "
-            f"row(s) are not, the first{origin} (value {y[np.flatnonzero(bad)[0]]!r})."
+            f"row(s) are not, the first{origin} (value {_plain(y[np.flatnonzero(bad)[0]])!r})."
         )
     return y if pos_label == 1.0 else 1.0 - y
 
@@ -127,7 +127,7 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin
         raise InvalidParameterError(
             f"Column {score!r} must hold scores in [0, 1] without missing values: "
             f"{int(bad.sum())} row(s) of a partition do not, the first{where} "
-            f"(value {s[np.flatnonzero(bad)[0]]!r})."
+            f"(value {_plain(s[np.flatnonzero(bad)[0]])!r})."
         )
     if missing.any():
         raise InvalidParameterError(

@@ -58,6 +58,7 @@ log Γ term).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from numbers import Real
 
 import numpy as np
 
@@ -151,7 +152,7 @@ class BetaPrior:
     def __post_init__(self):
         for name in ("alpha", "beta"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not (isinstance(value, int | float) and value > 0):
+            if isinstance(value, bool) or not (isinstance(value, Real) and value > 0):
                 raise InvalidParameterError(
                     f"The 'prior' parameter: '{name}' must be a positive number. Got {value!r}."
                 )
@@ -180,7 +181,7 @@ class KappaPrior:
 
     def __post_init__(self):
         k = self.kappa_min
-        if isinstance(k, bool) or not (isinstance(k, int | float) and 0 < k < KAPPA_MAX):
+        if isinstance(k, bool) or not (isinstance(k, Real) and 0 < k < KAPPA_MAX):
             raise InvalidParameterError(
                 f"The 'prior' parameter: 'kappa_min' must be a positive number below "
                 f"{KAPPA_MAX:g}. Got {k!r}."

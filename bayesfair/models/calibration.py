@@ -53,6 +53,7 @@ posterior mode (:func:`free_center`) and a fixed concentration
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from numbers import Real
 from typing import Literal
 
 import numpy as np
@@ -138,7 +139,7 @@ class CalibrationPriors:
 
     def __post_init__(self):
         for name, value in asdict(self).items():
-            number = isinstance(value, int | float) and not isinstance(value, bool)
+            number = isinstance(value, Real) and not isinstance(value, bool)
             if not (number and np.isfinite(value) and value > 0):
                 raise InvalidParameterError(
                     f"The prior scale '{name}' must be a positive finite number. Got {value!r}."
@@ -270,17 +271,17 @@ class DiscrepancyPrior:
     def __post_init__(self):
         for name in ("prior_misfit", "shared_prior_misfit"):
             value = getattr(self, name)
-            if not (isinstance(value, int | float) and 0 < value < 1):
+            if not (isinstance(value, Real) and 0 < value < 1):
                 raise InvalidParameterError(
                     f"The probability '{name}' must be in (0, 1). Got {value!r}."
                 )
         k = self.concentration
-        if isinstance(k, bool) or not (isinstance(k, int | float) and np.isfinite(k) and k > 0):
+        if isinstance(k, bool) or not (isinstance(k, Real) and np.isfinite(k) and k > 0):
             raise InvalidParameterError(
                 f"The 'concentration' must be a positive number. Got {k!r}."
             )
         m = self.center
-        if m is not None and not (isinstance(m, int | float) and 0 < m < 1):
+        if m is not None and not (isinstance(m, Real) and 0 < m < 1):
             raise InvalidParameterError(
                 f"The 'center' must be None or a number in (0, 1). Got {m!r}."
             )

@@ -8,7 +8,6 @@ import pytest
 from frames import (
     assert_same,
     assert_same_labeled,
-    coded_frame,
     labeled_frame,
     score_frame,
     write_parts,
@@ -16,31 +15,6 @@ from frames import (
 
 import bayesfair as bf
 from bayesfair.exceptions import InvalidParameterError
-
-
-@pytest.mark.parametrize("parts", [1, 7, 64])
-@pytest.mark.parametrize("group", ["race", ["race", "sex"]])
-def test_duckdb_equals_the_in_memory_summary(tmp_path, parts, group):
-    frame = score_frame()
-    cols = [group] if isinstance(group, str) else group
-    ref = bf.summarize_unlabeled(frame, group=group)
-    got = bf.summarize_unlabeled(write_parts(frame, tmp_path, parts), group=group)
-    assert_same(ref, got)
-    assert got.n_total == len(frame) and got.attributes == (tuple(cols) if len(cols) > 1 else None)
-    # the group labels are those AssessmentData builds from the same columns
-    data = bf.AssessmentData(frame.score[:500], np.arange(500) % 2, frame[cols][:500])
-    assert sorted(map(str, got.group_levels)) == sorted(map(str, data.group_levels))
-
-
-def test_csv_and_sql_sources(tmp_path):
-    import duckdb
-
-    frame = score_frame(5_000, seed=1)
-    ref = bf.summarize_unlabeled(frame, group="race")
-    assert_same(ref, bf.summarize_unlabeled(write_parts(frame, tmp_path, 3, "csv"), group="race"))
-    path = write_parts(frame, tmp_path, 2)
-    assert_same(ref, bf.summarize_unlabeled(f"SELECT * FROM read_parquet('{path}')", group="race"))
-    assert_same(ref, bf.summarize_unlabeled(duckdb.sql("SELECT * FROM frame"), group="race"))
 
 
 def test_partial_summaries_add_up():
@@ -171,21 +145,6 @@ def test_polars_frames_and_settings_that_do_not_match_the_summary():
         bf.fit(data, "bc", score_clip=0.02, draws=10, tune=10, chains=1)
 
 
-@pytest.mark.parametrize("kind", ["csv", "parquet"])
-def test_text_groups_keep_what_the_file_says(tmp_path, kind):
-    frame = coded_frame()
-    path = write_parts(frame, tmp_path, 2, kind)
-    for col, expected in (
-        ("code", {"1", "01", "2"}),
-        ("level", {"1.0", "2.5"}),
-        ("flag", {"True", "False"}),
-    ):
-        got = bf.summarize_unlabeled(path, group=col, text_groups=True)
-        assert set(got.group_levels) == expected, (col, got.group_levels)
-        ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
-        assert_same(ref, got)
-
-
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
     """summarize(label=) on DuckDB equals NumPy, and equals AssessmentData's own."""
@@ -256,13 +215,3 @@ def test_labeled_summary_refuses_bad_labels(tmp_path):
             ["a"],
             unlabeled=bf.summarize(labeled_frame(50), group="race", label="label"),
         )
-
-
-def test_a_missing_column_lists_the_file_s_own_columns(tmp_path):
-    """DuckDB reads files with ``filename=True``; that column is not the file's and is
-    not listed among its columns when one is missing."""
-    path = tmp_path / "u.csv"
-    pd.DataFrame({"score": [0.2, 0.7], "grp": ["a", "b"]}).to_csv(path, index=False)
-    with pytest.raises(ValueError, match=r"has no column\(s\) \['group'\]") as err:
-        bf.summarize_unlabeled(str(path), score="score", group="group", engine="duckdb")
-    assert "['score', 'grp']" in str(err.value) and "filename" not in str(err.value)

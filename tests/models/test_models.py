@@ -7,8 +7,7 @@ from scipy import stats
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit
 from bayesfair.metrics import rate_fraction
-from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
-from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+from bayesfair.models.beta_binomial import BetaPrior
 
 # Counts chosen to cover a rate near 0, one near 1, a moderate one and an empty group.
 SCORES = np.array([0.9] * 9 + [0.1] * 1 + [0.8] * 2 + [0.3] * 8 + [0.6] * 3 + [0.4] * 27)
@@ -106,43 +105,3 @@ def test_prior_is_configurable(data):
     x, n = rate_fraction(data.labeled_examples.confusion_counts(), "accuracy")
     expected = (50 + x[0]) / (100 + n[0])
     assert abs(res.rates("accuracy").sel(group="a").mean() - expected) < 0.01
-
-
-@pytest.mark.parametrize(
-    "prior",
-    [
-        BetaPrior(2.0, 3.0),
-        KappaPrior(5.0),
-        CalibrationPriors(mu_c_sd=1.5),
-        DiscrepancyPrior(0.02, 0.05, 3.0, center=0.4, scale_with_groups=False),
-    ],
-)
-def test_a_prior_describes_itself_and_reads_back_from_its_record(prior):
-    """``to_dict`` is what a fit records; it and the repr older versions recorded both
-    read back to the same prior (with ast, no regular expression, no eval)."""
-    from bayesfair.models.priors import prior_from_record
-
-    assert prior_from_record(prior.to_dict()) == prior
-    assert prior_from_record(repr(prior)) == prior
-    words = prior.describe()
-    assert "(" in words and type(prior).__name__ not in words  # words, not a repr
-    for bad in ("os.system('x')", "BetaPrior(gone=1.0)", "BetaPrior((", {"kind": "Nope"}):
-        with pytest.raises(ValueError, match="this version can read"):
-            prior_from_record(bad)
-    with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
-        prior_from_record(BetaPrior().to_dict(), "DiscrepancyPrior")
-
-
-def test_the_bb_model_refuses_fractional_counts_instead_of_truncating():
-    from bayesfair.models import build_bb_model
-
-    with pytest.raises(ValueError, match="whole|integer"):
-        build_bb_model([[2.5, 3]], [[10, 10]], metrics=["accuracy"])
-    model = build_bb_model([[2.0, 3]], [[10, 10]], metrics=["accuracy"])
-    np.testing.assert_array_equal(model["successes"].get_value(), [[2, 3]])
-
-
-@pytest.mark.parametrize("value", [True, False])
-def test_a_prior_scale_is_a_number_not_a_boolean(value):
-    with pytest.raises(ValueError, match="'sigma_c_sd' must be a positive finite number"):
-        CalibrationPriors(sigma_c_sd=value)

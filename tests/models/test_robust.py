@@ -10,19 +10,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 import bayesfair as bf
 from bayesfair.exceptions import CalibrationWarning, UndefinedRateWarning
-from bayesfair.models.calibration import (
-    DiscrepancyPrior,
-    draw_prior_rates,
-    free_log_likelihood,
-    free_log_likelihoods,
-    rate_prior_shapes,
-    sample_misfit,
-    stratum_counts,
-)
 from bayesfair.simulate import miscalibrated_scores
 from bayesfair.summary import summarize_arrays
 
@@ -100,140 +90,6 @@ def test_removed_aliases_are_refused():
     for removed in ({"unlabeled": "sampled"}, {"nuts_sampler": "nutpie"}):
         with pytest.raises(TypeError, match="unexpected keyword"):
             bf.fit(_data(), "bc", metrics=["accuracy"], **removed, **FAST)
-
-
-def test_discrepancy_prior_validation():
-    for bad in (
-        {"concentration": 0},
-        {"concentration": (2.0, 5.0)},
-        {"concentration": float("inf")},
-        {"concentration": True},
-        {"center": 1.0},
-        {"prior_misfit": 1.0},
-        {"shared_prior_misfit": -0.1},
-    ):
-        with pytest.raises(ValueError, match="must be"):
-            DiscrepancyPrior(**bad)
-
-
-# ------------------------------------------------------------------ the strata's own rates
-def test_free_log_likelihood_is_the_beta_binomial_marginal():
-    from scipy import integrate
-
-    x, n = 3, 7
-    # Beta(1 + κ m, 1 + κ (1 − m)) with κ = 2, m = 1/2 is Beta(2, 2), density 6 q (1 − q)
-    value, _ = integrate.quad(lambda q: q**x * (1 - q) ** (n - x) * 6 * q * (1 - q), 0, 1)
-    np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, 0.5, 2.0)), value, rtol=1e-9)
-    m, kappa = 0.8, 2.0
-    value, _ = integrate.quad(
-        lambda q: q**x * (1 - q) ** (n - x) * stats.beta.pdf(q, 1 + kappa * m, 1 + kappa * (1 - m)),
-        0,
-        1,
-    )
-    np.testing.assert_allclose(np.exp(free_log_likelihood(x, n, m, kappa)), value, rtol=1e-7)
-    assert free_log_likelihood(0, 0, 0.3) == 0.0
-
-
-@pytest.mark.parametrize("m", [1e-4, 0.05, 0.5, 0.95])
-def test_own_rate_prior_has_its_mode_at_the_centre_and_no_pile_up(m):
-    """The mode-centred Beta: mode m, both shapes ≥ 1 (a finite density at 0 and 1), so a
-    small centre does not put the rate's mass at 0 (the mean-centred Beta(κ m, κ (1 − m))
-    with m = 0.05, κ = 2 had a third of its mass below 1e-4)."""
-    al, be = rate_prior_shapes(m, 2.0)
-    assert al >= 1 and be >= 1
-    assert (al - 1) / (al + be - 2) == pytest.approx(m)
-    assert stats.beta.cdf(1e-4, al, be) < 1e-3
-    assert stats.beta.cdf(1e-4, 2 * 0.05, 2 * 0.95) > 0.3  # the old prior, for the record
-
-
-def _labeled(s, y, g, k):
-    return summarize_arrays(np.asarray(s, float), np.asarray(g, int), range(k), labels=y)
-
-
-def test_stratum_counts():
-    x, n = stratum_counts(_labeled([0.2, 0.7, 0.5, 0.1], [1, 0, 1, 1], [0, 0, 1, 1], 2))
-    np.testing.assert_array_equal(n, [[1, 1], [1, 1]])
-    np.testing.assert_array_equal(x, [[1, 0], [1, 1]])
-
-
-def test_sample_misfit_without_labels_keeps_the_prior():
-    k, draws = 2, 20_000
-    ones, zeros = np.ones((draws, k)), np.zeros((draws, k))
-    prior = DiscrepancyPrior()
-    free, rate, p_s, p_free = sample_misfit(
-        _labeled([], [], [], k),
-        ones,
-        ones,
-        zeros,
-        prior,
-        np.random.default_rng(2),
-        center=np.full((k, 2), 0.3),
-    )
-    expected = prior.shared_prior_misfit + (1 - prior.shared_prior_misfit) * prior.prior_misfit
-    np.testing.assert_allclose(p_s, prior.shared_prior_misfit)
-    np.testing.assert_allclose(p_free, expected)
-    # 20,000 × 4 indicator draws: the frequency within 5 binomial SEs
-    se = np.sqrt(expected * (1 - expected) / free.size)
-    assert abs(free.mean() - expected) < 5 * se
-    assert free.shape == rate.shape == (draws, k, 2)
-    # without labels a stratum's own rate is its prior, Beta(1 + κ m, 1 + κ (1 − m)):
-    # mode m, mean (1 + κ m) / (κ + 2) = 0.4 at m = 0.3, κ = 2
-    se = rate.std() / np.sqrt(rate.size)
-    assert abs(rate.mean() - 0.4) < 5 * se
-
-
-def test_sample_misfit_follows_contradicting_labels():
-    # group 1's labels contradict a confident map on both sides; group 0's agree
-    s = np.r_[np.full(30, 0.05), np.full(30, 0.95), np.full(30, 0.05), np.full(30, 0.95)]
-    y = np.r_[np.zeros(30), np.ones(30), np.ones(30), np.zeros(30)]
-    g = np.repeat([0, 1], 60)
-    ones, zeros = np.ones((500, 2)), np.zeros((500, 2))
-    _, rate, _, p_free = sample_misfit(
-        _labeled(s, y, g, 2),
-        ones,
-        ones,
-        zeros,
-        DiscrepancyPrior(),
-        np.random.default_rng(0),
-        center=np.full((2, 2), 0.5),
-    )
-    # group 1 is free; group 0 only as far as "the whole side is off" stays plausible
-    # (a free stratum of 30 zeros is nearly as likely as the map's 5%)
-    assert p_free[:, 1].min() > 0.99 and p_free[:, 0].max() < 0.5
-    # a free stratum's rate is its labeled rate's Beta posterior: the prior Beta(2, 2)
-    # (m = 1/2, κ = 2) and 30 positives of 30, Beta(32, 2)
-    np.testing.assert_allclose(rate[:, 1, 0].mean(), 32 / 34, atol=0.01)
-
-
-def test_the_shared_term_is_the_product_of_the_strata():
-    x, n = np.array([[1.0, 2.0], [0.0, 1.0]]), np.array([[2.0, 2.0], [3.0, 1.0]])
-    center = np.full((2, 2), 0.4)
-    disc = DiscrepancyPrior(concentration=3.0)
-    out = free_log_likelihoods(x, n, center, disc)
-    np.testing.assert_allclose(out[4:], free_log_likelihood(x, n, center, 3.0).sum(axis=0))
-
-
-def test_prior_rates_are_independent_beta_draws():
-    rng = np.random.default_rng(4)
-    n = 40_000
-    disc = DiscrepancyPrior(concentration=4.0)
-    center = np.array([[0.5, 0.2], [0.7, 0.5]])
-    rate = draw_prior_rates(disc, center, n, rng)
-    assert rate.shape == (n, 2, 2)
-    # Beta(1 + κ m, 1 + κ (1 − m)): mean (1 + κ m) / (κ + 2), variance mean (1 − mean) /
-    # (κ + 3). Each within 5 Monte Carlo SEs of the exact moments (two-sided level about
-    # 6e-7 per cell): SE of the mean sqrt(var / n), of the sample variance
-    # sqrt((μ4 − var²) / n), μ4 from the Beta's kurtosis.
-    beta = stats.beta(1 + 4.0 * center, 1 + 4.0 * (1 - center))
-    mean, var = beta.mean(), beta.var()
-    np.testing.assert_allclose(mean, (1 + 4.0 * center) / 6.0)
-    np.testing.assert_allclose(var, mean * (1 - mean) / 7.0)
-    mu4 = (beta.stats(moments="k") + 3.0) * var**2
-    assert np.all(np.abs(rate.mean(axis=0) - mean) < 5 * np.sqrt(var / n))
-    assert np.all(np.abs(rate.var(axis=0) - var) < 5 * np.sqrt((mu4 - var**2) / n))
-    # strata are independent: the correlation within 5 SEs of 0
-    r = np.corrcoef(rate[:, 0, 0], rate[:, 1, 0])[0, 1]
-    assert abs(r) < 5 / np.sqrt(n)
 
 
 # ------------------------------------------------------------------ the calibration check

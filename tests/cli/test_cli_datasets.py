@@ -1,21 +1,10 @@
 """``bayesfair datasets`` (:mod:`bayesfair.cli.datasets`).
 
-The command line's other tests are in the file of the module they exercise: ``test_files.py``
-(reading files), ``test_assess.py``, ``test_demo.py``, ``test_plan.py``, ``test_suggest.py``,
-``test_main.py``, ``test_errors.py`` and ``test_options.py``. This one stays here because
-``tests/cli/test_datasets.py`` would share its module name with ``tests/datasets/test_datasets.py``
-(the test folders are not packages).
+Named ``test_cli_datasets.py``: ``tests/datasets/test_datasets.py`` holds the name
+``test_datasets`` (the test folders are not packages, so their files' names are unique).
 """
 
-import pytest
-from click.testing import CliRunner
-
 from bayesfair.cli import main
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
 
 
 def test_datasets_fits_80_columns_and_names_what_demo_takes(runner):
