@@ -34,6 +34,7 @@ def test_an_exact_sampler_has_nothing_to_diagnose(bb_fit):
     assert checks.check_result_diagnostics(bb_fit) == []
 
 
+@pytest.mark.slow
 def test_diagnostics_warn_with_advice_for_disagreeing_chains():
     data = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
     with warnings.catch_warnings():

@@ -66,6 +66,7 @@ def test_dom_has_table_and_embedded_figures(report, tmp_path):
     assert dom.count('src="data:image/png;base64,') >= 3
 
 
+@pytest.mark.slow
 def test_screenshot_shows_table_and_figures(report, tmp_path):
     from matplotlib.image import imread
 

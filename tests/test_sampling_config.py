@@ -83,6 +83,7 @@ def test_native_on_a_model_without_a_native_density_is_the_compiled_model():
     np.testing.assert_array_equal(_draws(a), _draws(b))
 
 
+@pytest.mark.slow
 def test_native_and_compiled_backends_sample_the_same_posterior():
     data = _data()
     with warnings.catch_warnings():

@@ -77,6 +77,7 @@ def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels):
     assert abs(share / expected - 1) < 4 * np.sqrt(2 / 4000 + 2 / 2000)
 
 
+@pytest.mark.slow
 def test_prior_draws_of_every_model(few_labels):
     """The prior group of bb and hbb: rates in [0, 1] whose mean is 1/2 by symmetry
     (μ ~ Beta(1, 1), symmetric size trend), within 5 Monte Carlo SEs."""
@@ -144,6 +145,7 @@ def test_a_verdict_that_the_prior_decides_is_undecided(few_labels):
     assert row["prior_sensitive"] == res.sensitivity()["sensitive"].iloc[0]
 
 
+@pytest.mark.slow
 def test_hbb_sensitivity_is_finite(few_labels):
     table = _quiet_fit(few_labels, model="hbb", metrics=["accuracy", "tpr"]).sensitivity()
     assert np.isfinite(table["statistic"]).all()

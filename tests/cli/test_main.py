@@ -62,6 +62,7 @@ def test_python_m_bayesfair_cli_runs_the_command(monkeypatch, capsys):
     assert capsys.readouterr().out.endswith(f", version {bayesfair.__version__}\n")
 
 
+@pytest.mark.slow
 def test_clean_runs_print_nothing_on_stderr(tmp_path):
     """`demo` and `assess` with --quiet on bundled data: stdout has the report, stderr nothing."""
     from bayesfair.datasets import load_scores

@@ -49,6 +49,7 @@ def test_exact_sampler_matches_conjugate_posterior(data):
                 )
 
 
+@pytest.mark.slow
 def test_nuts_agrees_with_exact_sampler(data):
     """Means and 95% interval ends of NUTS and exact draws agree within Monte Carlo error."""
     metrics = ["accuracy", "tpr", "fpr"]
