@@ -317,3 +317,14 @@ def test_every_module_has_its_test_file():
         if not choices & names:
             missing.append(str(path.relative_to(PACKAGE)))
     assert missing == []
+
+
+def test_ruff_owns_the_layout():
+    """``ruff format --check`` and ``ruff check`` pass on the package, its tests and its
+    benchmarks (the notebooks' sources keep the layout of their cells)."""
+    paths = [str(PACKAGE), str(TESTS), str(PACKAGE.parent / "benchmarks")]
+    for command in (["format", "--check"], ["check"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, *paths], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
