@@ -99,8 +99,9 @@ def group_over_periods(data: AssessmentData, group) -> AssessmentData | None:
     """One group's examples with their periods as the groups: the data of its fit.
 
     The group labels of the returned data are the period codes (positions in
-    ``data.period_levels``) that occur in the group's rows; None when the group
-    has no labeled row in any period and no unlabeled row either.
+    ``data.period_levels``) that occur in the group's rows. None when the group has
+    no labeled row in any period: its maps would rest on the prior alone, so it is
+    not fitted and its rates (and every gap it is part of) are NaN, "undecided".
 
     Parameters
     ----------

@@ -287,8 +287,8 @@ def test_the_containers_hold_no_computation(module, name):
 
 
 def test_formatting_is_not_a_budget():
-    """``ruff format`` owns the layout: at most five ``# fmt: skip`` in the package, its
-    tests and benchmarks together (kept for tables of numbers only)."""
+    """``ruff format`` owns the layout: at most five skip markers of ruff's formatter in
+    the package, its tests and benchmarks together (kept for tables of numbers only)."""
     marker = "# fmt" + ": skip"  # split, so that this file does not count itself
     roots = [PACKAGE, TESTS, PACKAGE.parent / "benchmarks"]
     found = [

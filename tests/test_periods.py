@@ -154,3 +154,17 @@ def test_views_refuse_bad_input(deployment):
         res.period_summary(epsilon=2)
     with pytest.raises(InvalidParameterError, match="'result' parameter must be"):
         bf.periods.period_summary("not a result")
+
+
+def test_a_group_without_labels_is_not_fitted_and_its_gaps_are_undecided():
+    lab, unl = drifting_periods(2, 40, 200, groups=("A", "B", "C"), random_seed=6)
+    lab = lab[lab["group"] != "C"]
+    data = _data(lab, unl)
+    assert group_over_periods(data, "C") is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, model="bb", random_seed=0, progressbar=False)
+    assert res.fits["C"] is None
+    rows = res.period_summary("accuracy").set_index("group").loc["C"]
+    assert rows["mean"].isna().all() and (rows["decision"] == "undecided").all()
+    assert not rows["drift"].any()
