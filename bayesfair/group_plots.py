@@ -80,7 +80,7 @@ def plot_period_gaps(table, metric: str, epsilon: float = 0.02, ax=None):
     -------
     matplotlib.axes.Axes
         One line per group against the reference, periods in time order on the x
-        axis (labelled as they are), the HDI as a shaded band; a period whose labels
+        axis (labelled as they are), the table's band as a shaded band; a period whose labels
         drifted (either group) is marked with a red triangle above its band.
     """
     if ax is None:

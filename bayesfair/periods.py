@@ -21,14 +21,16 @@ labels the pooled map does not explain, so that rows of that period get labeled.
 
 **The drift flag** (:func:`drift_table`): for each group and each period with labels
 after an earlier labeled period of the group, a likelihood-ratio test of "the period's
-labels follow the beta-calibration map of the group's earlier labeled periods" against
+labels follow the beta-calibration map of the group's baseline (below)" against
 "they follow that map shifted by δ on the logit scale" (one degree of freedom, the maps
 fitted by maximum likelihood). ``drift`` is True below p = 0.05. There is one check per
 period and group, with no adjustment across periods, so that a single drifted period is
 not hidden by the count of the others. The test is slightly liberal at this sample
 size: 0.057 ± 0.003 false flags over 5,000 null checks (``docs/results/periods.md``).
-A later period is compared with all earlier labeled periods, drifted ones included,
-so a drift that persists is flagged surely only where it starts.
+The baseline of a check is the group's earlier labeled periods **that were not
+flagged**, as in a control chart: a drifted period does not become part of the map the
+later periods are checked against, so a drift that persists is flagged in each period
+it lasts, not only where it starts.
 
 The groups are fitted separately, so their posteriors are independent, and a gap's
 draws are the difference of the two groups' draws of the same period.
@@ -55,7 +57,7 @@ from bayesfair.exceptions import (
     UnlabeledGroupWarning,
 )
 from bayesfair.metrics import get_rate
-from bayesfair.stats import hdi, prob_within, rope_decision
+from bayesfair.stats import prob_within, rope_decision
 
 __all__ = [
     "DRIFT_LEVEL",
@@ -168,11 +170,14 @@ def drift_table(data: AssessmentData, group, score_clip: float = 0.01) -> pd.Dat
 
     For each period with labels after an earlier labeled period of the group: the
     likelihood-ratio statistic of "the period's labels follow the beta-calibration
-    map of the group's earlier labeled periods" against "the period's map is that
-    map shifted by δ on the logit scale" (one degree of freedom; the maps fitted by
-    maximum likelihood, :func:`_map_loglik`), its χ² p-value (``drift_p``) and
-    ``drift`` below :data:`DRIFT_LEVEL`. Too few labels (under
-    :data:`DRIFT_MIN_LABELS` on either side) or no earlier labels: NaN, no flag.
+    map of the group's baseline" against "the period's map is that map shifted by δ
+    on the logit scale" (one degree of freedom; the maps fitted by maximum
+    likelihood, :func:`_map_loglik`), its χ² p-value (``drift_p``) and ``drift``
+    below :data:`DRIFT_LEVEL`. The baseline is the group's earlier labeled periods
+    that were not flagged, as in a control chart: a flagged period leaves it, so a
+    drift that persists is checked against the map from before it in every period
+    it lasts. Too few labels (under :data:`DRIFT_MIN_LABELS` in the period or its
+    baseline) or no earlier labels: NaN, no flag.
 
     Parameters
     ----------
@@ -197,8 +202,9 @@ def drift_table(data: AssessmentData, group, score_clip: float = 0.01) -> pd.Dat
     features = np.column_stack([np.ones(s.size), np.log(s), -np.log1p(-s)])
     y, period = lab.labels[mine].astype(float), lab.period_codes[mine]
     rows = []
+    baseline = np.zeros(period.size, dtype=bool)  # the labels of the periods in control
     for t, label in enumerate(data.period_levels):
-        now, before = period == t, period < t
+        now, before = period == t, baseline
         stat = p_value = np.nan
         if now.sum() >= DRIFT_MIN_LABELS and before.sum() >= DRIFT_MIN_LABELS:
             both = now | before
@@ -206,6 +212,8 @@ def drift_table(data: AssessmentData, group, score_clip: float = 0.01) -> pd.Dat
             carried = _map_loglik(features[both], y[both])
             stat = max(2.0 * (_map_loglik(shifted, y[both]) - carried), 0.0)
             p_value = float(chi2.sf(stat, df=1))
+        if not p_value < DRIFT_LEVEL:  # a flagged period stays out of later baselines
+            baseline = baseline | now
         rows.append(
             {
                 "period": label,
@@ -243,7 +251,7 @@ def _map_loglik(features: np.ndarray, y: np.ndarray, ridge: float = 1e-3) -> flo
 def period_summary(
     result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95
 ) -> pd.DataFrame:
-    """Each period's gap of each group to the reference, with its interval and verdict.
+    """Each period's gap of each group to the reference, with its band and verdict.
 
     Parameters
     ----------
@@ -254,7 +262,7 @@ def period_summary(
     epsilon : float, default 0.02
         Half-width of the region of practical equivalence ``[−ε, ε]``.
     ci_prob : float, default 0.95
-        Probability of the highest-density interval of each gap.
+        The *joint* probability of the band over a metric's periods and groups.
 
     Returns
     -------
@@ -262,12 +270,26 @@ def period_summary(
         One row per metric, period and group (other than the reference), columns
         :data:`PERIOD_COLUMNS`: the labeled and unlabeled examples of the group and
         of the reference in the period; the posterior mean of the gap (group −
-        reference), its HDI (``lower``, ``upper``), P(|gap| < ε) and the HDI + ROPE
-        ``decision`` (:func:`bayesfair.stats.rope_decision`; "undecided" where
-        either rate is undefined in most draws); ``drift`` when the period's labels
-        of either group contradict the map carried from its other periods, with the
-        smaller p-value (``drift_p``) and the drifted group(s) (``drift_in``).
+        reference) and its band (``lower``, ``upper``); P(|gap| < ε); the HDI + ROPE
+        ``decision`` read off the band (:func:`bayesfair.stats.rope_decision`;
+        "undecided" where either rate is undefined in most draws); ``drift`` when the
+        period's labels of either group contradict the map carried from its other
+        periods, with the smaller p-value (``drift_p``) and the drifted group(s)
+        (``drift_in``).
+
+        The band is **simultaneous** over the metric's periods and groups
+        (:func:`bayesfair.stats.simultaneous_band`: each gap's equal-tailed interval
+        at one pointwise level, chosen so that with posterior probability at least
+        ``ci_prob`` every gap lies in its band). An audit over 12 periods and 5
+        groups reads 48 verdicts per metric; with a 95% interval each, some
+        practically fair gap would be called "unfair" far more often than 5% of the
+        time. Read off the joint band, the verdicts hold for the family, as
+        :meth:`~bayesfair.posterior.FairnessPosterior.group_summary`'s do. The
+        band's level is in ``attrs["ci_prob"]``; a single gap's own interval is
+        :func:`bayesfair.stats.hdi` of its draws (``PeriodPosterior.rate_draws``).
     """
+    from bayesfair.stats import simultaneous_band
+
     epsilon = check_epsilon(epsilon)
     ci_prob = check_probability(ci_prob)
     metrics = (
@@ -277,19 +299,21 @@ def period_summary(
     for metric in metrics:
         name = get_rate(metric).name
         ref = result.rate_draws(name, result.reference)
-        for group in result.groups:
-            if group == result.reference:
-                continue
-            own = result.rate_draws(name, group)
-            for t, period in enumerate(result.periods):
-                rows.append(
-                    _period_row(result, name, period, t, group, own[t] - ref[t], epsilon, ci_prob)
-                )
-    return pd.DataFrame(rows, columns=PERIOD_COLUMNS)
+        others = [g for g in result.groups if g != result.reference]
+        cells = [(group, t) for group in others for t in range(len(result.periods))]
+        gaps = {group: result.rate_draws(name, group) - ref for group in others}
+        joint = np.column_stack([gaps[group][t] for group, t in cells])
+        lower, upper = simultaneous_band(joint, ci_prob)
+        for j, (group, t) in enumerate(cells):
+            period, band = result.periods[t], (lower[j], upper[j])
+            rows.append(_period_row(result, name, period, group, joint[:, j], band, epsilon))
+    out = pd.DataFrame(rows, columns=PERIOD_COLUMNS)
+    out.attrs.update(ci_prob=ci_prob, epsilon=epsilon, band="simultaneous over periods and groups")
+    return out
 
 
-def _period_row(result, metric, period, t, group, gap, epsilon, ci_prob) -> dict:
-    """One row of :func:`period_summary`."""
+def _period_row(result, metric, period, group, gap, band, epsilon) -> dict:
+    """One row of :func:`period_summary`; ``band`` is the gap's (lower, upper)."""
     sizes = result.sizes
     defined = gap[~np.isnan(gap)]
     if defined.size < 0.5 * gap.size:
@@ -297,7 +321,7 @@ def _period_row(result, metric, period, t, group, gap, epsilon, ci_prob) -> dict
         decision = "undecided"
     else:
         mean = float(defined.mean())
-        lower, upper = hdi(defined, ci_prob)
+        lower, upper = band
         within = prob_within(defined, epsilon)
         decision = rope_decision(lower, upper, epsilon)
     flags = {g: result.drift_of(g, period) for g in (group, result.reference)}

@@ -167,7 +167,7 @@ def period_html(
         for metric in dict.fromkeys(table["metric"]):
             fig = Figure(figsize=(7.0, 3.2))
             plot_period_gaps(table, metric, epsilon, ax=fig.subplots())
-            caption = f"Gap in {metric} per period; band: {ci_prob:.0%} HDI; ▼: drifted labels."
+            caption = f"Gap in {metric} per period; band: {ci_prob:.0%} simultaneous; ▼: drifted labels."
             parts.append(
                 f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{png(fig)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"
