@@ -109,7 +109,7 @@ def period_markdown(result, metrics=None, epsilon: float = 0.02, ci_prob: float 
     lines += [f"- {f}" for f in findings]
     lines += [
         "",
-        f"## Gaps per period ({ci_prob:.0%} intervals, ε = {epsilon:g})",
+        f"## {_gaps_heading(ci_prob, epsilon)}",
         "",
         markdown_table(period_table(table)),
         "",
@@ -167,18 +167,28 @@ def period_html(
         for metric in dict.fromkeys(table["metric"]):
             fig = Figure(figsize=(7.0, 3.2))
             plot_period_gaps(table, metric, epsilon, ax=fig.subplots())
-            caption = f"Gap in {metric} per period; band: {ci_prob:.0%} simultaneous; ▼: drifted labels."
+            caption = (
+                f"Gap in {metric} per period; band: {ci_prob:.0%} simultaneous; ▼: drifted labels."
+            )
             parts.append(
                 f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{png(fig)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"
             )
     parts += [
-        f"<h2>Gaps per period ({ci_prob:.0%} intervals, ε = {epsilon:g})</h2>",
+        f"<h2>{escape(_gaps_heading(ci_prob, epsilon))}</h2>",
         html_table(period_table(table)),
         f"<p>{escape(_method_sentence(result))}</p>",
         "</body></html>",
     ]
     return "\n".join(parts)
+
+
+def _gaps_heading(ci_prob: float, epsilon: float) -> str:
+    """The heading of the table of gaps: the band's level and kind, and ε."""
+    return (
+        f"Gaps per period ({ci_prob:.0%} band, simultaneous over periods and groups; "
+        f"ε = {epsilon:g})"
+    )
 
 
 def _method_sentence(result) -> str:

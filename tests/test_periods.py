@@ -176,7 +176,7 @@ def test_the_drift_flag_reads_the_periods_that_moved(deployment):
 def test_a_flagged_period_leaves_the_baseline_so_a_lasting_drift_stays_flagged(deployment):
     """B's period 2 is flagged, so period 3 is checked against period 0 alone: the same
     check as on data where period 2 has no labels at all."""
-    lab, unl, data, res = deployment
+    lab, unl, _, res = deployment
     b = res.drift[res.drift["group"] == "B"].set_index("period")
     assert b.loc[2, "drift"] and b.loc[3, "drift"] and b.loc[3, "drift_p"] < 1e-4
     alone = drift_table(_data(lab[lab["period"] != 2], unl), "B").set_index("period")

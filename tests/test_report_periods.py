@@ -54,7 +54,10 @@ def test_the_display_table_has_one_row_per_period_gap(result):
 
 def test_markdown_json_and_html_carry_the_same_content(result):
     md = period_markdown(result, ["accuracy"], epsilon=0.05)
-    assert "## Gaps per period (95% intervals, ε = 0.05)" in md and "Drift: B's" in md
+    assert (
+        "## Gaps per period (95% band, simultaneous over periods and groups; ε = 0.05)" in md
+        and "Drift: B's" in md
+    )
     payload = json.loads(period_json(result, ["accuracy"], epsilon=0.05))
     assert len(payload["periods"]) == 3 and payload["settings"]["epsilon"] == 0.05
     assert payload["findings"] == period_findings(result, result.period_summary("accuracy", 0.05))
