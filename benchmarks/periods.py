@@ -17,17 +17,43 @@ Truth of a period's gap: B's realised rate minus A's over all rows of the period
 "assessed"). Methods:
 
 * ``bayesfair``: ``bf.fit`` (defaults: rbc, 1,000 + 1,000 draws, 4 chains) of the data
-  with a period column; ``period_summary`` gives the posterior mean and the 95% HDI.
-* ``cbpe``: confidence-based performance estimation as NannyML does it (CBPE): the
-  scores are taken as calibrated, so each row's label is ``Bernoulli(s)`` and a rate's
-  estimate is the ratio of its expected confusion counts over all rows of the period
-  (labels unused, as in CBPE): accuracy ``mean(max(s, 1 − s))``, TPR
-  ``Σ s·ŷ / Σ s``. The interval is a **normal approximation** of the realised gap under
-  that same assumption (labels drawn independently as ``Bernoulli(s)``): accuracy
-  variance ``Σ s(1 − s) / n²``, TPR by the delta method on the positives predicted
-  positive and negative; the two groups' variances add. NannyML would first calibrate
-  the scores on a reference period; here the reference period (0) is calibrated, so
-  that step would be near the identity and is left out.
+  with a period column; ``period_summary`` gives the posterior mean and its 95% band,
+  which is **simultaneous** over the metric's periods and groups
+  (``bayesfair.stats.simultaneous_band``), so wider than a single gap's 95% HDI: a
+  per-gap coverage above 0.95 is expected of it.
+* ``cbpe`` (label "CBPE, scores taken as calibrated (oracle)"): confidence-based
+  performance estimation with the scores **taken as calibrated** and no calibrator
+  fitted, so each row's label is ``Bernoulli(s)`` and a rate's estimate is the ratio of
+  its expected confusion counts over all rows of the period (labels unused, as in
+  CBPE): accuracy ``mean(max(s, 1 − s))``, TPR ``Σ s·ŷ / Σ s``. The interval is a
+  **normal approximation** of the realised gap under that same assumption (labels drawn
+  independently as ``Bernoulli(s)``): accuracy variance ``Σ s(1 − s) / n²``, TPR by the
+  delta method on the positives predicted positive and negative; the two groups'
+  variances add. In ``stable`` the scores are calibrated by construction, so this is an
+  **oracle**: it is handed the calibration map that the other methods must learn from
+  100 labels per group. In ``drift`` it is a CBPE whose calibrator never moves.
+* ``cbpe_fitted`` ("CBPE, calibrator fitted on the labels"): NannyML's own
+  ``nml.CBPE`` (``problem_type="classification_binary"``, metrics ``accuracy`` and
+  ``recall`` = TPR, prediction ``ŷ = s >= 0.5``), run **per group**. Reference: the
+  group's labeled rows of period 0 (100 rows; in ``stable`` these are all the labels
+  bayesfair sees; in ``drift`` the later periods' labels are not used, as in a
+  deployed CBPE, which fits once on its reference set). Analysis: all of the group's
+  rows of every period (labeled and unlabeled, labels not passed), one chunk per
+  period (a ``Chunker`` on the period column). ``fit`` runs NannyML's calibration
+  step unchanged: ``needs_calibration`` fits an isotonic calibrator
+  (``IsotonicRegression(out_of_bounds="clip")``) on 10 stratified 90/10 splits of the
+  reference and compares the expected calibration error (10 equal-count bins) of the
+  held-out scores before and after; if calibration lowers it, the isotonic calibrator
+  is fitted on the whole reference and applied to every analysis score, otherwise the
+  raw scores are used (then the point estimates equal ``cbpe``'s). Whether it was
+  applied is recorded per replicate and group (``cbpe_fitted_calibrated``). Gap: B's
+  estimated rate minus A's. Interval: ``gap ± z·sqrt(se_A² + se_B²)``, ``z`` for 95%,
+  with ``se`` NannyML's per-chunk ``sampling_error``: for accuracy
+  ``std(1[ŷ = y] on the reference) / sqrt(n_chunk)``, for recall ``std(1[ŷ = y] among
+  the reference positives) / sqrt(n_chunk · share of positives in the reference)``.
+  That is the standard error of a chunk's realised metric around its expected value
+  for rows drawn like the reference; it does not include the error of the calibrator
+  fitted on 100 labels (nor the spread of a calibration that moved).
 * ``ppi``: PPI++ (``bayesfair.frequentist.ppi_difference``, cross-fitted beta
   calibration) on the rows of the period alone, for periods with labels only (period
   0 of ``stable``; every period of ``drift``). Its target is the gap of the expected
@@ -39,7 +65,10 @@ Figures per scenario, method and metric: coverage over all period gaps (share of
 error ``sqrt(c (1 − c) / n)`` and, because the gaps of one replicate share a fit, a
 cluster standard error (the spread of the replicates' own coverage / sqrt(R)); the
 same split before / from the drift period; median interval width; MAE of the
-estimate; per-period coverage.
+estimate; per-period coverage; and, for each other method, the paired difference of
+its MAE from bayesfair's (each replicate's MAE over the periods both methods
+estimate, method minus bayesfair, averaged over replicates, with the SE
+``sd / sqrt(R)`` of the replicates' differences).
 
 (b) Drift flag (``bayesfair.periods.drift_table``, no fit)
 ---------------------------------------------------------
@@ -75,9 +104,12 @@ Usage::
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("NML_DISABLE_USAGE_LOGGING", "1")  # no telemetry from nannyml
+
 import argparse
 import json
-import os
 import time
 import warnings
 from pathlib import Path
@@ -101,6 +133,14 @@ GROUPS = ("A", "B")
 SHIFT = 2.0
 N_PERIODS, DRIFT_FROM = 12, 6
 N_UNLABELED = 2_000
+NML_METRICS = {"accuracy": "accuracy", "tpr": "recall"}  # ours -> nml.CBPE's
+METHODS = ("bayesfair", "cbpe", "cbpe_fitted", "ppi")
+LABELS = {
+    "bayesfair": "bayesfair",
+    "cbpe": "CBPE, scores taken as calibrated (oracle)",
+    "cbpe_fitted": "CBPE (nml.CBPE), calibrator fitted on period 0's labels",
+    "ppi": "PPI++",
+}
 
 
 def scenarios() -> dict[str, dict]:
@@ -218,6 +258,65 @@ def cbpe_gaps(lab: pd.DataFrame, unl: pd.DataFrame, n_periods: int) -> dict:
     return out
 
 
+def period_chunker():
+    """A NannyML ``Chunker`` whose chunks are the values of the ``period`` column."""
+    from nannyml.chunk import Chunk, Chunker
+
+    class PeriodColumnChunker(Chunker):
+        def _split(self, data: pd.DataFrame):
+            return [
+                Chunk(key=f"period={int(t)}", data=rows)
+                for t, rows in data.groupby("period", sort=True)
+            ]
+
+    return PeriodColumnChunker()
+
+
+def cbpe_fitted_gaps(lab: pd.DataFrame, unl: pd.DataFrame, n_periods: int) -> tuple[dict, dict]:
+    """NannyML's CBPE per group, fitted on period 0's labeled rows (module docstring).
+
+    Returns the gap B − A of each period (estimate, lower, upper: ± z·sqrt(se_A² +
+    se_B²) with NannyML's ``sampling_error``) and whether NannyML's calibration step
+    was applied (``needs_calibration``) in each group.
+    """
+    import nannyml as nml
+
+    cols = ["score", "y_pred", "period"]
+    both = pd.concat([lab, unl], ignore_index=True).assign(
+        y_pred=lambda d: (d["score"] >= 0.5).astype(int)
+    )
+    reference = lab[lab["period"] == 0].assign(y_pred=lambda d: (d["score"] >= 0.5).astype(int))
+    rate, se, calibrated = {}, {}, {}
+    for g in GROUPS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "too few chunks": the reference is one chunk
+            cbpe = nml.CBPE(
+                y_pred_proba="score",
+                y_pred="y_pred",
+                y_true="label",
+                metrics=list(NML_METRICS.values()),
+                chunker=period_chunker(),
+                problem_type="classification_binary",
+            )
+            cbpe.fit(reference.loc[reference["group"] == g, [*cols, "label"]])
+            res = cbpe.estimate(both.loc[both["group"] == g, cols])  # labels not passed
+            res = res.filter(period="analysis").to_df()
+        keys = res[("chunk", "key")].tolist()
+        if keys != [f"period={t}" for t in range(n_periods)]:
+            raise RuntimeError(f"unexpected chunks {keys}")
+        calibrated[g] = bool(cbpe.needs_calibration)
+        for m, name in NML_METRICS.items():
+            rate[g, m] = res[name]["value"].to_numpy(float)
+            se[g, m] = res[name]["sampling_error"].to_numpy(float)
+    z = ndtri(0.5 + CI_PROB / 2.0)
+    out = {}
+    for m in METRICS:
+        gap = rate["B", m] - rate["A", m]
+        half = z * np.sqrt(se["A", m] ** 2 + se["B", m] ** 2)
+        out[m] = {"est": gap, "lower": gap - half, "upper": gap + half}
+    return out, calibrated
+
+
 def ppi_gaps(lab: pd.DataFrame, unl: pd.DataFrame, n_periods: int, seed: int) -> dict:
     """PPI++ gap B − A of each period with labels in both groups (NaN elsewhere)."""
     out = {m: {k: np.full(n_periods, np.nan) for k in ("est", "lower", "upper")} for m in METRICS}
@@ -286,10 +385,17 @@ def one_rep(design: dict, seed: int, fit_options: dict) -> dict:
     truth = period_truth(lab, unl, n)
     bayes, facts = fit_gaps(assessment_data(lab, unl), seed, **fit_options)
     cbpe = cbpe_gaps(lab, unl, n)
+    cbpe_fitted, calibrated = cbpe_fitted_gaps(lab, unl, n)
     ppi = ppi_gaps(lab, unl, n, seed)
-    rec = {"seed": seed, **facts, "ppi_warnings": ppi.pop("n_warnings")}
-    for name, method in (("bayesfair", bayes), ("cbpe", cbpe), ("ppi", ppi)):
-        rec[name] = {m: interval_record(truth[m]["gap"], method[m]) for m in METRICS}
+    rec = {
+        "seed": seed,
+        **facts,
+        "ppi_warnings": ppi.pop("n_warnings"),
+        "cbpe_fitted_calibrated": calibrated,
+    }
+    methods = {"bayesfair": bayes, "cbpe": cbpe, "cbpe_fitted": cbpe_fitted, "ppi": ppi}
+    for name in METHODS:
+        rec[name] = {m: interval_record(truth[m]["gap"], methods[name][m]) for m in METRICS}
     return rec
 
 
@@ -343,14 +449,46 @@ def coverage_summary(records: list[dict], periods: np.ndarray | None = None) -> 
     return out
 
 
+def paired_mae_difference(
+    records: list[dict], base: list[dict], periods: np.ndarray | None = None
+) -> dict:
+    """Mean over replicates of (MAE of ``records`` − MAE of ``base``), and its SE.
+
+    Each replicate's MAE is over the periods (of ``periods``) that both estimate.
+    """
+    diffs = []
+    for r, b in zip(records, base, strict=True):
+        truth = np.asarray(r["truth"], float)
+        e1, e0 = np.asarray(r["est"], float), np.asarray(b["est"], float)
+        has = ~np.isnan(e1) & ~np.isnan(e0)
+        if periods is not None:
+            has &= np.isin(np.arange(truth.size), periods)
+        if has.any():
+            diffs.append(np.mean(np.abs(e1 - truth)[has]) - np.mean(np.abs(e0 - truth)[has]))
+    if not diffs:
+        return {"reps": 0}
+    return {
+        "reps": len(diffs),
+        "mean": float(np.mean(diffs)),
+        "se": float(np.std(diffs, ddof=1) / np.sqrt(len(diffs))) if len(diffs) > 1 else np.nan,
+    }
+
+
 def summarise_scenario(runs: list[dict], design: dict) -> dict:
     out = {
         "fit_seconds_median": float(np.median([r["fit_seconds"] for r in runs])),
         "reps_with_sampling_warning": sum(r["sampling_warnings"] > 0 for r in runs),
+        # reps in which nml.CBPE's needs_calibration applied the isotonic calibrator
+        "cbpe_fitted_calibrated": {
+            g: sum(bool(r["cbpe_fitted_calibrated"][g]) for r in runs) for g in GROUPS
+        },
     }
     n = design["n_periods"]
     split = design["drift_from"]
-    for method in ("bayesfair", "cbpe", "ppi"):
+    parts = {"all": None}
+    if split is not None:
+        parts.update(before_drift=np.arange(split), from_drift=np.arange(split, n))
+    for method in METHODS:
         out[method] = {}
         for m in METRICS:
             recs = [r[method][m] for r in runs]
@@ -359,6 +497,12 @@ def summarise_scenario(runs: list[dict], design: dict) -> dict:
                 s["before_drift"] = coverage_summary(recs, np.arange(split))
                 s["from_drift"] = coverage_summary(recs, np.arange(split, n))
             out[method][m] = s
+            if method != "bayesfair":
+                base = [r["bayesfair"][m] for r in runs]
+                s["paired_mae_minus_bayesfair"] = {
+                    part: paired_mae_difference(recs, base, periods)
+                    for part, periods in parts.items()
+                }
     return out
 
 
@@ -446,19 +590,29 @@ def table(result: dict) -> str:
             f"\n{name}: {sc['reps']} reps, fit {s['fit_seconds_median']:.1f} s (median), "
             f"{s['reps_with_sampling_warning']} reps with a sampling warning"
         )
+        if "cbpe_fitted_calibrated" in s:
+            cal = ", ".join(f"{g} {k}/{sc['reps']}" for g, k in s["cbpe_fitted_calibrated"].items())
+            lines.append(f"cbpe_fitted: NannyML's calibration applied in {cal} reps")
         head = (
-            f"{'metric':<9}{'method':<10}{'part':<13}{'coverage ± se':>38} {'width':>7} {'MAE':>7}"
+            f"{'metric':<9}{'method':<13}{'part':<13}{'coverage ± se':>38} {'width':>7} "
+            f"{'MAE':>7} {'MAE − bayesfair ± se':>21}"
         )
         lines += [head, "-" * len(head)]
         for m in METRICS:
-            for method in ("bayesfair", "cbpe", "ppi"):
+            for method in METHODS:
+                if method not in s:
+                    continue  # results written before the method was added
+                paired = s[method][m].get("paired_mae_minus_bayesfair", {})
                 for part, x in s[method][m].items():
-                    if not x.get("n_gaps"):
+                    if part == "paired_mae_minus_bayesfair" or not x.get("n_gaps"):
                         continue
+                    d = paired.get(part, {})
+                    diff = f"{d['mean']:+.4f}±{d['se']:.4f}" if d.get("reps") else ""
                     lines.append(
-                        f"{m:<9}{method:<10}{part:<13}{_cov(x):>38} "
-                        f"{x['median_width']:>7.3f} {x['mae']:>7.4f}"
+                        f"{m:<9}{method:<13}{part:<13}{_cov(x):>38} "
+                        f"{x['median_width']:>7.3f} {x['mae']:>7.4f} {diff:>21}"
                     )
+        lines.append("methods: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items()))
     if "flags" in result:
         lines.append("\ndrift flag")
         for name, f in result["flags"].items():
@@ -477,6 +631,12 @@ def table(result: dict) -> str:
             f"(load {c['load_average_1min_before_after']})"
         )
     return "\n".join(lines)
+
+
+def _nannyml_version() -> str:
+    import nannyml as nml
+
+    return nml.__version__
 
 
 def main(argv=None) -> int:
@@ -500,6 +660,13 @@ def main(argv=None) -> int:
             "bayesfair": bf.__version__,
             "fit": "defaults (rbc, draws=1000, tune=1000, chains=4)",
             "cbpe_interval": "normal approximation, labels ~ Bernoulli(score)",
+            "cbpe_fitted": (
+                "nml.CBPE per group, reference = period 0's labeled rows, NannyML's "
+                "isotonic calibration when needs_calibration; interval gap ± z·sqrt(se_A² "
+                "+ se_B²) with NannyML's sampling_error"
+            ),
+            "nannyml": _nannyml_version(),
+            "methods": LABELS,
             "cpu_count": os.cpu_count(),
         }
     }
