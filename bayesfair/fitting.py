@@ -7,6 +7,7 @@ model -> per-draw, per-group confusion counts or rates -> the result object.
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,7 @@ from bayesfair.models.calibration import (
     CalibrationPriors,
     DiscrepancyPrior,
     build_calibration_model,
+    carried_rates,
     free_center,
     free_log_likelihoods,
     likelihood_data,
@@ -357,6 +359,7 @@ def fit(
     )
     sampler, backend, cores = _resolve_sampler(model, sampler, backend, cores)
     if data.period_levels is not None:
+        arguments["model"] = model
         return _fit_periods(data, arguments, sampler, backend, cores)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
@@ -681,6 +684,8 @@ def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng
     p_shared : ndarray, shape (..., 2)
     """
     free, rate, p_shared, p_free = sample_misfit(labeled, *abc, disc, rng, center=center)
+    if disc.label_free == "carried":
+        rate = carried_rates(labeled, summary, *abc, rate)
     totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
     if estimand == "expected":
         own = totals * rate
@@ -780,6 +785,10 @@ def _fit_periods(data: AssessmentData, arguments: dict, sampler, backend, cores)
     options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}
     options["sampler"] = "exact" if sampler == "exact" else "nuts" if backend == "auto" else backend
     options["cores"] = cores
+    disc = options.get("discrepancy")
+    carry = disc is None or (isinstance(disc, DiscrepancyPrior) and disc.label_free is None)
+    if options["model"] == "rbc" and carry:  # a period is the same group later
+        options["discrepancy"] = replace(disc or DiscrepancyPrior(), label_free="carried")
     seed_seq = seed_sequence(arguments["random_seed"])
     fits = {}
     for group, child in zip(data.group_levels, seed_seq.spawn(data.n_groups), strict=True):

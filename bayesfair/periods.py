@@ -57,7 +57,7 @@ from bayesfair.exceptions import (
     UnlabeledGroupWarning,
 )
 from bayesfair.metrics import get_rate
-from bayesfair.stats import prob_within, rope_decision
+from bayesfair.stats import prob_within, rope_decision, simultaneous_band
 
 __all__ = [
     "DRIFT_LEVEL",
@@ -288,8 +288,6 @@ def period_summary(
         band's level is in ``attrs["ci_prob"]``; a single gap's own interval is
         :func:`bayesfair.stats.hdi` of its draws (``PeriodPosterior.rate_draws``).
     """
-    from bayesfair.stats import simultaneous_band
-
     epsilon = check_epsilon(epsilon)
     ci_prob = check_probability(ci_prob)
     metrics = (

@@ -241,3 +241,23 @@ def test_the_work_per_gradient_of_12_periods_grows_beyond_three_times():
     # 50 and 146 + 144 = 290 entries on these rows: 5.8 times the likelihood's work
     assert period_entries / plain_entries > 3
     assert (period_entries + maps) / (plain_entries + plain.n_groups) > 3
+
+
+def test_rbc_over_periods_carries_the_labeled_discrepancy_unless_told_otherwise(deployment):
+    """A period is the same group later: a label-free period's off-map rate is the map's
+    plus the discrepancy of the labeled periods (DiscrepancyPrior.label_free); a prior
+    that says "prior" is kept, and a fit of groups is left as it was."""
+    from bayesfair.models.calibration import DiscrepancyPrior
+
+    lab, unl, data, res = deployment
+    assert res.settings["discrepancy"]["label_free"] == "carried"
+    assert all(f.settings["discrepancy"]["label_free"] == "carried" for f in res.fits.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept = bf.fit(data, random_seed=1, discrepancy=DiscrepancyPrior(label_free="prior"), **FAST)
+        plain = bf.AssessmentData.from_frames(
+            lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
+        )
+        groups = bf.fit(plain, random_seed=1, **FAST)
+    assert kept.settings["discrepancy"]["label_free"] == "prior"
+    assert groups.settings["discrepancy"]["label_free"] is None

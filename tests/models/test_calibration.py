@@ -14,6 +14,7 @@ from bayesfair.models.calibration import (
     DiscrepancyPrior,
     build_calibration_model,
     calibrate,
+    carried_rates,
     draw_prior_rates,
     free_center,
     free_log_likelihood,
@@ -200,13 +201,16 @@ def test_discrepancy_prior_stores_plain_floats_and_describes_itself():
     assert type(prior.prior_misfit) is float and type(prior.concentration) is float
     assert repr(prior) == (
         "DiscrepancyPrior(prior_misfit=0.02, shared_prior_misfit=0.05, concentration=3.0, "
-        "center=0.25, scale_with_groups=True)"
+        "center=0.25, scale_with_groups=True, label_free=None)"
     )
     words = prior.describe()
     assert "probability 0.02 for two groups" in words and "κ = 3 and m = 0.25" in words
     assert "the calibration model's mode" in DiscrepancyPrior().describe()
     with pytest.raises(ValueError, match="'scale_with_groups' must be True or False"):
         DiscrepancyPrior(scale_with_groups=1)
+    with pytest.raises(ValueError, match="'label_free' must be None, 'prior' or 'carried'"):
+        DiscrepancyPrior(label_free="borrowed")
+    assert "carries its side's discrepancy" in DiscrepancyPrior(label_free="carried").describe()
 
 
 def test_numpy_integers_and_float32_are_numbers_to_the_priors():
@@ -296,3 +300,37 @@ def test_sample_misfit_keeps_the_draws_leading_axes():
     assert free.shape == rate.shape == p_free.shape == (3, 5, 2, 2)
     assert p_shared.shape == (3, 5, 2) and free.dtype == bool
     assert np.all((rate > 0) & (rate < 1))
+
+
+def test_carried_rates_give_label_free_strata_the_map_plus_the_labeled_discrepancy():
+    """Group 0 is labeled, group 1 has no labels. Under the identity map (a = b = 1,
+    c = 0) the map's rate of a stratum is the mean of its scores (to the binning's
+    second order). Group 0's own rates sit 0.05 above that mean on side ŷ = 1 and
+    0.03 below it on side ŷ = 0, so group 1's carried rates are its own score means
+    shifted by the same amounts; group 0's rates are left as drawn."""
+    rng = np.random.default_rng(0)
+    s0, s1 = rng.uniform(0.02, 0.98, 3_000), rng.beta(2, 5, 3_000)
+    y0 = (rng.random(s0.size) < s0).astype(int)
+    labeled = _labeled(s0, y0, np.zeros(s0.size, int), 2)
+    population = summarize_arrays(np.concatenate([s0, s1]), np.repeat([0, 1], 3_000), range(2))
+    ones = np.ones((3, 2))
+    mean0 = [s0[s0 < 0.5].mean(), s0[s0 >= 0.5].mean()]
+    rate = np.empty((3, 2, 2))
+    rate[:, 0] = np.array(mean0) + [-0.03, 0.05]
+    rate[:, 1] = 0.5  # the prior's draws of the label-free group, to be replaced
+    out = carried_rates(labeled, population, ones, ones, 0 * ones, rate)
+    np.testing.assert_array_equal(out[:, 0], rate[:, 0])
+    want = [s1[s1 < 0.5].mean() - 0.03, s1[s1 >= 0.5].mean() + 0.05]
+    # the summary's bins and score clip move a stratum's mean by well under 0.002
+    np.testing.assert_allclose(out[:, 1], np.broadcast_to(want, (3, 2)), atol=2e-3)
+
+
+def test_carried_rates_leave_a_side_without_any_labels_to_its_prior():
+    s = np.array([0.1, 0.2, 0.3, 0.4])  # every label on side ŷ = 0
+    labeled = _labeled(s, [0, 1, 0, 0], np.zeros(4, int), 2)
+    population = summarize_arrays(np.array([0.3, 0.8, 0.2, 0.9]), np.array([0, 0, 1, 1]), range(2))
+    ones = np.ones((1, 2))
+    rate = np.full((1, 2, 2), 0.37)
+    out = carried_rates(labeled, population, ones, ones, 0 * ones, rate)
+    assert out[0, 1, 1] == 0.37 and out[0, 0, 1] == 0.37  # side ŷ = 1: no labels anywhere
+    assert out[0, 1, 0] != 0.37  # side ŷ = 0 of the label-free group: carried
