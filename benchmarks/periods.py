@@ -64,6 +64,8 @@ Figures per scenario, method and metric: coverage over all period gaps (share of
 (replicate, period) gaps whose interval holds the truth) with its binomial standard
 error ``sqrt(c (1 − c) / n)`` and, because the gaps of one replicate share a fit, a
 cluster standard error (the spread of the replicates' own coverage / sqrt(R)); the
+family coverage (share of replicates in which every gap's interval holds its truth at
+once: what bayesfair's simultaneous band is for); the
 same split before / from the drift period; median interval width; MAE of the
 estimate; per-period coverage; and, for each other method, the paired difference of
 its MAE from bayesfair's (each replicate's MAE over the periods both methods
@@ -340,7 +342,7 @@ def ppi_gaps(lab: pd.DataFrame, unl: pd.DataFrame, n_periods: int, seed: int) ->
 
 
 def fit_gaps(data, seed: int, **fit_options) -> tuple[dict, dict]:
-    """``bf.fit`` of data with periods: B − A of each period (mean, HDI), and fit facts."""
+    """``bf.fit`` of data with periods: B − A of each period (mean, band), and fit facts."""
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -439,6 +441,9 @@ def coverage_summary(records: list[dict], periods: np.ndarray | None = None) -> 
         float(np.std(per_rep, ddof=1) / np.sqrt(len(per_rep))) if len(per_rep) > 1 else np.nan
     )
     out["n_gaps"] = int(has.sum())
+    # family: the replicates in which every gap with an interval is covered at once
+    whole = [bool(covered[i][has[i]].all()) for i in range(len(records)) if has[i].any()]
+    out["family"] = proportion(np.array(whole))
     out["median_width"] = float(np.median((hi - lo)[has]))
     out["mae"] = float(np.mean(np.abs(est - truth)[has]))
     out["mean_bias"] = float(np.mean((est - truth)[has]))
@@ -594,8 +599,8 @@ def table(result: dict) -> str:
             cal = ", ".join(f"{g} {k}/{sc['reps']}" for g, k in s["cbpe_fitted_calibrated"].items())
             lines.append(f"cbpe_fitted: NannyML's calibration applied in {cal} reps")
         head = (
-            f"{'metric':<9}{'method':<13}{'part':<13}{'coverage ± se':>38} {'width':>7} "
-            f"{'MAE':>7} {'MAE − bayesfair ± se':>21}"
+            f"{'metric':<9}{'method':<13}{'part':<13}{'coverage ± se':>38} {'family':>7} "
+            f"{'width':>7} {'MAE':>7} {'MAE − bayesfair ± se':>21}"
         )
         lines += [head, "-" * len(head)]
         for m in METRICS:
@@ -608,8 +613,9 @@ def table(result: dict) -> str:
                         continue
                     d = paired.get(part, {})
                     diff = f"{d['mean']:+.4f}±{d['se']:.4f}" if d.get("reps") else ""
+                    family = x["family"]["share"] if "family" in x else np.nan
                     lines.append(
-                        f"{m:<9}{method:<13}{part:<13}{_cov(x):>38} "
+                        f"{m:<9}{method:<13}{part:<13}{_cov(x):>38} {family:>7.3f} "
                         f"{x['median_width']:>7.3f} {x['mae']:>7.4f} {diff:>21}"
                     )
         lines.append("methods: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items()))
