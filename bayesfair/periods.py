@@ -299,6 +299,8 @@ def period_summary(
         ref = result.rate_draws(name, result.reference)
         others = [g for g in result.groups if g != result.reference]
         cells = [(group, t) for group in others for t in range(len(result.periods))]
+        if not cells:  # no group besides the reference
+            continue
         gaps = {group: result.rate_draws(name, group) - ref for group in others}
         joint = np.column_stack([gaps[group][t] for group, t in cells])
         lower, upper = simultaneous_band(joint, ci_prob)

@@ -807,10 +807,14 @@ def carried_rates(labeled, population, a, b, c, rate) -> np.ndarray:
     """
     k = labeled.n_groups
     rate = np.asarray(rate, dtype=float)
-    own = rate.reshape(-1, k, 2)
-    a, b, c = (np.asarray(v, dtype=float).reshape(-1, k) for v in (a, b, c))
     _, n_st = stratum_counts(labeled)
     on_side = n_st.sum(axis=0)  # labeled examples per side
+    totals = population.totals()
+    use = (n_st == 0) & (on_side > 0)[None, :] & (totals > 0)
+    if not use.any():
+        return rate
+    own = rate.reshape(-1, k, 2)
+    a, b, c = (np.asarray(v, dtype=float).reshape(-1, k) for v in (a, b, c))
     lik = likelihood_data(labeled)
     g = lik["group_idx"]
     eta = c[:, g] + a[:, g] * lik["mean_log_s"] - b[:, g] * lik["mean_log_1ms"]
@@ -827,8 +831,6 @@ def carried_rates(labeled, population, a, b, c, rate) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = ((own * n_st).sum(axis=1) - map_labeled.sum(axis=1)) / on_side  # (draws, 2)
         counts = expected_counts(population, a, b, c)
-        totals = population.totals()
         map_rate = np.stack([counts[..., 3], counts[..., 0]], axis=-1) / totals
     carried = np.clip(map_rate + delta[:, None, :], 0.0, 1.0)
-    use = (n_st == 0) & (on_side > 0)[None, :] & (totals > 0)
     return np.where(use, carried, own).reshape(rate.shape)
