@@ -34,10 +34,10 @@ Methods
   --chains``, default 1000/1000/4, bayesfair's defaults), ``metrics=["accuracy"]``, for
   each model of ``--models`` (default ``rbc,bc``: ``rbc`` is bayesfair's default model,
   ``bc`` an ablation, named ``bayesfair_bc/...``). Gap: ``period_summary`` mean and 95%
-  HDI. Per group: mean and 95% HDI of ``rate_draws("accuracy", group)[t]``
-  (``bayesfair.stats.hdi``). Drift flag: ``res.drift`` (only periods with labels are
-  checked). Also once, ``ref_full``: every reference row labeled, none later (the
-  labels ``cbpe_full`` has).
+  band (simultaneous over the periods). Per group: mean and 95% HDI of
+  ``rate_draws("accuracy", group)[t]`` (``bayesfair.stats.hdi``). Drift flag:
+  ``res.drift`` (only periods with labels are checked). Also once, ``ref_full``:
+  every reference row labeled, none later (the labels ``cbpe_full`` has).
 * ``cbpe_ref500`` / ``cbpe_full``: ``nml.CBPE(metrics=["accuracy"],
   problem_type="classification_binary")`` run **per group**: fitted on that group's
   labeled reference rows (the same 500 random rows as bayesfair, or all 50,000
@@ -57,7 +57,7 @@ Methods
   chunk of that size, not the error of the calibrator nor of a calibration that
   moved. Both are scored: ``band3`` (NannyML's ±3 SE, as reported) and ``ci95``
   (±1.96 SE, a 95% normal interval, the like-for-like comparison with bayesfair's
-  95% HDI). Gap: difference of the group estimates; its SE is
+  95% intervals). Gap: difference of the group estimates; its SE is
   ``sqrt(se_a² + se_b²)`` (independent normal: separate rows and separate fits),
   with the same multipliers.
 
@@ -165,7 +165,7 @@ def label_masks(df: pd.DataFrame, seed: int, n_ref: int, n_per_period: int) -> d
 # bayesfair
 # ---------------------------------------------------------------------------
 def run_bayesfair(df: pd.DataFrame, mask: np.ndarray, seed: int, n_periods: int, fit_kw) -> dict:
-    """Per-period group accuracies and gap (mean, 95% HDI), drift flags, cost."""
+    """Per-period group accuracies (mean, 95% HDI) and gap (mean, 95% band), drift flags."""
     lab = df.loc[mask, ["score", "label", "g", "period"]]
     unl = df.loc[~mask, ["score", "g", "period"]]
     start = time.perf_counter()
