@@ -273,9 +273,9 @@ def period_summary(
         reference) and its band (``lower``, ``upper``); P(|gap| < ε); the HDI + ROPE
         ``decision`` read off the band (:func:`bayesfair.stats.rope_decision`;
         "undecided" where either rate is undefined in most draws); ``drift`` when the
-        period's labels of either group contradict the map carried from its other
-        periods, with the smaller p-value (``drift_p``) and the drifted group(s)
-        (``drift_in``).
+        period's labels of either group contradict the map of that group's earlier
+        periods that were not flagged (:func:`drift_table`), with the smaller p-value
+        (``drift_p``) and the drifted group(s) (``drift_in``).
 
         The band is **simultaneous** over the metric's periods and groups
         (:func:`bayesfair.stats.simultaneous_band`: each gap's equal-tailed interval

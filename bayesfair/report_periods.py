@@ -133,7 +133,12 @@ def period_json(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.
         "findings": findings,
         "periods": json.loads(table.to_json(orient="records", date_format="iso")),
         "drift": json.loads(result.drift.to_json(orient="records", date_format="iso")),
-        "settings": {"epsilon": epsilon, "ci_prob": ci_prob, "method": _method_sentence(result)},
+        "settings": {
+            "epsilon": epsilon,
+            "ci_prob": ci_prob,
+            "band": table.attrs.get("band"),
+            "method": _method_sentence(result),
+        },
     }
     return json.dumps(payload, indent=2, default=str)
 
@@ -199,6 +204,7 @@ def _method_sentence(result) -> str:
         f"Each group's {s.get('model', 'rbc').upper()} calibration model fitted over its "
         f"{len(result.periods)} periods (a hierarchy over periods: a period without labels "
         "rests on the group's others); drift: a likelihood-ratio test of a period's labels "
-        "against the group's map of its earlier labeled periods, flagged at p < 0.05; "
+        "against the group's map of its earlier labeled periods that were not flagged, "
+        "flagged at p < 0.05; "
         f"{s.get('chains')} chains × {s.get('draws')} draws, seed {seed}."
     )

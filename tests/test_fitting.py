@@ -175,3 +175,42 @@ def test_robust_counts_replace_the_map_s_positives_in_free_strata(estimand):
     if estimand == "assessed":
         assert np.all(out == np.round(out))
     assert np.isfinite(out).all()
+
+
+def test_robust_counts_carry_the_labeled_discrepancy_to_a_stratum_without_labels():
+    """label_free="carried": where a stratum without labels is drawn off the map, its
+    positives are the map's rate plus the labeled side's discrepancy, not a draw from
+    the rate's prior. Group 0 has labels whose ŷ = 1 side is 0.2 below the identity
+    map; group 1 has none. With the shared misfit nearly sure (prior 0.99), group 1's
+    ŷ = 1 positives sit about 0.2 below its map's under "carried", and spread over the
+    prior's range under "prior"."""
+    rng = np.random.default_rng(4)
+    s = rng.uniform(0.55, 0.95, 2_000)
+    y = (rng.random(s.size) < s - 0.2).astype(int)
+    labeled = summarize_arrays(s, np.zeros(s.size, int), range(2), labels=y)
+    u = rng.uniform(0.55, 0.95, 1_000)
+    summary = summarize_arrays(u, np.repeat([0, 1], 500), range(2))
+    n = 1_000
+    ones, zeros = np.ones((n, 2)), np.zeros((n, 2))
+    u_counts = bf.models.expected_counts(summary, ones, ones, zeros)
+    map_share = u_counts[:, 1, 0] / summary.totals()[1, 1]
+    shares = {}
+    for label_free in ("prior", "carried"):
+        disc = DiscrepancyPrior(shared_prior_misfit=0.99, label_free=label_free)
+        out, free, _, _ = robust_unlabeled_counts(
+            labeled,
+            summary,
+            u_counts,
+            (ones, ones, zeros),
+            disc,
+            "expected",
+            np.random.default_rng(5),
+            center=np.full((2, 2), 0.75),
+        )
+        off = free[:, 1, 1]
+        assert off.mean() > 0.9
+        shares[label_free] = (out[off, 1, 0] / summary.totals()[1, 1]) - map_share[off]
+    # the discrepancy is estimated from 2,000 labels: its sd is about 0.01
+    assert shares["carried"].mean() == pytest.approx(-0.2, abs=0.03)
+    assert shares["carried"].std() < 0.02
+    assert shares["prior"].std() > 0.1  # Beta(1 + 2m, 1 + 2(1 − m)): sd about 0.2

@@ -60,6 +60,7 @@ def test_markdown_json_and_html_carry_the_same_content(result):
     )
     payload = json.loads(period_json(result, ["accuracy"], epsilon=0.05))
     assert len(payload["periods"]) == 3 and payload["settings"]["epsilon"] == 0.05
+    assert payload["settings"]["band"] == "simultaneous over periods and groups"
     assert payload["findings"] == period_findings(result, result.period_summary("accuracy", 0.05))
     html = period_html(result, ["accuracy"], epsilon=0.05)
     assert html.count("<figure>") == 1 and "Drift: B&#x27;s" not in html and "Drift: B's" in html

@@ -235,7 +235,12 @@ class DiscrepancyPrior:
         label-free period's rate on that side into its prior, whose mean lies
         far from its mode (NannyML's car-loan data, 50,000 labels in period 0:
         accuracy 0.85 against a true 0.96, ``docs/results/periods_nannyml.md``).
-        Groups keep "prior": another group is another population.
+        Groups keep "prior": another group is another population. Only a stratum
+        with *no* labels is carried: one with a few labels follows its own labels
+        and the rate's prior when it is off the map, so with one or two labels on
+        a side its rate is wide (and its mean pulled towards 1/2) where a
+        label-free period's is not. A period's own labels are never overruled by
+        the other periods' discrepancy.
     """
 
     prior_misfit: float = 0.01

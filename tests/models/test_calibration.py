@@ -302,27 +302,37 @@ def test_sample_misfit_keeps_the_draws_leading_axes():
     assert np.all((rate > 0) & (rate < 1))
 
 
-def test_carried_rates_give_label_free_strata_the_map_plus_the_labeled_discrepancy():
-    """Group 0 is labeled, group 1 has no labels. Under the identity map (a = b = 1,
-    c = 0) the map's rate of a stratum is the mean of its scores (to the binning's
-    second order). Group 0's own rates sit 0.05 above that mean on side ŷ = 1 and
-    0.03 below it on side ŷ = 0, so group 1's carried rates are its own score means
-    shifted by the same amounts; group 0's rates are left as drawn."""
+@pytest.mark.parametrize("slope", [1.0, 4.0])
+def test_carried_rates_give_label_free_strata_the_map_plus_the_labeled_discrepancy(slope):
+    """Group 0 is labeled, group 1 has no labels. Under the map a = b = slope, c = 0
+    the map's rate of a stratum is the mean of σ(slope · logit s) over its rows. Group
+    0's own rates sit 0.05 above that mean on side ŷ = 1 and 0.03 below it on side
+    ŷ = 0, so group 1's carried rates are its own rows' map mean shifted by the same
+    amounts; group 0's rates are left as drawn. The rows here are scores already on
+    the summary's grid and inside its clip, so the binned likelihood's only error is
+    its expansion of σ to second order in a bin's spread: under 1e-4 at these slopes
+    (without the second-order term, or with its sign flipped, the error at slope 4 is
+    about 3.5e-3)."""
     rng = np.random.default_rng(0)
-    s0, s1 = rng.uniform(0.02, 0.98, 3_000), rng.beta(2, 5, 3_000)
+    grid = (np.arange(1024) + 0.5) / 1024
+    grid = grid[(grid > 0.01) & (grid < 0.99)]
+    s0, s1 = rng.choice(grid, 3_000), rng.choice(grid[grid < 0.7], 3_000)
     y0 = (rng.random(s0.size) < s0).astype(int)
     labeled = _labeled(s0, y0, np.zeros(s0.size, int), 2)
     population = summarize_arrays(np.concatenate([s0, s1]), np.repeat([0, 1], 3_000), range(2))
-    ones = np.ones((3, 2))
-    mean0 = [s0[s0 < 0.5].mean(), s0[s0 >= 0.5].mean()]
+    ab, c = np.full((3, 2), slope), np.zeros((3, 2))
+
+    def on_map(s):
+        return 1.0 / (1.0 + ((1.0 - s) / s) ** slope)
+
+    mean0 = [on_map(s0[s0 < 0.5]).mean(), on_map(s0[s0 >= 0.5]).mean()]
     rate = np.empty((3, 2, 2))
-    rate[:, 0] = np.array(mean0) + [-0.03, 0.05]
+    rate[:, 0] = np.add(mean0, [-0.03, 0.05])
     rate[:, 1] = 0.5  # the prior's draws of the label-free group, to be replaced
-    out = carried_rates(labeled, population, ones, ones, 0 * ones, rate)
+    out = carried_rates(labeled, population, ab, ab, c, rate)
     np.testing.assert_array_equal(out[:, 0], rate[:, 0])
-    want = [s1[s1 < 0.5].mean() - 0.03, s1[s1 >= 0.5].mean() + 0.05]
-    # the summary's bins and score clip move a stratum's mean by well under 0.002
-    np.testing.assert_allclose(out[:, 1], np.broadcast_to(want, (3, 2)), atol=2e-3)
+    want = [on_map(s1[s1 < 0.5]).mean() - 0.03, on_map(s1[s1 >= 0.5]).mean() + 0.05]
+    np.testing.assert_allclose(out[:, 1], np.broadcast_to(want, (3, 2)), atol=1e-4)
 
 
 def test_carried_rates_leave_a_side_without_any_labels_to_its_prior():
@@ -333,4 +343,6 @@ def test_carried_rates_leave_a_side_without_any_labels_to_its_prior():
     rate = np.full((1, 2, 2), 0.37)
     out = carried_rates(labeled, population, ones, ones, 0 * ones, rate)
     assert out[0, 1, 1] == 0.37 and out[0, 0, 1] == 0.37  # side ŷ = 1: no labels anywhere
-    assert out[0, 1, 0] != 0.37  # side ŷ = 0 of the label-free group: carried
+    # side ŷ = 0 of the label-free group: its map rate (its one row there, 0.2) plus the
+    # labeled side's discrepancy (own rate 0.37 against the map's mean 0.25)
+    assert out[0, 1, 0] == pytest.approx(0.2 + (0.37 - 0.25), abs=1e-3)
