@@ -103,7 +103,8 @@ print(table0[["n_labeled", "mean", "lower", "upper", "truth", "covered", "drift"
 # ## 2. Two hundred labels in month 8
 #
 # 200 labels per group in month 8. The drift flag is a likelihood-ratio test of the
-# month's labels against the group's map of its earlier labeled months (here month 0),
+# month's labels against the group's map of its earlier labeled months that were not
+# flagged (here month 0),
 # flagged at p < 0.05: one draw of the labels, as an auditor has, can miss a drift that
 # happened (the power below) or flag a month that did not move (about one in twenty:
 # the test's level). Month 8's gap now rests on its own labels too; the other drifted
