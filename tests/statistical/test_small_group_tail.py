@@ -22,7 +22,6 @@ the target. The target needs a narrower between-group scale, i.e. stronger pooli
 
 import numpy as np
 import pytest
-from scipy.special import log_expit
 from scipy.stats import norm
 
 from bayesfair.models.calibration import CalibrationPriors
@@ -68,7 +67,7 @@ def p_no_positive(seed: int, priors=PAPER, random_seed: int = 0):
             lw += norm.logpdf(0.0, mu, sigma)  # group A's θ at its true value
             theta[k] = rng.normal(mu, sigma)
         a, b, c = np.exp(theta["a"])[:, None], np.exp(theta["b"])[:, None], theta["c"][:, None]
-        log_w.append(lw + log_expit(-(c + a * lab[0] - b * lab[1])).sum(1))
+        log_w.append(lw - np.logaddexp(0.0, c + a * lab[0] - b * lab[1]).sum(1))
         thetas.append(np.hstack([a, b, c]))
     log_w, theta = np.concatenate(log_w), np.concatenate(thetas)
     w = np.exp(log_w - log_w.max())
@@ -78,7 +77,8 @@ def p_no_positive(seed: int, priors=PAPER, random_seed: int = 0):
     none = np.zeros(w.size)
     for part in np.array_split(keep, max(1, keep.size // CHUNK)):
         a, b, c = theta[part, 0:1], theta[part, 1:2], theta[part, 2:3]
-        none[part] = np.exp(log_expit(-(c + a * unl[0] - b * unl[1])).sum(1))
+        # ln σ(−x) = −ln(1 + eˣ): numpy's logaddexp, twice as fast as scipy's log_expit
+        none[part] = np.exp(-np.logaddexp(0.0, c + a * unl[0] - b * unl[1]).sum(1))
     v = w * none
     p = v.sum() / w.sum()
     return p, np.sqrt(((v - p * w) ** 2).sum()) / w.sum()
