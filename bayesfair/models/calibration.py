@@ -64,6 +64,7 @@ from bayesfair.models.likelihood import (
     LIKELIHOOD_BINS,
     LIKELIHOOD_FIELDS,
     binned_loglik,
+    entry_predictor,
     likelihood_data,
 )
 from bayesfair.models.unlabeled import clip_scores, expected_counts
@@ -822,12 +823,7 @@ def carried_rates(labeled, population, a, b, c, rate) -> np.ndarray:
     a, b, c = (np.asarray(v, dtype=float).reshape(-1, k) for v in (a, b, c))
     lik = likelihood_data(labeled)
     g = lik["group_idx"]
-    eta = c[:, g] + a[:, g] * lik["mean_log_s"] - b[:, g] * lik["mean_log_1ms"]
-    v_eta = (
-        a[:, g] ** 2 * lik["var_log_s"]
-        + b[:, g] ** 2 * lik["var_log_1ms"]
-        - 2.0 * a[:, g] * b[:, g] * lik["cov_log"]
-    )
+    eta, v_eta = entry_predictor(lik, a, b, c)
     p = 0.5 * (1.0 + np.tanh(0.5 * eta))
     p = p + 0.5 * p * (1.0 - p) * (1.0 - 2.0 * p) * v_eta
     onehot = np.zeros((g.size, 2 * k))

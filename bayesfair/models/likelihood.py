@@ -22,6 +22,7 @@ __all__ = [
     "LIKELIHOOD_BINS",
     "LIKELIHOOD_FIELDS",
     "binned_loglik",
+    "entry_predictor",
     "likelihood_data",
     "likelihood_grid",
 ]
@@ -87,6 +88,19 @@ def likelihood_data(labeled) -> dict:
     }
 
 
+def entry_predictor(lik: dict, a, b, c) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's mean predictor ``η̄ = c + a mean(ln s) − b mean(ln(1 − s))`` and the
+    predictor's variance over the entry's rows, each shape ``(n_draws, n_entries)``.
+
+    ``lik`` is :func:`likelihood_data`'s; ``a, b, c`` have shape ``(n_draws, n_groups)``.
+    """
+    g = lik["group_idx"]
+    a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))
+    eta = c + a * lik["mean_log_s"] - b * lik["mean_log_1ms"]
+    v_eta = a * a * lik["var_log_s"] + b * b * lik["var_log_1ms"] - 2.0 * a * b * lik["cov_log"]
+    return eta, v_eta
+
+
 def binned_loglik(lik: dict, a, b, c) -> np.ndarray:
     """Each entry's labeled log likelihood under maps ``(a, b, c)``, shape ``(n_draws, n_entries)``.
 
@@ -109,9 +123,8 @@ def binned_loglik(lik: dict, a, b, c) -> np.ndarray:
         Each entry's log likelihood in each draw.
     """
     g = lik["group_idx"]
+    eta, v_eta = entry_predictor(lik, a, b, c)
     a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))
-    eta = c + a * lik["mean_log_s"] - b * lik["mean_log_1ms"]
-    v_eta = a * a * lik["var_log_s"] + b * b * lik["var_log_1ms"] - 2.0 * a * b * lik["cov_log"]
     p = 0.5 * (1.0 + np.tanh(0.5 * eta))
     softplus = np.logaddexp(0.0, eta)
     return (

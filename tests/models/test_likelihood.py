@@ -8,6 +8,7 @@ from bayesfair.models.likelihood import (
     LIKELIHOOD_BINS,
     LIKELIHOOD_FIELDS,
     binned_loglik,
+    entry_predictor,
     likelihood_data,
     likelihood_grid,
 )
@@ -108,3 +109,22 @@ def test_binned_loglik_evaluates_many_draws_at_once():
     for t in range(6):
         one = binned_loglik(lik, a[t : t + 1], b[t : t + 1], c[t : t + 1])[0]
         np.testing.assert_allclose(together[t], one, rtol=1e-14)
+
+
+def test_entry_predictor_is_the_mean_and_variance_of_the_entry_s_row_predictors():
+    """One entry holding every row (scores in one bin of the likelihood's 32): its
+    predictor's mean and variance are the rows' mean and variance of
+    η = c + a ln s − b ln(1 − s), to rounding (the summary keeps the sums and the sums
+    of squares and products of ln s and ln(1 − s))."""
+    rng = np.random.default_rng(5)
+    # the 32 bins are equal in logit(s) over [logit 0.01, logit 0.99]: bin 19 is s in
+    # [0.703, 0.759]
+    s = rng.uniform(0.71, 0.75, 300)
+    y = (rng.uniform(size=s.size) < s).astype(int)
+    lik = likelihood_data(summarize_arrays(s, np.zeros(s.size, int), range(1), labels=y))
+    assert lik["count"].tolist() == [300.0]
+    a, b, c = np.array([[1.0], [2.5]]), np.array([[1.0], [0.4]]), np.array([[0.0], [-1.0]])
+    eta, v_eta = entry_predictor(lik, a, b, c)
+    rows = c + a * np.log(s) - b * np.log1p(-s)  # (2 draws, 300 rows)
+    np.testing.assert_allclose(eta[:, 0], rows.mean(axis=1), rtol=1e-10)
+    np.testing.assert_allclose(v_eta[:, 0], rows.var(axis=1), rtol=1e-9)
