@@ -90,9 +90,19 @@ def likelihood_data(labeled) -> dict:
 
 def entry_predictor(lik: dict, a, b, c) -> tuple[np.ndarray, np.ndarray]:
     """Each entry's mean predictor ``η̄ = c + a mean(ln s) − b mean(ln(1 − s))`` and the
-    predictor's variance over the entry's rows, each shape ``(n_draws, n_entries)``.
+    predictor's variance over the entry's rows: the two terms of :func:`binned_loglik`'s
+    second-order expansion.
 
-    ``lik`` is :func:`likelihood_data`'s; ``a, b, c`` have shape ``(n_draws, n_groups)``.
+    Parameters
+    ----------
+    lik : dict
+        :func:`likelihood_data` of the labeled rows.
+    a, b, c : array_like, shape (n_draws, n_groups)
+        Draws of each group's map parameters, indexed by the entries' ``group_idx``.
+
+    Returns
+    -------
+    eta, v_eta : ndarray, shape (n_draws, n_entries)
     """
     g = lik["group_idx"]
     a, b, c = (np.asarray(v, dtype=float)[:, g] for v in (a, b, c))
