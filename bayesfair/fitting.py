@@ -47,6 +47,7 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
+from bayesfair.models.shift import sample_shifts, shifted_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
 from bayesfair.periods import drift_table, group_over_periods, period_sizes
 from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
@@ -619,10 +620,14 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     )
     post = idata.posterior
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
-    if estimand == "expected":
-        u_counts = expected_counts(summary, a, b, c)
+    counts_fn, extra = (expected_counts, ()) if estimand == "expected" else (sampled_counts, (rng,))
+    if disc is not None and disc.shift is not None:
+        shift, tau = sample_shifts(labeled, a, b, c, disc.shift, rng)
+        u_counts = shifted_counts(counts_fn, summary, a, b, c, shift, *extra)
+        idata.posterior["shift"] = (("chain", "draw", "group", "side"), shift)
+        idata.posterior["shift_spread"] = (("chain", "draw"), tau)
     else:
-        u_counts = sampled_counts(summary, a, b, c, rng)
+        u_counts = counts_fn(summary, a, b, c, *extra)
     if disc is not None:
         u_counts = _robust_counts(
             labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
@@ -788,7 +793,9 @@ def _fit_periods(data: AssessmentData, arguments: dict, sampler, backend, cores)
     disc = options.get("discrepancy")
     carry = disc is None or (isinstance(disc, DiscrepancyPrior) and disc.label_free is None)
     if options["model"] == "rbc" and carry:  # a period is the same group later
-        options["discrepancy"] = replace(disc or DiscrepancyPrior(), label_free="carried")
+        options["discrepancy"] = replace(
+            disc or DiscrepancyPrior(), label_free="carried", shift=None
+        )
     seed_seq = seed_sequence(arguments["random_seed"])
     fits = {}
     for group, child in zip(data.group_levels, seed_seq.spawn(data.n_groups), strict=True):

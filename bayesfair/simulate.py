@@ -24,10 +24,22 @@ MISCALIBRATIONS = {
     "shifted": "reported score σ(logit p − shift): the map σ(logit s + shift), in the family",
 }
 
+#: How :func:`differential_calibration` distorts a group: its true map P(y = 1 | s') in
+#: terms of the undistorted score s, whose map is the identity.
+DISTORTIONS = {
+    "none": "the group is like the others (labels y ~ Bernoulli(s))",
+    "label_noise": "a share of the group's labels flipped: P(y = 1 | s) = r + (1 − 2r) s",
+    "slope": "scores over- or under-confident: s' = σ(k logit s); decisions unchanged",
+    "intercept": "scores shifted on the logit scale: s' = σ(logit s − shift)",
+    "shape": "a map outside the beta family: s' = s³ (the map s'^(1/3))",
+}
+
 __all__ = [
+    "DISTORTIONS",
     "LUM_SCENARIOS",
     "MISCALIBRATIONS",
     "LumScenario",
+    "differential_calibration",
     "drifting_periods",
     "lum_scenario",
     "many_groups",
@@ -369,3 +381,119 @@ def drifting_periods(
     labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
     unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
     return labeled, unlabeled
+
+
+def differential_calibration(
+    k: int = 4,
+    n_labeled: int = 200,
+    n_unlabeled: int = 50_000,
+    *,
+    kind: str = "label_noise",
+    distorted=(0,),
+    amount: float | None = None,
+    weights=None,
+    scores=None,
+    random_seed=None,
+):
+    """K groups on real classifier scores, one or more calibrated differently, with the truth.
+
+    The scores are a real classifier's (the MLP of Ji et al. 2020 on UCI Adult, all
+    10,054 rows, drawn with replacement; or ``scores`` given). Every example is
+    given a group at random (``weights``) and a label ``y ~ Bernoulli(s)``: the
+    groups share one calibration map, the identity, so that each group's rates
+    differ only by chance. In the groups of ``distorted`` the classifier's scores
+    mean something else (:data:`DISTORTIONS`):
+
+    - ``"label_noise"``: a share ``amount`` (default 0.12) of the group's labels
+      flipped; the group's map is ``r + (1 − 2r) s``, compressed towards 1/2 (the
+      classifier is less accurate there);
+    - ``"slope"``: the reported score is ``σ(k logit s)`` with ``k = amount``
+      (default 2: over-confident; 0.5: under-confident); every decision, and so
+      every true gap, is unchanged, but the group's map is ``σ(logit s' / k)``;
+    - ``"intercept"``: the reported score is ``σ(logit s − amount)`` (default 1);
+    - ``"shape"``: the reported score is ``s³``, a map (``s'^{1/3}``) no beta map fits.
+
+    The labeled rows are a simple random sample of the assessed rows. The truth
+    is each group's rates on every assessed row (labeled and unlabeled: the
+    estimand of ``fit``'s default ``estimand="assessed"``) and each row's true
+    probability ``p`` (the oracle that knows every group's map).
+
+    Parameters
+    ----------
+    k : int, default 4
+        Number of groups, named ``"g0"``, ``"g1"``, ...
+    n_labeled, n_unlabeled : int
+        Over all groups.
+    kind : {"none", "label_noise", "slope", "intercept", "shape"}
+    distorted : sequence of int, default (0,)
+        The groups calibrated differently.
+    amount : float, optional
+        The distortion's size (defaults above).
+    weights : sequence of float, optional
+        The groups' shares (default equal).
+    scores : array_like, optional
+        Scores to draw from instead of the bundled ones.
+    random_seed : None, int or Generator, optional
+
+    Returns
+    -------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``p`` (the true probability of a
+        positive); the unlabeled rows keep their labels, for the truth (drop
+        ``label`` and ``p`` before assessing them).
+    """
+    import pandas as pd
+
+    kind = resolve_name(kind, DISTORTIONS, what="distortion", argument="kind")
+    k = check_positive_int(k, "k", minimum=2)
+    n_labeled = check_positive_int(n_labeled, "n_labeled")
+    n_unlabeled = check_positive_int(n_unlabeled, "n_unlabeled", minimum=0)
+    defaults = {"none": 0.0, "label_noise": 0.12, "slope": 2.0, "intercept": 1.0, "shape": 3.0}
+    amount = defaults[kind] if amount is None else float(amount)
+    if kind == "label_noise" and not 0 <= amount < 0.5:
+        raise InvalidParameterError(f"A label-noise 'amount' must be in [0, 0.5). Got {amount}.")
+    if kind == "slope" and not amount > 0:
+        raise InvalidParameterError(f"A slope 'amount' must be positive. Got {amount}.")
+    distorted = sorted({int(i) for i in distorted})
+    if any(not 0 <= i < k for i in distorted):
+        raise InvalidParameterError(f"'distorted' must hold group positions in range({k}).")
+    w = np.full(k, 1.0 / k) if weights is None else check_array(weights, "weights")
+    if w.shape != (k,) or (w <= 0).any():
+        raise InvalidParameterError(f"'weights' must be {k} positive numbers. Got {weights!r}.")
+    if scores is None:
+        from bayesfair.datasets import load_scores
+
+        scores = load_scores("adult-sex", "MLP")["score"].to_numpy()
+    pool = check_array(scores, "scores")
+    rng = check_random_state(random_seed)
+    n = n_labeled + n_unlabeled
+    s = rng.choice(pool, size=n, replace=True)
+    g = rng.choice(k, size=n, p=w / w.sum())
+    p = s.copy()
+    reported = s.copy()
+    hit = np.isin(g, distorted)
+    if kind == "label_noise":
+        p[hit] = amount + (1.0 - 2.0 * amount) * s[hit]
+    elif kind == "slope":
+        reported[hit] = _logistic(amount * _logit(s[hit]))
+    elif kind == "intercept":
+        reported[hit] = _logistic(_logit(s[hit]) - amount)
+    elif kind == "shape":
+        reported[hit] = s[hit] ** amount
+    y = (rng.random(n) < p).astype(int)
+    width = len(str(k - 1))
+    frame = pd.DataFrame(
+        {"score": reported, "label": y, "group": [f"g{i:0{width}d}" for i in g], "p": p}
+    )
+    return frame.iloc[:n_labeled].reset_index(drop=True), frame.iloc[n_labeled:].reset_index(
+        drop=True
+    )
+
+
+def _logit(s):
+    s = np.clip(s, 1e-12, 1.0 - 1e-12)
+    return np.log(s) - np.log1p(-s)
+
+
+def _logistic(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))

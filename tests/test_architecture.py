@@ -35,6 +35,7 @@ LAYERS = [
             "contrasts",
             "tables",
             "periods",
+            "calibration_view",
         ],
     ),
     ("result", ["posterior"]),
@@ -52,6 +53,7 @@ LAZY_MODULES = {
     "bayesfair.models._calibration_kernels",
     "bayesfair.models._calibration_native",
     "bayesfair.models._unlabeled_kernels",
+    "bayesfair.models._shift_kernels",
 }
 
 #: Third-party packages that only lazy modules may import at module level (pyarrow is

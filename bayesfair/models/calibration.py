@@ -67,6 +67,7 @@ from bayesfair.models.likelihood import (
     entry_predictor,
     likelihood_data,
 )
+from bayesfair.models.shift import DEFAULT_SHIFT, ShiftPrior
 from bayesfair.models.unlabeled import clip_scores, expected_counts
 
 __all__ = [
@@ -250,6 +251,7 @@ class DiscrepancyPrior:
     center: float | None = None
     scale_with_groups: bool = True
     label_free: Literal["prior", "carried"] | None = None
+    shift: ShiftPrior | None = DEFAULT_SHIFT
 
     def describe(self) -> str:
         """The prior in words (reports)."""
@@ -268,17 +270,20 @@ class DiscrepancyPrior:
             if self.label_free == "carried"
             else ""
         )
+        shifted = "" if self.shift is None else f"; {self.shift.describe()}"
         return (
             "each group's side of the threshold is off the calibration map with prior "
             f"probability {self.prior_misfit:.3g}{scaled} (and each side in every group "
             f"with {self.shared_prior_misfit:.3g}); an off-map stratum's rate is "
             f"Beta(1 + κm, 1 + κ(1 − m)), mode m, with κ = {self.concentration:g} and "
-            f"m = {where}{carried}"
+            f"m = {where}{carried}{shifted}"
         )
 
     def to_dict(self) -> dict:
         """The record a fit keeps in ``settings["discrepancy"]``."""
-        return {"kind": type(self).__name__, **asdict(self)}
+        record = {"kind": type(self).__name__, **asdict(self)}
+        record["shift"] = None if self.shift is None else self.shift.to_dict()
+        return record
 
     def for_groups(self, k: int) -> DiscrepancyPrior:
         """The prior a fit of ``k`` groups uses: with ``scale_with_groups``, one whose
@@ -331,6 +336,10 @@ class DiscrepancyPrior:
         if self.label_free not in (None, "prior", "carried"):
             raise InvalidParameterError(
                 f"'label_free' must be None, 'prior' or 'carried'. Got {self.label_free!r}."
+            )
+        if self.shift is not None and not isinstance(self.shift, ShiftPrior):
+            raise InvalidParameterError(
+                f"'shift' must be None or a ShiftPrior. Got {self.shift!r}."
             )
 
 

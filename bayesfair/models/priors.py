@@ -2,6 +2,9 @@
 
 A fit records each prior as a plain dictionary, ``prior.to_dict()`` (the class name
 under ``"kind"`` and the fields), which a result saved to netCDF keeps as JSON.
+A ``DiscrepancyPrior`` record without a ``shift`` (written before ``rbc`` had strata
+shifts, 0.3 and the early 0.4 builds) reads back with ``shift=None``, the model that
+made it.
 Results written before 0.5 recorded the prior's repr (``"BetaPrior(alpha=1.0,
 beta=1.0)"``); :func:`prior_from_record` still reads those, parsing the call with
 :mod:`ast` (never ``eval``) and accepting only the known classes and literal values.
@@ -14,6 +17,7 @@ import ast
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
 from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+from bayesfair.models.shift import ShiftPrior
 
 __all__ = ["PRIOR_CLASSES", "prior_from_record"]
 
@@ -49,11 +53,23 @@ def prior_from_record(record, kind: str | None = None):
         if kind is not None and name != kind:
             raise ValueError
         fields.pop("tie", None)  # an option of 0.2's DiscrepancyPrior, since removed
+        if name == "DiscrepancyPrior":  # older records had no shifts: None, not the default
+            fields["shift"] = _shift_from_record(fields.get("shift"))
         return PRIOR_CLASSES[name](**fields)
     except (ValueError, TypeError, KeyError, SyntaxError):
         raise InvalidParameterError(
             f"Not a {kind or 'prior'} record this version can read: {record!r}."
         ) from None
+
+
+def _shift_from_record(record) -> ShiftPrior | None:
+    """The strata's shift prior of a ``DiscrepancyPrior`` record (None: no shifts)."""
+    if record is None:
+        return None
+    fields = dict(record)
+    if fields.pop("kind", "ShiftPrior") != "ShiftPrior":
+        raise ValueError(record)
+    return ShiftPrior(**fields)
 
 
 def _parse_repr(text: str) -> tuple[str, dict]:

@@ -1,0 +1,266 @@
+"""Stratum shifts: how far a group's calibration map may stray from the pooled one.
+
+The hierarchical calibration model (:mod:`bayesfair.models.calibration`) earns its
+narrow intervals by borrowing each group's map from the others': the spread priors
+of Ji et al. (2020, §2.4), σ_a, σ_b ~ HalfNormal(0.15), keep the groups' slopes
+within about ±30% of one another. Where one group's scores mean something else
+(noisier labels, over- or under-confident scores) that group's map is pulled
+towards the others', and the unlabeled examples then carry the others' calibration
+into its rates: narrow intervals around the wrong value. That is the harm an audit
+looks for, so the default (``rbc``) does not trust the pooling blindly.
+
+**The shift.** In each stratum, a group ``g`` and a side ``h`` of the threshold, the
+labels follow the group's map moved by an intercept of the stratum's own,
+
+    y ~ Bernoulli(σ(η_g(s) + δ[g, h])),   δ[g, h] ~ N(0, τ²),
+    τ = max(τ₀, τ'),   τ' ~ HalfNormal(s_τ),
+
+and so do the stratum's unlabeled examples. The rates depend on the unlabeled
+examples only through each stratum's positives, and a logit intercept per stratum
+is what matches them: at the maximum of the likelihood the stratum's calibrated
+probabilities add up to its labeled positives (a logistic model's intercept
+equation), whatever the map's shape. So a group whose labels say its scores
+overstate positives by 8 points on a side has that side's unlabeled positives
+lowered by as much as its labels show, and as uncertainly as they show it. The
+spread τ is learned from all the strata: where every group's labels agree with
+the pooled map, τ is small and the shifts vanish (the pooled model's width); where
+one group's do not, τ grows, and the shifts follow the labels.
+
+A shift is the stratified, prediction-powered correction of the map (Angelopoulos
+et al. 2023, *Science* 382, §2: the rectifier; Fisch et al. 2024, stratified PPI)
+written as a likelihood, so that it stays valid when labels were chosen by score
+(ignorable selection), and pooled over strata (Gelman et al., BDA3 §5.5).
+
+**Modular inference.** The shifts are drawn per posterior draw of the maps, given
+the maps (a *cut*: Plummer 2015, *Stat. Comput.* 25; Jacob et al. 2017): the
+sampler keeps ``rbc``'s parameters and cost, and for each draw ``(a, b, c)`` this
+module draws τ and the shifts from their exact conditional posterior on a grid
+(:func:`sample_shifts`). The labels enter the map and the shifts both: where a
+group's own labels fix its map, its intercept's uncertainty is counted twice, which
+widens, never narrows, its intervals; where the map is the others' (the case the
+shifts exist for), the group's labels inform the shifts alone.
+
+**Why a floor τ₀ = 0.5 under a half-normal of scale 1.** A shift of 0.5 on the logit
+scale moves a stratum's positive rate from 0.50 to 0.62, or from 0.85 to 0.90. The
+distortions an audit must not hide are of that size: 12% of one group's labels
+flipped shifts its strata by about ±0.5; scores over- or under-confident by a factor
+2 on the logit scale by 0.5–1.5. A group's own labels can show a shift that size only
+with hundreds of them; with a few dozen they cannot tell a distorted group from one
+like the others, and a learned τ then shrinks the group's shifts towards 0, which
+is where the pooled model lost its coverage. Measured on the worked case of
+``docs/guides/differential_calibration.md`` (4 groups, 200 labels, 12% of one
+group's labels flipped; 95% intervals of the gap to the largest group): the pooled
+model covered 33% of the accuracy gaps, a learned τ (half-normal of scale 1, no floor)
+50%, a floor of 0.3 50%, a floor of 0.5 83% and BB 83%, at widths 0.10, 0.16, 0.17,
+0.18 and 0.28. So the floor says what the labels cannot: before its labels are read,
+a group's log-odds on each side may differ from the pooled map's by about ±0.5. Above
+the floor τ is learned (many groups that differ widen it). With a few hundred labels
+per side a group's own labels outweigh the floor, and the shifts are as narrow as
+they show. The price is width where the groups are alike and labels are few (about
+twice the pooled model's at 50 labels per group): ``docs/results/differential_calibration.md``
+has the trade-off, and why no interval can be both that narrow and honest there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from numbers import Real
+
+import numpy as np
+
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.models.likelihood import entry_predictor, likelihood_data
+
+__all__ = [
+    "DEFAULT_SHIFT",
+    "SHIFT_GRID",
+    "ShiftPrior",
+    "sample_shifts",
+    "shifted_counts",
+    "stratum_shift_loglik",
+]
+
+#: The grid of shifts (logit units) on which each stratum's conditional posterior is
+#: evaluated: step 0.05 over [−5, 5]. A shift beyond ±5 moves a rate of 1/2 past
+#: 0.007 or 0.993; within the grid a draw is jittered uniformly over its cell (a
+#: shift's error is at most 0.025 logit units, 0.6 points of a rate near 1/2).
+SHIFT_GRID = np.linspace(-5.0, 5.0, 201)
+# τ's grid: the prior's quantiles at the midpoints of _TAU_POINTS equal-probability cells
+_TAU_POINTS = 24
+_CHUNK = 256  # draws per block (bounds the (draws, strata, grid) arrays)
+
+
+@dataclass(frozen=True)
+class ShiftPrior:
+    """Prior of the strata's shifts: ``δ[g, h] ~ N(0, τ²)``, ``τ = max(floor, τ')``,
+    ``τ' ~ HalfNormal(scale)``.
+
+    Attributes
+    ----------
+    scale : float, default 1.0
+        Scale of the half-normal prior of τ', the spread of the strata's intercept
+        shifts on the logit scale.
+    floor : float, default 0.5
+        The least spread τ₀: how far, before its labels are read, a group's log-odds
+        on a side may differ from the pooled map's (module docstring: why 0.5). 0
+        lets the labels shrink every shift towards 0.
+    """
+
+    scale: float = 1.0
+    floor: float = 0.5
+
+    def describe(self) -> str:
+        """The prior in words (reports)."""
+        return (
+            "each group's side of the threshold may shift its map's log-odds by its own "
+            f"amount, the shifts normal with a spread of at least {self.floor:g} learned from "
+            f"the labels above it (half-normal prior of scale {self.scale:g})"
+        )
+
+    def to_dict(self) -> dict:
+        """The record a fit keeps in ``settings["shift"]``."""
+        return {"kind": type(self).__name__, **asdict(self)}
+
+    def tau_grid(self) -> np.ndarray:
+        """τ at the midpoints of equal-probability cells of its prior (each weighs the same)."""
+        from scipy.stats import halfnorm
+
+        u = (np.arange(_TAU_POINTS) + 0.5) / _TAU_POINTS
+        return np.maximum(halfnorm.ppf(u, scale=self.scale), self.floor)
+
+    def __post_init__(self):
+        s = self.scale
+        if isinstance(s, bool) or not (isinstance(s, Real) and np.isfinite(s) and s > 0):
+            raise InvalidParameterError(
+                f"The shift prior's 'scale' must be a positive finite number. Got {s!r}."
+            )
+        f = self.floor
+        if isinstance(f, bool) or not (isinstance(f, Real) and np.isfinite(f) and f >= 0):
+            raise InvalidParameterError(
+                f"The shift prior's 'floor' must be a finite number ≥ 0. Got {f!r}."
+            )
+        object.__setattr__(self, "scale", float(s))
+        object.__setattr__(self, "floor", float(f))
+
+
+#: The default of ``DiscrepancyPrior.shift`` (and so of ``rbc``): ``ShiftPrior()``.
+DEFAULT_SHIFT = ShiftPrior()
+
+
+def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> np.ndarray:
+    """Each stratum's labeled log likelihood at each shift of ``grid``, given the maps.
+
+    The entries of the labeled summary (:func:`~bayesfair.models.likelihood.likelihood_data`)
+    with their predictor moved by ``δ``: ``Σ y (η + δ) − n [softplus(η̄ + δ) +
+    ½ σ(1 − σ) Var(η)]``, as :func:`~bayesfair.models.likelihood.binned_loglik`
+    takes it, summed per stratum; only the terms that depend on ``δ`` are kept.
+
+    Parameters
+    ----------
+    lik : dict
+        The labeled likelihood's data.
+    a, b, c : array_like, shape (n_draws, n_groups)
+        Draws of the maps.
+    n_groups : int
+        The number of groups (strata ``2 g + h``).
+    grid : array_like, shape (n_grid,)
+        The shifts.
+
+    Returns
+    -------
+    ndarray, shape (n_draws, 2 n_groups, n_grid)
+        Zero for a stratum without labels.
+    """
+    from bayesfair.models._shift_kernels import shift_loglik
+
+    grid = np.ascontiguousarray(grid, dtype=float)
+    eta, v_eta = entry_predictor(lik, a, b, c)  # (draws, entries)
+    stratum = np.ascontiguousarray(lik["group_idx"] * 2 + lik["side"], dtype=np.int64)
+    out = np.zeros((eta.shape[0], 2 * n_groups, grid.size))
+    shift_loglik(
+        np.ascontiguousarray(eta),
+        np.ascontiguousarray(v_eta),
+        stratum,
+        np.ascontiguousarray(lik["count"], dtype=float),
+        np.ascontiguousarray(lik["positives"], dtype=float),
+        grid,
+        out,
+    )
+    return out
+
+
+def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator):
+    """Draw τ and every stratum's shift for each posterior draw of the maps.
+
+    Per draw: τ from its conditional posterior on the prior's quantile grid
+    (:meth:`ShiftPrior.tau_grid`; each stratum's likelihood integrated over its
+    shift on :data:`SHIFT_GRID`), then each stratum's shift given τ, from the grid
+    and jittered uniformly within its cell.
+
+    Parameters
+    ----------
+    labeled : ScoreSummary
+        The labeled rows.
+    a, b, c : array_like, shape (..., n_groups)
+        Draws of the maps.
+    prior : ShiftPrior
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    shift : ndarray, shape (..., n_groups, 2)
+        δ per group and side (ŷ = 0, ŷ = 1).
+    tau : ndarray, shape (...)
+        The spread τ of each draw.
+    """
+    a, b, c = (np.asarray(v, dtype=float) for v in (a, b, c))
+    lead, k = a.shape[:-1], a.shape[-1]
+    a, b, c = (v.reshape(-1, k) for v in (a, b, c))
+    lik = likelihood_data(labeled)
+    grid = SHIFT_GRID
+    step = grid[1] - grid[0]
+    taus = prior.tau_grid()
+    # the normal prior of δ at each τ, as weights on the grid (each column sums to 1)
+    log_w = -0.5 * (grid[:, None] / taus[None, :]) ** 2
+    log_w -= np.logaddexp.reduce(log_w, axis=0, keepdims=True)
+    weights = np.exp(log_w)  # (grid, taus)
+    n_draws = a.shape[0]
+    shift = np.empty((n_draws, 2 * k))
+    tau = np.empty(n_draws)
+    for start in range(0, n_draws, _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        ll = stratum_shift_loglik(lik, a[sl], b[sl], c[sl], k, grid)  # (m, 2k, grid)
+        top = ll.max(axis=-1, keepdims=True)
+        like = np.exp(ll - top)
+        marginal = np.log(like @ weights) + top  # (m, 2k, taus): each stratum given τ
+        log_post = marginal.sum(axis=1)  # (m, taus); the prior's grid weighs τ equally
+        log_post -= log_post.max(axis=1, keepdims=True)
+        post = np.exp(log_post)
+        cdf = np.cumsum(post, axis=1)
+        u = rng.random(cdf.shape[0]) * cdf[:, -1]
+        i = (cdf < u[:, None]).sum(axis=1).clip(max=taus.size - 1)
+        tau[sl] = taus[i]
+        cond = like * weights[:, i].T[:, None, :]  # (m, 2k, grid)
+        cdf = np.cumsum(cond, axis=-1)
+        u = rng.random(cdf.shape[:2]) * cdf[..., -1]
+        j = (cdf < u[..., None]).sum(axis=-1).clip(max=grid.size - 1)
+        shift[sl] = grid[j] + step * (rng.random(j.shape) - 0.5)
+    return shift.reshape(*lead, k, 2), tau.reshape(lead)
+
+
+def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
+    """Unlabeled confusion counts under maps whose intercept is shifted per side.
+
+    ``counts_fn`` is :func:`~bayesfair.models.unlabeled.expected_counts` or
+    :func:`~bayesfair.models.unlabeled.sampled_counts` (``*args``: its generator);
+    it is called once per side with ``c + shift[..., h]``, and each side's columns
+    are taken from its own call (``tp, fp`` from ŷ = 1, ``tn, fn`` from ŷ = 0).
+
+    Returns
+    -------
+    ndarray, shape (..., n_groups, 4)
+    """
+    shift = np.asarray(shift, dtype=float)
+    below = counts_fn(summary, a, b, c + shift[..., 0], *args)
+    above = counts_fn(summary, a, b, c + shift[..., 1], *args)
+    return np.concatenate([above[..., :2], below[..., 2:]], axis=-1)

@@ -1,0 +1,145 @@
+"""The strata's shifts (bayesfair.models.shift): likelihood, conditional draws, counts."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.models.calibration import DiscrepancyPrior
+from bayesfair.models.likelihood import binned_loglik, likelihood_data
+from bayesfair.models.priors import prior_from_record
+from bayesfair.models.shift import (
+    SHIFT_GRID,
+    ShiftPrior,
+    sample_shifts,
+    shifted_counts,
+    stratum_shift_loglik,
+)
+from bayesfair.models.unlabeled import expected_counts, sampled_counts
+from bayesfair.summary import summarize_arrays
+
+
+def _labeled(rng, n=(300, 120), flip=(0.0, 0.0)):
+    """Two groups with scores ~ Beta(2, 2) and labels from the identity map, a share
+    of group g's labels flipped."""
+    scores, labels, groups = [], [], []
+    for g, (size, r) in enumerate(zip(n, flip, strict=True)):
+        s = rng.beta(2.0, 2.0, size)
+        y = rng.random(size) < s
+        y = np.where(rng.random(size) < r, ~y, y)
+        scores.append(s), labels.append(y.astype(int)), groups.append(np.full(size, g))
+    return summarize_arrays(
+        np.concatenate(scores), np.concatenate(groups), [0, 1], labels=np.concatenate(labels)
+    )
+
+
+@pytest.fixture(scope="module")
+def labeled():
+    return _labeled(np.random.default_rng(3))
+
+
+def test_the_shift_likelihood_is_the_binned_likelihood_with_the_intercept_moved(labeled):
+    lik = likelihood_data(labeled)
+    rng = np.random.default_rng(0)
+    a, b = np.exp(rng.normal(0, 0.2, (5, 2))), np.exp(rng.normal(0, 0.2, (5, 2)))
+    c = rng.normal(0, 0.5, (5, 2))
+    grid = np.array([-1.3, 0.0, 0.4, 2.0])
+    got = stratum_shift_loglik(lik, a, b, c, 2, grid)
+    stratum = lik["group_idx"] * 2 + lik["side"]
+    for j, d in enumerate(grid):
+        for s in range(4):
+            moved = np.where(np.arange(2) == s // 2, d, 0.0)  # move group s // 2 only
+            on = stratum == s
+            full = binned_loglik(lik, a, b, c + moved)[:, on].sum(axis=1)
+            base = binned_loglik(lik, a, b, c)[:, on].sum(axis=1)
+            other_side = stratum == (s ^ 1)
+            # moving c moves the other side's entries too: take this stratum's alone
+            assert on.any() and not (on & other_side).any()
+            ref0 = stratum_shift_loglik(lik, a, b, c, 2, np.array([0.0]))[:, s, 0]
+            np.testing.assert_allclose(got[:, s, j] - ref0, full - base, rtol=1e-10, atol=1e-9)
+
+
+def test_a_fixed_spread_gives_the_exact_conditional_posterior(labeled):
+    """τ fixed at 0.5 (floor 0.5, scale → 0): each stratum's shift is drawn from
+    exp(L(δ)) N(δ; 0, 0.5²); its mean matches quadrature within 4 Monte Carlo SE plus
+    the grid's half step."""
+    lik = likelihood_data(labeled)
+    n = 4000
+    a, b, c = np.full((n, 2), 1.3), np.full((n, 2), 0.8), np.full((n, 2), 0.2)
+    shift, tau = sample_shifts(
+        labeled, a, b, c, ShiftPrior(scale=1e-9, floor=0.5), np.random.default_rng(1)
+    )
+    assert shift.shape == (n, 2, 2) and np.all(tau == 0.5)
+    fine = np.linspace(-5, 5, 20001)
+    ll = stratum_shift_loglik(lik, a[:1], b[:1], c[:1], 2, fine)[0]  # (4, fine)
+    post = np.exp(ll - ll.max(axis=1, keepdims=True)) * norm.pdf(fine, 0, 0.5)
+    post /= post.sum(axis=1, keepdims=True)
+    mean = post @ fine
+    sd = np.sqrt(post @ fine**2 - mean**2)
+    got = shift.reshape(n, 4)
+    step = SHIFT_GRID[1] - SHIFT_GRID[0]
+    assert np.all(np.abs(got.mean(axis=0) - mean) < 4 * sd / np.sqrt(n) + step / 2)
+    assert np.all(np.abs(got.std(axis=0) / sd - 1) < 0.1)
+
+
+def test_a_stratum_without_labels_draws_its_shift_from_the_prior():
+    rng = np.random.default_rng(5)
+    labeled = _labeled(rng, n=(200, 0))
+    n = 4000
+    ones = np.ones((n, 2))
+    shift, _ = sample_shifts(labeled, ones, ones, 0 * ones, ShiftPrior(1e-9, 0.7), rng)
+    free = shift[:, 1, :].ravel()  # group 1 has no labels
+    # sd of a normal's sample sd: σ / √(2n); 5 SE, plus the grid's cell (variance step²/12)
+    assert abs(free.std() - 0.7) < 5 * 0.7 / np.sqrt(2 * free.size) + 0.01
+    assert abs(free.mean()) < 5 * 0.7 / np.sqrt(free.size)
+
+
+def test_the_spread_grows_when_a_group_differs():
+    """Labels like the map keep τ at its floor more often than a group with 30% of
+    its labels flipped (whose strata need shifts of about ±1)."""
+    rng = np.random.default_rng(7)
+    alike = _labeled(rng, n=(400, 400))
+    noisy = _labeled(rng, n=(400, 400), flip=(0.0, 0.3))
+    ones = np.ones((1000, 2))
+    prior = ShiftPrior(scale=1.0, floor=0.1)
+    _, tau_alike = sample_shifts(alike, ones, ones, 0 * ones, prior, rng)
+    shift, tau_noisy = sample_shifts(noisy, ones, ones, 0 * ones, prior, rng)
+    assert np.median(tau_noisy) > 2 * np.median(tau_alike)
+    # the flipped group's labels pull its ŷ = 1 side down and its ŷ = 0 side up
+    assert shift[:, 1, 1].mean() < -0.5 and shift[:, 1, 0].mean() > 0.5
+
+
+def test_shifted_counts_take_each_side_from_its_own_shift(labeled):
+    unl = summarize_arrays(np.random.default_rng(2).beta(2, 2, 5000), np.zeros(5000, int), [0, 1])
+    a = b = np.ones((3, 2))
+    c = np.zeros((3, 2))
+    zero = np.zeros((3, 2, 2))
+    np.testing.assert_allclose(
+        shifted_counts(expected_counts, unl, a, b, c, zero), expected_counts(unl, a, b, c)
+    )
+    up = zero.copy()
+    up[..., 1] = 1.0  # ŷ = 1 side only
+    got = shifted_counts(expected_counts, unl, a, b, c, up)
+    base = expected_counts(unl, a, b, c)
+    np.testing.assert_allclose(got[..., 2:], base[..., 2:])  # tn, fn unchanged
+    assert np.all(got[:, 0, 0] > base[:, 0, 0])  # more true positives
+    np.testing.assert_allclose(got.sum(axis=-1), base.sum(axis=-1))
+    drawn = shifted_counts(sampled_counts, unl, a, b, c, up, np.random.default_rng(0))
+    assert drawn.shape == base.shape and np.all(drawn >= 0)
+
+
+def test_the_prior_checks_its_numbers_and_reads_back_from_its_record():
+    with pytest.raises(InvalidParameterError, match="'scale' must be a positive"):
+        ShiftPrior(scale=0)
+    with pytest.raises(InvalidParameterError, match="'floor' must be a finite number"):
+        ShiftPrior(floor=-1)
+    with pytest.raises(InvalidParameterError, match="'shift' must be None or a ShiftPrior"):
+        DiscrepancyPrior(shift=1.0)
+    grid = ShiftPrior(scale=1.0, floor=0.5).tau_grid()
+    assert grid.min() == 0.5 and np.all(np.diff(grid) >= 0)
+    prior = DiscrepancyPrior()
+    assert prior_from_record(prior.to_dict()) == prior
+    assert prior_from_record(DiscrepancyPrior(shift=None).to_dict()).shift is None
+    old = {k: v for k, v in prior.to_dict().items() if k != "shift"}  # before shifts
+    assert prior_from_record(old).shift is None
+    assert "spread of at least 0.5" in prior.describe()
