@@ -102,6 +102,14 @@ class ExampleSet:
         """Confusion counts per group, shape ``(n_groups, 4)`` (tp, fp, tn, fn), int64."""
         raise NotImplementedError
 
+    def score_sums(self) -> np.ndarray:
+        """The sum of the raw scores (as given, not clipped) per group, shape ``(n_groups,)``.
+
+        Additive over rows, like every sum of a summary (``ScoreSummary.sum_score``):
+        the sums of two sides add to the sum over their rows together.
+        """
+        raise NotImplementedError
+
     def rows(self, what: str) -> ExampleRows:
         """The rows, for ``what`` (a name for the message when they are a summary)."""
         raise NotImplementedError
@@ -183,6 +191,9 @@ class ExampleRows(ExampleSet):
         predictions = self.scores >= self.threshold
         return count_confusion(predictions, self.labels, self.codes, len(self.levels))
 
+    def score_sums(self) -> np.ndarray:
+        return np.bincount(self.codes, weights=self.scores, minlength=len(self.levels))
+
     def rows(self, what: str) -> ExampleRows:
         return self
 
@@ -239,6 +250,10 @@ class ExampleSummary(ExampleSet):
     def confusion_counts(self) -> np.ndarray:
         return self.held.confusion_counts().round().astype(np.int64)
 
+    def score_sums(self) -> np.ndarray:
+        held = self.held
+        return np.bincount(held.group, weights=held.sum_score, minlength=len(self.levels))
+
     def rows(self, what: str) -> ExampleRows:
         if self.side == "labeled":
             raise InvalidParameterError(
@@ -269,7 +284,7 @@ class ExampleSummary(ExampleSet):
         held, k = self.held, len(self.levels)
         n = np.bincount(held.group, weights=held.count, minlength=k)
         positive = np.bincount(held.group, weights=held.count * held.side, minlength=k)
-        total = np.bincount(held.group, weights=held.sum_score, minlength=k)
+        total = self.score_sums()
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n > 0, total / n, np.nan)
         nan = np.full(k, np.nan)

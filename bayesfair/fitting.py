@@ -721,7 +721,8 @@ def _attach(
     ``constant_data`` keeps the labeled examples' summary (``labeled_*`` on the
     ``labeled_cell`` dimension; :func:`~bayesfair.checks.stored_labeled_summary`
     reads it back) for the calibration check: its size does not grow with the
-    labeled set."""
+    labeled set; and ``score_sum``, each group's sum of raw scores over the assessed
+    rows (:func:`bayesfair.calibration_view.assessed_mean_score`)."""
     import arviz as az
 
     labels = _coord_labels(data.group_levels)
@@ -746,6 +747,11 @@ def _attach(
         {
             "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
             "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy()),
+            # the raw scores' sum over the assessed rows (calibration_view's mean score)
+            "score_sum": (
+                ("group",),
+                data.labeled_examples.score_sums() + data.unlabeled_examples.score_sums(),
+            ),
             **_cell_variables(data.labeled_summary(score_clip, n_bins)),
             **extra,
         },

@@ -9,6 +9,8 @@ computes nothing: its methods are thin calls of the modules that do, as ArviZ ke
   the HDI + ROPE decision (Kruschke 2018);
 - :mod:`bayesfair.tables`: the table of differences (:func:`~bayesfair.tables.summary`);
 - :mod:`bayesfair.groups`: the group and family views and impact ratios;
+- :mod:`bayesfair.calibration_view`: each group's mean score against its share of
+  positives (calibration within groups, in the large);
 - :mod:`bayesfair.sensitivity`: how much of each gap is the prior's;
 - :mod:`bayesfair.checks`: the calibration check and the sampler's diagnostics;
 - :mod:`bayesfair.fair_enough`: which metrics say the same thing.
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesfair import checks, contrasts, periods, sensitivity, tables
+from bayesfair import calibration_view, checks, contrasts, periods, sensitivity, tables
 from bayesfair import groups as _groups
 from bayesfair._netcdf import read_result, write_result
 from bayesfair._validation import check_probability, deprecated
@@ -360,6 +362,18 @@ class FairnessPosterior:
         """
         return _groups.result_impact_ratios(self, metric, exclude_below, ci_prob)
 
+    def calibration_summary(self, ci_prob: float = 0.95, epsilon: float = 0.02):
+        """Calibration within groups: each group's mean score minus its share of positives,
+        with HDIs and the HDI + ROPE decision
+        (:func:`bayesfair.calibration_view.calibration_summary`).
+
+        Parameters
+        ----------
+        ci_prob : float, default 0.95
+        epsilon : float, default 0.02
+        """
+        return calibration_view.calibration_summary(self, ci_prob, epsilon)
+
     def sensitivity(self, metrics=None, reference=None):
         """Prior sensitivity of every gap: :func:`bayesfair.sensitivity.result_sensitivity`
         (the prior share ``Var(Δ | data) / Var(Δ)``; Schad, Betancourt & Vasishth 2021).
@@ -420,37 +434,38 @@ class FairnessPosterior:
         random_seed=None,
         warn: bool = True,
     ):
-        """Check each group's calibration map against its labeled examples.
+        """Check each group's labeled examples against the calibration map the groups share.
 
-        A binned posterior predictive check (:mod:`bayesfair.checks`): for
-        each group, the labeled examples are binned by score on each side of
-        the threshold, and the observed number of positives per bin is
-        compared with the map's predictions through a posterior predictive
-        p-value. A map that the labels contradict (too flat, shifted,
-        decreasing where the labels increase, as for an inverted classifier)
-        gets a small p-value.
+        A likelihood-ratio test per group (:mod:`bayesfair.checks`): one
+        beta-calibration map shared by every group, against the same map with the
+        group's labeled examples moved by an intercept of their own on each side of
+        the threshold (the shifts ``rbc`` draws), the map refitted under both; the
+        ratio is referred to χ² with as many degrees of freedom as the group has
+        sides with labels. A group whose scores mean something else than the
+        others' (noisier labels, over- or under-confident scores, an inverted
+        classifier) gets a small p-value. The test reads only the labeled examples
+        the fit keeps, so it is the same for ``bc`` and ``rbc`` and deterministic.
+        With two groups it cannot tell which of two disagreeing groups is the odd
+        one: both are flagged. Its power is modest: a group with 12% of its 500
+        labels flipped is flagged in a minority of data sets
+        (``docs/results/calibration_check.md``).
 
         Parameters
         ----------
         alpha : float, default 0.05
             A group is a ``"misfit"`` when its p-value, adjusted by Holm's
-            step-down over the K groups (``attrs["p_adjusted"]``), is below ``alpha``:
-            the probability that a calibrated family has any group flagged is at most
-            about ``alpha``, whatever K. Posterior predictive p-values are
-            conservative (unadjusted, 5 of 120 calibrated groups with 100 labels
-            each were below 0.05, 4.2%; ``tests/statistical/test_robust_coverage.py``).
+            step-down over the K groups (column ``p_adjusted``), is below ``alpha``:
+            the family-wise error rate, the probability that a family of groups
+            sharing one map has any group flagged, is at most about ``alpha``,
+            whatever K.
         min_labels : int, default 20
-            A group with fewer labeled examples whose p-value is not below
-            ``alpha`` gets the verdict ``"too few labels"``: the check cannot
-            tell a fitting map from a wrong one with so few labels (a gross
-            misfit is still reported as one).
+            A group with fewer labeled examples that is not a misfit gets the
+            verdict ``"too few labels"``: the check cannot tell a fitting map from a
+            wrong one with so few labels (a gross misfit is still reported as one).
         max_draws : int, default 1000
-            Posterior draws used (evenly thinned).
+            Accepted for compatibility; not used (the test reads no draws).
         random_seed : None, int, SeedSequence or Generator, optional
-            Seed of the replicated labels. None (the default) derives it from
-            the fit's recorded seed (``settings["random_seed"]``, its third
-            child stream), so that repeated calls agree and a repeated fit
-            gives the same check.
+            Accepted for compatibility; not used (the test draws no random numbers).
         warn : bool, default True
             Issue a :class:`~bayesfair.exceptions.CalibrationWarning` naming
             the misfitting groups.
@@ -459,9 +474,12 @@ class FairnessPosterior:
         -------
         pandas.DataFrame
             One row per group: ``group``, ``n_labeled``, ``statistic`` (the
-            posterior mean of the binned discrepancy), ``p_value`` and ``verdict``
-            (``"ok"``, ``"misfit"`` or ``"too few labels"``); ``attrs["p_adjusted"]``
-            holds the Holm-adjusted p-values.
+            likelihood ratio), ``p_value`` (χ², unadjusted), ``p_adjusted`` (Holm;
+            the verdict's), ``verdict`` (``"ok"``, ``"misfit"`` or ``"too few
+            labels"``) and ``where`` (where on the score scale the group's labels
+            depart most from the shared map, in words); ``attrs["p_adjusted"]``
+            repeats the adjusted p-values and ``attrs["test"]`` holds the test's
+            details (degrees of freedom, the fitted shifts).
 
         Raises
         ------

@@ -34,7 +34,15 @@ def test_the_public_calls_work_as_written():
     assert res.between_group_variance("tpr").dims == ("chain", "draw")
     assert len(res.summary(metrics=["accuracy", "tpr", "fpr"], epsilon=0.02)) == 3
     check = default.calibration_check(warn=False)
-    assert list(check.columns) == ["group", "n_labeled", "statistic", "p_value", "verdict"]
+    assert list(check.columns) == [
+        "group",
+        "n_labeled",
+        "statistic",
+        "p_value",
+        "p_adjusted",
+        "verdict",
+        "where",
+    ]
 
     # the design's calls, with the names of 0.4 (n_boot, confidence): they still work and
     # warn (until 0.5), giving what the new names give
@@ -180,3 +188,42 @@ def test_the_fourth_stage_group_calls_work_as_written():
         data, "tpr", ci_prob=0.95, n_resamples=200, random_seed=None
     )
     assert {"group", "gap", "gap_lower", "gap_upper"} <= set(gi.columns) and len(gi) == 6
+
+
+def test_the_calibration_view_calls_work_as_written():
+    """Calibration within groups: res.calibration_summary and the frequentist side, with the
+    columns the contract names, in its order."""
+    data = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, model="bb", draws=200, chains=2, random_seed=0, progressbar=False)
+    view = res.calibration_summary(ci_prob=0.95, epsilon=0.02)
+    assert list(view.columns[:10]) == [
+        "group",
+        "n_labeled",
+        "mean_score",
+        "positive_rate",
+        "positive_rate_lower",
+        "positive_rate_upper",
+        "calibration_gap",
+        "calibration_gap_lower",
+        "calibration_gap_upper",
+        "decision",
+    ]
+    assert len(view) == 2 and view.attrs["ci_prob"] == 0.95
+    ci = bf.frequentist.calibration_intervals(data, ci_prob=0.95, n_resamples=200, random_seed=None)
+    assert list(ci.columns) == list(view.columns[:9]) and len(ci) == 2
+    curve = bf.frequentist.reliability_curve(
+        data, n_bins=10, ci_prob=0.95, n_resamples=100, random_seed=None
+    )
+    assert list(curve.columns[:9]) == [
+        "group",
+        "bin",
+        "score_lower",
+        "score_upper",
+        "n",
+        "mean_score",
+        "positive_rate",
+        "positive_rate_lower",
+        "positive_rate_upper",
+    ]

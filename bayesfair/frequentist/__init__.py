@@ -13,6 +13,8 @@
   with a simultaneous band (max-|t| bootstrap, Bonferroni–Wilson floor).
 * :mod:`~bayesfair.frequentist.clusters` — Fair Enough's clusters of metrics
   over bootstrap resamples of the labeled rows.
+* :mod:`~bayesfair.frequentist.reliability` — calibration within groups from the
+  labeled rows: mean score minus positive rate per group, reliability curves.
 """
 
 from bayesfair.frequentist._bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
@@ -47,6 +49,7 @@ from bayesfair.frequentist.ppi import (
     ppi_differences,
     ppi_mean_interval,
 )
+from bayesfair.frequentist.reliability import calibration_intervals, reliability_curve
 from bayesfair.frequentist.variance import (
     VarianceBootstrapResult,
     VarianceDraws,
@@ -64,6 +67,9 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     # many groups: each group's gap to all rows, simultaneous over the groups
     "group_intervals",
     "max_gap_interval",
+    # calibration within groups (calibration in the large, reliability curves)
+    "calibration_intervals",
+    "reliability_curve",
     # per-group rates and pairwise differences
     "bootstrap_difference",
     "difference_intervals",
