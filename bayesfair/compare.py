@@ -29,6 +29,7 @@ from bayesfair._validation import (
     seed_record,
     seed_sequence,
 )
+from bayesfair.checks import CHECK_COLUMNS
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import (
     InvalidParameterError,
@@ -367,7 +368,7 @@ def compare(
     calibration = (
         posteriors[calibrated].calibration_check(warn=False)
         if calibrated is not None and posteriors[calibrated].model in ("bc", "rbc")
-        else pd.DataFrame(columns=["group", "n_labeled", "statistic", "p_value", "verdict"])
+        else pd.DataFrame(columns=list(CHECK_COLUMNS))
     )
     pair_rows, var_rows = [], []
     for i, metric in enumerate(metrics):
@@ -662,7 +663,8 @@ def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
         for g in (row["group"], row["reference"]):
             if str(g) in by_group.index:
                 c = by_group.loc[str(g)]
-                p = "" if pd.isna(c["p_value"]) else f", p = {c['p_value']:.3f}"
+                p_adj = c.get("p_adjusted", c["p_value"])  # the verdict's (Holm) p-value
+                p = "" if pd.isna(p_adj) else f", adjusted p = {p_adj:.3f}"
                 parts.append(f"{g} {c['verdict']}{p}")
         check = f" Calibration check: {'; '.join(parts)}."
     return (

@@ -431,13 +431,13 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     """Reliability diagram per group: the calibration map against its labeled examples.
 
     One panel per group: the posterior band and mean of the group's
-    beta-calibration map, the labeled examples binned as the calibration
-    check bins them (:mod:`bayesfair.checks`: split at the threshold, then by
-    score) drawn at their mean score and fraction of positives with a
+    beta-calibration map, the labeled examples binned as the earlier
+    calibration check binned them (:func:`bayesfair.checks.entry_bins`: split at
+    the threshold, then by score) drawn at their mean score and fraction of positives with a
     binomial 95% Wilson interval and their count (in a strip below y = 0, under
-    each point, in rows so that no two overlap), and the check's p-value and
-    verdict in the title (for ``rbc`` also the posterior probability that each
-    side of the threshold is off the map). Points far outside the band are
+    each point, in rows so that no two overlap), and the check's verdict and
+    Holm-adjusted p-value in the title (for ``rbc`` also the posterior
+    probability that each side of the threshold is off the map). Points far outside the band are
     what a ``"misfit"`` verdict means.
 
     Parameters
@@ -508,7 +508,8 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
         row = by_group.loc[str(g)] if str(g) in by_group.index else None
         verdict = ""
         if row is not None:
-            p = "" if pd.isna(row["p_value"]) else f", p = {row['p_value']:.3f}"
+            p_adj = row.get("p_adjusted", row["p_value"])  # the verdict's (Holm) p-value
+            p = "" if pd.isna(p_adj) else f", adj. p = {p_adj:.3f}"
             verdict = f"\n{row['verdict']}{p}"
         if "p_misfit" in post:
             pm = post["p_misfit"].sel(group=g).mean(("chain", "draw")).values

@@ -189,7 +189,8 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     if calibration is not None:
         out += [
             "",
-            "Calibration check (each group's calibration map against its labeled examples):",
+            "Calibration check (each group's labeled examples against the calibration map the "
+            "groups share; the verdict on the Holm-adjusted p-value):",
             "",
             _table(calibration),
         ]
@@ -239,7 +240,11 @@ def _calibration_table(comp):
             "labeled": check["n_labeled"],
             "statistic": check["statistic"].map(lambda v: _fmt(float(v), 1)),
             "p-value": check["p_value"].map(lambda v: _fmt(float(v), 3)),
+            "Holm-adjusted p": check.get("p_adjusted", check["p_value"]).map(
+                lambda v: _fmt(float(v), 3)
+            ),
             "verdict": check["verdict"],
+            "where the labels depart most": check.get("where", ""),
         }
     )
 
@@ -499,7 +504,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
         out.append(
             (
                 f"Reliability per group: the {calibrated.upper()} calibration map (band) against "
-                "the labeled examples binned as the calibration check bins them (counts beside "
+                "the labeled examples binned by score on each side of the threshold (counts beside "
                 "the points; bars: Wilson 95% intervals).",
                 _png(fig),
             )
@@ -572,8 +577,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     if calibration is not None:
         parts += [
             "<h2>Calibration check</h2>",
-            "<p>Each group's calibration map against its labeled examples (binned posterior "
-            "predictive check). A <em>misfit</em> means the labels contradict the map: the "
+            "<p>Each group's labeled examples against the calibration map the groups share "
+            "(likelihood-ratio test of an intercept of the group's own on each side of the "
+            "threshold; the verdict on the p-value adjusted by Holm's method over the "
+            "groups). A <em>misfit</em> means the labels contradict the shared map: the "
             "group's rates from a calibration model then rest on its labeled examples (RBC) "
             "or may be wrong (BC). <em>too few labels</em>: the check cannot tell.</p>",
             _html_table(calibration, "calibration"),

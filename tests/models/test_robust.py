@@ -93,7 +93,15 @@ def test_removed_aliases_are_refused():
 
 
 # ------------------------------------------------------------------ the calibration check
-CHECK_COLUMNS = ["group", "n_labeled", "statistic", "p_value", "verdict"]
+CHECK_COLUMNS = [
+    "group",
+    "n_labeled",
+    "statistic",
+    "p_value",
+    "p_adjusted",
+    "verdict",
+    "where",
+]
 
 
 def test_calibration_check_contract(calibrated_fit):
