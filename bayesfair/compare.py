@@ -1,6 +1,6 @@
 """Side-by-side tables: Bayesian posteriors next to frequentist intervals.
 
-:func:`compare` returns a :class:`Comparison` with two tables:
+:func:`compare` returns a :class:`Comparison`; its main tables:
 
 ``pairs``
     one row per metric and (group, reference) pair: the frequency estimate of
@@ -12,6 +12,15 @@
     double-corrected between-group variance with bootstrap intervals, and the
     posterior of the between-group variance of each Bayesian model (for
     ``hbb`` also its population variance).
+``calibration_view``
+    one row per group: calibration within groups, the group's mean score minus
+    its share of positives, from the default model's
+    :meth:`~bayesfair.posterior.FairnessPosterior.calibration_summary` beside the
+    labeled rows' :func:`~bayesfair.frequentist.calibration_intervals`; the labeled
+    rows' reliability curves are in ``reliability``.
+
+It also holds the group and family views (many groups), the calibration check and
+the metric clusters.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from bayesfair._validation import (
     seed_record,
     seed_sequence,
 )
+from bayesfair.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.checks import CHECK_COLUMNS
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import (
@@ -97,6 +107,25 @@ class Comparison:
         :func:`bayesfair.groups.family_summary` prefixed ``<model>_``, and
         ``freq_max_gap``, ``freq_max_gap_lower``, ``freq_max_gap_upper``,
         ``freq_decision`` from the frequentist band.
+    calibration_view : pandas.DataFrame
+        Calibration within groups, one row per group (the data's order): ``group,
+        n_labeled, n_unlabeled``; the columns of
+        :meth:`~bayesfair.posterior.FairnessPosterior.calibration_summary` of the
+        model ``settings["calibration_model"]`` (the first fitted of RBC, BC, HBB,
+        BB) prefixed ``<model>_`` (``<model>_mean_score``, ``<model>_positive_rate``
+        with ``_lower``/``_upper``, ``<model>_calibration_gap`` with
+        ``_lower``/``_upper``, ``<model>_decision``, ``<model>_prob_within``); the
+        labeled rows' :func:`bayesfair.frequentist.calibration_intervals` prefixed
+        ``freq_`` (the same names, Wilson and bootstrap-t intervals) with
+        ``freq_decision`` (the HDI + ROPE rule on the bootstrap-t interval);
+        ``sentence``, the gap in plain words where the verdict (the model's, else
+        the labeled rows') is decided, ``""`` otherwise; ``note``. The gap is
+        mean score − share of positives: positive where the scores overstate the
+        group's positives. Empty for a comparison built without it.
+    reliability : pandas.DataFrame
+        The labeled rows' reliability curves
+        (:func:`bayesfair.frequentist.reliability_curve`, one row per group and
+        bin; the report's figure); empty when the labeled examples are a summary.
     """
 
     pairs: pd.DataFrame
@@ -108,6 +137,8 @@ class Comparison:
     clusters: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     group_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     family_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    calibration_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    reliability: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def disagreements(self) -> list[str]:
@@ -341,7 +372,8 @@ def compare(
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     _warn_small_reference(data, ref)
     seq = seed_sequence(random_seed)
-    boot_seq, fit_seq, ppi_seq, view_seq = seq.spawn(4)
+    # a fifth child for the calibration view: the first four are those of earlier versions
+    boot_seq, fit_seq, ppi_seq, view_seq, calibration_seq = seq.spawn(5)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
     for name, res in posteriors.items():
@@ -351,17 +383,9 @@ def compare(
             "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
         )
     fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
-    for name, model_seq in zip(models, fit_seq.spawn(len(models)), strict=True):
-        if name not in posteriors:
-            options = model_options(name, fit_kwargs)
-            posteriors[name] = fit(
-                data,
-                name,
-                metrics=fit_metrics,
-                random_seed=model_seq,
-                progressbar=progressbar,
-                **options,
-            )
+    view_model = _calibration_model(models, posteriors)
+    options = (fit_metrics, view_model, fit_kwargs, progressbar)
+    posteriors.update(_fit_models(data, models, posteriors, options, fit_seq))
 
     too_few = _too_few_draws(posteriors, ci_prob)
     calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
@@ -422,9 +446,19 @@ def compare(
     group_view, family_view = _group_views(
         data, metrics, posteriors, too_few, (epsilon, ci_prob, n_resamples), view_seq
     )
+    calibration_view, reliability = _calibration_view(
+        data,
+        {view_model: posteriors[view_model]} if view_model not in (None, *too_few) else {},
+        (epsilon, ci_prob, n_resamples),
+        selection,
+        calibration_seq,
+    )
+    settings["calibration_model"] = calibration_view.attrs["model"]
     return Comparison(
         group_view=group_view,
         family_view=family_view,
+        calibration_view=calibration_view,
+        reliability=reliability,
         pairs=pd.DataFrame(pair_rows),
         variance=pd.DataFrame(var_rows).set_index("metric"),
         groups=data.group_sizes(),
@@ -433,6 +467,27 @@ def compare(
         calibration=calibration,
         clusters=_metric_clusters(posteriors, ref) if clusters else pd.DataFrame(),
     )
+
+
+def _fit_models(data, models, given: dict, options, seq) -> dict:
+    """The fits of the models not ``given``, each with its child of ``seq``; the model of
+    the calibration view (``options[1]``) also computes the base rate."""
+    fit_metrics, view_model, fit_kwargs, progressbar = options
+    out = {}
+    for name, model_seq in zip(models, seq.spawn(len(models)), strict=True):
+        if name in given:
+            continue
+        # the calibration view reads the draws of each group's share of positives
+        extra = ["base_rate"] if name == view_model and "base_rate" not in fit_metrics else []
+        out[name] = fit(
+            data,
+            name,
+            metrics=[*fit_metrics, *extra],
+            random_seed=model_seq,
+            progressbar=progressbar,
+            **model_options(name, fit_kwargs),
+        )
+    return out
 
 
 def _checked_arguments(data, metrics, epsilon, selection) -> tuple[list[str], float]:
@@ -498,6 +553,125 @@ def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
         group_frames.append(table)
         family_rows.append(family)
     return pd.concat(group_frames, ignore_index=True), pd.DataFrame(family_rows)
+
+
+#: The models whose calibration view a comparison shows, in order of preference (the
+#: order the findings rest on).
+CALIBRATION_MODELS = ("rbc", "bc", "hbb", "bb")
+
+
+def _calibration_model(models, posteriors) -> str | None:
+    """The model of the calibration view: the first of CALIBRATION_MODELS to be fitted, or
+    given with the draws of ``base_rate`` (a given result without them is passed over)."""
+    for name in CALIBRATION_MODELS:
+        given = posteriors.get(name)
+        if (given is None and name in models) or (
+            given is not None and "base_rate" in given.metrics
+        ):
+            return name
+    return None
+
+
+def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
+    """Calibration within groups, side by side: the model's ``calibration_summary`` (at most
+    one in ``posterior``) and the labeled rows' ``calibration_intervals``; and the labeled
+    rows' reliability curves (empty when the labeled examples are a summary)."""
+    epsilon, ci_prob, n_resamples = options
+    interval_seq, curve_seq = seq.spawn(2)
+    sizes = data.group_sizes()
+    table = pd.DataFrame(
+        {
+            "group": list(data.group_levels),
+            "n_labeled": sizes["n_labeled"].to_numpy(),
+            "n_unlabeled": sizes["n_unlabeled"].to_numpy(),
+        }
+    )
+    notes, model = [], None
+    for name, res in posterior.items():
+        try:
+            view = res.calibration_summary(ci_prob=ci_prob, epsilon=epsilon)
+        except InvalidParameterError as exc:  # a given result without its score sums
+            notes.append(f"{name.upper()}: {exc}")
+            continue
+        model = name
+        for col in CALIBRATION_COLUMNS:
+            if col not in ("group", "n_labeled", "n_unlabeled"):
+                table[f"{name}_{col}"] = view[col].to_numpy()
+    freq_cols = CALIBRATION_COLUMNS[2:9]
+    if data.labeled_is_summary:
+        freq, curve = None, pd.DataFrame()
+        notes.append(
+            "the labeled rows' intervals and reliability curves need the labeled examples "
+            "as rows, and they were given as a summary"
+        )
+    else:
+        freq = fq.calibration_intervals(data, ci_prob, n_resamples, interval_seq)
+        # bins of about ten rows or more in the smallest labeled group, between 2 and 10
+        labeled = sizes["n_labeled"][sizes["n_labeled"] > 0]
+        n_bins = int(np.clip(labeled.min() // 10 if len(labeled) else 2, 2, 10))
+        curve = fq.reliability_curve(data, n_bins, ci_prob, random_seed=curve_seq)
+    for col in freq_cols:
+        table[f"freq_{col}"] = np.nan if freq is None else freq[col].to_numpy(float)
+    table["freq_decision"] = [
+        rope_decision(lo, hi, epsilon)
+        for lo, hi in zip(
+            table["freq_calibration_gap_lower"], table["freq_calibration_gap_upper"], strict=True
+        )
+    ]
+    blanked = _NOT_VALID_AFTER[selection]
+    # after active selection: the labeled rows' intervals, and BB's and HBB's, do not hold
+    gone = [m for m in ("freq", model) if blanked and m in ("freq", *blanked)]
+    for m in gone:
+        for col in [c for c in table.columns if c.startswith(f"{m}_")]:
+            table[col] = "undefined" if col.endswith("_decision") else np.nan
+    if gone:
+        notes.append(
+            f"labels chosen actively (selection={selection!r}): "
+            f"{' and '.join(_CALIBRATION_WORDS.get(m, m.upper()) for m in gone)} assume labels "
+            "drawn at random and are left empty"
+        )
+    table["sentence"] = [
+        _calibration_sentence(r, model, ci_prob, epsilon) for _, r in table.iterrows()
+    ]
+    table["note"] = "; ".join(notes)
+    table.attrs.update(
+        model=model, quantity=QUANTITY, epsilon=epsilon, ci_prob=ci_prob, n_resamples=n_resamples
+    )
+    return table, curve
+
+
+_CALIBRATION_WORDS = {"freq": "the labeled rows' intervals", "bb": "BB", "hbb": "HBB"}
+
+
+def _points(values, digits: int) -> list[str]:
+    return [f"{100 * v:.{digits}f}".replace("-", "−") for v in values]
+
+
+def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
+    """The group's gap in plain words where the verdict (the model's, else the labeled
+    rows') is decided: which way the scores miss its positives and by how many points."""
+    m = model if model is not None and row[f"{model}_decision"] != "undefined" else "freq"
+    verdict = row[f"{m}_decision"]
+    gap, lo, hi = (row[f"{m}_calibration_gap{s}"] for s in ("", "_lower", "_upper"))
+    if verdict not in ("unfair", "practically fair") or not np.isfinite([gap, lo, hi]).all():
+        return ""
+    # whole points where the interval is wider than the region ±ε, else tenths: rounding
+    # then never blurs where the interval lies against ±ε
+    digits = 0 if hi - lo > 2 * epsilon else 1
+    pct, group = f"{ci_prob:.0%}", f"group {row['group']}'s"
+    if verdict == "unfair":
+        # the interval lies on one side of 0: its distance from 0, in points
+        way, sign = ("overstate", 1.0) if gap > 0 else ("understate", -1.0)
+        size, a, b = _points((sign * gap, *sorted((sign * lo, sign * hi))), digits)
+        return (
+            f"The scores {way} {group} positives by {size} points ({pct} interval {a} to {b} "
+            "points)."
+        )
+    g, a, b = _points((gap, lo, hi), digits)
+    return (
+        f"The scores match {group} positives to within {100 * epsilon:g} points (ε): off by "
+        f"{g} points ({pct} interval {a} to {b} points)."
+    )
 
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:

@@ -31,6 +31,7 @@ __all__ = [
     "plot_label_plan",
     "plot_metric_dendrogram",
     "plot_reliability",
+    "plot_reliability_curves",
     "plot_variance_forest",
 ]
 
@@ -535,6 +536,99 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     # below the axes, outside them: a legend inside could hide the binned frequencies
     axes[0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), fontsize=7, ncol=2, frameon=False)
     return axes
+
+
+def plot_reliability_curves(curve: pd.DataFrame, posterior=None, ax=None, ci_prob: float = 0.95):
+    """Calibration within groups in one panel: each group's reliability curve, groups as colours.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        :func:`bayesfair.frequentist.reliability_curve` (a
+        :class:`~bayesfair.compare.Comparison`'s ``reliability``): per group and bin,
+        ``mean_score``, ``positive_rate`` and its interval ``positive_rate_lower``,
+        ``positive_rate_upper``.
+    posterior : FairnessPosterior, optional
+        A fit with ``model="rbc"`` or ``"bc"`` on the same data: each group's
+        calibration map is drawn too, dashed in the group's colour, its posterior
+        mean with a pointwise ``ci_prob`` band; for ``rbc`` the map with the
+        group's intercept shift on each side of the threshold (two pieces), the map
+        the group's unlabeled rows are read through. Other fits draw no map.
+    ax : matplotlib.axes.Axes, optional
+    ci_prob : float, default 0.95
+        Probability of the maps' pointwise equal-tailed band (the curve's band is
+        the table's interval).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Per group one line through its bins (mean score against share of
+        positives), labelled with the group, with each bin's interval as an error
+        bar; the identity (calibrated scores) as a dotted line.
+        A group below the identity has scores that overstate its positives.
+    """
+    needed = {"group", "mean_score", "positive_rate", "positive_rate_lower", "positive_rate_upper"}
+    if not isinstance(curve, pd.DataFrame) or not needed <= set(curve.columns):
+        raise InvalidParameterError(
+            "The 'curve' parameter must be the table of bayesfair.frequentist.reliability_curve "
+            f"(a Comparison's 'reliability'). Got {type(curve).__name__}."
+        )
+    ci_prob = check_probability(ci_prob)
+    if posterior is not None and getattr(posterior, "model", None) not in ("bc", "rbc"):
+        posterior = None  # no map to draw
+    ax = _axes(ax, figsize=(5.6, 4.6))
+    ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1, label="calibrated (identity)", gid="identity")
+    groups = list(dict.fromkeys(curve["group"]))
+    codes = {} if posterior is None else {str(g): k for k, g in enumerate(posterior.groups)}
+    for i, g in enumerate(groups):
+        color = f"C{i % 10}"
+        part = curve[curve["group"] == g].sort_values("mean_score")
+        x = part["mean_score"].to_numpy(float)
+        p = part["positive_rate"].to_numpy(float)
+        bars = [p - part["positive_rate_lower"], part["positive_rate_upper"] - p]
+        ax.errorbar(x, p, yerr=bars, fmt="none", ecolor=color, elinewidth=1, capsize=2)
+        ax.plot(x, p, "o-", color=color, ms=4, lw=1.5, label=str(g))
+        if str(g) in codes:
+            for grid, mean, lo, hi in _group_map(posterior, codes[str(g)], ci_prob):
+                ax.fill_between(grid, lo, hi, color=color, alpha=0.1, lw=0)
+                ax.plot(grid, mean, "--", color=color, lw=1, gid="map")
+    if codes:
+        ax.plot([], [], "--", color="0.3", lw=1, label=f"{posterior.model.upper()} map")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title("Calibration within groups", fontsize=10)
+    ax.set_xlabel("mean score of the bin")
+    ax.set_ylabel("share of positives")
+    # below the axes: inside, the legend could hide a group's bins
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), fontsize=7, ncol=4, frameon=False)
+    return ax
+
+
+def _group_map(posterior, code: int, ci_prob: float) -> list[tuple]:
+    """``(grid, mean, lower, upper)`` of a group's calibration map over its draws (at most
+    1000): one piece, or for ``rbc`` one per side of the threshold, shifted there."""
+    post = posterior.idata.posterior
+    clip = float(posterior.settings.get("score_clip", 0.01))
+    threshold = float(posterior.settings.get("threshold", 0.5))
+    a, b, c = (post[v].isel(group=code).values.reshape(-1) for v in ("a", "b", "c"))
+    keep = np.linspace(0, a.size - 1, min(a.size, 1000)).astype(int)
+    a, b, c = a[keep], b[keep], c[keep]
+    if "shift" in post:  # (chain, draw, group, side): side 0 below the threshold, 1 above
+        shift = post["shift"].isel(group=code).transpose("chain", "draw", "side").values
+        shift = shift.reshape(-1, shift.shape[-1])[keep]
+        pieces = [
+            (np.linspace(0.0, threshold, 60, endpoint=False), c + shift[:, 0]),
+            (np.linspace(threshold, 1.0, 60), c + shift[:, 1]),
+        ]
+    else:
+        pieces = [(np.linspace(0.0, 1.0, 101), c)]
+    q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
+    out = []
+    for grid, intercept in pieces:
+        f = calibrate(grid[:, None], a[None, :], b[None, :], intercept[None, :], score_clip=clip)
+        lower, upper = np.quantile(f, q, axis=1)
+        out.append((grid, f.mean(axis=1), lower, upper))
+    return out
 
 
 # --------------------------------------------------------------------------- experiments

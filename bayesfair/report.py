@@ -3,7 +3,10 @@
 :func:`comparison_markdown` gives the tables as text; :func:`comparison_html`
 a self-contained page (inline CSS, figures as base64 PNG) that also states the
 settings, priors, sampler diagnostics and, in plain words, what P(|Δ| < ε)
-means for each pair; :func:`comparison_json` the same content for machines.
+means for each pair; :func:`comparison_json` the same content for machines. Each
+has the section "Calibration within groups", drawn from the comparison's
+``calibration_view`` (its sentences included); the HTML page adds its figure, the
+``reliability`` curves.
 """
 
 from __future__ import annotations
@@ -139,7 +142,7 @@ def seed_text(record) -> str:
 
 @takes("Comparison")
 def comparison_markdown(comp, digits: int = 3) -> str:
-    """Markdown of the pair table and the variance table of a comparison.
+    """Markdown of the pair table, the variance table and the other sections of a comparison.
 
     With more than two groups the family and group views come first
     (:func:`bayesfair.report_groups.group_markdown`).
@@ -185,6 +188,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     disagreements = comp.disagreements
     if disagreements:
         out += ["", "Where the methods disagree:", "", *[f"- {d}" for d in disagreements]]
+    out += _calibration_view_markdown(comp, digits)
     calibration = _calibration_table(comp)
     if calibration is not None:
         out += [
@@ -226,6 +230,119 @@ def _estimand_lines(comp) -> list[str]:
         return []
     return ["", "What the intervals are for:", ""] + [
         f"- {m.upper()}: {text}." for m, text in estimands.items()
+    ]
+
+
+#: The heading of the section of calibration within groups.
+CALIBRATION_TITLE = "Calibration within groups"
+
+
+def _calibration_view_model(comp):
+    """The model of the comparison's calibration view (None: the labeled rows' alone)."""
+    view = comp.calibration_view
+    return next((m for m in ("rbc", "bc", "hbb", "bb") if f"{m}_calibration_gap" in view), None)
+
+
+def _calibration_view_table(comp, digits: int):
+    """Calibration within groups as a display table, one row per group and method (the
+    model's over all assessed rows, then the labeled rows'); None without the view."""
+    view = comp.calibration_view
+    if view is None or view.empty:
+        return None
+    model = _calibration_view_model(comp)
+    rows = []
+    for _, r in view.iterrows():
+        for m in [model, "freq"] if model else ["freq"]:
+            rows.append(
+                {
+                    "group": str(r["group"]),
+                    "method": "labeled rows" if m == "freq" else m.upper(),
+                    "rows": str(r["n_labeled"])
+                    if m == "freq"
+                    else f"{r['n_labeled']} + {r['n_unlabeled']}",
+                    "mean score": _fmt(r[f"{m}_mean_score"], digits),
+                    "share of positives": _with_interval(r, f"{m}_positive_rate", digits),
+                    "gap": _with_interval(r, f"{m}_calibration_gap", digits),
+                    "P(|gap|<ε)": "—" if m == "freq" else _fmt(r[f"{m}_prob_within"], 2),
+                    "verdict": r[f"{m}_decision"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _with_interval(row, prefix: str, digits: int) -> str:
+    """An estimate and its interval, or one dash where neither is defined."""
+    value, interval = _fmt(float(row[prefix]), digits), _interval(row, prefix, digits)
+    return value if interval == "—" else f"{value} {interval}"
+
+
+def _calibration_view_intro(comp) -> str:
+    """What the section's numbers are, in words (Markdown and HTML alike)."""
+    s = comp.settings
+    model = _calibration_view_model(comp)
+    bayes = (
+        f"{model.upper()}: over the assessed rows (labeled and unlabeled), "
+        f"{s['ci_prob']:.0%} HDIs; "
+        if model
+        else ""
+    )
+    return (
+        "Gap = mean score − share of positives, per group (calibration in the large); "
+        "positive: the scores overstate the group's positives. "
+        f"{bayes}labeled rows alone: Wilson interval of the share, bootstrap-t interval of "
+        f"the gap. Verdicts at ε = {s['epsilon']:g}. A mean that matches does not make every "
+        "score calibrated: the reliability figure (HTML report) shows the whole curve."
+    )
+
+
+def _calibration_view_lines(comp) -> tuple[list[str], list[str]]:
+    """The section's sentences (one per group whose gap is decided, or one that says none
+    is) and its notes."""
+    view = comp.calibration_view
+    sentences = [t for t in view.get("sentence", []) if t]
+    if not sentences:
+        sentences = [
+            f"No group's gap is decided at ε = {comp.settings['epsilon']:g}: each interval "
+            "straddles ±ε (more labels narrow it) or is undefined."
+        ]
+    notes = list(dict.fromkeys(n for n in view.get("note", []) if n))
+    return sentences, notes
+
+
+def _calibration_view_markdown(comp, digits: int) -> list[str]:
+    """The section "Calibration within groups" as Markdown lines (none without the view)."""
+    table = _calibration_view_table(comp, digits)
+    if table is None:
+        return []
+    sentences, notes = _calibration_view_lines(comp)
+    return [
+        "",
+        f"{CALIBRATION_TITLE}:",
+        "",
+        _calibration_view_intro(comp),
+        "",
+        *[f"- {t}" for t in sentences],
+        "",
+        _table(table),
+        *[f"\n- {n}." for n in notes],
+    ]
+
+
+def _calibration_view_html(comp, digits: int) -> list[str]:
+    """The section "Calibration within groups" as HTML fragments (none without the view)."""
+    from html import escape
+
+    table = _calibration_view_table(comp, digits)
+    if table is None:
+        return []
+    sentences, notes = _calibration_view_lines(comp)
+    body = "".join(f"<li>{escape(t, quote=False)}</li>" for t in sentences)
+    return [
+        f'<h2 id="calibration-within-groups">{CALIBRATION_TITLE}</h2>',
+        f"<p>{escape(_calibration_view_intro(comp), quote=False)}</p>",
+        f'<ul class="plain">{body}</ul>',
+        _html_table(table, "calibration-groups"),
+        *[f"<p class='note'>{escape(n, quote=False)}.</p>" for n in notes],
     ]
 
 
@@ -509,7 +626,36 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
                 _png(fig),
             )
         )
-    return out
+    return out + _reliability_figure(comp, calibrated)
+
+
+def _reliability_figure(comp, calibrated) -> list[tuple[str, str]]:
+    """The figure of calibration within groups: the labeled rows' reliability curves, with
+    the calibration model's maps where one was fitted (none without the curves)."""
+    from matplotlib.figure import Figure
+
+    curve = comp.reliability
+    if curve is None or curve.empty:
+        return []
+    pct = f"{comp.settings['ci_prob']:.0%}"
+    post = comp.posteriors.get(calibrated) if calibrated is not None else None
+    fig = Figure(figsize=(6.0, 4.8))
+    plots.plot_reliability_curves(curve, post, ax=fig.subplots(), ci_prob=comp.settings["ci_prob"])
+    maps = (
+        f"; dashed, each group's {calibrated.upper()} calibration map (posterior mean, {pct} "
+        "band" + (", shifted on each side of the threshold)" if calibrated == "rbc" else ")")
+        if post is not None
+        else ""
+    )
+    return [
+        (
+            f"{CALIBRATION_TITLE}: each group's labeled rows in up to "
+            f"{curve.attrs.get('n_bins', '')} equal-count bins by score, mean score against "
+            f"share of positives (bars: Wilson {pct} intervals); dotted: calibrated "
+            f"scores{maps}.",
+            _png(fig),
+        )
+    ]
 
 
 @takes("Comparison")
@@ -573,6 +719,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     ]
     parts += _html_list("In plain words", _plain_sentences(comp), "plain")
     parts += _html_list("Where the methods disagree", comp.disagreements, "warn")
+    parts += _calibration_view_html(comp, digits)
     calibration = _calibration_table(comp)
     if calibration is not None:
         parts += [
@@ -652,7 +799,9 @@ def comparison_json(comp) -> str:
     ``variance`` (the rows of the :class:`~bayesfair.compare.Comparison`
     tables, raw numbers), ``diagnostics`` (per model), ``notes``,
     ``plain_words``, ``disagreements`` (one sentence per pair whose
-    intervals do not overlap), ``calibration_check`` (one record per group) and
+    intervals do not overlap), ``calibration`` (calibration within groups: the rows of
+    the comparison's ``calibration_view``, one record per group, with its
+    ``sentence``), ``calibration_check`` (one record per group) and
     ``metric_clusters`` (one record per metric and pair; empty without clusters).
     """
     import json
@@ -672,6 +821,7 @@ def comparison_json(comp) -> str:
         "notes": _notes(comp),
         "plain_words": _plain_sentences(comp),
         "disagreements": list(comp.disagreements),
+        "calibration": comp.calibration_view.to_dict(orient="records"),  # [] when empty
         "calibration_check": comp.calibration.to_dict(orient="records"),  # [] when empty
         "metric_clusters": comp.clusters.to_dict(orient="records"),
     }

@@ -41,3 +41,96 @@ def test_compare_names_its_arguments_in_errors(fitted):
         bf.compare(data, ["accuracy"], posteriors={"bb": res}, models=(), selection="best")
     with pytest.raises(ValueError, match="'metrics' parameter must name at least one rate"):
         bf.compare(data, [], posteriors={"bb": res}, models=())
+
+
+# ------------------------------------------------------------------ calibration within groups
+FREQ = [
+    "mean_score",
+    "positive_rate",
+    "positive_rate_lower",
+    "positive_rate_upper",
+    "calibration_gap",
+    "calibration_gap_lower",
+    "calibration_gap_upper",
+]
+
+
+def _compare(data, **kwargs):
+    import warnings
+
+    from bayesfair.posterior import SamplingWarning
+
+    options = dict(n_resamples=200, random_seed=0, progressbar=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)  # small draws: plumbing only
+        return bf.compare(data, ["accuracy"], **{**options, **kwargs})
+
+
+def test_compare_carries_calibration_within_groups(data):
+    """One row per group: the default model's calibration_summary (prefixed ``rbc_``) beside
+    the labeled rows' calibration_intervals (``freq_``), computed once by compare."""
+    from bayesfair.calibration_view import CALIBRATION_COLUMNS
+
+    comp = _compare(data, models=("rbc",), fit_kwargs={"draws": 200, "tune": 200, "chains": 2})
+    view = comp.calibration_view
+    bayes = [c for c in CALIBRATION_COLUMNS if c not in ("group", "n_labeled", "n_unlabeled")]
+    assert list(view.columns) == [
+        "group",
+        "n_labeled",
+        "n_unlabeled",
+        *(f"rbc_{c}" for c in bayes),
+        *(f"freq_{c}" for c in FREQ),
+        "freq_decision",
+        "sentence",
+        "note",
+    ]
+    assert list(view["group"]) == list(data.group_levels)
+    assert comp.settings["calibration_model"] == "rbc"
+    res = comp.posteriors["rbc"]
+    assert "base_rate" in res.metrics  # fitted for the view, beside the compared metrics
+    mine = res.calibration_summary(ci_prob=0.95, epsilon=0.02)
+    for col in bayes:
+        assert list(view[f"rbc_{col}"]) == list(mine[col])
+    freq = bf.frequentist.calibration_intervals(data, n_resamples=200, random_seed=1)
+    for col in ("mean_score", "positive_rate", "calibration_gap"):  # no resampling in these
+        assert view[f"freq_{col}"].to_numpy() == pytest.approx(freq[col].to_numpy())
+    assert (view["n_labeled"].to_numpy() == data.group_sizes()["n_labeled"].to_numpy()).all()
+    # the labeled rows' reliability curves, for the report's figure
+    assert set(comp.reliability["group"]) == set(data.group_levels)
+
+
+def test_the_seed_of_compare_reaches_the_calibration_bootstrap(data):
+    first, again, other = (_compare(data, models=(), random_seed=s) for s in (0, 0, 1))
+    cols = ["freq_calibration_gap_lower", "freq_calibration_gap_upper"]
+    assert first.calibration_view[cols].equals(again.calibration_view[cols])
+    assert not first.calibration_view[cols].equals(other.calibration_view[cols])
+    assert first.reliability.equals(again.reliability)
+    assert first.settings["calibration_model"] is None  # no model: the labeled rows alone
+    assert not any(c.startswith(("bb_", "rbc_")) for c in first.calibration_view)
+
+
+def test_a_given_result_without_base_rate_leaves_the_labeled_rows_alone(fitted):
+    data, res = fitted  # BB of accuracy and FPR: no draws of the share of positives
+    comp = _compare(data, models=(), posteriors={"bb": res})
+    assert comp.settings["calibration_model"] is None
+    assert len(comp.calibration_view) == data.n_groups
+    assert comp.calibration_view["freq_calibration_gap"].notna().all()
+
+
+def test_after_active_selection_the_labeled_rows_intervals_are_left_empty(data):
+    comp = _compare(data, models=(), selection="score")
+    view = comp.calibration_view
+    assert view[[f"freq_{c}" for c in FREQ]].isna().all().all()
+    assert (view["freq_decision"] == "undefined").all() and (view["sentence"] == "").all()
+    assert "labels chosen actively (selection='score')" in view["note"].iloc[0]
+
+
+def test_labeled_examples_as_a_summary_leave_the_labeled_rows_columns_empty(make_frame):
+    frame = make_frame(["A", "B"], n=200)
+    summary = bf.summarize(frame, score="score", group="g", label="label")
+    comp = _compare(bf.AssessmentData.from_summaries(summary, reference="A"), models=())
+    view = comp.calibration_view
+    assert len(view) == 2 and view[[f"freq_{c}" for c in FREQ]].isna().all().all()
+    assert "given as a summary" in view["note"].iloc[0]
+    assert comp.reliability.empty  # no rows, no curve (and no figure)
+    assert "| A | labeled rows | " in comp.to_markdown()

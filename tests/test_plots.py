@@ -170,6 +170,50 @@ def test_plot_reliability_one_panel_per_group(comparison):
         plots.plot_reliability(comparison.posteriors["bb"])
 
 
+# ------------------------------------------------------------- calibration within groups
+def test_plot_reliability_curves_one_line_per_group_and_the_maps(comparison, ax):
+    curve = comparison.reliability
+    groups = list(dict.fromkeys(curve["group"]))
+    out = plots.plot_reliability_curves(curve, comparison.posteriors["bc"], ax=ax)
+    assert out is ax
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    for g in groups:  # the group's bins, in score order, at their share of positives
+        part = curve[curve["group"] == g]
+        assert np.allclose(lines[g].get_xdata(), part["mean_score"])
+        assert np.allclose(lines[g].get_ydata(), part["positive_rate"])
+    assert sum(label in groups for label in lines) == len(groups)
+    assert np.allclose(lines["calibrated (identity)"].get_xdata(), [0, 1])
+    maps = [ln for ln in ax.get_lines() if ln.get_gid() == "map"]
+    assert len(maps) == len(groups)  # BC: one map per group, no shift
+    assert lines[groups[0]].get_color() == maps[0].get_color()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "BC map" in legend and set(groups) <= set(legend)
+    ax.figure.canvas.draw()
+    assert not ax.get_legend().get_window_extent().overlaps(ax.get_window_extent())
+
+
+def test_plot_reliability_curves_rbc_shifts_each_side_and_bb_draws_no_map(comparison, data):
+    import warnings
+
+    import bayesfair as bf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=100, tune=100, chains=1, random_seed=0, progressbar=False)
+    for post, pieces in ((res, 2), (comparison.posteriors["bb"], 0), (None, 0)):
+        fig, ax = plt.subplots()
+        try:
+            plots.plot_reliability_curves(comparison.reliability, post, ax=ax)
+            maps = [ln for ln in ax.get_lines() if ln.get_gid() == "map"]
+            assert len(maps) == pieces * len(data.group_levels)
+            if pieces:  # the pieces meet at the threshold: below it, then from it
+                assert maps[0].get_xdata().max() < 0.5 <= maps[1].get_xdata().min()
+        finally:
+            plt.close(fig)
+    with pytest.raises(ValueError, match="reliability_curve"):
+        plots.plot_reliability_curves(comparison.calibration_view)
+
+
 # --------------------------------------------------------------------------- experiments
 def test_plot_error_curves_two_panels():
     frame = pd.DataFrame(

@@ -64,8 +64,9 @@ def test_html_plain_words(html, comparison):
 
 def test_html_embeds_png_figures(html):
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
-    # Δ per pair (2), forest, variance forest, calibration (data given with a bc fit)
-    assert len(images) == 5
+    # Δ per pair (2), forest, variance forest, calibration maps (a bc fit), calibration
+    # within groups (the labeled rows' reliability curves)
+    assert len(images) == 6
     for b64 in images:
         assert base64.b64decode(b64).startswith(b"\x89PNG\r\n\x1a\n")
 
@@ -93,6 +94,7 @@ def test_json_round_trips_with_nulls(comparison):
         "notes",
         "plain_words",
         "disagreements",
+        "calibration",
         "calibration_check",
         "metric_clusters",
     }
@@ -170,3 +172,90 @@ def test_html_and_markdown_print_the_variance_table_alike(no_positive_in_b):
     start = html.index('class="variance"')
     html_var = html[start : html.index("</table>", start)]
     assert decimals(md_var) == decimals(html_var) == [4]
+
+
+# ------------------------------------------------------------------ calibration within groups
+def _shown(v, digits=3):
+    return "—" if math.isnan(v) else f"{v:.{digits}f}"
+
+
+def test_every_format_has_calibration_within_groups_from_the_one_table(comparison, html):
+    """The section in Markdown (text), HTML (its heading and table) and JSON (its key), each
+    printing the numbers of ``Comparison.calibration_view``, one row per group and method."""
+    view = comparison.calibration_view
+    assert comparison.settings["calibration_model"] == "bc"
+    md = comparison_markdown(comparison)
+    section = md.split("Calibration within groups:", 1)[1].split("Calibration check", 1)[0]
+    header = "| group | method | rows | mean score | share of positives | gap | P(\\|gap\\|<ε) |"
+    assert header in section
+    html_section = html.split('<h2 id="calibration-within-groups">Calibration within groups</h2>')
+    assert len(html_section) == 2
+    html_table = html_section[1].split("</table>", 1)[0]
+    assert '<table class="calibration-groups">' in html_table
+    for _, r in view.iterrows():
+        g, lab, unl = r["group"], r["n_labeled"], r["n_unlabeled"]
+        bc = (
+            f"| {g} | BC | {lab} + {unl} | {_shown(r['bc_mean_score'])} | "
+            f"{_shown(r['bc_positive_rate'])} [{_shown(r['bc_positive_rate_lower'])}, "
+            f"{_shown(r['bc_positive_rate_upper'])}] | {_shown(r['bc_calibration_gap'])} "
+            f"[{_shown(r['bc_calibration_gap_lower'])}, {_shown(r['bc_calibration_gap_upper'])}]"
+            f" | {_shown(r['bc_prob_within'], 2)} | {r['bc_decision']} |"
+        )
+        freq = (
+            f"| {g} | labeled rows | {lab} | {_shown(r['freq_mean_score'])} | "
+            f"{_shown(r['freq_positive_rate'])} [{_shown(r['freq_positive_rate_lower'])}, "
+            f"{_shown(r['freq_positive_rate_upper'])}] | {_shown(r['freq_calibration_gap'])} "
+            f"[{_shown(r['freq_calibration_gap_lower'])}, "
+            f"{_shown(r['freq_calibration_gap_upper'])}] | — | {r['freq_decision']} |"
+        )
+        assert bc in section and freq in section
+        # the HTML table holds the same cells
+        cells = bc.strip("| ").split(" | ")
+        assert "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" in html_table
+        if r["sentence"]:
+            assert f"- {r['sentence']}" in section and r["sentence"] in html_section[1]
+    # the table's lines stay readable
+    assert max(map(len, section.splitlines())) < 600
+    table_lines = [line for line in section.splitlines() if line.startswith("|")]
+    assert len(table_lines) == 2 + 2 * len(view) and max(map(len, table_lines)) <= 110
+    records = json.loads(comparison_json(comparison))["calibration"]
+    assert len(records) == len(view)
+    for rec, (_, r) in zip(records, view.iterrows(), strict=True):
+        assert rec["group"] == r["group"] and rec["bc_decision"] == r["bc_decision"]
+        for col in ("bc_calibration_gap", "bc_calibration_gap_lower", "freq_calibration_gap_upper"):
+            assert rec[col] == pytest.approx(r[col])
+    assert "<figcaption>Calibration within groups: each group" in html  # the figure
+
+
+def test_a_decided_gap_is_one_plain_sentence_in_every_format():
+    """Scores that overstate group B's positives by about 15 points, 1,500 labels: the
+    sentence says so in whole points (the interval is wider than ±ε), with the interval, in
+    Markdown, HTML and JSON alike."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    n = 1500
+    s = rng.uniform(0.2, 0.8, n)
+    g = np.where(np.arange(n) % 2 == 0, "A", "B")
+    y = (rng.uniform(size=n) < np.where(g == "B", s - 0.15, s)).astype(int)
+    comp = bf.compare(
+        bf.AssessmentData(s, y, g, reference="A"),
+        ["accuracy"],
+        models=(),
+        n_resamples=300,
+        random_seed=0,
+        progressbar=False,
+    )
+    view = comp.calibration_view.set_index("group")
+    b = view.loc["B"]
+    assert b["freq_decision"] == "unfair" and b["freq_calibration_gap"] > 0.1
+    size = f"{100 * b['freq_calibration_gap']:.0f}"
+    lo, hi = (f"{100 * b[f'freq_calibration_gap_{e}']:.0f}" for e in ("lower", "upper"))
+    sentence = (
+        f"The scores overstate group B's positives by {size} points (95% interval {lo} to "
+        f"{hi} points)."
+    )
+    assert b["sentence"] == sentence
+    assert f"- {sentence}" in comp.to_markdown()
+    assert f"<li>{sentence}</li>" in comp.to_html(figures=False)
+    assert json.loads(comp.to_json())["calibration"][1]["sentence"] == sentence

@@ -37,6 +37,9 @@ def test_assess_json_bb(run_assess, files, tmp_path):
     # with unlabeled data, the PPI++ interval and its effective n too
     assert doc["pairs"][0]["ppi_lower"] < doc["pairs"][0]["ppi_upper"]
     assert doc["pairs"][0]["ppi_effective_n"] > 0
+    # calibration within groups: one record per group, BB's columns and the labeled rows'
+    assert [r["group"] for r in doc["calibration"]] == ["Female", "Male"]
+    assert {"bb_calibration_gap", "freq_calibration_gap", "sentence"} <= set(doc["calibration"][0])
     assert "reference group 'Male'" in res.stderr
     assert "Wrote json report" in res.stderr
     assert res.stdout == ""
@@ -63,6 +66,10 @@ def test_assess_markdown_to_stdout_quiet(run_assess, files):
     assert "| accuracy | Male − Female |" in res.stdout
     assert "ε = 0.05" in res.stdout
     assert "PPI++" not in res.stdout  # no unlabeled file: no prediction-powered column
+    # calibration within groups: BB's share of positives beside the labeled rows' alone
+    section = res.stdout.split("Calibration within groups:", 1)[1]
+    assert "| group | method | rows | mean score | share of positives | gap |" in section
+    assert "| Female | BB |" in section and "| Male | labeled rows |" in section
 
 
 def test_assess_bc_html_also_fits_bb(run_assess, files, tmp_path):
@@ -85,6 +92,8 @@ def test_assess_bc_html_also_fits_bb(run_assess, files, tmp_path):
     assert "<td>models</td><td>BB, BC</td>" in page
     assert '<img src="data:image/png;base64,' in page
     assert "Reliability per group: the BC calibration map" in page
+    assert '<h2 id="calibration-within-groups">Calibration within groups</h2>' in page
+    assert "<figcaption>Calibration within groups: each group" in page
     assert "Fitting BB, BC" in res.stderr
     assert "Traceback" not in res.stderr
 
