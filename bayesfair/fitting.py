@@ -47,8 +47,8 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
-from bayesfair.models.shift import sample_shifts, shifted_counts
-from bayesfair.models.unlabeled import DEFAULT_BINS, expected_counts, sampled_counts
+from bayesfair.models.shift import map_counts
+from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.periods import drift_table, group_over_periods, period_sizes
 from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
 from bayesfair.sampling import BACKENDS, check_backend, sample_model
@@ -602,6 +602,7 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
         labeled_counts = data.labeled_examples.confusion_counts().astype(float)
         summary = data.unlabeled_reduction(score_clip, n_bins)
     model_data = likelihood_data(labeled)
+    disc_key = None if disc is None else replace(disc, shift=None)
     center = None
     if disc is not None:
         if disc.center is None:
@@ -613,21 +614,19 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
         lambda: build_calibration_model(
             labeled, variant=variant, priors=priors, discrepancy=disc, center=center
         ),
-        cache_key=("bc", variant, priors, k, disc),
-        native=lambda: _native_calibration(variant, priors, k, disc),
+        # the shifts are drawn after sampling: the sampled model is the same with or without
+        cache_key=("bc", variant, priors, k, disc_key),
+        native=lambda: _native_calibration(variant, priors, k, disc_key),
         data=model_data,
         **run,
     )
     post = idata.posterior
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
-    counts_fn, extra = (expected_counts, ()) if estimand == "expected" else (sampled_counts, (rng,))
-    if disc is not None and disc.shift is not None:
-        shift, tau = sample_shifts(labeled, a, b, c, disc.shift, rng)
-        u_counts = shifted_counts(counts_fn, summary, a, b, c, shift, *extra)
+    prior = None if disc is None else disc.shift
+    u_counts, shift, tau = map_counts(labeled, summary, a, b, c, prior, estimand, rng)
+    if shift is not None:
         idata.posterior["shift"] = (("chain", "draw", "group", "side"), shift)
         idata.posterior["shift_spread"] = (("chain", "draw"), tau)
-    else:
-        u_counts = counts_fn(summary, a, b, c, *extra)
     if disc is not None:
         u_counts = _robust_counts(
             labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center

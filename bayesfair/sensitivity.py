@@ -58,6 +58,7 @@ from bayesfair.models.beta_binomial import (
 )
 from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
 from bayesfair.models.priors import prior_from_record
+from bayesfair.models.shift import shifted_counts
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
 from bayesfair.stats import rope_decision
 
@@ -289,8 +290,9 @@ def calibration_prior_counts(
     ``llo`` has ``b = a``, ``temperature`` also ``c = 0``); for ``rbc``
     (``discrepancy`` given) the strata's states from their prior probabilities and
     an off stratum's rate from :func:`~bayesfair.models.calibration.draw_prior_rates`
-    at ``center``; then the positives of each stratum, drawn (``"assessed"``) or
-    expected (``"expected"``).
+    at ``center``, and the strata's shifts from their prior (``discrepancy.shift``:
+    ``τ = max(floor, |N(0, scale)|)``, ``δ ~ N(0, τ)``); then the positives of each
+    stratum, drawn (``"assessed"``) or expected (``"expected"``).
 
     Parameters
     ----------
@@ -330,10 +332,16 @@ def calibration_prior_counts(
     a = np.exp(block(priors.mu_a_sd, priors.sigma_a_sd))
     b = np.exp(block(priors.mu_b_sd, priors.sigma_b_sd)) if variant == "beta" else a
     c = block(priors.mu_c_sd, priors.sigma_c_sd) if variant != "temperature" else 0.0 * a
-    if estimand == "expected":
-        counts = expected_counts(population, a, b, c)
+    shift = None if discrepancy is None else discrepancy.shift
+    if shift is not None:  # the strata's shifts from their prior (models.shift)
+        tau = np.maximum(np.abs(rng.normal(0.0, shift.scale, (n, 1, 1))), shift.floor)
+        delta = tau * rng.standard_normal((n, k, 2))
+    expected = estimand == "expected"
+    counts_fn, extra = (expected_counts, ()) if expected else (sampled_counts, (rng,))
+    if shift is None:
+        counts = counts_fn(population, a, b, c, *extra)
     else:
-        counts = sampled_counts(population, a, b, c, rng)
+        counts = shifted_counts(counts_fn, population, a, b, c, delta, *extra)
     if discrepancy is None:
         return counts
     shared = rng.random((n, 1, 2)) < discrepancy.shared_prior_misfit

@@ -14,6 +14,7 @@ import numpy as np
 
 from bayesfair._names import resolve_name
 from bayesfair._validation import check_array, check_positive_int, check_random_state
+from bayesfair.datasets import load_scores
 from bayesfair.exceptions import InvalidParameterError
 
 #: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
@@ -461,8 +462,6 @@ def differential_calibration(
     if w.shape != (k,) or (w <= 0).any():
         raise InvalidParameterError(f"'weights' must be {k} positive numbers. Got {weights!r}.")
     if scores is None:
-        from bayesfair.datasets import load_scores
-
         scores = load_scores("adult-sex", "MLP")["score"].to_numpy()
     pool = check_array(scores, "scores")
     rng = check_random_state(random_seed)

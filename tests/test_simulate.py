@@ -48,3 +48,35 @@ def test_simulate_counts():
         simulate_counts([0.5, 1.5], [3, 3])
     with pytest.raises(ValueError, match=r"equal length"):
         simulate_counts([0.5], [3, 3])
+
+
+def test_differential_calibration_distorts_one_group_and_keeps_the_truth():
+    from bayesfair.simulate import differential_calibration
+
+    lab, unl = differential_calibration(4, 300, 20_000, kind="none", random_seed=0)
+    assert len(lab) == 300 and len(unl) == 20_000
+    assert set(lab.columns) == {"score", "label", "group", "p"}
+    assert sorted(unl.group.unique()) == ["g0", "g1", "g2", "g3"]
+    np.testing.assert_array_equal(unl.p, unl.score)  # alike: the identity map
+    # 12% of g0's labels flipped: its map is 0.12 + 0.76 s, the others' the identity
+    _, noisy = differential_calibration(4, 300, 40_000, kind="label_noise", random_seed=1)
+    g0 = noisy[noisy.group == "g0"]
+    np.testing.assert_allclose(g0.p, 0.12 + 0.76 * g0.score)
+    other = noisy[noisy.group != "g0"]
+    np.testing.assert_array_equal(other.p, other.score)
+    se = np.sqrt(0.25 / len(g0))  # the labels follow p: mean label within 5 SE of mean p
+    assert abs(g0.label.mean() - g0.p.mean()) < 5 * se
+    # over-confident scores (k = 2) leave every decision unchanged: s' ≥ 0.5 iff s ≥ 0.5
+    _, steep = differential_calibration(2, 100, 5_000, kind="slope", amount=2.0, random_seed=2)
+    g0 = steep[steep.group == "g0"]
+    np.testing.assert_array_equal(g0.score >= 0.5, g0.p >= 0.5)
+    assert (np.abs(g0.score - 0.5) >= np.abs(g0.p - 0.5) - 1e-12).all()  # more extreme
+    _, shape = differential_calibration(2, 100, 5_000, kind="shape", random_seed=3)
+    g0 = shape[shape.group == "g0"]
+    np.testing.assert_allclose(g0.score, g0.p**3)
+    with pytest.raises(ValueError, match="label-noise 'amount'"):
+        differential_calibration(kind="label_noise", amount=0.6)
+    with pytest.raises(ValueError, match="'distorted' must hold"):
+        differential_calibration(k=2, distorted=(5,))
+    with pytest.raises(ValueError, match="Did you mean 'slope'"):
+        differential_calibration(kind="slop")

@@ -47,7 +47,8 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
-from bayesfair.models.unlabeled import expected_counts, sampled_counts
+from bayesfair.models.shift import map_counts
+from bayesfair.models.unlabeled import expected_counts
 from bayesfair.stats import hdi, rope_decision
 from bayesfair.summary import ScoreSummary
 
@@ -490,7 +491,7 @@ def fit_state(laplace: Laplace, state: AuditState, metric, rng) -> _Fitted:
     summary = state.pool.summary()
     lab = laplace.labeled(state)
     a, b, c, center = laplace.draws(lab, summary, rng)
-    u = sampled_counts(summary, a, b, c, rng)
+    u, _, _ = map_counts(lab, summary, a, b, c, laplace.disc.shift, "assessed", rng)
     u, _, p_free, _ = robust_unlabeled_counts(
         lab, summary, u, (a, b, c), laplace.disc, "assessed", rng, center=center
     )

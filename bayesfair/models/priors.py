@@ -77,4 +77,16 @@ def _parse_repr(text: str) -> tuple[str, dict]:
     call = ast.parse(text, mode="eval").body
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args):
         raise ValueError(text)
-    return call.func.id, {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    return call.func.id, {kw.arg: _literal(kw.value) for kw in call.keywords}
+
+
+def _literal(node):
+    """A keyword's value: a literal, or a nested ``ShiftPrior(...)`` call as its record."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+        if node.func.id != "ShiftPrior":
+            raise ValueError(node.func.id)
+        return {
+            "kind": "ShiftPrior",
+            **{kw.arg: ast.literal_eval(kw.value) for kw in node.keywords},
+        }
+    return ast.literal_eval(node)

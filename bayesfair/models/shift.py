@@ -164,7 +164,7 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
     n_groups : int
         The number of groups (strata ``2 g + h``).
     grid : array_like, shape (n_grid,)
-        The shifts.
+        The shifts: at least two, evenly spaced and increasing.
 
     Returns
     -------
@@ -174,6 +174,11 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
     from bayesfair.models._shift_kernels import shift_loglik
 
     grid = np.ascontiguousarray(grid, dtype=float)
+    steps = np.diff(grid)
+    if grid.ndim != 1 or grid.size < 2 or not np.allclose(steps, steps[0]) or steps[0] <= 0:
+        raise InvalidParameterError(
+            "The shift grid must hold at least two evenly spaced, increasing numbers."
+        )
     eta, v_eta = entry_predictor(lik, a, b, c)  # (draws, entries)
     stratum = np.ascontiguousarray(lik["group_idx"] * 2 + lik["side"], dtype=np.int64)
     out = np.zeros((eta.shape[0], 2 * n_groups, grid.size))
@@ -251,10 +256,22 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
 def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
     """Unlabeled confusion counts under maps whose intercept is shifted per side.
 
-    ``counts_fn`` is :func:`~bayesfair.models.unlabeled.expected_counts` or
-    :func:`~bayesfair.models.unlabeled.sampled_counts` (``*args``: its generator);
-    it is called once per side with ``c + shift[..., h]``, and each side's columns
-    are taken from its own call (``tp, fp`` from ŷ = 1, ``tn, fn`` from ŷ = 0).
+    ``counts_fn`` is called once per side with ``c + shift[..., h]``, and each side's
+    columns are taken from its own call (``tp, fp`` from ŷ = 1, ``tn, fn`` from ŷ = 0).
+
+    Parameters
+    ----------
+    counts_fn : callable
+        :func:`~bayesfair.models.unlabeled.expected_counts` or
+        :func:`~bayesfair.models.unlabeled.sampled_counts`.
+    summary : ScoreSummary
+        The unlabeled rows.
+    a, b, c : array_like, shape (..., n_groups)
+        Draws of the maps.
+    shift : array_like, shape (..., n_groups, 2)
+        The strata's shifts (ŷ = 0, ŷ = 1).
+    *args
+        Passed on to ``counts_fn`` (``sampled_counts``' generator).
 
     Returns
     -------
@@ -264,3 +281,40 @@ def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
     below = counts_fn(summary, a, b, c + shift[..., 0], *args)
     above = counts_fn(summary, a, b, c + shift[..., 1], *args)
     return np.concatenate([above[..., :2], below[..., 2:]], axis=-1)
+
+
+def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: str, rng):
+    """The unlabeled confusion counts under draws of the maps, moved by the strata's shifts.
+
+    The one step from map draws to predictive counts, for a fit and for the label
+    planner's simulated refits: with a ``prior``, τ and the shifts are drawn given the
+    maps (:func:`sample_shifts`) and each side's counts taken under its shifted map
+    (:func:`shifted_counts`); without one, the counts are the maps' own.
+
+    Parameters
+    ----------
+    labeled : ScoreSummary
+        The labeled rows (they inform the shifts).
+    summary : ScoreSummary
+        The unlabeled rows, coded to the maps' groups.
+    a, b, c : array_like, shape (..., n_groups)
+        Draws of the maps.
+    prior : ShiftPrior or None
+        The shifts' prior; None for no shifts.
+    estimand : {"assessed", "expected"}
+        ``"expected"``: the expected counts; otherwise drawn.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    counts : ndarray, shape (..., n_groups, 4)
+    shift : ndarray, shape (..., n_groups, 2), or None
+    tau : ndarray, shape (...), or None
+    """
+    from bayesfair.models.unlabeled import expected_counts, sampled_counts
+
+    counts_fn, extra = (expected_counts, ()) if estimand == "expected" else (sampled_counts, (rng,))
+    if prior is None:
+        return counts_fn(summary, a, b, c, *extra), None, None
+    shift, tau = sample_shifts(labeled, a, b, c, prior, rng)
+    return shifted_counts(counts_fn, summary, a, b, c, shift, *extra), shift, tau

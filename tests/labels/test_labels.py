@@ -103,9 +103,12 @@ def test_acquisition_reads_the_fits_discrepancy_prior(res):
     # numpy numbers are stored as plain floats, so their repr reads back
     numpy_kappa = DiscrepancyPrior(concentration=np.float64(5.0))
     assert fitted_discrepancy({"discrepancy": repr(numpy_kappa)}) == numpy_kappa
-    # a record written by 0.2 (which had a `tie` option) still reads
+    # a record written by 0.2 (which had a `tie` option) still reads, as the model it was
+    # (without the strata's shifts of 0.4)
     old = "DiscrepancyPrior(prior_misfit=0.01, shared_prior_misfit=0.01, concentration=2.0, "
-    assert fitted_discrepancy({"discrepancy": old + "center=None, tie=None)"}) == DiscrepancyPrior()
+    assert fitted_discrepancy({"discrepancy": old + "center=None, tie=None)"}) == DiscrepancyPrior(
+        shift=None
+    )
     for bad in ("os.system('x')", "DiscrepancyPrior(gone=1.0)", "DiscrepancyPrior(("):
         with pytest.raises(ValueError, match="Not a DiscrepancyPrior"):
             fitted_discrepancy({"discrepancy": bad})
