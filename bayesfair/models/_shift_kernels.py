@@ -1,30 +1,57 @@
-"""The numba kernel of the strata's shift likelihood (private; :mod:`bayesfair.models.shift`)."""
+"""The numba kernel of the strata's shift likelihood (private; :mod:`bayesfair.models.shift`).
+
+The entry's terms that depend on the shift δ are ``softplus(h)`` and ``σ(h)(1 − σ(h))``
+at ``h = η̄ + δ``, two functions of one variable. They are read from tables on a grid of
+``h`` ten times finer than the shifts' grid, by cubic Hermite interpolation with their
+exact derivatives (``softplus' = σ``, ``q' = q (1 − 2σ)`` for ``q = σ(1 − σ)``). Since the
+shifts are evenly spaced, ``h`` falls at the same fraction of a table cell for every
+shift of one entry and draw: the four Hermite weights are computed once, and each shift
+costs a few multiplications instead of a logarithm and an exponential. The error of the
+interpolation is at most ``w⁴/384 · max|f⁗|`` per row with ``w`` the table's step and
+``max|f⁗| ≤ 1`` for both functions (``w = 0.005`` at the default shift grid: below
+2·10⁻¹² per row), far below the second-order remainder of the binned likelihood itself
+(:func:`bayesfair.models.likelihood.binned_loglik`).
+"""
 
 from __future__ import annotations
 
 import math
 
 import numba
+import numpy as np
 
-# Beyond this |η + δ| the logistic terms are taken branch-wise (exp(h) would lose digits).
-_SAFE = 30.0
+#: The tables cover h in [−_RANGE, _RANGE]; beyond, softplus is linear and σ(1 − σ) is 0
+#: to double precision (σ(45) = 1 − 3·10⁻²⁰).
+_RANGE = 45.0
+#: Table points per step of the shifts' grid.
+_FINE = 10
+
+
+def tables(step: float):
+    """Values and derivatives of softplus and σ(1 − σ) on the table's grid (and its step)."""
+    w = step / _FINE
+    n = math.ceil(2 * _RANGE / w) + 1
+    h = -_RANGE + w * np.arange(n)
+    sig = 0.5 * (1.0 + np.tanh(0.5 * h))
+    softplus = np.logaddexp(0.0, h)
+    q = sig * (1.0 - sig)
+    return np.stack([softplus, sig, q, q * (1.0 - 2.0 * sig)]), w
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
-def shift_loglik(eta, v_eta, stratum, count, positives, grid, out):
+def shift_loglik(eta, v_eta, stratum, count, positives, grid, out, table, w):
     """Add each entry's log likelihood at each shift to its stratum: ``out[t, s, j]``.
 
     ``δ y − n [softplus(η̄ + δ) + ½ σ(1 − σ) Var(η)]`` per entry (the terms of
     :func:`bayesfair.models.likelihood.binned_loglik` that depend on the shift δ).
     ``eta``, ``v_eta``: (draws, entries); ``out``: (draws, strata, grid), zeroed;
-    ``grid`` evenly spaced. Along the grid ``u = exp(η̄ + δ)`` is carried by one
-    multiplication per step (softplus = log1p(u), σ = u / (1 + u)), where
-    ``|η̄ + δ| ≤ 30``; beyond, each point is computed on its own.
+    ``grid`` evenly spaced with step ``_FINE · w``; ``table``, ``w`` from :func:`tables`.
     """
     n_draws, n_entries = eta.shape
     n_grid = grid.size
-    step = grid[1] - grid[0]
-    ratio = math.exp(step)
+    n_table = table.shape[1]
+    stride = round((grid[1] - grid[0]) / w)
+    lo = -_RANGE
     for t in numba.prange(n_draws):
         for e in range(n_entries):
             s = stratum[e]
@@ -32,17 +59,33 @@ def shift_loglik(eta, v_eta, stratum, count, positives, grid, out):
             x = positives[e]
             half_v = 0.5 * v_eta[t, e]
             h0 = eta[t, e] + grid[0]
-            fast = abs(h0) <= _SAFE and abs(h0 + step * (n_grid - 1)) <= _SAFE
-            u = math.exp(h0)
+            pos = (h0 - lo) / w
+            i0 = math.floor(pos)
+            f = pos - i0
+            # cubic Hermite basis at fraction f (values at i, i + 1; slopes times w)
+            f2 = f * f
+            f3 = f2 * f
+            b00 = 2.0 * f3 - 3.0 * f2 + 1.0
+            b10 = (f3 - 2.0 * f2 + f) * w
+            b01 = -2.0 * f3 + 3.0 * f2
+            b11 = (f3 - f2) * w
             for j in range(n_grid):
-                d = grid[j]
-                if fast:
-                    softplus = math.log1p(u)
-                    p = u / (1.0 + u)
-                    u *= ratio
-                else:
-                    h = eta[t, e] + d
-                    z = math.exp(-abs(h))
-                    softplus = max(h, 0.0) + math.log1p(z)
-                    p = 1.0 / (1.0 + z) if h >= 0.0 else z / (1.0 + z)
-                out[t, s, j] += d * x - n * (softplus + half_v * p * (1.0 - p))
+                i = i0 + j * stride
+                if i >= 0 and i + 1 < n_table:
+                    softplus = (
+                        b00 * table[0, i]
+                        + b10 * table[1, i]
+                        + b01 * table[0, i + 1]
+                        + b11 * table[1, i + 1]
+                    )
+                    q = (
+                        b00 * table[2, i]
+                        + b10 * table[3, i]
+                        + b01 * table[2, i + 1]
+                        + b11 * table[3, i + 1]
+                    )
+                else:  # beyond the tables: the asymptotes
+                    h = h0 + grid[j] - grid[0]
+                    softplus = max(h, 0.0) + math.log1p(math.exp(-abs(h)))
+                    q = 0.0
+                out[t, s, j] += grid[j] * x - n * (softplus + half_v * q)

@@ -190,8 +190,21 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
         np.ascontiguousarray(lik["positives"], dtype=float),
         grid,
         out,
+        *_tables(float(steps[0])),
     )
     return out
+
+
+_TABLES: dict = {}
+
+
+def _tables(step: float):
+    """The kernel's tables for a grid step (computed once per step)."""
+    from bayesfair.models._shift_kernels import tables
+
+    if step not in _TABLES:
+        _TABLES[step] = tables(step)
+    return _TABLES[step]
 
 
 def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator):
