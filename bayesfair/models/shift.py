@@ -70,6 +70,7 @@ import numpy as np
 
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.likelihood import entry_predictor, likelihood_data
+from bayesfair.models.unlabeled import expected_counts, sampled_counts
 
 __all__ = [
     "DEFAULT_SHIFT",
@@ -324,8 +325,6 @@ def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: st
     shift : ndarray, shape (..., n_groups, 2), or None
     tau : ndarray, shape (...), or None
     """
-    from bayesfair.models.unlabeled import expected_counts, sampled_counts
-
     counts_fn, extra = (expected_counts, ()) if estimand == "expected" else (sampled_counts, (rng,))
     if prior is None:
         return counts_fn(summary, a, b, c, *extra), None, None
