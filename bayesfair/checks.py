@@ -93,7 +93,11 @@ flagged, all 18 on the calibrated group). So with two groups
 the ``where`` of the flagged group says that its calibration and the other group's
 differ, the other's that it was not tested once the first was flagged, and the
 warning (:func:`misfit_message`) names both groups and says that their calibrations
-differ from each other, not which one is off.
+differ from each other, not which one is off. The verdict then names a group of the
+pair only where its labels do not fit a beta map of its own either (``_own_map_fit``:
+Hosmer–Lemeshow bins and per-side shifts at the group's own map, Bonferroni over the
+two statistics and the two groups), so a calibrated group is not blamed for its
+partner (measured in ``docs/concepts.md``, "The calibration check").
 
 *Why these choices.*
 
@@ -570,6 +574,44 @@ def departure_phrase(labeled, g: int, a: float, b: float, c: float) -> str:
     )
 
 
+def _own_map_fit(lik, g: int) -> float:
+    """p-value of group ``g``'s labels against a beta map of its own (fitted to ``g``'s
+    labels alone, at its maximum likelihood), from two statistics, Bonferroni over them:
+    the Hosmer–Lemeshow statistic ``Σ_b (O_b − E_b)² / V_b`` over up to five bins of
+    consecutive scores per side (:func:`entry_bins`), referred to χ² with ``bins − 3``
+    degrees of freedom (at least 1; Hosmer & Lemeshow 2000, §5.2), which sees a shape
+    within the sides; and the likelihood ratio of per-side shifts over the same map (χ²
+    with a degree per side), which sees the sides disagree with it (an inverted group,
+    whose best increasing map is flat). The group index is in the entries'
+    ``group_idx`` (the summary's group codes); NaN when the group has no labels."""
+    from scipy.stats import chi2
+
+    keep = lik["group_idx"] == g
+    if not keep.any():
+        return np.nan
+    own = {key: v[keep] for key, v in lik.items()}
+    order = np.lexsort((own["mean_log_s"], own["side"]))
+    own = {key: v[order] for key, v in own.items()}
+    _, theta = _fit_shared(own, (), np.zeros(3))
+    a, b, c = np.exp(theta[0]), np.exp(theta[1]), theta[2]
+    eta = c + a * own["mean_log_s"] - b * own["mean_log_1ms"]
+    p = 0.5 * (1.0 + np.tanh(0.5 * eta))
+    bins, n_bins = entry_bins(own["side"].astype(bool), own["count"])
+    observed = np.bincount(bins, weights=own["positives"], minlength=n_bins)
+    expected = np.bincount(bins, weights=own["count"] * p, minlength=n_bins)
+    variance = np.bincount(bins, weights=own["count"] * p * (1.0 - p), minlength=n_bins)
+    use = variance > 0
+    stat = float(np.sum((observed[use] - expected[use]) ** 2 / variance[use]))
+    p_bins = float(chi2.sf(stat, max(1, int(use.sum()) - 3)))
+    # and the per-side shifts over the same map (what a flat map of an inverted group
+    # misses between the sides); the smaller p-value, Bonferroni over the two
+    sides = tuple(sorted({int(h) for h in own["side"]}))
+    ll1, _ = _fit_shared(own, sides, np.r_[theta, np.zeros(len(sides))])
+    ll0 = _shared_loglik(theta, own, ())[0]
+    p_sides = float(chi2.sf(max(0.0, 2.0 * (ll1 - ll0)), len(sides)))
+    return min(1.0, 2.0 * min(p_bins, p_sides))
+
+
 def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame:
     """The step-down procedure with re-estimation behind the verdicts (module docstring).
 
@@ -603,7 +645,11 @@ def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame
         flagged it; for the others, at the last step, Holm's continued over them
         (sorted by p-value, the ``i``-th gets ``max(previous, (m − j − i) p)``, running);
         NaN for a group without labels and for the one group left when all the others
-        were flagged. ``attrs["steps"]`` lists each step's table.
+        were flagged. ``attrs["steps"]`` lists each step's table. With two groups
+        whose shared map is rejected (``attrs["pair_differs"]``), ``flagged`` is
+        re-decided by each group's labels against a map of its own (``own_map_p``,
+        :func:`_own_map_fit`; flagged at ``2 p < alpha``): the shared map says the pair
+        differs, not which one.
     """
     lik = likelihood_data(labeled)
     totals = labeled.totals()
@@ -641,14 +687,25 @@ def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame
     out["step"] = [int(last[g]["step"]) if g in last else -1 for g in range(labeled.n_groups)]
     out["flagged"] = [g in flagged for g in range(labeled.n_groups)]
     out["p_adjusted"] = adjusted
-    if m == 2 and flagged:  # two groups: a pair that disagrees, no culprit (module docstring)
+    for g in testable:
+        if g not in flagged and np.isnan(adjusted[g]):  # left alone (docstring)
+            out.loc[g, "where"] = _ALONE_PHRASE[m == 2]
+    own_p = np.full(labeled.n_groups, np.nan)
+    pair = m == 2 and bool(flagged)
+    if pair:  # two groups: a pair that disagrees, no culprit (module docstring)
         g = flagged[0]
         out.loc[g, "where"] = _PAIR_PHRASE + out.loc[g, "where"].replace(
             "for the shared map", "for a map shared by the two"
         )
-    for g in testable:
-        if g not in flagged and np.isnan(adjusted[g]):  # left alone (docstring)
-            out.loc[g, "where"] = _ALONE_PHRASE[m == 2]
+        # which of the two is off is said only by each group's labels against a beta map
+        # of its own (its per-side shifts; Bonferroni over the two): an inverted or
+        # oddly shaped group shows it there; a group whose own map fits is not blamed
+        for h in testable:
+            own_p[h] = _own_map_fit(lik, h)
+        flagged = [h for h in testable if min(1.0, 2.0 * own_p[h]) < alpha]
+    out["flagged"] = [g in flagged for g in range(labeled.n_groups)]
+    out["own_map_p"] = own_p
+    out.attrs["pair_differs"] = pair
     out.attrs["steps"] = steps
     out.attrs["order"] = flagged
     return out
@@ -663,8 +720,11 @@ def calibration_verdicts(labeled, alpha: float, min_labels: int) -> pd.DataFrame
     error rate approximately (module docstring): the probability that a family whose
     groups all share one map has *any* group flagged is about ``alpha`` at most (32
     groups tested at 0.05 each would flag one or more in about 80% of audits:
-    1 − 0.95³²). With two groups at most one is flagged, and its ``where`` says that
-    the two groups' calibrations differ.
+    1 − 0.95³²). With two groups, when the step-down finds that they do not share a
+    map, its ``where`` says that their calibrations differ, and a group is a
+    ``"misfit"`` only where its labels do not fit a beta map of its own either
+    (:func:`step_down`: ``own_map_p``, Bonferroni over the two): the shared map cannot
+    say which of two groups is off, and a calibrated group is not blamed for the other.
 
     Parameters
     ----------
@@ -780,7 +840,9 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
         differ from each other, not which one is off (module docstring).
     """
     bad = check.loc[check["verdict"] == "misfit", "group"].tolist()
-    if not bad:
+    tested = check.loc[check["p_value"].notna(), "group"].tolist()
+    pair = len(tested) == 2 and bool((check["p_adjusted"] < alpha).any())
+    if not bad and not pair:
         return ""
     advice = (
         "where the labels put a stratum off the map, rbc shifts its map there and "
@@ -790,14 +852,18 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
         else "this model's intervals for them may be confidently wrong; use the default "
         "model 'rbc', whose intervals account for a wrong map, or 'bb'"
     )
-    tested = check.loc[check["p_value"].notna(), "group"].tolist()
-    if len(tested) == 2:  # a pair that disagrees: no culprit (module docstring)
+    if pair:  # a pair that disagrees: a culprit only where its own map misfits
+        own = (
+            f" The labels of {bad} do not fit a beta map of their own either (verdict 'misfit')."
+            if bad
+            else " Each group's labels fit a beta map of its own, so neither is named."
+        )
         return (
             f"The calibrations of groups {tested[0]!r} and {tested[1]!r} differ from each "
             f"other: one calibration map shared by the two does not fit their labeled "
             f"examples (likelihood-ratio p < {alpha} after Holm's adjustment over the two "
             f"groups; see the 'where' column of calibration_check()). With two groups the "
-            f"data cannot say which group's scores mean something else: {advice}."
+            f"shared map cannot say which group's scores mean something else.{own} {advice}."
         )
     return (
         f"The calibration map shared by the groups does not fit the labeled examples of "

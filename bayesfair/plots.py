@@ -437,7 +437,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     the threshold, then by score) drawn at their mean score and fraction of positives with a
     binomial 95% Wilson interval and their count (in a strip below y = 0, under
     each point, in rows so that no two overlap), and the check's verdict and
-    Holm-adjusted p-value in the title (for ``rbc`` also the posterior
+    step-down (Holm) adjusted p-value in the title (for ``rbc`` also the posterior
     probability that each side of the threshold is off the map). Points far outside the band are
     what a ``"misfit"`` verdict means.
 

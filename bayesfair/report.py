@@ -194,7 +194,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         out += [
             "",
             "Calibration check (each group's labeled examples against the calibration map the "
-            "groups share; the verdict on the Holm-adjusted p-value):",
+            "groups share; the verdict on the step-down (Holm) adjusted p-value):",
             "",
             _table(calibration),
         ]
@@ -357,7 +357,7 @@ def _calibration_table(comp):
             "labeled": check["n_labeled"],
             "statistic": check["statistic"].map(lambda v: _fmt(float(v), 1)),
             "p-value": check["p_value"].map(lambda v: _fmt(float(v), 3)),
-            "Holm-adjusted p": check.get("p_adjusted", check["p_value"]).map(
+            "adjusted p (step-down)": check.get("p_adjusted", check["p_value"]).map(
                 lambda v: _fmt(float(v), 3)
             ),
             "verdict": check["verdict"],

@@ -125,9 +125,12 @@ def test_inverted_group_is_a_misfit_with_a_warning():
     assert messages and "'A' and 'B' differ from each other" in messages[0]
     assert "cannot say which" in messages[0]
     check = res.calibration_check(warn=False).set_index("group")
-    assert (check["verdict"] == "misfit").sum() == 1  # one row carries the pair's flag
-    flagged = check.index[check["verdict"] == "misfit"][0]
-    assert check.loc[flagged, "where"].startswith("its calibration and the other group's differ")
+    # the calibrated group is not blamed for the pair, and the inverted group's labels
+    # fit a map of its own worse than A's (whether that is a "misfit" at 100 labels is
+    # the power measured in tests/statistical/test_robust_coverage.py)
+    assert check.loc["A", "verdict"] == "ok"
+    own = res.calibration_check(warn=False).attrs["test"]["own_map_p"].to_numpy()
+    assert own[1] < own[0]
     with pytest.warns(CalibrationWarning, match="'B'"):
         res.calibration_check()
     assert any("does not fit" in n for n in res.notes)
