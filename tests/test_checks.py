@@ -186,13 +186,15 @@ def _differential(seed, k=4, n_labeled=2000, kind="label_noise", amount=0.12, **
     from bayesfair.simulate import differential_calibration
 
     lab, unl = differential_calibration(
-        k=k, n_labeled=n_labeled, n_unlabeled=1000, kind=kind, amount=amount,
-        random_seed=seed, **kw,
-    )  # fmt: skip
+        k=k, n_labeled=n_labeled, n_unlabeled=1000, kind=kind, amount=amount, random_seed=seed, **kw
+    )
     data = bf.AssessmentData.from_frames(
-        lab.drop(columns="p"), unl.drop(columns=["label", "p"]),
-        score="score", label="label", group="group",
-    )  # fmt: skip
+        lab.drop(columns="p"),
+        unl.drop(columns=["label", "p"]),
+        score="score",
+        label="label",
+        group="group",
+    )
     return data.labeled_summary(0.01, 1024)
 
 

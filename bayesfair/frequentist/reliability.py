@@ -28,6 +28,7 @@ from bayesfair._validation import (
     check_random_state,
     takes,
 )
+from bayesfair.calibration_view import CALIBRATION_COLUMNS
 from bayesfair.frequentist._bootstrap import percentile_interval
 from bayesfair.frequentist.intervals import wilson_interval
 
@@ -178,17 +179,8 @@ def calibration_intervals(
                 "calibration_gap_upper": gap_hi,
             }
         )
-    columns = [
-        "group",
-        "n_labeled",
-        "mean_score",
-        "positive_rate",
-        "positive_rate_lower",
-        "positive_rate_upper",
-        "calibration_gap",
-        "calibration_gap_lower",
-        "calibration_gap_upper",
-    ]
+    # the Bayesian table's columns up to its decision: the two sides read alike
+    columns = CALIBRATION_COLUMNS[: CALIBRATION_COLUMNS.index("decision")]
     out = pd.DataFrame(rows, columns=columns).astype({"n_labeled": np.int64})
     out.attrs.update(
         ci_prob=ci_prob,
