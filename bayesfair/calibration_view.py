@@ -36,7 +36,7 @@ from bayesfair._validation import check_epsilon, check_probability, takes
 from bayesfair.checks import labeled_cells
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.groups import group_sizes
-from bayesfair.stats import hdi, prob_within, rope_decision
+from bayesfair.stats import Interval, hdi, prob_within, rope_decision, simultaneous_band
 
 __all__ = ["CALIBRATION_COLUMNS", "assessed_mean_score", "calibration_gap", "calibration_summary"]
 
@@ -183,9 +183,11 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
           ``hbb``, or no unlabeled rows) the expected share in the group's score
           distribution.
         * ``calibration_gap``: ``mean_score − positive_rate``, per draw; its posterior
-          mean and HDI. Positive: the scores overstate the group's positives.
+          mean and a band simultaneous over the K groups
+          (:func:`bayesfair.stats.simultaneous_band`, as ``res.group_summary``'s gaps;
+          the HDI with one group). Positive: the scores overstate the group's positives.
         * ``decision``: the HDI + ROPE rule (:func:`bayesfair.stats.rope_decision`) on
-          the gap's HDI, in the words of every decision of the package:
+          the gap's band, in the words of every decision of the package:
           ``"practically fair"`` (the HDI lies within ``[−ε, ε]``: the group's scores
           are calibrated in the large to within ε), ``"unfair"`` (it lies outside:
           they overstate, for a positive gap, or understate the group's positives by
@@ -195,7 +197,8 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
 
         ``attrs``: ``quantity`` (the gap in words), ``estimand`` (``"assessed"`` or
         ``"expected"``), ``estimand_text`` (in words, as ``res.summary`` prints it),
-        ``ci_prob``, ``epsilon`` and ``interval`` (``"hdi"``).
+        ``ci_prob``, ``epsilon`` and ``interval`` (the gap's: the simultaneous band,
+        or ``"hdi"`` with one group).
 
     Raises
     ------
@@ -205,8 +208,10 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
 
     Notes
     -----
-    The verdict is per group, not adjusted over the K groups, and does not consult
-    the prior's share of the gap (``res.sensitivity``), as ``res.summary`` does: with
+    The verdicts hold for the K groups together (the band is joint): among many
+    calibrated groups none is called "unfair" by chance more often than 1 − ci_prob
+    of the time. The verdict does not consult the prior's share of the gap
+    (``res.sensitivity``), as ``res.summary`` does: with
     few labels in a group read ``positive_rate``'s interval, which a calibration model
     narrows with the unlabeled scores through its map.
 
@@ -225,10 +230,15 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
     rate = result.rates("base_rate").transpose("chain", "draw", "group").values
     mean = assessed_mean_score(result).to_numpy()
     sizes = group_sizes(result)
+    # the gaps' band holds for the K groups together, so that the verdicts hold as a
+    # family (no group called "unfair" by chance among many calibrated ones)
+    joint = gap.values.reshape(-1, gap.shape[-1])
+    band = simultaneous_band(joint, ci_prob) if joint.shape[1] > 1 else None
     rows = []
     for k, g in enumerate(result.groups):
         r, d = rate[..., k], gap.values[..., k]
-        r_iv, d_iv = hdi(r, ci_prob), hdi(d, ci_prob)
+        r_iv = hdi(r, ci_prob)
+        d_iv = hdi(d, ci_prob) if band is None else Interval(band.lower[k], band.upper[k])
         defined = d[~np.isnan(d)]
         rows.append(
             {
@@ -253,6 +263,6 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
         estimand_text=result.estimand_text,
         ci_prob=ci_prob,
         epsilon=epsilon,
-        interval="hdi",
+        interval="hdi" if band is None else "simultaneous band over the groups (gap)",
     )
     return out

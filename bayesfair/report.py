@@ -282,7 +282,8 @@ def _calibration_view_intro(comp) -> str:
     model = _calibration_view_model(comp)
     bayes = (
         f"{model.upper()}: over the assessed rows (labeled and unlabeled), "
-        f"{s['ci_prob']:.0%} HDIs; "
+        f"{s['ci_prob']:.0%} HDIs of the share and, for the gap, a band that holds for "
+        "all groups at once; "
         if model
         else ""
     )

@@ -16,7 +16,7 @@ from bayesfair.calibration_view import (
     calibration_summary,
 )
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.stats import hdi
+from bayesfair.stats import hdi, simultaneous_band
 from bayesfair.summary import summarize_arrays
 
 #: The contract's columns, in order (more may follow).
@@ -66,9 +66,16 @@ def test_the_columns_and_one_row_per_group(fitted):
     lo, hi = table["calibration_gap_lower"], table["calibration_gap_upper"]
     assert (lo <= table["calibration_gap"]).all() and (table["calibration_gap"] <= hi).all()
     pr_lo, pr_hi = table["positive_rate_lower"], table["positive_rate_upper"]
-    # gap = mean score − rate: the interval of one mirrors the other's (HDI of draws)
-    np.testing.assert_allclose(hi, table["mean_score"] - pr_lo, atol=1e-12)
-    np.testing.assert_allclose(lo, table["mean_score"] - pr_hi, atol=1e-12)
+    assert (pr_lo <= table["positive_rate"]).all() and (table["positive_rate"] <= pr_hi).all()
+    # the gaps' band is simultaneous over the groups: all gaps of a draw inside it in at
+    # least 95% of the draws, and no group's band narrower than its own HDI
+    gap = calibration_gap(fitted).values.reshape(-1, len(table))
+    inside = ((gap >= lo.to_numpy()) & (gap <= hi.to_numpy())).all(axis=1).mean()
+    assert inside >= 0.95
+    for k in range(len(table)):
+        own = hdi(gap[:, k], 0.95)
+        assert hi.iloc[k] - lo.iloc[k] >= own.upper - own.lower - 1e-12
+    assert table.attrs["interval"].startswith("simultaneous band")
     # the same as the module's function, and as the HDI of the draws
     assert table.equals(calibration_summary(fitted, 0.95, 0.02))
 
@@ -95,9 +102,12 @@ def test_the_gap_is_the_mean_score_minus_the_positive_rate_per_draw(fitted):
     assert table["positive_rate"].to_numpy() == pytest.approx(
         rate.mean(("chain", "draw")).values, abs=1e-12
     )
-    interval = hdi(gap.sel(group=fitted.groups[1]).values, 0.9)
+    band = simultaneous_band(gap.values.reshape(-1, gap.shape[-1]), 0.9)
     row = fitted.calibration_summary(ci_prob=0.9).iloc[1]
-    assert (row["calibration_gap_lower"], row["calibration_gap_upper"]) == tuple(interval)
+    assert (row["calibration_gap_lower"], row["calibration_gap_upper"]) == (
+        band.lower[1],
+        band.upper[1],
+    )
 
 
 def _odd_scores(seed=0):
