@@ -3,21 +3,51 @@
 An auditor with a small labeled set (score, label, group) and a large
 unlabeled set (score, group) gets posteriors and intervals for how a
 classifier's rates differ between groups.
+
+The names below load their module on first use (PEP 562), so that
+``import bayesfair`` costs no more than the package's own few lines: a
+command that only reads a file or prints help does not wait for SciPy,
+xarray or PyMC.
 """
 
-from bayesfair import datasets, exceptions, frequentist, metrics
-from bayesfair.compare import Comparison, compare
-from bayesfair.data import AssessmentData
-from bayesfair.exceptions import CalibrationWarning
-from bayesfair.fitting import ESTIMANDS, MODELS, fit
-from bayesfair.groups import impact_ratios
-from bayesfair.labels import plan_labels, suggest_labels
-from bayesfair.posterior import FairnessPosterior
-from bayesfair.sources import summarize, summarize_unlabeled
-from bayesfair.stats import Interval
-from bayesfair.summary import ScoreSummary
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
+    from bayesfair import datasets, exceptions, frequentist, metrics
+    from bayesfair.compare import Comparison, compare
+    from bayesfair.data import AssessmentData
+    from bayesfair.exceptions import CalibrationWarning
+    from bayesfair.fitting import ESTIMANDS, MODELS, fit
+    from bayesfair.groups import impact_ratios
+    from bayesfair.labels import plan_labels, suggest_labels
+    from bayesfair.posterior import FairnessPosterior
+    from bayesfair.sources import summarize, summarize_unlabeled
+    from bayesfair.stats import Interval
+    from bayesfair.summary import ScoreSummary
 
 __version__ = "0.4.0.dev0"
+
+#: public name -> the module that defines it (loaded on first access).
+_LAZY = {
+    "AssessmentData": "bayesfair.data",
+    "ScoreSummary": "bayesfair.summary",
+    "summarize": "bayesfair.sources",
+    "summarize_unlabeled": "bayesfair.sources",
+    "MODELS": "bayesfair.fitting",
+    "ESTIMANDS": "bayesfair.fitting",
+    "FairnessPosterior": "bayesfair.posterior",
+    "fit": "bayesfair.fitting",
+    "CalibrationWarning": "bayesfair.exceptions",
+    "Interval": "bayesfair.stats",
+    "impact_ratios": "bayesfair.groups",
+    "plan_labels": "bayesfair.labels",
+    "suggest_labels": "bayesfair.labels",
+    "Comparison": "bayesfair.compare",
+    "compare": "bayesfair.compare",
+}
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     # data
@@ -47,3 +77,24 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "Comparison",
     "compare",
 ]
+
+
+def __getattr__(name: str):
+    """Load a public name's module on first access, then keep the name here."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif not name.startswith("__"):
+        try:  # any module of the package: bf.datasets, bf.plots, bf.simulate, ...
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -32,29 +32,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_epsilon, check_probability, takes
 from bayesfair.checks import labeled_cells
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.groups import group_sizes
+from bayesfair.metrics import CALIBRATION_COLUMNS
 from bayesfair.stats import Interval, hdi, prob_within, rope_decision, simultaneous_band
 
 __all__ = ["CALIBRATION_COLUMNS", "assessed_mean_score", "calibration_gap", "calibration_summary"]
-
-#: The columns of :func:`calibration_summary`, in order.
-CALIBRATION_COLUMNS = [
-    "group",
-    "n_labeled",
-    "mean_score",
-    "positive_rate",
-    "positive_rate_lower",
-    "positive_rate_upper",
-    "calibration_gap",
-    "calibration_gap_lower",
-    "calibration_gap_upper",
-    "decision",
-    "n_unlabeled",
-    "prob_within",
-]
 
 #: What the gap is, in words (the table's ``attrs["quantity"]``).
 QUANTITY = "mean score minus share of positives, per group (calibration in the large)"
@@ -88,7 +74,9 @@ def assessed_mean_score(result) -> pd.Series:
     """
     sizes = group_sizes(result)
     n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
-    constant = result.idata.constant_data if "constant_data" in result.idata.groups() else {}
+    constant = (
+        get_group(result.idata, "constant_data") if has_group(result.idata, "constant_data") else {}
+    )
     data = result.data
     if "score_sum" in constant:  # kept by the fit, and so by a result read from a file
         total = np.asarray(constant["score_sum"].values, dtype=float)

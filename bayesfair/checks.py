@@ -170,6 +170,7 @@ import weakref
 import numpy as np
 import pandas as pd
 
+from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_array, takes
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
 from bayesfair.models.likelihood import likelihood_data
@@ -885,7 +886,7 @@ def stored_labeled_summary(
 
     Parameters
     ----------
-    idata : arviz.InferenceData
+    idata : xarray.DataTree
         The result's draws; read from its ``constant_data`` group.
     levels : sequence
         The group labels the stored group codes index.
@@ -898,9 +899,9 @@ def stored_labeled_summary(
     -------
     ScoreSummary or None
     """
-    if "constant_data" not in idata.groups():  # a hand-built result: nothing kept
+    if not has_group(idata, "constant_data"):  # a hand-built result: nothing kept
         return None
-    const = idata.constant_data
+    const = get_group(idata, "constant_data")
     if "labeled_count" in const:
         cols = {k: const[f"labeled_{k}"].values for k in (*ROW_SUMS, *LABEL_SUMS, "side", "bin")}
         return ScoreSummary(
@@ -1007,8 +1008,8 @@ def result_diagnostics(result) -> pd.DataFrame:
     result : FairnessPosterior
     """
     idata = result.idata
-    stats = idata.sample_stats if "sample_stats" in idata.groups() else None
-    post = idata.posterior.drop_vars(list(POST_HOC), errors="ignore")
+    stats = get_group(idata, "sample_stats") if has_group(idata, "sample_stats") else None
+    post = get_group(idata, "posterior").drop_vars(list(POST_HOC), errors="ignore")
     return diagnostics_table(post, stats)
 
 

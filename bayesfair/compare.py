@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair import frequentist as fq
+from bayesfair._tree import get_group, has_group
 from bayesfair._validation import (
     check_epsilon,
     renamed,
@@ -181,7 +182,18 @@ class Comparison:
 
 
 #: The packages whose versions a report records.
-PROVENANCE_PACKAGES = ("bayesfair", "numpy", "scipy", "pandas", "pymc", "arviz", "nutpie", "duckdb")
+PROVENANCE_PACKAGES = (
+    "bayesfair",
+    "numpy",
+    "scipy",
+    "pandas",
+    "xarray",
+    "pymc",
+    "pytensor",
+    "arviz",
+    "nutpie",
+    "duckdb",
+)
 
 
 def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
@@ -253,7 +265,7 @@ def _too_few_draws(posteriors, ci_prob) -> set:
     need = min_interval_draws(ci_prob)
     out = set()
     for name, res in posteriors.items():
-        post = res.idata.posterior
+        post = get_group(res.idata, "posterior")
         n = int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
         if n < need:
             out.add(name)
@@ -271,18 +283,22 @@ def _check_same_data(name, res, data) -> None:
     import numpy as np
 
     idata = getattr(res, "idata", None)
-    if idata is None or "observed_data" not in idata.groups():
+    if idata is None or not has_group(idata, "observed_data"):
         raise InvalidParameterError(
             f"posteriors[{name!r}] is not a result of bayesfair.fit. Got {type(res).__name__}."
         )
-    obs = idata.observed_data
+    obs = get_group(idata, "observed_data")
     same = list(obs.group.values) == list(_coord_labels(data.group_levels))
     if same:
         stored = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
         same = np.array_equal(stored, data.labeled_examples.confusion_counts())
-    if same and "constant_data" in idata.groups() and "n_unlabeled" in idata.constant_data:
+    if (
+        same
+        and has_group(idata, "constant_data")
+        and "n_unlabeled" in get_group(idata, "constant_data")
+    ):
         sizes = data.group_sizes()["n_unlabeled"].to_numpy()
-        same = np.array_equal(idata.constant_data["n_unlabeled"].values, sizes)
+        same = np.array_equal(get_group(idata, "constant_data")["n_unlabeled"].values, sizes)
     if not same:
         raise InvalidParameterError(
             f"posteriors[{name!r}] was fitted on other data (its groups or labeled counts "

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesfair._tree import get_group
 from bayesfair._validation import check_epsilon, check_group, check_probability, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import composite_value, get_composite, get_rate, warn_undefined_draws
@@ -244,12 +245,16 @@ def population_variance(result, metric: str):
     result : FairnessPosterior
     metric : str
     """
-    if "population_variance" not in result.idata.posterior:
+    if "population_variance" not in get_group(result.idata, "posterior"):
         raise InvalidParameterError(
             f"The population variance exists only for model='hbb'; this fit is '{result.model}'."
         )
     name = get_rate(metric).name
-    return result.idata.posterior["population_variance"].sel(metric=name).drop_vars("metric")
+    return (
+        get_group(result.idata, "posterior")["population_variance"]
+        .sel(metric=name)
+        .drop_vars("metric")
+    )
 
 
 @takes("FairnessPosterior")
@@ -323,5 +328,5 @@ def denominators(result, metric: str, groups) -> dict:
     groups : iterable
         Group labels of the result.
     """
-    obs, den = result.idata.observed_data, get_rate(metric).denominator
+    obs, den = get_group(result.idata, "observed_data"), get_rate(metric).denominator
     return {g: sum(int(obs[c].sel(group=g)) for c in den) for g in groups}

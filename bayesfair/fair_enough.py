@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._names import resolve_name, suggest
+from bayesfair._tree import get_group
 from bayesfair._validation import check_array, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics import COMPOSITES, FAIR_RANGES, composite_value, rate_from_counts
@@ -514,12 +515,12 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
             f"in 'metrics' (missing: {missing})."
         )
     names = _metric_names(metrics)
-    rates = result.idata["rates"]
+    rates = get_group(result.idata, "rates")
     r = {
         m: rates[m].transpose("chain", "draw", "group").values.reshape(-1, len(result.groups))
         for m in _NEEDED
     }
-    const = result.idata.constant_data
+    const = get_group(result.idata, "constant_data")
     n = const["n_labeled"].values + const["n_unlabeled"].values
     counts = counts_from_rates(r["accuracy"], r["selection_rate"], r["base_rate"], n)
     g, ref = result.groups.index(group), result.groups.index(reference)

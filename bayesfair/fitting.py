@@ -15,6 +15,7 @@ import xarray as xr
 
 from bayesfair._inputs import _plain
 from bayesfair._names import resolve_name, suggest
+from bayesfair._tree import assign, get_group, has_group, make_tree
 from bayesfair._validation import check_positive_int, seed_record, seed_sequence
 from bayesfair.checks import misfit_message
 from bayesfair.data import AssessmentData
@@ -493,8 +494,6 @@ def _no_labels_notes(data, model) -> list[str]:
 
 
 def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
-    import arviz as az
-
     rng, prior_rng = rngs
     counts = data.labeled_examples.confusion_counts()
     fractions = [rate_fraction(counts, m) for m in metrics]
@@ -507,11 +506,17 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
             theta = sample_bb_exact(
                 x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
             )
-            idata = az.from_dict(
-                posterior={"theta": theta},
-                coords={"metric": metrics, "group": np.arange(k)},
-                dims={"theta": ["metric", "group"]},
+            chains, draws = theta.shape[:2]
+            posterior = xr.Dataset(
+                {"theta": (("chain", "draw", "metric", "group"), theta)},
+                coords={
+                    "chain": np.arange(chains),
+                    "draw": np.arange(draws),
+                    "metric": metrics,
+                    "group": np.arange(k),
+                },
             )
+            idata = make_tree({"posterior": posterior})
         else:
             idata = sample_model(
                 lambda: build_bb_model(x, n, metrics=metrics, alpha=alpha, beta=beta),
@@ -528,7 +533,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
             data={"successes": x.astype(np.int64), "trials": n.astype(np.int64), "size_basis": q},
             **run,
         )
-        post = idata.posterior
+        post = get_group(idata, "posterior")
         group_means = hbb_group_means(
             post["mu"].transpose("chain", "draw", "metric").values,
             post["size_effect"].transpose("chain", "draw", "metric", "size_term").values,
@@ -541,8 +546,10 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
             n,
             rng=rng,
         )
-        idata.posterior["theta"] = (("chain", "draw", "metric", "group"), theta)
-    theta = idata.posterior["theta"].transpose("chain", "draw", "metric", "group").values
+        assign(idata, "posterior", theta=(("chain", "draw", "metric", "group"), theta))
+    theta = (
+        get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
+    )
     prior_rates = beta_binomial_prior_rates(model, prior, n, PRIOR_DRAWS, prior_rng)
     return (
         idata,
@@ -620,13 +627,17 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
         data=model_data,
         **run,
     )
-    post = idata.posterior
+    post = get_group(idata, "posterior")
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
     prior = None if disc is None else disc.shift
     u_counts, shift, tau = map_counts(labeled, summary, a, b, c, prior, estimand, rng)
     if shift is not None:
-        idata.posterior["shift"] = (("chain", "draw", "group", "side"), shift)
-        idata.posterior["shift_spread"] = (("chain", "draw"), tau)
+        assign(
+            idata,
+            "posterior",
+            shift=(("chain", "draw", "group", "side"), shift),
+            shift_spread=(("chain", "draw"), tau),
+        )
     if disc is not None:
         u_counts = _robust_counts(
             labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
@@ -666,10 +677,14 @@ def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, 
         labeled, summary, u_counts, abc, disc, estimand, rng, center=center
     )
     dims = ("chain", "draw", "group", "side")
-    idata.posterior["misfit"] = (dims, free.astype(np.int8))
-    idata.posterior["p_misfit"] = (dims, p_free)
-    idata.posterior["p_misfit_shared"] = (("chain", "draw", "side"), p_shared)
-    idata.posterior["misfit_center"] = (("group", "side"), center)
+    assign(
+        idata,
+        "posterior",
+        misfit=(dims, free.astype(np.int8)),
+        p_misfit=(dims, p_free),
+        p_misfit_shared=(("chain", "draw", "side"), p_shared),
+        misfit_center=(("group", "side"), center),
+    )
     return out
 
 
@@ -712,7 +727,7 @@ def _native_calibration(variant, priors, k, disc=None):
 def _attach(
     idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None, prior_draws=None
 ):
-    """Label groups; return InferenceData with observed counts and the ``rates`` group.
+    """Label groups; return the tree with observed counts and the ``rates`` group.
 
     ``prior_draws`` (metric -> ``(draw, group)``), the rates' prior predictive draws,
     become the ``prior`` group (one chain).
@@ -722,10 +737,8 @@ def _attach(
     reads it back) for the calibration check: its size does not grow with the
     labeled set; and ``score_sum``, each group's sum of raw scores over the assessed
     rows (:func:`bayesfair.calibration_view.assessed_mean_score`)."""
-    import arviz as az
-
     labels = _coord_labels(data.group_levels)
-    posterior = idata.posterior
+    posterior = get_group(idata, "posterior")
     if "group" in posterior.dims:
         posterior = posterior.assign_coords(group=labels)
     rates = xr.Dataset(
@@ -757,16 +770,14 @@ def _attach(
         coords={"group": labels},
     )
     groups = {"posterior": posterior, "observed_data": observed, "constant_data": constant}
-    if "sample_stats" in idata.groups():
-        groups["sample_stats"] = idata.sample_stats
+    if has_group(idata, "sample_stats"):
+        groups["sample_stats"] = get_group(idata, "sample_stats")
     if prior_draws:
         groups["prior"] = xr.Dataset(
             {m: (("chain", "draw", "group"), v[None]) for m, v in prior_draws.items()},
             coords={"group": labels},
         )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "rates" is a custom group, on purpose
-        return az.InferenceData(**groups, **{RATES_GROUP: rates})
+    return make_tree({**groups, RATES_GROUP: rates})
 
 
 def _cell_variables(labeled) -> dict:

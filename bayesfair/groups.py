@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesfair._tree import get_group
 from bayesfair._validation import check_epsilon, check_probability, check_random_state, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.groups import max_gap_interval
@@ -94,7 +95,7 @@ def adverse_direction(metric: str) -> str:
 
 def group_sizes(result) -> pd.DataFrame:
     """``n_labeled`` and ``n_unlabeled`` per group of a fit (``constant_data``)."""
-    const = result.idata.constant_data
+    const = get_group(result.idata, "constant_data")
     return pd.DataFrame(
         {
             "n_labeled": const["n_labeled"].values.astype(int),
@@ -149,7 +150,7 @@ def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
     elif share_rate in result.metrics:
         share = _flat_rates(result, share_rate)
     else:
-        obs = result.idata.observed_data
+        obs = get_group(result.idata, "observed_data")
         num = sum(obs[c].values for c in get_rate(share_rate).numerator)
         den = np.maximum(sizes["n_labeled"].to_numpy(float), 0)
         share = np.broadcast_to((num + 1.0) / (den + 2.0), theta.shape)

@@ -31,6 +31,7 @@ from bayesfair._validation import check_array, renamed
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 
 __all__ = [
+    "CALIBRATION_COLUMNS",
     "COMPOSITES",
     "COUNT_NAMES",
     "RATES",
@@ -43,6 +44,24 @@ __all__ = [
     "rate_from_counts",
     "undefined_rate_message",
     "warn_undefined_draws",
+]
+
+#: The columns of a calibration-within-groups table, in order: the Bayesian
+#: :func:`~bayesfair.calibration_view.calibration_summary` and, up to ``decision``,
+#: the frequentist :func:`~bayesfair.frequentist.calibration_intervals`.
+CALIBRATION_COLUMNS = [
+    "group",
+    "n_labeled",
+    "mean_score",
+    "positive_rate",
+    "positive_rate_lower",
+    "positive_rate_upper",
+    "calibration_gap",
+    "calibration_gap_lower",
+    "calibration_gap_upper",
+    "decision",
+    "n_unlabeled",
+    "prob_within",
 ]
 
 #: Order of the confusion counts on the last axis of every counts array.

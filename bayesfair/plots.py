@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesfair._tree import get_group
 from bayesfair._validation import check_positive_int, check_probability, takes
 from bayesfair.checks import entry_bins
 from bayesfair.exceptions import InvalidParameterError
@@ -350,7 +351,7 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     ci_prob = check_probability(ci_prob)
     clip = float(posterior.settings.get("score_clip", 0.01))
     grid = np.linspace(0.0, 1.0, 101)
-    post = posterior.idata.posterior
+    post = get_group(posterior.idata, "posterior")
     labeled = data.labeled_summary(clip)
     ax = _axes(ax, figsize=(5.0, 5.0))
     ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1, label="perfect calibration")
@@ -478,7 +479,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     cells = posterior.labeled_cells()
     clip = float(posterior.settings.get("score_clip", 0.01))
     threshold = float(posterior.settings.get("threshold", 0.5))
-    post = posterior.idata.posterior
+    post = get_group(posterior.idata, "posterior")
     grid = np.linspace(0.0, 1.0, 101)
     q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
     by_group = check.set_index(check["group"].astype(str))
@@ -607,7 +608,7 @@ def plot_reliability_curves(curve: pd.DataFrame, posterior=None, ax=None, ci_pro
 def _group_map(posterior, code: int, ci_prob: float) -> list[tuple]:
     """``(grid, mean, lower, upper)`` of a group's calibration map over its draws (at most
     1000): one piece, or for ``rbc`` one per side of the threshold, shifted there."""
-    post = posterior.idata.posterior
+    post = get_group(posterior.idata, "posterior")
     clip = float(posterior.settings.get("score_clip", 0.01))
     threshold = float(posterior.settings.get("threshold", 0.5))
     a, b, c = (post[v].isel(group=code).values.reshape(-1) for v in ("a", "b", "c"))

@@ -1,9 +1,10 @@
 """The result of :func:`bayesfair.fit`: posterior draws of group rates, labelled.
 
-:class:`FairnessPosterior` holds the draws (an ``arviz.InferenceData``), the model,
+:class:`FairnessPosterior` holds the draws (an ``xarray.DataTree`` laid out as
+ArviZ 1's, which ``arviz_stats`` and ``arviz_plots`` take as it is), the model,
 the reference group, notes and settings, and reads and writes itself as netCDF. It
 computes nothing: its methods are thin calls of the modules that do, as ArviZ keeps
-``InferenceData`` apart from ``summary``:
+its data apart from ``summary``:
 
 - :mod:`bayesfair.contrasts`: pairs, differences, ratios, variances, P(|Δ| < ε) and
   the HDI + ROPE decision (Kruschke 2018);
@@ -25,6 +26,7 @@ import numpy as np
 from bayesfair import calibration_view, checks, contrasts, periods, sensitivity, tables
 from bayesfair import groups as _groups
 from bayesfair._netcdf import read_result, write_result
+from bayesfair._tree import get_group
 from bayesfair._validation import check_probability, deprecated
 from bayesfair.exceptions import (  # the warnings re-exported under their old home
     CalibrationWarning,
@@ -61,7 +63,7 @@ class FairnessPosterior:
 
     Parameters
     ----------
-    idata : arviz.InferenceData
+    idata : xarray.DataTree
         ``posterior`` (model parameters), ``sample_stats``, ``observed_data``
         (labeled confusion counts per group), ``constant_data`` (unlabeled
         example counts), ``rates`` (per-group rate draws, one variable per
@@ -95,12 +97,12 @@ class FairnessPosterior:
     @property
     def groups(self) -> list:
         """The group labels, in the fit's order."""
-        return list(self.idata[RATES_GROUP].coords["group"].values.tolist())
+        return list(get_group(self.idata, RATES_GROUP).coords["group"].values.tolist())
 
     @property
     def metrics(self) -> list[str]:
         """The fitted rates."""
-        return list(self.idata[RATES_GROUP].data_vars)
+        return list(get_group(self.idata, RATES_GROUP).data_vars)
 
     @property
     def estimand(self) -> str:
@@ -124,12 +126,12 @@ class FairnessPosterior:
         :meth:`prob_undefined`.
         """
         name = get_rate(metric).name
-        if name not in self.idata[RATES_GROUP]:
+        if name not in get_group(self.idata, RATES_GROUP):
             raise InvalidParameterError(
                 f"The metric '{name}' was not fitted; fitted metrics: {', '.join(self.metrics)}. "
                 "Pass it in 'metrics' to bayesfair.fit."
             )
-        return self.idata[RATES_GROUP][name]
+        return get_group(self.idata, RATES_GROUP)[name]
 
     # ------------------------------------------------------------ contrasts
     def pair(self, group=None, reference=None) -> tuple:
@@ -537,7 +539,7 @@ class FairnessPosterior:
         )
 
     def __repr__(self) -> str:
-        post = self.idata.posterior
+        post = get_group(self.idata, "posterior")
         return (
             f"FairnessPosterior(model={self.model!r}, groups={self.groups!r}, "
             f"reference={self.reference!r}, metrics={self.metrics!r}, "

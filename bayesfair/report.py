@@ -22,6 +22,7 @@ from bayesfair._render import html_list as _html_list
 from bayesfair._render import html_table as _html_table
 from bayesfair._render import markdown_table as _table
 from bayesfair._render import png as _png
+from bayesfair._tree import get_group
 from bayesfair._validation import takes
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
@@ -529,8 +530,8 @@ def _diagnostics(comp) -> pd.DataFrame:
             {
                 "model": name,
                 "sampler": post.settings.get("sampler", ""),
-                "chains": post.idata.posterior.sizes["chain"],
-                "draws": post.idata.posterior.sizes["draw"],
+                "chains": get_group(post.idata, "posterior").sizes["chain"],
+                "draws": get_group(post.idata, "posterior").sizes["draw"],
                 "max_r_hat": float(d["r_hat"].max()) if len(d) else math.nan,
                 "min_ess_bulk": float(d["ess_bulk"].min()) if len(d) else math.nan,
                 "divergences": int(d["divergences"].max()) if len(d) else 0,

@@ -31,7 +31,7 @@ learned and Δ always moves a little with the prior's strength. It does not tell
 a prior-sensitive gap is kept only if the HDI + ROPE rule decides the same with
 the prior at half and at twice its strength (:func:`verdict_holds`): the
 posterior under the prior raised to α is the posterior reweighted by
-``p(θ)^(α − 1)``, Pareto-smoothed (``arviz.psislw``), with the prior's log
+``p(θ)^(α − 1)``, Pareto-smoothed (``arviz_stats``' PSIS), with the prior's log
 density from the stored draws (:func:`log_prior_draws`: for ``bc``/``rbc`` the
 hyperpriors and group effects of the maps; ``hbb`` the Beta population, κ's
 prior and the size trend; ``bb`` each group's Beta prior).
@@ -46,6 +46,7 @@ import pandas as pd
 from scipy.special import betaln
 
 from bayesfair import contrasts
+from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_array, takes
 from bayesfair.groups import metric_list
 from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction
@@ -60,7 +61,7 @@ from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.shift import shifted_counts
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
-from bayesfair.stats import rope_decision
+from bayesfair.stats import pareto_smoothed_log_weights, rope_decision
 
 __all__ = [
     "PRIOR_DRAWS",
@@ -98,8 +99,9 @@ _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 def powerscale_log_weights(log_component, alpha: float):
     """PSIS-smoothed, normalised log weights of power-scaling a component by ``alpha``.
 
-    ``(α − 1) log p(θ)`` per draw, smoothed by ``arviz.psislw``; returns the
-    log weights and the Pareto k̂ (above 0.7 the reweighting is unreliable).
+    ``(α − 1) log p(θ)`` per draw, smoothed by
+    :func:`bayesfair.stats.pareto_smoothed_log_weights`; returns the log weights
+    and the Pareto k̂ (above 0.7 the reweighting is unreliable).
 
     Parameters
     ----------
@@ -117,11 +119,8 @@ def powerscale_log_weights(log_component, alpha: float):
     khat : float
         The Pareto k̂ of the weights.
     """
-    import arviz as az  # heavy: loaded by a fit already
-
     lw = (alpha - 1.0) * check_array(log_component, "log_component").ravel()
-    smoothed, khat = az.psislw(lw)
-    return np.asarray(smoothed), float(khat)
+    return pareto_smoothed_log_weights(lw)
 
 
 def weighted_hdi(draws, weights, ci_prob: float = 0.95) -> tuple[float, float]:
@@ -450,7 +449,7 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
 
     Parameters
     ----------
-    idata : arviz.InferenceData
+    idata : xarray.DataTree
         The fit's draws: its ``posterior`` (the hyperparameters for
         ``bc``/``rbc``, ``mu``, ``kappa`` and ``size_effect`` for ``hbb``), and
         for ``bb``/``hbb`` its ``rates`` group (and ``hbb``'s ``observed_data``
@@ -469,20 +468,20 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
     -------
     numpy.ndarray, shape (chain, draw), or None
     """
-    post = idata.posterior
+    post = get_group(idata, "posterior")
     numbers = _prior_numbers(settings.get("prior"))
     if model in ("bc", "rbc"):
         if "sigma_a" not in post:
             return None
         defaults = CalibrationPriors().__dict__
         return _calibration_log_prior(post, {**defaults, **numbers})
-    rates = idata["rates"][metric].transpose("chain", "draw", "group").values
+    rates = get_group(idata, "rates")[metric].transpose("chain", "draw", "group").values
     if model == "bb":
         a, b = numbers.get("alpha", 1.0), numbers.get("beta", 1.0)
         return np.nansum(_log_beta_pdf(rates, a, b), axis=-1)
     if model == "hbb" and "kappa" in post:
         i = list(post.coords["metric"].values).index(metric)
-        obs = idata.observed_data
+        obs = get_group(idata, "observed_data")
         counts = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
         n = rate_fraction(counts, metric)[1][None]
         q = size_basis(n)
@@ -524,9 +523,9 @@ def prior_statistic(result, metric: str, pair, d) -> float:
     d : ndarray
         The pair's posterior draws of Δ.
     """
-    if "prior" not in result.idata.groups() or metric not in result.idata.prior:
+    if not has_group(result.idata, "prior") or metric not in get_group(result.idata, "prior"):
         return np.nan
-    r = result.idata.prior[metric]
+    r = get_group(result.idata, "prior")[metric]
     return prior_share(d, (r.sel(group=pair[0]) - r.sel(group=pair[1])).values)
 
 

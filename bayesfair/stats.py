@@ -2,7 +2,7 @@
 
 The arithmetic layer under :class:`~bayesfair.posterior.FairnessPosterior`, as
 in arviz-stats: the one interval type of the package (:class:`Interval`),
-intervals of draws (:func:`hdi` is ``arviz.hdi``; :func:`eti`), :func:`prob_within`
+intervals of draws (:func:`hdi` is ``arviz_stats.hdi``; :func:`eti`), :func:`prob_within`
 (P(|Δ| < ε), Ji et al. 2020 §3), the HDI + ROPE rule (:func:`rope_decision`,
 Kruschke 2018), and the convergence diagnostics R-hat and bulk ESS (Vehtari et
 al. 2021), vectorised over columns and tested equal to ArviZ's
@@ -28,6 +28,7 @@ __all__ = [
     "ess_bulk",
     "eti",
     "hdi",
+    "pareto_smoothed_log_weights",
     "prob_within",
     "rank_rhat",
     "rope_decision",
@@ -120,8 +121,8 @@ def _interval(lower, upper, ci_prob, kind) -> Interval:
 
 
 def hdi(values, ci_prob: float = 0.95) -> Interval:
-    """Highest-density interval of draws: ``arviz.hdi`` (the shortest interval
-    spanning ⌊ci_prob·n⌋ + 1 of the ``n`` sorted draws).
+    """Highest-density interval of draws: ``arviz_stats.hdi`` (the shortest interval
+    spanning ⌊ci_prob·n⌋ + 1 of the ``n`` sorted draws, method "nearest").
 
     NaN draws (an undefined rate) are dropped; all NaN gives a NaN interval.
 
@@ -148,15 +149,47 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
     x = x[~np.isnan(x)]
     if x.size == 0:
         return Interval(np.nan, np.nan, ci_prob=ci_prob, kind="hdi")
-    import arviz  # heavy: loaded by the first fit anyway (nutpie builds its results with it)
+    # arviz-stats' "nearest" HDI, written out so that no ArviZ import is needed
+    x = np.sort(x)
+    span = min(int(np.floor(ci_prob * x.size)), x.size - 1)
+    start = int(np.argmin(x[span:] - x[: x.size - span]))
+    return Interval(float(x[start]), float(x[start + span]), ci_prob=ci_prob, kind="hdi")
 
-    lo, hi = arviz.hdi(x, hdi_prob=ci_prob)
-    return Interval(float(lo), float(hi), ci_prob=ci_prob, kind="hdi")
+
+def pareto_smoothed_log_weights(log_weights) -> tuple[np.ndarray, float]:
+    """Pareto-smoothed importance-sampling log weights, normalised (Vehtari et al. 2024).
+
+    The largest raw weights are replaced by the expected order statistics of a
+    generalised Pareto fitted to them (``arviz_stats``' PSIS, with relative
+    efficiency 1); the result is normalised so that its exponentials sum to 1.
+    Above ``k̂ = 0.7`` the weighted estimates are unreliable.
+
+    Parameters
+    ----------
+    log_weights : array_like
+        Raw log importance weights, of any shape (flattened); constants may be
+        left out.
+
+    Returns
+    -------
+    log_weights : numpy.ndarray, shape (n,)
+        Smoothed, normalised log weights.
+    khat : float
+        The Pareto k̂ of the weights' right tail.
+    """
+    from arviz_stats.base import array_stats
+    from scipy.special import logsumexp
+
+    lw = check_array(log_weights, "log_weights").ravel()
+    # arviz-stats smooths the right tail of -ary (it is written for log-likelihoods)
+    smoothed, khat = array_stats.psislw(-lw)
+    smoothed = np.asarray(smoothed, dtype=float)
+    return smoothed - logsumexp(smoothed), float(khat)
 
 
 def eti(values, ci_prob: float = 0.95) -> Interval:
     """Equal-tailed interval of draws: the quantiles (1 ∓ ci_prob)/2 (NumPy's linear
-    interpolation, as arviz-stats' ``eti``; ArviZ 0.2x has no ETI function).
+    interpolation, as arviz-stats' ``eti``).
 
     NaN draws (an undefined rate) are dropped; all NaN gives a NaN interval.
 
@@ -401,7 +434,7 @@ def diagnostics_table(post, sample_stats=None):
     Parameters
     ----------
     post : xarray.Dataset
-        Posterior draws (an InferenceData's ``posterior`` group), with ``chain``
+        Posterior draws (a result tree's ``posterior`` group), with ``chain``
         and ``draw`` dims.
     sample_stats : xarray.Dataset, optional
         The sampler's statistics; its ``diverging`` variable, when present, is

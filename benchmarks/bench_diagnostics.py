@@ -50,14 +50,14 @@ def _columns(post, names):
 
 
 def main() -> None:
-    import arviz as az
+    import arviz_stats as azs
 
     data = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
     metrics = ["accuracy", "tpr", "fpr", "ppv"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(data, metrics=metrics, draws=1000, chains=4, random_seed=0)
-    post = res.idata.posterior
+    post = res.idata.posterior.to_dataset()
     names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
     x = _columns(post, names)
     sub = post[names]
@@ -67,7 +67,7 @@ def main() -> None:
         return rank_rhat(x, z), ess_bulk(x, z)
 
     def theirs():
-        return az.rhat(sub), az.ess(sub, method="bulk")
+        return azs.rhat(sub), azs.ess(sub, method="bulk")
 
     rhat_ours, ess_ours = ours()
     rhat_az, ess_az = theirs()

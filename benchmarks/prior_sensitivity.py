@@ -89,9 +89,11 @@ def powerscale_sensitivity(draws, log_component, delta: float = 0.01) -> float:
 
 def check_against_arviz(res) -> float:
     """D of Δ accuracy here and ArviZ's psens with the prior written out (their difference)."""
-    import arviz as az
+    import arviz_stats as azs
     import xarray as xr
     from scipy import stats
+
+    from bayesfair._tree import make_tree
 
     post = res.idata.posterior
     log_prior = {}
@@ -103,11 +105,11 @@ def check_against_arviz(res) -> float:
         )
         log_prior[f"z_{p}"] = (post[f"z_{p}"].dims, stats.norm().logpdf(post[f"z_{p}"]))
     d = res.difference("accuracy")
-    idata = az.InferenceData(posterior=xr.Dataset({"d": d}), log_prior=xr.Dataset(log_prior))
+    idata = make_tree({"posterior": xr.Dataset({"d": d}), "log_prior": xr.Dataset(log_prior)})
     ours = powerscale_sensitivity(
         d.values, log_prior_draws(res.idata, res.model, res.settings, "accuracy")
     )
-    return abs(ours - float(az.psens(idata, component="prior")["d"]))
+    return abs(ours - float(azs.psense(idata, group="prior")["d"]))
 
 
 def main(argv=None) -> int:

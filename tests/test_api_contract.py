@@ -27,7 +27,7 @@ def test_the_public_calls_work_as_written():
         res = bf.fit(data, model="bc", draws=200, chains=2, random_seed=0, progressbar=False)
         default = bf.fit(data, draws=200, chains=2, random_seed=0, progressbar=False)
     assert default.model == "rbc"
-    assert {"posterior", "sample_stats", "observed_data"} <= set(res.idata.groups())
+    assert {"posterior", "sample_stats", "observed_data"} <= set(res.idata.children)
     assert res.rates("tpr").dims == ("chain", "draw", "group")
     assert res.difference("accuracy", group="B", reference="A").dims == ("chain", "draw")
     assert len(res.prob_practically_fair("accuracy", epsilon=0.02)) == 1

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 #: The layers of docs/architecture.md, lowest first. A module imports only from its
 #: own layer or lower ones; a subpackage's ``__init__`` is in its contents' layer.
 LAYERS = [
-    ("foundations", ["exceptions", "_names", "_progress", "_netcdf", "_render"]),
+    ("foundations", ["exceptions", "_names", "_progress", "_tree", "_netcdf", "_render"]),
     ("vocabulary", ["metrics", "_validation", "stats", "fair_enough"]),
     ("summaries", ["summary", "_inputs", "engines", "sources"]),
     ("data", ["data", "examples", "datasets", "simulate"]),
@@ -65,6 +65,8 @@ HEAVY = {
     "numba",
     "nutpie",
     "arviz",
+    "arviz_base",
+    "arviz_stats",
     "dask",
     "distributed",
     "pyspark",
@@ -147,8 +149,21 @@ def test_every_module_has_a_layer():
         _layer(module)
 
 
+def _with_parents(targets: set[str]) -> set[str]:
+    """Importing ``bayesfair.a.b`` runs ``bayesfair.a``'s ``__init__`` first."""
+    out = set(targets)
+    for t in targets:
+        parts = t.split(".")
+        out |= {".".join(parts[:i]) for i in range(2, len(parts)) if ".".join(parts[:i]) in MODULES}
+    return out
+
+
 def test_no_import_cycles():
-    graph = {m: {t for t, _, _ in _imports(m)} for m in MODULES}
+    def ancestors(m):  # loaded before m itself: not an edge of m's
+        parts = m.split(".")
+        return {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+    graph = {m: _with_parents({t for t, _, _ in _imports(m)}) - ancestors(m) for m in MODULES}
     state: dict[str, int] = {}  # 1 on the stack, 2 done
 
     def visit(node, stack):
@@ -209,6 +224,23 @@ def test_import_bayesfair_loads_no_heavy_package():
     assert out.strip() == "[]"
 
 
+def test_import_bayesfair_loads_nothing_but_the_package():
+    """``import bayesfair`` runs its ``__init__`` only (the public names load their
+    module on first use), so that the command line and ``import bayesfair`` start at
+    once; and every module imports on its own, whichever is imported first."""
+    code = (
+        "import sys, importlib, bayesfair\n"
+        "print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'xarray') if m in sys.modules))\n"
+        f"for name in {sorted(m for m in MODULES if not m.endswith('__main__'))!r}:\n"
+        "    for m in [m for m in sys.modules if m.startswith('bayesfair')]:\n"
+        "        del sys.modules[m]\n"
+        "    importlib.import_module(name)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_no_function_over_120_lines():
     """Counted without the docstring: a numpydoc docstring documents every parameter,
     and splitting the function would not shorten it."""
@@ -241,11 +273,12 @@ TESTS = Path(__file__).resolve().parent
 
 def test_tests_mirror_the_package_and_import_no_private_name():
     """Tests live beside their module's folder (``tests/<subpackage>/``, slow simulations in
-    ``tests/statistical/``), and no test imports an underscored name of the package (a
-    private module's public names, such as ``bayesfair._validation.check_group``, are fine)."""
+    ``tests/statistical/``, files the tests read in ``tests/fixtures/``), and no test
+    imports an underscored name of the package (a private module's public names, such as
+    ``bayesfair._validation.check_group``, are fine)."""
     folders = {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
     subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
-    assert folders - {"statistical"} <= subpackages, folders
+    assert folders - {"statistical", "fixtures"} <= subpackages, folders
     offenders = []
     for path in sorted(TESTS.rglob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

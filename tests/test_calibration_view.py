@@ -5,10 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy import stats
 from scipy.special import expit, logit
 
 import bayesfair as bf
+from bayesfair._tree import get_group
 from bayesfair.calibration_view import (
     CALIBRATION_COLUMNS,
     assessed_mean_score,
@@ -182,7 +184,8 @@ def test_a_result_read_from_a_file_keeps_its_mean_scores(tmp_path, data):
 def test_an_older_result_without_the_sums_needs_its_data(tmp_path, data):
     res = _quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
     back = bf.FairnessPosterior.from_netcdf(res.to_netcdf(tmp_path / "r.nc"))
-    back.idata.constant_data = back.idata.constant_data.drop_vars("score_sum")  # as saved by 0.3
+    kept = get_group(back.idata, "constant_data").drop_vars("score_sum")  # as saved by 0.3
+    back.idata["constant_data"] = xr.DataTree(kept)
     with pytest.raises(InvalidParameterError, match="Set result.data ="):
         back.calibration_summary()
     back.data = data
@@ -200,7 +203,8 @@ def test_without_unlabeled_rows_the_stored_summary_suffices(tmp_path):
         data = bf.AssessmentData(s, y, g)
     res = _quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
     back = bf.FairnessPosterior.from_netcdf(res.to_netcdf(tmp_path / "r.nc"))
-    back.idata.constant_data = back.idata.constant_data.drop_vars("score_sum")  # as saved by 0.3
+    kept = get_group(back.idata, "constant_data").drop_vars("score_sum")  # as saved by 0.3
+    back.idata["constant_data"] = xr.DataTree(kept)
     expected = [s[g == "a"].mean(), s[g == "b"].mean()]
     np.testing.assert_allclose(assessed_mean_score(back).to_numpy(), expected, rtol=1e-12)
     assert back.calibration_summary().attrs["estimand"] == "expected"

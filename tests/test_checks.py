@@ -58,17 +58,17 @@ def test_diagnostics_warn_with_advice_for_disagreeing_chains():
 def test_a_result_without_kept_data_or_draws_says_so_plainly():
     """A hand-built result without ``constant_data`` has no labeled summary (None, not an
     AttributeError); a posterior without draws has an empty diagnostics table."""
-    import arviz as az
     import xarray as xr
 
+    from bayesfair._tree import make_tree
     from bayesfair.stats import diagnostics_table
 
-    idata = az.InferenceData(posterior=xr.Dataset({"mu": ("x", np.zeros(3))}))
+    idata = make_tree({"posterior": xr.Dataset({"mu": ("x", np.zeros(3))})})
     kept = checks.stored_labeled_summary(
         idata, range(2), threshold=0.5, score_clip=0.01, n_bins=None
     )
     assert kept is None
-    table = diagnostics_table(idata.posterior)
+    table = diagnostics_table(idata.posterior.to_dataset())
     assert table.empty and list(table.columns) == ["r_hat", "ess_bulk", "divergences"]
 
 

@@ -63,8 +63,10 @@ def test_result_shapes_and_labels(results, model, data):
             - res.rates("accuracy").sel(group="Male")
         ).values,
     )
-    assert {"posterior", "observed_data", "constant_data", "rates"} <= set(res.idata.groups())
-    observed = res.idata.observed_data[["tp", "fp", "tn", "fn"]].to_array("count").T.values
+    assert {"posterior", "observed_data", "constant_data", "rates"} <= set(res.idata.children)
+    observed = (
+        res.idata.observed_data.to_dataset()[["tp", "fp", "tn", "fn"]].to_array("count").T.values
+    )
     np.testing.assert_array_equal(observed, data.labeled_examples.confusion_counts())
 
 
@@ -152,9 +154,31 @@ def test_netcdf_round_trip(results, tmp_path):
         back = FairnessPosterior.from_netcdf(path)
         assert back.model == model and back.reference == res.reference
         assert back.groups == res.groups and back.metrics == res.metrics
-        assert set(back.idata.groups()) == set(res.idata.groups())
+        assert set(back.idata.children) == set(res.idata.children)
         np.testing.assert_array_equal(back.rates("tpr").values, res.rates("tpr").values)
         pd.testing.assert_frame_equal(back.summary(), res.summary())
+
+
+def test_a_result_saved_by_the_previous_release_loads_and_reads_the_same(repo_root):
+    """``tests/fixtures/result_0.4.0.dev0.nc`` was written by bayesfair 0.4.0.dev0 on
+    ArviZ 0.23 (an ``InferenceData``; rbc, 2 × 100 draws, Adult by sex). It opens as a
+    tree, and its summary is the one printed by that release on the same file (the
+    same draws: only floating-point rounding may differ)."""
+    path = repo_root / "tests/fixtures/result_0.4.0.dev0.nc"
+    back = FairnessPosterior.from_netcdf(path)
+    assert back.model == "rbc" and back.groups == ["Female", "Male"]
+    assert {"posterior", "prior", "observed_data", "constant_data", "rates"} <= set(
+        back.idata.children
+    )
+    table = back.summary(metrics=["accuracy", "tpr"]).set_index("metric")
+    printed = {  # mean, sd, hdi_lower, hdi_upper, prob_positive, as 0.4.0.dev0 printed
+        "accuracy": (0.089891, 0.040973, -0.002520, 0.152849, 0.980),
+        "tpr": (-0.048258, 0.117371, -0.265625, 0.189061, 0.325),
+    }
+    for metric, values in printed.items():
+        row = table.loc[metric, ["mean", "sd", "hdi_lower", "hdi_upper", "prob_positive"]]
+        np.testing.assert_allclose(row.to_numpy(float), values, atol=5e-7)
+    assert back.calibration_summary().shape[0] == 2  # kept data: the newer views work too
 
 
 def test_diagnostics_surface(results):

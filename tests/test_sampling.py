@@ -125,7 +125,7 @@ def test_a_native_model_is_compiled_once_per_key_and_reused_with_new_data(monkey
     other = sample_model(data=likelihood_data(_data(seed=2)), random_seed=4, **run)
     assert len(calls) == 1 and sampling.CACHE.keys() == [(("toy-bc", 2), "native")]
     assert first.posterior["a"].shape == (1, 30, 2)
-    assert set(first.groups()) == {"posterior", "sample_stats"}
+    assert set(first.children) == {"posterior", "sample_stats"}
     np.testing.assert_array_equal(first.posterior["a"].values, same.posterior["a"].values)
     assert not np.array_equal(first.posterior["a"].values, other.posterior["a"].values)
 

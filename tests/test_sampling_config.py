@@ -61,13 +61,15 @@ def test_every_sampler_samples_bb(sampler):
     with NUTS by the implementation they name (bb has no native density: "native" runs
     the compiled PyMC model, as "nutpie" does)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # pm.sample's own, on 100 draws
+        # 100 draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
+        for category in (RuntimeWarning, SamplingWarning):
+            warnings.simplefilter("ignore", category)
         res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=sampler, **FAST)
     exact = sampler in ("auto", "exact")
     assert res.settings["sampler"] == ("exact" if exact else "nuts")
     assert res.settings["backend"] == (sampler if sampler in sampling.BACKENDS else "auto")
     assert _draws(res).shape == (2, 100, 2) and np.isfinite(_draws(res)).all()
-    assert ("sample_stats" in res.idata.groups()) is not exact
+    assert ("sample_stats" in res.idata.children) is not exact
 
 
 def test_sampler_names_are_case_insensitive():
@@ -76,10 +78,12 @@ def test_sampler_names_are_case_insensitive():
 
 
 def test_native_on_a_model_without_a_native_density_is_the_compiled_model():
-    a, b = (
-        bf.fit(_data(), "bb", metrics=["accuracy"], sampler=s, cores=1, **FAST)
-        for s in ("native", "nutpie")
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)  # 100 draws: R-hat
+        a, b = (
+            bf.fit(_data(), "bb", metrics=["accuracy"], sampler=s, cores=1, **FAST)
+            for s in ("native", "nutpie")
+        )
     np.testing.assert_array_equal(_draws(a), _draws(b))
 
 
@@ -108,7 +112,8 @@ def test_options_the_exact_sampler_ignores_are_warned_about():
     ):
         bf.fit(_data(), "bb", metrics=["accuracy"], backend="nutpie", cores=1, **FAST)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # NUTS uses cores: nothing ignored
+        warnings.simplefilter("ignore", SamplingWarning)  # 100 draws: R-hat
+        warnings.simplefilter("error", IgnoredOptionWarning)  # NUTS uses cores: none ignored
         bf.fit(_data(), "bb", metrics=["accuracy"], sampler="nutpie", cores=1, **FAST)
 
 
@@ -227,4 +232,4 @@ def test_an_untested_nutpie_version_uses_the_public_path(monkeypatch):
     # the compiled PyMC model (no native density), converted by nutpie itself
     assert sampling.CACHE.keys()[-1][1] == "pymc"
     assert res.idata.posterior.sizes["draw"] == 100
-    assert "warmup_posterior" not in res.idata.groups()
+    assert "warmup_posterior" not in res.idata.children

@@ -40,10 +40,10 @@ def test_interval_is_a_pair_with_its_level_and_kind():
 @pytest.mark.parametrize("n", [10, 101, 1000, 4000])
 @pytest.mark.parametrize("ci_prob", [0.5, 0.9, 0.95])
 def test_hdi_and_eti_equal_arviz_and_numpy(n, ci_prob):
-    import arviz as az
+    import arviz_stats as azs
 
     x = np.random.default_rng(n).gamma(2.0, size=n)
-    np.testing.assert_array_equal(hdi(x, ci_prob), az.hdi(x, hdi_prob=ci_prob))
+    np.testing.assert_array_equal(hdi(x, ci_prob), azs.hdi(x, ci_prob))
     np.testing.assert_array_equal(
         eti(x, ci_prob), np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
     )

@@ -28,9 +28,9 @@ from bayesfair._validation import (
     check_random_state,
     takes,
 )
-from bayesfair.calibration_view import CALIBRATION_COLUMNS
 from bayesfair.frequentist._bootstrap import percentile_interval
 from bayesfair.frequentist.intervals import wilson_interval
+from bayesfair.metrics import CALIBRATION_COLUMNS
 
 __all__ = ["calibration_intervals", "reliability_curve"]
 

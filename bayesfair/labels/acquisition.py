@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayesfair._tree import get_group
 from bayesfair._validation import (
     check_choice,
     check_positive_int,
@@ -343,7 +344,7 @@ def _pairs_index(levels: list, reference, group) -> list[tuple[int, int]]:
 
 def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
     """The acquisition's view of a fitted ``bc``/``rbc`` posterior."""
-    post = res.idata.posterior
+    post = get_group(res.idata, "posterior")
     k = data.n_groups
     a, b, c = (post[v].transpose("chain", "draw", "group").values.reshape(-1, k) for v in "abc")
     rates = res.rates(metric).transpose("chain", "draw", "group").values.reshape(-1, k)
@@ -357,7 +358,9 @@ def result_posterior(res, data, metric: str) -> AcquisitionPosterior:
     concentration = 2.0
     if "p_misfit" in post:
         p_free = post["p_misfit"].mean(("chain", "draw")).transpose("group", "side").values
-        center = res.idata.constant_data["misfit_center"].transpose("group", "side").values
+        center = (
+            get_group(res.idata, "constant_data")["misfit_center"].transpose("group", "side").values
+        )
         disc = fitted_discrepancy(res.settings)
         concentration = disc.concentration
     return AcquisitionPosterior(

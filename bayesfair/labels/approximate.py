@@ -17,6 +17,7 @@ from bayesfair.models.calibration import (
     likelihood_data,
     stratum_counts,
 )
+from bayesfair.stats import pareto_smoothed_log_weights
 from bayesfair.summary import ScoreSummary, summarize_arrays
 
 # Pareto k̂ above which importance-sampled draws are not to be trusted (Vehtari et al. 2024)
@@ -166,7 +167,6 @@ class Laplace:
         """Importance sampling from an equal mixture of multivariate t's (ν = ``nu``),
         each a (centre, root) with scale matrix root rootᵀ: the proposals, shape
         (n, 3, k), their Pareto-smoothed normalised weights, and Pareto k̂."""
-        from arviz import psislw
         from scipy.special import logsumexp
 
         k, nu = self.k, self.nu
@@ -194,7 +194,7 @@ class Laplace:
         finite = np.isfinite(log_w)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # k̂ is reported by plan_labels, not here
-            smoothed, k_hat = psislw(log_w[finite])
+            smoothed, k_hat = pareto_smoothed_log_weights(log_w[finite])
         w[finite] = np.exp(smoothed - smoothed.max())
         return theta, w / w.sum(), float(k_hat)
 

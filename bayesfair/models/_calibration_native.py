@@ -460,6 +460,7 @@ def compile_native_calibration(
         compiled_expand_func=_expand_cfunc,
         initial_point_func=initial_point,
         shared_data={},
+        shared_var_keys={},
         user_data=pack_data(
             header,
             {name: np.empty(0) for name in LIKELIHOOD_FIELDS},

@@ -653,7 +653,7 @@ def build_calibration_model(
     priors = priors or CalibrationPriors()
     n_groups = labeled.n_groups
     lik = likelihood_data(labeled)
-    coords = {"group": np.arange(n_groups), "side": np.array([0, 1])}
+    coords = {"group": np.arange(n_groups)}
     with pm.Model(coords=coords) as model:
         d = {name: pm.Data(name, lik[name]) for name in LIKELIHOOD_FIELDS}
         a, b, c = _map_parameters(pm, variant, priors)

@@ -69,7 +69,7 @@ def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a, b = bf.fit(arrays, **kw), bf.fit(exact, **kw)
-    for group in a.idata.groups():
+    for group in a.idata.children:
         for name, values in a.idata[group].data_vars.items():
             if name == "score_sum":  # a sum of the raw scores, over rows or over bins' sums
                 np.testing.assert_allclose(values.values, b.idata[group][name].values, rtol=1e-13)

@@ -67,9 +67,9 @@ def test_nuts_agrees_with_exact_sampler(data):
         random_seed=2,
         progressbar=False,
     )
-    import arviz as az
+    import arviz_stats as azs
 
-    ess = az.ess(nuts.idata.posterior, var_names=["theta"], method="bulk")["theta"].values
+    ess = azs.ess(nuts.idata.posterior, var_names=["theta"], method="bulk")["theta"].values
     for i, metric in enumerate(metrics):
         x, n = rate_fraction(data.labeled_examples.confusion_counts(), metric)
         for k in range(2):

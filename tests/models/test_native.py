@@ -12,7 +12,7 @@ import numpy as np
 
 
 def test_vectorised_diagnostics_match_arviz():
-    import arviz as az
+    import arviz_stats as azs
 
     from bayesfair.stats import ess_bulk, rank_rhat, split_chains, z_scale
 
@@ -26,8 +26,8 @@ def test_vectorised_diagnostics_match_arviz():
         x[:, t, 5] = 0.9 * x[:, t - 1, 5] + x[:, t, 5]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r_ref = np.array([az.rhat(x[:, :, j]) for j in range(6)], dtype=float)
-        e_ref = np.array([az.ess(x[:, :, j], method="bulk") for j in range(6)], dtype=float)
+        r_ref = np.array([azs.rhat(x[:, :, j]) for j in range(6)], dtype=float)
+        e_ref = np.array([azs.ess(x[:, :, j], method="bulk") for j in range(6)], dtype=float)
         np.testing.assert_allclose(rank_rhat(x), r_ref, rtol=1e-10, equal_nan=True)
         np.testing.assert_allclose(ess_bulk(x), e_ref, rtol=1e-10)
         z = z_scale(split_chains(x))  # shared by FairnessPosterior.diagnostics
