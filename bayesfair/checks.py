@@ -477,7 +477,7 @@ def _lr_step(lik, labeled, own, groups, share_slopes=True):
     groups with labels not in ``own``), the groups ``own`` with shifts of their own under
     both hypotheses (``share_slopes``) or left out of the shared map's fit (a map of
     their own)."""
-    from scipy.stats import chi2
+    from scipy.special import chdtrc  # chi-square survival, without scipy.stats
 
     k = labeled.n_groups
     totals = labeled.totals()
@@ -501,7 +501,7 @@ def _lr_step(lik, labeled, own, groups, share_slopes=True):
             row |= {
                 "statistic": stat,
                 "df": len(sides),
-                "p_value": float(chi2.sf(stat, len(sides))),
+                "p_value": float(chdtrc(len(sides), stat)),
             }
             for h, d in zip(sides, theta1[3 + len(fixed) :], strict=True):
                 row["shift_above" if h else "shift_below"] = float(d)
@@ -585,7 +585,7 @@ def _own_map_fit(lik, g: int) -> float:
     with a degree per side), which sees the sides disagree with it (an inverted group,
     whose best increasing map is flat). The group index is in the entries'
     ``group_idx`` (the summary's group codes); NaN when the group has no labels."""
-    from scipy.stats import chi2
+    from scipy.special import chdtrc  # chi-square survival, without scipy.stats
 
     keep = lik["group_idx"] == g
     if not keep.any():
@@ -603,13 +603,13 @@ def _own_map_fit(lik, g: int) -> float:
     variance = np.bincount(bins, weights=own["count"] * p * (1.0 - p), minlength=n_bins)
     use = variance > 0
     stat = float(np.sum((observed[use] - expected[use]) ** 2 / variance[use]))
-    p_bins = float(chi2.sf(stat, max(1, int(use.sum()) - 3)))
+    p_bins = float(chdtrc(max(1, int(use.sum()) - 3), stat))
     # and the per-side shifts over the same map (what a flat map of an inverted group
     # misses between the sides); the smaller p-value, Bonferroni over the two
     sides = tuple(sorted({int(h) for h in own["side"]}))
     ll1, _ = _fit_shared(own, sides, np.r_[theta, np.zeros(len(sides))])
     ll0 = _shared_loglik(theta, own, ())[0]
-    p_sides = float(chi2.sf(max(0.0, 2.0 * (ll1 - ll0)), len(sides)))
+    p_sides = float(chdtrc(len(sides), max(0.0, 2.0 * (ll1 - ll0))))
     return min(1.0, 2.0 * min(p_bins, p_sides))
 
 

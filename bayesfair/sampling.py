@@ -39,7 +39,11 @@ compile is remembered for the process, not retried on every fit.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
+import sys
+import types
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -49,7 +53,14 @@ from bayesfair._tree import get_group, has_group, make_tree
 from bayesfair._validation import renamed
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = ["BACKENDS", "TESTED_NUTPIE", "ModelCache", "clear_cache", "sample_model"]
+__all__ = [
+    "BACKENDS",
+    "TESTED_NUTPIE",
+    "ModelCache",
+    "clear_cache",
+    "import_nutpie",
+    "sample_model",
+]
 
 #: The sampling backends (module docstring).
 BACKENDS = ("auto", "native", "nutpie", "pymc")
@@ -123,10 +134,52 @@ def clear_cache() -> None:
     CACHE.clear()
 
 
+class _DeferredModule(types.ModuleType):
+    """A placeholder in ``sys.modules`` that imports the real module on first use.
+
+    It carries the real module's spec (so that an ``import`` statement finds it
+    and asks nothing more), and the first attribute read that it lacks imports
+    the real module (unchanged, as a plain ``import`` would), takes its place in
+    ``sys.modules`` and copies its namespace, so that code holding the
+    placeholder sees the real module from then on.
+    """
+
+    def __getattr__(self, name):
+        real_name = self.__spec__.name
+        if sys.modules.get(real_name) is self:
+            del sys.modules[real_name]
+        real = importlib.import_module(real_name)
+        self.__dict__.update(real.__dict__)
+        return getattr(real, name)
+
+
+def import_nutpie():
+    """``nutpie``, imported without loading ArviZ until something uses ArviZ.
+
+    nutpie imports all of ArviZ at its top (about 2.5 s, a third of a first
+    answer's wait) to build the results of its public ``sample``. bayesfair reads
+    nutpie's raw trace instead (:func:`nutpie_to_idata`) and needs none of it, so
+    when ArviZ is not imported yet, ``sys.modules["arviz"]`` is first a placeholder
+    that imports ArviZ the first time anything reads from it (nutpie's public
+    results, a user's ``import arviz`` followed by any use). The standard
+    library's ``importlib.util.LazyLoader`` cannot serve: on Python 3.12 an
+    ``import`` statement reads the module's ``__spec__``, which loads it.
+    """
+    if "nutpie" not in sys.modules and "arviz" not in sys.modules:
+        spec = importlib.util.find_spec("arviz")
+        if spec is not None:
+            placeholder = _DeferredModule("arviz")
+            placeholder.__spec__ = spec
+            sys.modules["arviz"] = placeholder
+    import nutpie
+
+    return nutpie
+
+
 def nutpie_version_tested() -> bool:
     """Whether the installed nutpie is one whose private API the fast paths were tested on."""
     try:
-        import nutpie
+        nutpie = import_nutpie()
     except ImportError:  # pragma: no cover - nutpie is a dependency
         return False
     return ".".join(nutpie.__version__.split(".")[:2]) in TESTED_NUTPIE
@@ -181,8 +234,7 @@ def sample_model(
         return _sample_pymc(
             build, data, draws, tune, chains, cores, random_seed, progressbar, target_accept
         )
-    import nutpie
-
+    nutpie = import_nutpie()
     tested = nutpie_version_tested()
     use_native = native is not None and (backend == "native" or (backend == "auto" and tested))
     compiled = None

@@ -251,11 +251,21 @@ def z_scale(x: np.ndarray) -> np.ndarray:
     ranks = np.empty_like(columns)
     np.put_along_axis(ranks, order, np.arange(1.0, n + 1.0)[None, :], axis=1)
     tied = (np.diff(np.take_along_axis(columns, order, axis=1), axis=1) == 0).any(axis=1)
-    if tied.any():  # ties get their average rank, as scipy's rankdata "average" does
-        from scipy.stats import rankdata  # ~1 s to import: not at import time
-
-        ranks[tied] = rankdata(columns[tied], method="average", axis=1)
+    for i in np.flatnonzero(tied):  # ties get their average rank (scipy's rankdata "average")
+        ranks[i] = _average_ranks(columns[i], order[i])
     return ndtri((ranks.T - 3 / 8) / (n + 1 / 4)).reshape(x.shape)
+
+
+def _average_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``values`` (sorted by ``order``), each run of ties at its mean rank."""
+    ordered = values[order]
+    starts_run = np.r_[True, ordered[1:] != ordered[:-1]]
+    run = np.cumsum(starts_run) - 1
+    first = np.flatnonzero(starts_run)  # 0-based position of each run's first value
+    last = np.r_[first[1:], values.size]  # one past each run's last value
+    ranks = np.empty(values.size)
+    ranks[order] = ((first + 1 + last) / 2.0)[run]
+    return ranks
 
 
 def _split_rhat(z: np.ndarray) -> np.ndarray:

@@ -153,3 +153,45 @@ def test_sample_model_s_old_seed_name_warns(monkeypatch):
     assert len(sampling.CACHE) == 0
     with pytest.raises(InvalidParameterError, match="Give 'random_seed' only"):
         sample_model(seed=3, random_seed=3, **kw)
+
+
+def test_nutpie_is_imported_without_arviz_until_arviz_is_used():
+    """The placeholder defers ArviZ's import (most of a first answer's wait), a fit
+    never loads it, and anything that uses ArviZ gets the real module: nutpie's own
+    public results, and a user's ``import arviz`` (the same module object)."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, warnings
+import numpy as np
+from bayesfair.sampling import import_nutpie
+nutpie = import_nutpie()
+print("after nutpie", "arviz_base" in sys.modules)
+from bayesfair.datasets import load_assessment
+import bayesfair as bf
+data = load_assessment("adult-sex", "MLP", n_labeled=60, random_seed=0)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    bf.fit(data, metrics=["accuracy"], draws=100, tune=100, chains=2, random_seed=0,
+           progressbar=False)
+print("after fit", "arviz_base" in sys.modules)
+from bayesfair.models._calibration_native import compile_native_calibration
+from bayesfair.models.calibration import CalibrationPriors, likelihood_data
+nat = compile_native_calibration("beta", CalibrationPriors(), 2).with_data(
+    **likelihood_data(data.labeled_summary()))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    tree = nutpie.sample(nat, draws=20, tune=20, chains=1, progress_bar=False)
+print("public result", type(tree).__name__, "a" in tree.posterior)
+import arviz
+print("same module", arviz is sys.modules["arviz"], callable(arviz.from_dict))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:4] == [
+        "after nutpie False",
+        "after fit False",
+        "public result DataTree True",
+        "same module True True",
+    ]

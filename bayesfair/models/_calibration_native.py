@@ -42,7 +42,6 @@ import dataclasses
 import math
 
 import numpy as np
-from nutpie.compile_pymc import CompiledPyMCModel
 
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models._calibration_kernels import (
@@ -55,6 +54,7 @@ from bayesfair.models._calibration_kernels import (
     robust_loglik_batch,
 )
 from bayesfair.models.likelihood import LIKELIHOOD_FIELDS
+from bayesfair.sampling import import_nutpie
 
 __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 
@@ -368,6 +368,10 @@ def _hessian(grad, x, h=1e-4):
         e[j] = h
         out[:, j] = (grad(x + e) - grad(x - e)) / (2 * h)
     return 0.5 * (out + out.T)
+
+
+# nutpie without ArviZ's import (import_nutpie says why)
+CompiledPyMCModel = import_nutpie().compile_pymc.CompiledPyMCModel
 
 
 @dataclasses.dataclass(frozen=True)

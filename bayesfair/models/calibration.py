@@ -515,9 +515,13 @@ def _mode_native(labeled, variant, priors, start=None, solver=None):
         precondition=False, **likelihood_data(labeled)
     )
 
+    # a writable copy: the sampler's compiled density passes writable arrays, and the
+    # same types here reuse its compiled code (a read-only array would compile anew)
+    data = nat.user_data.copy()
+
     def objective(x):
         grad = np.empty_like(x)
-        value = calibration_logp_grad(x, grad, nat.user_data)
+        value = calibration_logp_grad(x, grad, data)
         return -value, -grad
 
     x0 = nat.support if start is None else start
@@ -526,7 +530,7 @@ def _mode_native(labeled, variant, priors, start=None, solver=None):
     else:
         x = solver(objective, x0)
     out = np.empty(nat.n_expanded)
-    calibration_expand(x, out, nat.user_data)
+    calibration_expand(x, out, data)
     names, slices, _ = nat.shape_info
     found = dict(zip(names, slices, strict=True))
     return (*(out[found[v]] for v in ("a", "b", "c")), x)
