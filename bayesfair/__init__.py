@@ -13,6 +13,8 @@ xarray or PyMC.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
@@ -46,7 +48,6 @@ _LAZY = {
     "plan_labels": "bayesfair.labels",
     "suggest_labels": "bayesfair.labels",
     "Comparison": "bayesfair.compare",
-    "compare": "bayesfair.compare",
 }
 
 __all__ = [  # noqa: RUF022 - grouped by topic
@@ -98,3 +99,27 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """The package's module type: ``bayesfair.compare`` is the function.
+
+    The function ``compare`` and the module that defines it share a name, and the
+    import system binds a submodule to its parent's attribute whenever the submodule
+    is first imported (by the command line, a report, a user's ``from
+    bayesfair.compare import Comparison``). Loaded eagerly, ``from bayesfair.compare
+    import compare`` then rebound the function over it; loaded lazily, this property
+    keeps the function, so ``bf.compare`` and ``from bayesfair import compare`` are
+    the function as they always were, and the module stays in ``sys.modules``.
+    """
+
+    @property
+    def compare(self):
+        return importlib.import_module("bayesfair.compare").compare
+
+    @compare.setter
+    def compare(self, value):  # the import system binds the submodule: keep the function
+        pass
+
+
+sys.modules[__name__].__class__ = _Package
