@@ -864,7 +864,8 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
             f"other: one calibration map shared by the two does not fit their labeled "
             f"examples (likelihood-ratio p < {alpha} after Holm's adjustment over the two "
             f"groups; see the 'where' column of calibration_check()). With two groups the "
-            f"shared map cannot say which group's scores mean something else.{own} {advice}."
+            f"shared map cannot say which group's scores mean something else.{own} "
+            f"{advice[0].upper()}{advice[1:]}."
         )
     return (
         f"The calibration map shared by the groups does not fit the labeled examples of "

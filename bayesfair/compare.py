@@ -389,7 +389,8 @@ def compare(
     _warn_small_reference(data, ref)
     seq = seed_sequence(random_seed)
     # a fifth child for the calibration view: the first four are those of earlier versions
-    boot_seq, fit_seq, ppi_seq, view_seq, calibration_seq = seq.spawn(5)
+    # (the second seeded the fits until 0.4; they now take the root, below)
+    boot_seq, _, ppi_seq, view_seq, calibration_seq = seq.spawn(5)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
     for name, res in posteriors.items():
@@ -401,7 +402,10 @@ def compare(
     fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
     view_model = _calibration_model(models, posteriors)
     options = (fit_metrics, view_model, fit_kwargs, progressbar)
-    posteriors.update(_fit_models(data, models, posteriors, options, fit_seq))
+    # each model's fit takes the caller's seed itself (a fresh copy of the root, not a
+    # child), so that bf.fit(data, model, random_seed=seed) gives the same draws
+    root = np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size)
+    posteriors.update(_fit_models(data, models, posteriors, options, root))
 
     too_few = _too_few_draws(posteriors, ci_prob)
     calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
@@ -485,14 +489,19 @@ def compare(
     )
 
 
-def _fit_models(data, models, given: dict, options, seq) -> dict:
-    """The fits of the models not ``given``, each with its child of ``seq``; the model of
-    the calibration view (``options[1]``) also computes the base rate."""
+def _fit_models(data, models, given: dict, options, root) -> dict:
+    """The fits of the models not ``given``, each seeded as ``bf.fit(random_seed=root)``
+    (a fresh copy of ``root`` per model: one seed, one answer, through ``fit`` or
+    ``compare``); the model of the calibration view (``options[1]``) also computes the
+    base rate (its other rates' draws do not depend on it)."""
     fit_metrics, view_model, fit_kwargs, progressbar = options
     out = {}
-    for name, model_seq in zip(models, seq.spawn(len(models)), strict=True):
+    for name in models:
         if name in given:
             continue
+        model_seq = np.random.SeedSequence(
+            root.entropy, spawn_key=root.spawn_key, pool_size=root.pool_size
+        )
         # the calibration view reads the draws of each group's share of positives
         extra = ["base_rate"] if name == view_model and "base_rate" not in fit_metrics else []
         out[name] = fit(
@@ -526,6 +535,15 @@ def _checked_arguments(data, metrics, epsilon, selection) -> tuple[list[str], fl
             f"Got {selection!r}."
         )
     data.require_groups(2, "a side-by-side comparison of group differences")
+    if data.period_levels is not None:
+        raise InvalidParameterError(
+            "This data has periods: compare sets the methods side by side at one time. "
+            "For the audit over time, fit it (res = bayesfair.fit(data) is a "
+            "PeriodPosterior; res.period_summary() is its table) and render it with "
+            "bayesfair.report_periods.period_markdown(res) (or period_html, period_json); "
+            "to compare the methods on one period, build the data without 'period' from "
+            "that period's rows."
+        )
     return metrics, epsilon
 
 

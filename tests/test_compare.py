@@ -134,3 +134,23 @@ def test_labeled_examples_as_a_summary_leave_the_labeled_rows_columns_empty(make
     assert "given as a summary" in view["note"].iloc[0]
     assert comp.reliability.empty  # no rows, no curve (and no figure)
     assert "| A | labeled rows | " in comp.to_markdown()
+
+
+def test_one_seed_gives_one_answer_through_fit_and_compare(fitted):
+    """``bf.fit(data, model, random_seed=s)`` draws what ``compare(..., random_seed=s)``
+    draws for that model (each model's fit takes the caller's seed itself), so the
+    report's "random_seed reproduces it" holds through either door."""
+    import warnings
+
+    from bayesfair.posterior import SamplingWarning
+
+    data, _ = fitted
+    kw = dict(draws=200, tune=200, chains=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)  # small draws: plumbing only
+        alone = bf.fit(data, "rbc", metrics=["accuracy", "fpr"], random_seed=7, **kw)
+        comp = _compare(data, models=("bb", "rbc"), random_seed=7, fit_kwargs=kw)
+        bb = bf.fit(data, "bb", metrics=["accuracy"], random_seed=7, **kw)
+    # compare fitted rbc for accuracy and the base rate, alone for accuracy and FPR
+    assert comp.posteriors["rbc"].rates("accuracy").equals(alone.rates("accuracy"))
+    assert comp.posteriors["bb"].rates("accuracy").equals(bb.rates("accuracy"))

@@ -112,6 +112,16 @@ def test_a_group_over_its_periods_is_the_data_of_its_fit(deployment):
 
 
 # ------------------------------------------------------------------ the result
+def test_compare_on_data_with_periods_names_the_route_to_the_period_report(deployment):
+    """Not an AttributeError: the error says what to call instead, and that call works."""
+    from bayesfair.report_periods import period_markdown
+
+    _, _, data, res = deployment
+    with pytest.raises(InvalidParameterError, match=r"has periods.*period_markdown\(res\)"):
+        bf.compare(data, ["accuracy"], progressbar=False)
+    assert period_markdown(res, ["accuracy"]).startswith("#")
+
+
 def test_period_summary_has_one_row_per_metric_period_and_pair(deployment):
     _, _, _, res = deployment
     table = res.period_summary(["accuracy", "tpr"], epsilon=0.05)

@@ -203,7 +203,7 @@ def assess(
     show_warnings(caught)
     _echo(
         quiet,
-        f"{data.n_labeled} labeled and {data.n_unlabeled} unlabeled examples in "
+        f"{data.n_labeled:,} labeled and {data.n_unlabeled:,} unlabeled examples in "
         f"{data.n_groups} groups ({', '.join(map(str, data.group_levels))}); positive "
         f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
         f"{data.reference!r}.",
@@ -263,7 +263,7 @@ def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, q
     show_warnings(caught)
     _echo(
         quiet,
-        f"{data.n_labeled} labeled and {data.n_unlabeled} unlabeled examples in "
+        f"{data.n_labeled:,} labeled and {data.n_unlabeled:,} unlabeled examples in "
         f"{data.n_groups} groups over {len(data.period_levels)} periods; reference group "
         f"{data.reference!r}.",
     )

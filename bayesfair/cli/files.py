@@ -282,7 +282,10 @@ def _output_format(out: str | None) -> str:
 
 
 def _write_atomic(path: str, text: str) -> None:
-    """Write to a temporary file next to ``path`` and rename it: never a partial report."""
+    """Write to a temporary file next to ``path`` and rename it: never a partial report.
+    A text file ends with a newline (POSIX), as the report printed to the terminal does."""
+    if not text.endswith("\n"):
+        text += "\n"
     import tempfile
     from pathlib import Path
 

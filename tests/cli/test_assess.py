@@ -136,7 +136,10 @@ def test_assess_intersectional_groups(run_assess, files, tmp_path):
         *SMALL,
     )
     assert res.exit_code == 0, res.output
-    assert "Male & White" in out.read_text()
+    text = out.read_text()
+    assert "Male & White" in text
+    assert text.endswith("|\n") or text.endswith(".\n")  # a text file ends with a newline
+    assert not text.endswith("\n\n")
 
 
 def test_assess_markdown_with_unlabeled_shows_ppi(run_assess, files):
