@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Callable, Sequence
+from datetime import date
 
 import numpy as np
 import pandas as pd
@@ -726,6 +727,20 @@ def attach_periods(labeled: ExampleSet, unlabeled: ExampleSet, periods, unlabele
     return levels
 
 
+def _text_period_kind(value: str) -> str:
+    """``"number"``, ``"date"`` (ISO 8601) or ``"text"``: how a period read as text sorts."""
+    try:
+        float(value)
+        return "number"
+    except ValueError:
+        pass
+    try:
+        date.fromisoformat(value)
+        return "date"
+    except ValueError:
+        return "text"
+
+
 def _period_order(series: list) -> list:
     """The periods of all sides in time order (module docstring of :func:`attach_periods`)."""
     ordered = [s for s in series if isinstance(s.dtype, pd.CategoricalDtype) and s.cat.ordered]
@@ -740,6 +755,22 @@ def _period_order(series: list) -> list:
         used = {_plain(v) for s in series for v in pd.unique(s)}
         return [v for v in levels if v in used]
     seen = {_plain(v) for s in series for v in pd.unique(s.astype(object))}
+    texts = [v for v in seen if isinstance(v, str)]
+    kinds = {}
+    for v in sorted(texts):
+        kinds.setdefault(_text_period_kind(v), []).append(v)
+    if len(kinds) > 1:  # text read from a file: one kind, or its order is not time's
+        found = "; ".join(f"{kind}: {', '.join(vals[:3])}" for kind, vals in kinds.items())
+        raise InvalidParameterError(
+            f"The periods mix kinds of label ({found}), so they have no one order in time "
+            "(as text, '10' sorts before '9' and '2024Q2' before '2024-03-01'). Write every "
+            "period as one kind: numbers, ISO dates (2024-03-01) or labels that sort in "
+            "time (2024Q1)."
+        )
+    if len(texts) == len(seen) and set(kinds) == {"number"}:
+        return sorted(seen, key=float)  # '9' before '10'
+    if len(texts) == len(seen) and set(kinds) == {"date"}:
+        return sorted(seen, key=date.fromisoformat)
     try:
         return sorted(seen)
     except TypeError as err:

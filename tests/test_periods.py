@@ -76,6 +76,12 @@ def test_an_ordered_categorical_keeps_its_order_and_others_are_sorted():
     assert data.period_levels == ["Q4", "Q1", "Q3"]
     plain = bf.AssessmentData([0.2, 0.7, 0.6], [0, 1, 1], ["a", "b", "a"], periods=[3, 1, 2])
     assert plain.period_levels == [1, 2, 3]
+    # numbers and dates read as text are put in their own order, not the text's
+    text = bf.AssessmentData([0.2, 0.7, 0.6], [0, 1, 1], ["a", "b", "a"], periods=["10", "9", "1"])
+    assert text.period_levels == ["1", "9", "10"]
+    dates = ["2024-10-01", "2024-09-01", "2024-01-15"]
+    by_date = bf.AssessmentData([0.2, 0.7, 0.6], [0, 1, 1], ["a", "b", "a"], periods=dates)
+    assert by_date.period_levels == ["2024-01-15", "2024-09-01", "2024-10-01"]
 
 
 @pytest.mark.parametrize(
@@ -84,6 +90,9 @@ def test_an_ordered_categorical_keeps_its_order_and_others_are_sorted():
         (dict(periods=[1, 2]), "Length mismatch"),
         (dict(periods=[1, None, 2]), "missing periods"),
         (dict(periods=[1, "b", 2]), "comparable"),
+        # read from a file as text: a mix of kinds has no order in time
+        (dict(periods=["1", "2024-03-01", "2024Q2"]), r"mix kinds.*number: 1.*date: 2024-03"),
+        (dict(periods=["3.5", "2024Q2", "2024Q1"]), r"mix kinds.*text: 2024Q1, 2024Q2"),
         (dict(unlabeled_periods=[1]), "'periods' is missing"),
     ],
 )

@@ -16,10 +16,19 @@ import click
 EXIT_BAD_INPUT = 2
 
 #: The API's parameter names whose command-line option is named differently.
-_API_TO_OPTION = {"random_seed": "seed", "n": "n_labels", "metric": "metrics"}
+_API_TO_OPTION = {
+    "random_seed": "seed",
+    "n": "n_labels",
+    "metric": "metrics",
+    "labels": "label",
+    "scores": "score",
+    "groups": "group",
+}
 
-#: How the API's messages name a parameter (bayesfair._validation).
-_PARAMETER = re.compile(r"\b[Tt]he '(\w+)' parameter")
+#: How the API's messages name a parameter (bayesfair._validation): "the 'x' parameter",
+#: or a quoted parameter name with an underscore ("with 'pos_label'"), which no group or
+#: column of the user's is mistaken for unless it is an option's name too.
+_PARAMETER = re.compile(r"\b[Tt]he '(\w+)' parameter|'(\w+_\w+)'")
 
 
 class BadInput(click.ClickException):
@@ -46,7 +55,7 @@ def flag_words(message: str) -> str:
     options = {p.name: p.opts[0] for p in ctx.command.params if isinstance(p, click.Option)}
 
     def swap(match):
-        name = match.group(1)
+        name = match.group(1) or match.group(2)
         option = options.get(_API_TO_OPTION.get(name, name)) or options.get(name)
         return option if option else match.group(0)
 

@@ -199,6 +199,23 @@ def _check_columns(frame, which, **flags) -> None:
             raise _BadInput(msg)
 
 
+def _score_fix(raw, numeric) -> str:
+    """What to do about scores outside [0, 1], where the file shows it ("" otherwise)."""
+    if numeric.notna().all() and numeric.min() >= 0 and numeric.max() <= 100:
+        return (
+            " The scores look like percentages: divide the column by 100 (bayesfair takes "
+            "the classifier's probability of the positive class)."
+        )
+    text = raw[numeric.isna() & raw.notna()].astype(str)
+    if len(text) and text.str.fullmatch(r"-?\d+,\d+").all():
+        return (
+            " The scores are written with a decimal comma: write the file with decimal "
+            "points (in pandas, read it with decimal=',' and save it again); the command "
+            "line reads decimal points only."
+        )
+    return ""
+
+
 def _check_values(frame, score, label, group_cols, pos_label) -> None:
     """Scores, labels and groups, with the flag and the line in the message."""
     import numpy as np
@@ -212,7 +229,7 @@ def _check_values(frame, score, label, group_cols, pos_label) -> None:
         shown = repr(value) if isinstance(value, str) else str(value)
         raise _BadInput(
             f"--score {score}: {_where(frame, i)} holds {shown}, not a score "
-            f"in [0, 1] ({int(bad.sum())} such row(s))."
+            f"in [0, 1] ({int(bad.sum())} such row(s)).{_score_fix(frame[score], s)}"
         )
     for col in group_cols:
         missing = frame[col].isna()

@@ -142,6 +142,22 @@ BAD_FILES = {
         "score,label,group\n0.2,0,a\n1.8,1,b\n",
         "holds 1.8, not a score in [0, 1]",
     ),
+    "scores as percentages": (
+        "lab.csv",
+        "score,label,group\n20,0,a\n80,1,b\n",
+        "look like percentages: divide the column by 100",
+    ),
+    "decimal comma": (
+        "lab.csv",
+        'score;label;group\n"0,2";0;a\n"0,8";1;b\n',
+        "written with a decimal comma: write the file with decimal points",
+    ),
+    "yes/no labels": (
+        "lab.csv",
+        "score,label,group\n0.2,no,a\n0.8,yes,b\n",
+        "--label has values 'no', 'yes', which are not {0, 1} or bool: say which one is "
+        "positive with --pos-label",
+    ),
     "unknown suffix": ("lab.xlsx", "whatever", "use .csv, .tsv or .parquet"),
     "not utf-8": ("lab.csv", None, "is not UTF-8 text"),
     "corrupt parquet": ("lab.parquet", "this is not parquet", "Cannot parse the labeled file"),
