@@ -85,13 +85,16 @@ def family_findings(comp) -> list[dict]:
         label = get_rate(r["metric"]).label
         verdict = r[f"{m}_decision"]
         lo, hi = r[f"{m}_max_gap_lower"], r[f"{m}_max_gap_upper"]
-        text = (
-            f"{label}, all {len(comp.groups)} groups: {verdict} at ε = {eps:g}. "
-            f"max − min = {r[f'{m}_max_gap']:.3f}, {pct} interval [{lo:.3f}, {hi:.3f}]"
-        )
-        if m != "freq":
+        text = f"{label}, all {len(comp.groups)} groups: {verdict} at ε = {eps:g}. "
+        if m == "freq":
+            text += f"max − min = {r[f'{m}_max_gap']:.3f}, {pct} interval [{lo:.3f}, {hi:.3f}]"
+        else:
+            # two estimates, said apart: the spread of the groups' estimated rates, and
+            # the posterior of the spread of their true rates (wider: each is uncertain)
             text += (
-                f", P(max − min < {eps:g}) = {r[f'{m}_prob_all_within']:.2f}; worst off: "
+                f"max − min of the estimated rates = {r[f'{m}_max_gap']:.3f}; of the true "
+                f"rates: {pct} interval [{lo:.3f}, {hi:.3f}], P(max − min < {eps:g}) = "
+                f"{r[f'{m}_prob_all_within']:.2f}; worst off: "
                 f"{r[f'{m}_worst_group']} (P = {r[f'{m}_prob_worst']:.2f}); min/max "
                 f"{r[f'{m}_min_ratio']:.3f} [{r[f'{m}_min_ratio_lower']:.3f}, "
                 f"{r[f'{m}_min_ratio_upper']:.3f}]"

@@ -148,12 +148,14 @@ def test_family_findings_say_the_verdict_and_what_it_rests_on():
         "lower": pytest.approx(0.07),
         "upper": pytest.approx(0.17),
         "method": "bb",
-        "text": "accuracy, all 6 groups: unfair at ε = 0.02. max − min = 0.120, 90% interval "
-        "[0.070, 0.170], P(max − min < 0.02) = 0.01; worst off: g1 (P = 0.80); min/max "
-        "0.850 [0.700, 0.950]; rests on the beta-binomial (BB, labeled examples only).",
+        "text": "accuracy, all 6 groups: unfair at ε = 0.02. max − min of the estimated "
+        "rates = 0.120; of the true rates: 90% interval [0.070, 0.170], P(max − min < 0.02) "
+        "= 0.01; worst off: g1 (P = 0.80); min/max 0.850 [0.700, 0.950]; rests on the "
+        "beta-binomial (BB, labeled examples only).",
     }
     assert fpr["verdict"] == "undecided" and fpr["text"].startswith(
-        "false positive rate, all 6 groups: undecided at ε = 0.02. max − min = 0.010"
+        "false positive rate, all 6 groups: undecided at ε = 0.02. max − min of the "
+        "estimated rates = 0.010"
     )
 
 
