@@ -33,6 +33,7 @@ __all__ = [
     "check_threshold",
     "deprecated",
     "renamed",
+    "run_record",
     "seed_record",
     "seed_sequence",
     "takes",
@@ -326,6 +327,54 @@ def seed_record(seq: np.random.SeedSequence) -> dict:
     else:  # a sequence of integers, as SeedSequence also accepts
         entropy = [str(int(w)) for w in entropy]
     return {"entropy": entropy, "spawn_key": [int(k) for k in seq.spawn_key]}
+
+
+#: The packages whose versions a report's provenance lists.
+PROVENANCE_PACKAGES = (
+    "bayesfair",
+    "numpy",
+    "scipy",
+    "pandas",
+    "xarray",
+    "pymc",
+    "pytensor",
+    "arviz",
+    "nutpie",
+    "duckdb",
+)
+
+
+def run_record(call: str, data) -> dict:
+    """What a report's provenance says of the run: the time, the versions, the call, the
+    data's size (the command line adds its input files and itself).
+
+    Parameters
+    ----------
+    call : str
+        The Python call, as the user could type it again.
+    data : AssessmentData
+        The data the call assessed.
+    """
+    from datetime import UTC, datetime
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = {}
+    for name in PROVENANCE_PACKAGES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return {
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": versions,
+        "call": call,
+        "data": {
+            "n_labeled": int(data.n_labeled),
+            "n_unlabeled": int(data.n_unlabeled),
+            "groups": [str(g) for g in data.group_levels],
+        },
+        "inputs": [],
+    }
 
 
 def sequence_from_record(record, child: int | None = None) -> np.random.SeedSequence:

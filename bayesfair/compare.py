@@ -36,6 +36,7 @@ from bayesfair._tree import get_group, has_group
 from bayesfair._validation import (
     check_epsilon,
     renamed,
+    run_record,
     seed_record,
     seed_sequence,
 )
@@ -182,47 +183,14 @@ class Comparison:
 
 
 #: The packages whose versions a report records.
-PROVENANCE_PACKAGES = (
-    "bayesfair",
-    "numpy",
-    "scipy",
-    "pandas",
-    "xarray",
-    "pymc",
-    "pytensor",
-    "arviz",
-    "nutpie",
-    "duckdb",
-)
-
-
 def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
     """Versions, the time, and the call, for the report's provenance block."""
-    from datetime import UTC, datetime
-    from importlib.metadata import PackageNotFoundError, version
-
-    versions = {}
-    for name in PROVENANCE_PACKAGES:
-        try:
-            versions[name] = version(name)
-        except PackageNotFoundError:
-            continue
     call = (
         f"bayesfair.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
         f"reference={ref!r}, ci_prob={ci_prob!r}, models={tuple(models)!r}, "
         f"n_resamples={n_resamples!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
     )
-    return {
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "versions": versions,
-        "call": call,
-        "data": {
-            "n_labeled": int(data.n_labeled),
-            "n_unlabeled": int(data.n_unlabeled),
-            "groups": [str(g) for g in data.group_levels],
-        },
-        "inputs": [],
-    }
+    return run_record(call, data)
 
 
 def min_interval_draws(ci_prob: float) -> int:

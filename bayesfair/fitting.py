@@ -16,7 +16,7 @@ import xarray as xr
 from bayesfair._inputs import _plain
 from bayesfair._names import resolve_name, suggest
 from bayesfair._tree import assign, get_group, has_group, make_tree
-from bayesfair._validation import check_positive_int, seed_record, seed_sequence
+from bayesfair._validation import check_positive_int, run_record, seed_record, seed_sequence
 from bayesfair.checks import misfit_message
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import (
@@ -823,6 +823,8 @@ def _fit_periods(data: AssessmentData, arguments: dict, sampler, backend, cores)
     drift = pd.concat([drift_table(data, g, clip) for g in data.group_levels], ignore_index=True)
     first = next(f for f in fits.values() if f is not None)
     settings = {**first.settings, "random_seed": seed_record(seed_seq), "periods": "per group"}
+    options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")
+    settings["provenance"] = run_record(f"bayesfair.fit(data, {options_text})", data)
     return PeriodPosterior(
         fits, data.period_levels, data.reference, period_sizes(data), drift, settings
     )

@@ -19,8 +19,16 @@ import pandas as pd
 from bayesfair._render import REPORT_CSS, html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
 from bayesfair.group_plots import plot_period_gaps
+from bayesfair.report import seed_text
 
-__all__ = ["period_findings", "period_html", "period_json", "period_markdown", "period_table"]
+__all__ = [
+    "period_findings",
+    "period_html",
+    "period_json",
+    "period_markdown",
+    "period_table",
+    "provenance_rows",
+]
 
 
 @takes("PeriodPosterior")
@@ -89,6 +97,42 @@ def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     )
 
 
+@takes("PeriodPosterior")
+def provenance_rows(result) -> list[tuple[str, str]]:
+    """What reproduces an audit over time: the time, versions, seed, sampler, prior, input
+    files and the call, as (item, value) rows.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    """
+    prov = result.settings.get("provenance", {})
+    s = result.settings
+    rows = []
+    if prov.get("created"):
+        rows.append(("created", prov["created"]))
+    if prov.get("versions"):
+        rows.append(("versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items())))
+    rows.append(("random seed", seed_text(s.get("random_seed"))))
+    rows.append(
+        (
+            f"{str(s.get('model', '')).upper()} sampler, per group",
+            f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
+            f"{s.get('tune')} tuning steps",
+        )
+    )
+    for item in prov.get("inputs", []):
+        rows.append(
+            (
+                f"input ({item['role']})",
+                f"{item['path']}: {item['rows']:,} rows, SHA-256 {item['sha256']}",
+            )
+        )
+    if prov.get("call"):
+        rows.append(("call", prov["call"]))
+    return rows
+
+
 def _content(result, metrics, epsilon, ci_prob):
     table = result.period_summary(metrics, epsilon, ci_prob)
     return table, period_findings(result, table)
@@ -114,6 +158,10 @@ def period_markdown(result, metrics=None, epsilon: float = 0.02, ci_prob: float 
         markdown_table(period_table(table)),
         "",
         _method_sentence(result),
+        "",
+        "## Provenance",
+        "",
+        markdown_table(pd.DataFrame(provenance_rows(result), columns=["item", "value"])),
     ]
     return "\n".join(lines) + "\n"
 
@@ -139,6 +187,7 @@ def period_json(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.
             "band": table.attrs.get("band"),
             "method": _method_sentence(result),
         },
+        "provenance": dict(result.settings.get("provenance", {})),
     }
     return json.dumps(payload, indent=2, default=str)
 
@@ -183,6 +232,8 @@ def period_html(
         f"<h2>{escape(_gaps_heading(ci_prob, epsilon))}</h2>",
         html_table(period_table(table)),
         f"<p>{escape(_method_sentence(result))}</p>",
+        "<h2>Provenance</h2>",
+        html_table(pd.DataFrame(provenance_rows(result), columns=["item", "value"])),
         "</body></html>",
     ]
     return "\n".join(parts)

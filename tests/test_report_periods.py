@@ -12,6 +12,7 @@ from bayesfair.report_periods import (
     period_json,
     period_markdown,
     period_table,
+    provenance_rows,
 )
 from bayesfair.simulate import drifting_periods
 
@@ -65,3 +66,15 @@ def test_markdown_json_and_html_carry_the_same_content(result):
     html = period_html(result, ["accuracy"], epsilon=0.05)
     assert html.count("<figure>") == 1 and "Drift: B&#x27;s" not in html and "Drift: B's" in html
     assert "<figure>" not in period_html(result, ["accuracy"], figures=False)
+
+
+def test_the_reports_close_with_their_provenance(result):
+    """The time, versions, seed, sampler and the Python call that reproduces the fit."""
+    rows = dict(provenance_rows(result))
+    assert {"created", "versions", "random seed", "call"} <= set(rows)
+    assert rows["call"].startswith("bayesfair.fit(data, ") and "random_seed=0" in rows["call"]
+    assert "200 draws" in rows["RBC sampler, per group"]
+    markdown = period_markdown(result, ["accuracy"])
+    assert "## Provenance" in markdown and "random seed" in markdown
+    assert "<h2>Provenance</h2>" in period_html(result, ["accuracy"], figures=False)
+    assert json.loads(period_json(result, ["accuracy"]))["provenance"]["call"] == rows["call"]

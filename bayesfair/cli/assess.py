@@ -194,7 +194,8 @@ def assess(
         settings = dict(metrics=names, epsilon=epsilon, draws=draws, tune=tune, chains=chains)
         columns = dict(score=score, label=label, group=group_cols, threshold=threshold)
         columns.update(pos_label=pos_label, reference=reference, period=period)
-        text = _assess_periods(lab, unl, columns, model, seed, settings, fmt, quiet)
+        paths = (labeled, unlabeled)
+        text = _assess_periods(lab, unl, columns, model, seed, settings, fmt, quiet, paths)
         _write_or_echo(text, out, fmt, quiet)
         return
     with warnings.catch_warnings(record=True) as caught:
@@ -255,8 +256,9 @@ def _write_or_echo(text: str, out, fmt: str, quiet: bool) -> None:
     _echo(quiet, f"Wrote {fmt} report to {out}.")
 
 
-def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, quiet) -> str:
-    """``--period``: the files' rows as data with periods, one fit, the report over time."""
+def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, quiet, paths) -> str:
+    """``--period``: the files' rows as data with periods, one fit, the report over time
+    (its provenance names the files of ``paths``, labeled and unlabeled, and the command)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = AssessmentData.from_frames(lab, unl, **columns)
@@ -285,6 +287,7 @@ def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, q
     show_warnings(caught)
     for _, r in res.drift[res.drift["drift"]].iterrows():
         warn(f"{r['group']}'s labels in period {r['period']} drifted (p = {r['drift_p']:.3g}).")
+    _record_inputs(res, paths[0], lab, paths[1], unl)
     render = {"html": period_html, "json": period_json}.get(fmt, period_markdown)
     return render(res, settings["metrics"], settings["epsilon"])
 

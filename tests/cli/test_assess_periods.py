@@ -36,6 +36,12 @@ def test_a_period_column_gives_the_report_over_time(files, tmp_path):
     payload = json.loads(out.read_text())
     assert [r["period"] for r in payload["periods"]] == [0, 1, 2]
     assert payload["periods"][2]["drift"] is True
+    # provenance, as every report closes with: versions, the files' digests, the command
+    prov = payload["provenance"]
+    assert {"bayesfair", "numpy", "pymc", "arviz"} <= set(prov["versions"])
+    assert [i["role"] for i in prov["inputs"]] == ["labeled", "unlabeled"]
+    assert all(len(i["sha256"]) == 64 for i in prov["inputs"])
+    assert prov["call"].startswith("bayesfair assess ") and "--period period" in prov["call"]
 
 
 def test_an_unknown_period_column_names_the_flag(files):
