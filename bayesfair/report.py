@@ -378,6 +378,19 @@ _METHOD_WORDS = {
 }
 
 
+def _no_label_words(groups: list, method: str) -> str:
+    """What a verdict on a group without labeled examples rests on, in words."""
+    names = " and ".join(str(g) for g in groups)
+    if method in ("rbc", "bc"):
+        source = (
+            "its rates come from its unlabeled scores through the calibration maps learned "
+            "on the other groups' labels, and no label of its own checks them"
+        )
+    else:
+        source = "its rates are the model's prior (pooled with the other groups for HBB)"
+    return f"{names} has no labeled example: {source}."
+
+
 def findings(comp) -> list[dict]:
     """One finding per metric and pair: the verdict at ε and what it rests on.
 
@@ -400,6 +413,8 @@ def findings(comp) -> list[dict]:
     calibration = comp.calibration
     if calibration is not None and len(calibration):
         misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
+    sizes = comp.groups  # indexed by group
+    no_labels = {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
     out = []
     for _, r in comp.pairs.iterrows():
         label = get_rate(r["metric"]).label
@@ -434,6 +449,9 @@ def findings(comp) -> list[dict]:
                 f" ({', '.join(m.upper() for m in passed_over)} set aside: the calibration "
                 "check flags a misfit in this pair.)"
             )
+        unlabeled_only = [g for g in (r["group"], r["reference"]) if str(g) in no_labels]
+        if unlabeled_only and method in ("rbc", "bc", "hbb", "bb"):
+            text += f" ({_no_label_words(unlabeled_only, method)})"
         out.append(
             {
                 "metric": r["metric"],

@@ -259,3 +259,25 @@ def test_a_decided_gap_is_one_plain_sentence_in_every_format():
     assert f"- {sentence}" in comp.to_markdown()
     assert f"<li>{sentence}</li>" in comp.to_html(figures=False)
     assert json.loads(comp.to_json())["calibration"][1]["sentence"] == sentence
+
+
+def test_a_finding_on_a_group_without_labels_says_what_it_rests_on():
+    """A group seen only in the unlabeled rows: its pair's finding says that no label of
+    its own checks its rates, and what they come from under the deciding model."""
+    import numpy as np
+
+    from bayesfair.report import findings
+
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=300)
+    y = (rng.uniform(size=300) < s).astype(int)
+    g = np.where(rng.uniform(size=300) < 0.5, "a", "b")
+    s_u = rng.uniform(size=600)
+    g_u = np.array(["a", "b", "c"])[rng.integers(0, 3, 600)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the group without labels is warned about
+        data = bf.AssessmentData(s, y, g, s_u, g_u, reference="a")
+        comp = bf.compare(data, ["accuracy"], models=("bb",), n_resamples=200, progressbar=False)
+    by_group = {f["group"]: f["text"] for f in findings(comp)}
+    assert "c has no labeled example: its rates are the model's prior" in by_group["c"]
+    assert "no labeled example" not in by_group["b"]
