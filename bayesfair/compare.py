@@ -700,6 +700,13 @@ _NOT_VALID_AFTER = {
 }
 
 
+#: Fewest labeled examples in a rate's denominator, in each group of a pair, for its
+#: percentile-bootstrap interval: below it a group's resampled rate takes at most
+#: ``n + 1`` values, the percentiles fall on a few of them, and the interval is as
+#: coarse as the data (with 1–3 labels it covered 15 of 21 truths in a user's run).
+MIN_BOOTSTRAP_TRIALS = 10
+
+
 def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings):
     """One pair's row (frequency estimate, Newcombe, bootstrap, PPI++, Bernstein and each
     posterior's mean, HDI and P(|Δ| < ε)) and its notes."""
@@ -717,6 +724,9 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         "bootstrap_lower": row["bootstrap_lower"],
         "bootstrap_upper": row["bootstrap_upper"],
     }
+    few = [x for x in (g, r) if 0 < rates.loc[x, "trials"] < MIN_BOOTSTRAP_TRIALS]
+    if few:  # a handful of labels: the resamples take a few values; Newcombe's still holds
+        out["bootstrap_lower"] = out["bootstrap_upper"] = np.nan
     ppi_cols, ppi_notes = _ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq)
     out.update(ppi_cols)
     try:
@@ -743,6 +753,12 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         if row["p_undefined"] > 0:
             undefined.append(f"{name.upper()} in {row['p_undefined']:.1%} of its draws")
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
+    if few:
+        notes.append(
+            f"No bootstrap interval: {' and '.join(map(str, few))} has fewer than "
+            f"{MIN_BOOTSTRAP_TRIALS} labeled examples in the rate's denominator, so its "
+            "resamples take only a few values (Newcombe's interval stays valid)"
+        )
     if undefined:
         notes.append(
             f"Δ is undefined ({', '.join(undefined)}: a group without an example in the "
@@ -872,7 +888,16 @@ def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]
         )
     notes = [f"PPI++: {w.message}" for w in caught if w.category is SparseStratumWarning]
     cols["ppi_estimate"] = res.estimate
-    cols["ppi_lower"], cols["ppi_upper"] = res.interval
+    lo, hi = res.interval
+    # a difference of two rates lies in [-1, 1]: a normal interval of a few labels can
+    # run past it; clipped, and said
+    cols["ppi_lower"], cols["ppi_upper"] = max(lo, -1.0), min(hi, 1.0)
+    if lo < -1.0 or hi > 1.0:
+        notes.append(
+            f"PPI++'s normal interval [{lo:.3f}, {hi:.3f}] runs past the range of a "
+            "difference of rates (too few labeled examples for its normal approximation); "
+            "it is clipped to [-1, 1]"
+        )
     cols["ppi_effective_n"] = res.effective_n
     return cols, notes
 

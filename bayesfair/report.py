@@ -413,8 +413,8 @@ def findings(comp) -> list[dict]:
     calibration = comp.calibration
     if calibration is not None and len(calibration):
         misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
-    sizes = comp.groups  # indexed by group
-    no_labels = {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
+    sizes = getattr(comp, "groups", None)  # indexed by group
+    no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
     out = []
     for _, r in comp.pairs.iterrows():
         label = get_rate(r["metric"]).label

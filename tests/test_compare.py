@@ -154,3 +154,32 @@ def test_one_seed_gives_one_answer_through_fit_and_compare(fitted):
     # compare fitted rbc for accuracy and the base rate, alone for accuracy and FPR
     assert comp.posteriors["rbc"].rates("accuracy").equals(alone.rates("accuracy"))
     assert comp.posteriors["bb"].rates("accuracy").equals(bb.rates("accuracy"))
+
+
+def test_a_group_with_a_handful_of_labels_gets_no_bootstrap_interval_and_a_bounded_ppi():
+    """Three labels in group b: its percentile bootstrap would take a few values, so the
+    pair has none, and says why; Newcombe's and PPI++'s intervals stay, inside [-1, 1]."""
+    import warnings
+
+    import numpy as np
+
+    from bayesfair.compare import MIN_BOOTSTRAP_TRIALS
+
+    rng = np.random.default_rng(1)
+    s = rng.uniform(size=103)
+    y = (rng.uniform(size=103) < s).astype(int)
+    g = np.array(["a"] * 100 + ["b"] * 3)
+    s_u = rng.uniform(size=2000)
+    g_u = np.where(rng.uniform(size=2000) < 0.5, "a", "b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tiny group is warned about
+        data = bf.AssessmentData(s, y, g, s_u, g_u, reference="a")
+        comp = bf.compare(
+            data, ["accuracy"], models=(), n_resamples=200, random_seed=0, progressbar=False
+        )
+    row = comp.pairs.iloc[0]
+    assert row["n_group"] == 3 < MIN_BOOTSTRAP_TRIALS
+    assert np.isnan(row["bootstrap_lower"]) and np.isnan(row["bootstrap_upper"])
+    assert f"fewer than {MIN_BOOTSTRAP_TRIALS} labeled examples" in row["note"]
+    assert -1.0 <= row["newcombe_lower"] < row["newcombe_upper"] <= 1.0
+    assert -1.0 <= row["ppi_lower"] < row["ppi_upper"] <= 1.0
