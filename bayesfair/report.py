@@ -475,25 +475,40 @@ def provenance(comp) -> dict:
 
 
 def _provenance_rows(comp) -> list[tuple[str, str]]:
-    prov = provenance(comp)
+    fits = [(name.upper(), post.settings) for name, post in comp.posteriors.items()]
+    return provenance_table(comp.settings, fits)
+
+
+def provenance_table(settings: dict, fits) -> list[tuple[str, str]]:
+    """A report's provenance as (item, value) rows: the time, versions, seed, each fit's
+    sampler and priors, the input files and the call.
+
+    Parameters
+    ----------
+    settings : dict
+        The report's settings: ``provenance`` (:func:`bayesfair._validation.run_record`,
+        with the command line's inputs) and ``random_seed``.
+    fits : iterable of (str, dict)
+        Each fit's name as the report shows it, and its settings.
+    """
+    prov = dict(settings.get("provenance", {}))
     rows = []
     if prov.get("created"):
         rows.append(("created", prov["created"]))
     if prov.get("versions"):
         rows.append(("versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items())))
-    rows.append(("random seed", seed_text(comp.settings.get("random_seed"))))
-    for name, post in comp.posteriors.items():
-        s = post.settings
+    rows.append(("random seed", seed_text(settings.get("random_seed"))))
+    for name, s in fits:
         rows.append(
             (
-                f"{name.upper()} sampler",
+                f"{name} sampler",
                 f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
                 f"{s.get('tune')} tuning steps",
             )
         )
-        rows.append((f"{name.upper()} prior", prior_words(s.get("prior"))))
+        rows.append((f"{name} prior", prior_words(s.get("prior"))))
         if s.get("discrepancy"):
-            rows.append((f"{name.upper()} discrepancy prior", prior_words(s["discrepancy"])))
+            rows.append((f"{name} discrepancy prior", prior_words(s["discrepancy"])))
     for item in prov.get("inputs", []):
         rows.append(
             (

@@ -19,7 +19,7 @@ import pandas as pd
 from bayesfair._render import REPORT_CSS, html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
 from bayesfair.group_plots import plot_period_gaps
-from bayesfair.report import seed_text
+from bayesfair.report import provenance_table
 
 __all__ = [
     "period_findings",
@@ -99,38 +99,15 @@ def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 
 @takes("PeriodPosterior")
 def provenance_rows(result) -> list[tuple[str, str]]:
-    """What reproduces an audit over time: the time, versions, seed, sampler, prior, input
-    files and the call, as (item, value) rows.
+    """What reproduces an audit over time: the time, versions, seed, sampler and priors of
+    the fits (one per group), the input files and the call, as (item, value) rows.
 
     Parameters
     ----------
     result : PeriodPosterior
     """
-    prov = result.settings.get("provenance", {})
-    s = result.settings
-    rows = []
-    if prov.get("created"):
-        rows.append(("created", prov["created"]))
-    if prov.get("versions"):
-        rows.append(("versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items())))
-    rows.append(("random seed", seed_text(s.get("random_seed"))))
-    rows.append(
-        (
-            f"{str(s.get('model', '')).upper()} sampler, per group",
-            f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
-            f"{s.get('tune')} tuning steps",
-        )
-    )
-    for item in prov.get("inputs", []):
-        rows.append(
-            (
-                f"input ({item['role']})",
-                f"{item['path']}: {item['rows']:,} rows, SHA-256 {item['sha256']}",
-            )
-        )
-    if prov.get("call"):
-        rows.append(("call", prov["call"]))
-    return rows
+    name = f"{str(result.settings.get('model', '')).upper()} per group"
+    return provenance_table(result.settings, [(name, result.settings)])
 
 
 def _content(result, metrics, epsilon, ci_prob):

@@ -73,7 +73,7 @@ def test_the_reports_close_with_their_provenance(result):
     rows = dict(provenance_rows(result))
     assert {"created", "versions", "random seed", "call"} <= set(rows)
     assert rows["call"].startswith("bayesfair.fit(data, ") and "random_seed=0" in rows["call"]
-    assert "200 draws" in rows["RBC sampler, per group"]
+    assert "200 draws" in rows["RBC per group sampler"]
     markdown = period_markdown(result, ["accuracy"])
     assert "## Provenance" in markdown and "random seed" in markdown
     assert "<h2>Provenance</h2>" in period_html(result, ["accuracy"], figures=False)
