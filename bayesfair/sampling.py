@@ -134,6 +134,13 @@ def clear_cache() -> None:
     CACHE.clear()
 
 
+def _initializing(name: str) -> bool:
+    """Whether the module ``name`` is being imported right now."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None) if module is not None else None
+    return bool(getattr(spec, "_initializing", False))
+
+
 class _DeferredModule(types.ModuleType):
     """A placeholder in ``sys.modules`` that imports the real module on first use.
 
@@ -144,7 +151,14 @@ class _DeferredModule(types.ModuleType):
     placeholder sees the real module from then on.
     """
 
+    _parts: tuple[str, ...] = ()  # the packages the real module is made of
+
     def __getattr__(self, name):
+        if any(_initializing(m) for m in self._parts):
+            # a part of the real module is being imported on its own (``import
+            # arviz_plots``) and something scans sys.modules meanwhile: loading the
+            # whole now would import that part half-made
+            raise AttributeError(name)
         real_name = self.__spec__.name
         if sys.modules.get(real_name) is self:
             del sys.modules[real_name]
@@ -169,7 +183,12 @@ def import_nutpie():
         spec = importlib.util.find_spec("arviz")
         if spec is not None:
             placeholder = _DeferredModule("arviz")
+            placeholder._parts = ("arviz_base", "arviz_stats", "arviz_plots")
             placeholder.__spec__ = spec
+            placeholder.__file__ = spec.origin
+            placeholder.__path__ = list(spec.submodule_search_locations or [])
+            placeholder.__loader__ = spec.loader
+            placeholder.__package__ = "arviz"
             sys.modules["arviz"] = placeholder
     import nutpie
 
@@ -267,7 +286,7 @@ def sample_model(
             CACHE.put(key, compiled)
     if data and compiled_pymc:
         # nutpie keeps only the containers the compiled graph reads (bc ignores 'side')
-        data = {k: v for k, v in data.items() if k in compiled.shared_data}
+        data = {k: v for k, v in data.items() if k in _shared_names(compiled)}
     compiled = compiled.with_data(**data) if data else compiled
     # save_warmup=False: fit discards the warm-up draws, so nutpie need not store them
     options = dict(
@@ -295,6 +314,20 @@ def sample_model(
                 )
         idata = nutpie.sample(compiled, **options)
     return _public_idata(idata)
+
+
+def _shared_names(compiled) -> set[str]:
+    """The names of the data containers a compiled PyMC model reads.
+
+    nutpie 0.16.11 keys ``shared_data`` by an identifier of its own and keeps the
+    names on ``shared_var_keys``' variables (earlier versions keyed it by name); a
+    filter on the keys alone would drop every container, and each fit would sample
+    the data the model was compiled with.
+    """
+    keys = getattr(compiled, "shared_var_keys", None)
+    if keys:
+        return {var.name for var in keys}
+    return set(compiled.shared_data)
 
 
 def _public_idata(idata):

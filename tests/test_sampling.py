@@ -176,6 +176,7 @@ with warnings.catch_warnings():
     bf.fit(data, metrics=["accuracy"], draws=100, tune=100, chains=2, random_seed=0,
            progressbar=False)
 print("after fit", "arviz_base" in sys.modules)
+import arviz_plots  # a part of ArviZ on its own first: it scans sys.modules as it loads
 from bayesfair.models._calibration_native import compile_native_calibration
 from bayesfair.models.calibration import CalibrationPriors, likelihood_data
 nat = compile_native_calibration("beta", CalibrationPriors(), 2).with_data(
