@@ -320,7 +320,9 @@ def compare(
         ``settings["random_seed"]`` (entropy and spawn key, see :func:`bayesfair.fit`)
         and printed in the reports, so that a report can be reproduced from its contents.
     fit_kwargs : dict, optional
-        Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``).
+        Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``); not the
+        arguments compare sets itself (``model``, ``metrics``, ``random_seed``,
+        ``progressbar``).
     progressbar : bool
         Show the samplers' progress bars.
     selection : {"random", "stratum", "score", "mixed"}
@@ -352,7 +354,7 @@ def compare(
     Ji, Smyth & Steyvers 2020 (Bayesian columns); Newcombe 1998; Lum, Zhang &
     Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
     """
-    metrics, epsilon = _checked_arguments(data, metrics, epsilon, selection)
+    metrics, epsilon = _checked_arguments(data, metrics, epsilon, selection, fit_kwargs)
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     _warn_small_reference(data, ref)
     seq = seed_sequence(random_seed)
@@ -483,8 +485,16 @@ def _fit_models(data, models, given: dict, options, root) -> dict:
     return out
 
 
-def _checked_arguments(data, metrics, epsilon, selection) -> tuple[list[str], float]:
-    """:func:`compare`'s data, metrics (canonical names), ε and selection, checked."""
+def _checked_arguments(data, metrics, epsilon, selection, fit_kwargs) -> tuple[list[str], float]:
+    """:func:`compare`'s data, metrics (canonical names), ε, selection and fit_kwargs
+    (which may not set what compare sets for every model), checked."""
+    own = sorted(set(fit_kwargs or {}) & {"data", "model", "metrics", "random_seed", "progressbar"})
+    if own:
+        raise InvalidParameterError(
+            f"'fit_kwargs' may not set {', '.join(map(repr, own))}: compare sets them for "
+            "every model; pass them to compare itself (models=, metrics=, random_seed=, "
+            "progressbar=)."
+        )
     if not isinstance(data, AssessmentData):
         raise InvalidParameterError(
             f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."

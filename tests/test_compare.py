@@ -35,6 +35,8 @@ def test_compare_uses_the_same_row(fitted):
 
 def test_compare_names_its_arguments_in_errors(fitted):
     data, res = fitted
+    with pytest.raises(ValueError, match=r"'fit_kwargs' may not set 'progressbar', 'random_s"):
+        bf.compare(data, ["accuracy"], fit_kwargs={"random_seed": 1, "progressbar": True})
     with pytest.raises(ValueError, match="'data' parameter must be an AssessmentData"):
         bf.compare(res, ["accuracy"])
     with pytest.raises(ValueError, match="'selection' parameter must be"):
