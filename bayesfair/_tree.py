@@ -65,7 +65,9 @@ def has_group(tree, name: str) -> bool:
 
 
 def get_group(tree, name: str) -> xr.Dataset:
-    """The dataset of the group ``name`` (a view: not copied).
+    """The dataset of the group ``name``: a new ``Dataset`` over the same arrays (the
+    data are not copied; adding a variable to it leaves the tree as it was, see
+    :func:`assign`).
 
     Parameters
     ----------

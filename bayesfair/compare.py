@@ -182,7 +182,6 @@ class Comparison:
         return self.to_markdown()
 
 
-#: The packages whose versions a report records.
 def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
     """Versions, the time, and the call, for the report's provenance block."""
     call = (
@@ -260,13 +259,10 @@ def _check_same_data(name, res, data) -> None:
     if same:
         stored = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
         same = np.array_equal(stored, data.labeled_examples.confusion_counts())
-    if (
-        same
-        and has_group(idata, "constant_data")
-        and "n_unlabeled" in get_group(idata, "constant_data")
-    ):
+    constant = get_group(idata, "constant_data") if has_group(idata, "constant_data") else {}
+    if same and "n_unlabeled" in constant:
         sizes = data.group_sizes()["n_unlabeled"].to_numpy()
-        same = np.array_equal(get_group(idata, "constant_data")["n_unlabeled"].values, sizes)
+        same = np.array_equal(constant["n_unlabeled"].values, sizes)
     if not same:
         raise InvalidParameterError(
             f"posteriors[{name!r}] was fitted on other data (its groups or labeled counts "
@@ -372,10 +368,9 @@ def compare(
     fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
     view_model = _calibration_model(models, posteriors)
     options = (fit_metrics, view_model, fit_kwargs, progressbar)
-    # each model's fit takes the caller's seed itself (a fresh copy of the root, not a
-    # child), so that bf.fit(data, model, random_seed=seed) gives the same draws
-    root = np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size)
-    posteriors.update(_fit_models(data, models, posteriors, options, root))
+    # each model's fit takes the caller's seed itself (not a child of it), so that
+    # bf.fit(data, model, random_seed=seed) gives the same draws
+    posteriors.update(_fit_models(data, models, posteriors, options, seq))
 
     too_few = _too_few_draws(posteriors, ci_prob)
     calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
@@ -459,18 +454,19 @@ def compare(
     )
 
 
-def _fit_models(data, models, given: dict, options, root) -> dict:
-    """The fits of the models not ``given``, each seeded as ``bf.fit(random_seed=root)``
-    (a fresh copy of ``root`` per model: one seed, one answer, through ``fit`` or
-    ``compare``); the model of the calibration view (``options[1]``) also computes the
-    base rate (its other rates' draws do not depend on it)."""
+def _fit_models(data, models, given: dict, options, seq) -> dict:
+    """The fits of the models not ``given``, each seeded as ``bf.fit(random_seed=seq)``
+    would be (a fresh copy of ``seq`` per model, whatever ``seq`` has spawned: one seed,
+    one answer, through ``fit`` or ``compare``); the model of the calibration view
+    (``options[1]``) also computes the base rate (its other rates' draws do not depend
+    on it)."""
     fit_metrics, view_model, fit_kwargs, progressbar = options
     out = {}
     for name in models:
         if name in given:
             continue
         model_seq = np.random.SeedSequence(
-            root.entropy, spawn_key=root.spawn_key, pool_size=root.pool_size
+            seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size
         )
         # the calibration view reads the draws of each group's share of positives
         extra = ["base_rate"] if name == view_model and "base_rate" not in fit_metrics else []

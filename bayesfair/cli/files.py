@@ -201,7 +201,8 @@ def _check_columns(frame, which, **flags) -> None:
 
 def _score_fix(raw, numeric) -> str:
     """What to do about scores outside [0, 1], where the file shows it ("" otherwise)."""
-    if numeric.notna().all() and numeric.min() >= 0 and numeric.max() <= 100:
+    looks_scaled = numeric.notna().all() and numeric.min() >= 0 and numeric.max() <= 100
+    if looks_scaled and (numeric > 1).mean() > 0.5:  # most of them: not one stray value
         return (
             " The scores look like percentages: divide the column by 100 (bayesfair takes "
             "the classifier's probability of the positive class)."

@@ -418,3 +418,11 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_a_stray_score_above_1_is_not_taken_for_percentages(run_assess, tmp_path):
+    """The percentage hint needs most scores above 1, not one stray value."""
+    src = _write(tmp_path / "lab.csv", "score,label,group\n0.2,0,a\n0.7,1,b\n0.4,0,a\n1.8,1,b\n")
+    res = run_assess(src, *COLS, "--model", "bb", *SMALL)
+    assert res.exit_code == 2 and "holds 1.8, not a score in [0, 1]" in res.stderr
+    assert "percentages" not in res.stderr
