@@ -301,10 +301,11 @@ def sample_model(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
+        tree = None
         if tested:
             raw = nutpie.sample(compiled, return_raw_trace=True, **options)
             try:
-                return nutpie_to_idata(raw, compiled)
+                tree = nutpie_to_idata(raw, compiled)
             except Exception as err:  # pragma: no cover - a nutpie change
                 warnings.warn(
                     f"nutpie's raw trace could not be read ({err!r}); sampling again through "
@@ -312,8 +313,11 @@ def sample_model(
                     RuntimeWarning,
                     stacklevel=3,
                 )
-        idata = nutpie.sample(compiled, **options)
-    return _public_idata(idata)
+        if tree is None:
+            tree = _public_idata(nutpie.sample(compiled, **options))
+    # a native model stores the free points; it adds each draw's deterministics itself
+    complete = getattr(compiled, "complete_posterior", None)
+    return tree if complete is None else complete(tree)
 
 
 def _shared_names(compiled) -> set[str]:

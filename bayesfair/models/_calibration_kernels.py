@@ -1,7 +1,8 @@
 """The numba kernels of the beta-calibration log density (private): its log density and
-gradient, the trace expansion, rbc's strata-integrated likelihood, and the two C
-callbacks nutpie calls. :mod:`bayesfair.models._calibration_native` packs their
-data and hands them to nutpie; its docstring describes the model and coordinates.
+gradient, rbc's strata-integrated likelihood, and the two C callbacks nutpie calls (the
+log density, and the trace row, which is the free point itself).
+:mod:`bayesfair.models._calibration_native` packs their data, hands them to nutpie and
+computes each draw's deterministics; its docstring describes the model and coordinates.
 """
 
 from __future__ import annotations
@@ -414,53 +415,13 @@ def _logp_cfunc(dim, x_, out_, logp_, user_data_):
     return 0
 
 
-@numba.njit(cache=True, error_model="numpy")
-def calibration_expand(x, out, data):
-    """The trace row of ``x``: the free variables as the PyMC model defines them
-    (``z = (θ − mu) / sigma``, whatever the partial centring), then sigma_a[, sigma_b][,
-    sigma_c], a, b, c."""
-    n = int(data[0])
-    k = int(data[1])
-    variant = int(data[2])
-    starts = _blocks(k, variant)
-    d = starts.size
-    dim = x.size
-    theta = np.zeros((3, k))
-    _group_values(
-        x, data, n, k, variant, theta, np.zeros((k, 3, 3)), np.zeros((k, 3)), np.zeros(12)
-    )
-    out[:dim] = x
-    pre = _pre_start(data, n, k)
-    for j in range(d):
-        s = starts[j]
-        sig = math.exp(x[s + 1])
-        out[dim + j] = sig
-        for g in range(k):
-            informed = False
-            for t in range(9):
-                informed = informed or data[pre + _PRE * g + 3 + t] != 0.0
-            if informed:  # else θ = mu + sigma ε: z is ε itself
-                out[s + 2 + g] = (theta[j, g] - x[s]) / sig
-    pos = dim + d
-    for g in range(k):
-        a = math.exp(theta[0, g])
-        out[pos + g] = a
-        if variant == 0:
-            out[pos + k + g] = math.exp(theta[1, g])
-            out[pos + 2 * k + g] = theta[2, g]
-        else:
-            out[pos + k + g] = a
-            out[pos + 2 * k + g] = theta[1, g] if variant == 1 else 0.0
-
-
 @numba.cfunc(_EXPAND_SIG, cache=True, error_model="numpy")
 def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
-    head = numba.carray(user_data_, (_HEADER,), np.float64)
-    n = int(head[0])
-    k = int(head[1])
-    size = _HEADER + _FIELDS * n + (2 * k + 2 if head[9] > 0.5 else 0) + _PRE * k
-    data = numba.carray(user_data_, (size,), np.float64)
+    # the trace row is the free point itself; its deterministics are computed for all
+    # draws at once after sampling (_calibration_native.expand_draws): a numba
+    # expansion here cost about 5 s of compilation on a machine's first fit
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_expanded,))
-    calibration_expand(x, out, data)
+    for j in range(dim):
+        out[j] = x[j]
     return 0

@@ -11,9 +11,11 @@ as a :class:`nutpie.compile_pymc.CompiledPyMCModel`, so that nutpie samples it
 exactly like the compiled PyMC model: same unconstrained parameters in the same
 order (``mu_a, sigma_a_log__, z_a, mu_b, ...``), same deterministics
 (``sigma_*, a, b, c``), same log density including PyMC's normalising constants,
-same initial points (support point + U(−1, 1) jitter), same trace layout.
-``tests/models/test_native.py`` checks log density, gradient and expansion against the
-PyMC model for all variants.
+same initial points (support point + U(−1, 1) jitter), same trace layout. nutpie
+stores each draw's free point; :meth:`NativeCalibrationModel.complete_posterior` adds
+the deterministics for all draws at once in numpy (:func:`expand_draws`), which costs
+no compilation. ``tests/models/test_calibration_kernels.py`` checks log density,
+gradient and expansion against the PyMC model for all variants.
 
 The data (the labeled summary's cells, :func:`~bayesfair.models.calibration.
 likelihood_data`; the variant and the prior scales; rbc's strata terms; the
@@ -28,7 +30,7 @@ with ``P_g = H_g + diag(λ) = L_g L_gᵀ``, ``m_g = P_g⁻¹ (H_g θ̂_g + λ �
 where NUTS' step count does not grow with the labels. The log density includes
 the change of variables' Jacobian (``−Σ ln L_ii`` per group), and the trace row
 writes ``z = (θ − mu) / sigma``, so the trace means what the PyMC model's does
-(``tests/models/test_native.py`` checks both). ``with_data(precondition=False)`` gives
+(the tests check both). ``with_data(precondition=False)`` gives
 the PyMC model's coordinates exactly.
 
 This relies on nutpie's ``CompiledPyMCModel`` layout (nutpie 0.16);
@@ -43,6 +45,7 @@ import math
 
 import numpy as np
 
+from bayesfair._tree import get_group, group_names, make_tree
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models._calibration_kernels import (
     _FIELDS,
@@ -67,6 +70,52 @@ def _layout(variant: str, k: int):
         free += [(f"mu_{v}", ()), (f"sigma_{v}_log__", ()), (f"z_{v}", (k,))]
     expanded = [(f"sigma_{v}", ()) for v in blocks] + [(v, (k,)) for v in ("a", "b", "c")]
     return free, expanded
+
+
+def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """The trace rows of free points ``x`` (shape (N, n_dim), or one point): the free
+    variables as the PyMC model defines them (``z = (θ − mu) / sigma``, whatever the
+    partial centring), then sigma_a[, sigma_b][, sigma_c], a, b, c (:func:`_layout`).
+
+    Each group's ``θ = m + L⁻ᵀ ε`` (module docstring), for all draws at once in numpy:
+    nutpie stores the free point, and this runs once per fit (a numba expansion per
+    draw cost about 5 s of compilation on a machine's first fit, for no speed a fit
+    could see).
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    n, k, variant = int(data[0]), int(data[1]), int(data[2])
+    d = 3 if variant == 0 else 2 if variant == 1 else 1
+    starts = np.array([0, 2 + k, 4 + 2 * k][:d])
+    pre = _HEADER + _FIELDS * n + (2 * k + 2 if data[9] > 0.5 else 0)
+    rows = np.asarray(data[pre : pre + _PRE * k]).reshape(k, _PRE)
+    theta_hat = rows[:, :d]
+    info = rows[:, 3:].reshape(k, 3, 3)[:, :d, :d]
+    mu = x[:, starts]  # (N, d)
+    sigma = np.exp(x[:, starts + 1])
+    lam = np.exp(-2.0 * x[:, starts + 1])
+    eps = np.stack([x[:, s + 2 : s + 2 + k] for s in starts], axis=-1)  # (N, k, d)
+    prec = info[None] + lam[:, None, :, None] * np.eye(d)  # P = H + diag(λ), (N, k, d, d)
+    chol = np.linalg.cholesky(prec)
+    rhs = np.einsum("gij,gj->gi", info, theta_hat)[None] + (lam * mu)[:, None, :]
+    mean = np.linalg.solve(prec, rhs[..., None])[..., 0]
+    theta = mean + np.linalg.solve(np.swapaxes(chol, -1, -2), eps[..., None])[..., 0]
+    out = np.empty((x.shape[0], x.shape[1] + d + 3 * k))
+    out[:, : x.shape[1]] = x
+    informed = np.any(info != 0.0, axis=(1, 2))  # else θ = mu + sigma ε: z is ε itself
+    for j, s in enumerate(starts):
+        z = (theta[:, :, j] - mu[:, j, None]) / sigma[:, j, None]
+        out[:, s + 2 : s + 2 + k] = np.where(informed, z, eps[:, :, j])
+    out[:, x.shape[1] : x.shape[1] + d] = sigma
+    pos = x.shape[1] + d
+    a = np.exp(theta[:, :, 0])
+    out[:, pos : pos + k] = a
+    if variant == 0:
+        out[:, pos + k : pos + 2 * k] = np.exp(theta[:, :, 1])
+        out[:, pos + 2 * k :] = theta[:, :, 2]
+    else:
+        out[:, pos + k : pos + 2 * k] = a
+        out[:, pos + 2 * k :] = theta[:, :, 1] if variant == 1 else 0.0
+    return out
 
 
 def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: bool = True):
@@ -380,6 +429,31 @@ class NativeCalibrationModel(CompiledPyMCModel):
 
     header: np.ndarray | None = None
     support: np.ndarray | None = None  # the initial points' centre, before jitter
+    trace_layout: tuple = ()  # the full trace's (name, shape) pairs, as _layout gives them
+
+    def complete_posterior(self, tree):
+        """The sampled tree with each draw's deterministics (:func:`expand_draws`):
+        nutpie stored the free points; their ``z`` become the PyMC model's and
+        ``sigma_*``, ``a``, ``b``, ``c`` are added, in the PyMC model's order."""
+        import xarray as xr
+
+        posterior = get_group(tree, "posterior")
+        free = [(name, shape) for name, shape in self.trace_layout if name in posterior]
+        n_chain, n_draw = posterior.sizes["chain"], posterior.sizes["draw"]
+        x = np.concatenate(
+            [posterior[name].values.reshape(n_chain * n_draw, -1) for name, _ in free], axis=1
+        )
+        rows = expand_draws(x, self.user_data)
+        variables, pos = {}, 0
+        for name, shape in self.trace_layout:
+            size = int(np.prod(shape, dtype=int))
+            values = rows[:, pos : pos + size].reshape(n_chain, n_draw, *shape)
+            dims = ("chain", "draw", *self.dims.get(name, ()))
+            variables[name] = xr.DataArray(values, dims=dims)
+            pos += size
+        completed = xr.Dataset(variables, coords=posterior.coords, attrs=posterior.attrs)
+        groups = {name: get_group(tree, name) for name in group_names(tree)}
+        return make_tree({**groups, "posterior": completed}, attrs=tree.attrs)
 
     def with_data(self, precondition: bool = True, **updates):
         """New labeled data: the fields of
@@ -409,8 +483,9 @@ def compile_native_calibration(
 
     k = int(n_groups)
     free, expanded = _layout(variant, k)
-    names = [n for n, _ in free + expanded]
-    shapes = [s for _, s in free + expanded]
+    # nutpie stores the free point; complete_posterior adds the rest after sampling
+    names = [n for n, _ in free]
+    shapes = [s for _, s in free]
     slices, pos = [], 0
     for s in shapes:
         size = int(np.prod(s, dtype=int))
@@ -476,4 +551,5 @@ def compile_native_calibration(
         expand_func=None,
         header=header,
         support=support,
+        trace_layout=tuple(free + expanded),
     )

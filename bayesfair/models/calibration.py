@@ -506,8 +506,8 @@ def _mode_native(labeled, variant, priors, start=None, solver=None):
     """
     from scipy.optimize import minimize
 
-    from bayesfair.models._calibration_kernels import calibration_expand, calibration_logp_grad
-    from bayesfair.models._calibration_native import compile_native_calibration
+    from bayesfair.models._calibration_kernels import calibration_logp_grad
+    from bayesfair.models._calibration_native import compile_native_calibration, expand_draws
 
     # the PyMC model's (non-centred) coordinates, as _mode_pymc's: a mode depends on the
     # parametrisation, and the sampler's partial centring must not move the centre
@@ -529,11 +529,10 @@ def _mode_native(labeled, variant, priors, start=None, solver=None):
         x = minimize(objective, x0, jac=True, method="L-BFGS-B").x
     else:
         x = solver(objective, x0)
-    out = np.empty(nat.n_expanded)
-    calibration_expand(x, out, data)
-    names, slices, _ = nat.shape_info
-    found = dict(zip(names, slices, strict=True))
-    return (*(out[found[v]] for v in ("a", "b", "c")), x)
+    out = expand_draws(x, data)[0]
+    k = labeled.n_groups
+    a, b, c = (out[out.size - (3 - j) * k : out.size - (2 - j) * k] for j in range(3))
+    return a, b, c, x
 
 
 def _mode_pymc(labeled, variant, priors):

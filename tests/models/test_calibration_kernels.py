@@ -11,12 +11,12 @@ import ctypes
 import numpy as np
 import pytest
 
-from bayesfair.models._calibration_kernels import (
-    calibration_expand,
-    calibration_logp_grad,
-    robust_loglik_batch,
+from bayesfair.models._calibration_kernels import calibration_logp_grad, robust_loglik_batch
+from bayesfair.models._calibration_native import (
+    compile_native_calibration,
+    expand_draws,
+    preconditioner,
 )
-from bayesfair.models._calibration_native import compile_native_calibration, preconditioner
 from bayesfair.models.calibration import (
     VARIANTS,
     CalibrationPriors,
@@ -131,8 +131,7 @@ def test_expansion_matches_pymc(pair):
     point = {k: rng.normal(0, 1, v.shape) for k, v in model.initial_point().items()}
     x = np.concatenate([np.ravel(point[v.name]) for v in model.value_vars])
     expected = np.concatenate([np.ravel(v) for v in fn(point)])
-    out = np.empty(nat.n_expanded)
-    calibration_expand(x, out, nat.user_data)
+    out = expand_draws(x, nat.user_data)[0]
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
 
 
@@ -174,8 +173,7 @@ def test_partial_centring_is_a_change_of_variables(variant, disc):
     blocks = {"beta": 3, "llo": 2, "temperature": 1}[variant]
     for _ in range(5):
         x = rng.normal(0, 0.7, nat.n_dim)
-        row = np.empty(nat.n_expanded)
-        calibration_expand(x, row, nat.user_data)
+        row = expand_draws(x, nat.user_data)[0]
         x_nc = row[: nat.n_dim]
         sig = np.exp(x[[j * (2 + 3) + 1 for j in range(blocks)]])
         jac = 0.0
@@ -184,8 +182,7 @@ def test_partial_centring_is_a_change_of_variables(variant, disc):
             jac += -0.5 * np.linalg.slogdet(prec)[1] - np.sum(np.log(sig))
         value = calibration_logp_grad(x, np.empty(nat.n_dim), nat.user_data)
         np.testing.assert_allclose(value, f(x_nc)[0] + jac, rtol=1e-9, atol=1e-6)
-        ref = np.empty(plain.n_expanded)
-        calibration_expand(x_nc, ref, plain.user_data)
+        ref = expand_draws(x_nc, plain.user_data)[0]
         np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12)
         grad = np.empty(nat.n_dim)
         calibration_logp_grad(x, grad, nat.user_data)
@@ -247,8 +244,7 @@ def test_without_labels_the_trace_row_is_the_maps_of_the_prior(variant):
     k = 2
     nat, data = _no_labels(variant, k)
     x = np.random.default_rng(6).normal(0, 0.5, nat.n_dim)
-    out = np.empty(nat.n_expanded)
-    calibration_expand(x, out, data)
+    out = expand_draws(x, data)[0]
     blocks = {"beta": "abc", "llo": "ac", "temperature": "a"}[variant]
     theta = {}
     for j, letter in enumerate(blocks):

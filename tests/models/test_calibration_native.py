@@ -9,6 +9,7 @@ from bayesfair.models._calibration_kernels import robust_loglik_batch
 from bayesfair.models._calibration_native import (
     NativeCalibrationModel,
     compile_native_calibration,
+    expand_draws,
     group_loglik,
     pack_data,
     preconditioner,
@@ -61,13 +62,46 @@ def pair(request):
 
 def test_layout_matches_the_pymc_model(pair):
     _, model, nat = pair
-    names, _, shapes = nat.shape_info
+    names = [name for name, _ in nat.trace_layout]
+    shapes = [shape for _, shape in nat.trace_layout]
     assert names == [v.name for v in model.unobserved_value_vars]
     point = model.initial_point()
     free = [v.name for v in model.value_vars]
     assert names[: len(free)] == free
     assert [tuple(s) for s in shapes[: len(free)]] == [point[n].shape for n in free]
     assert nat.n_dim == sum(point[n].size for n in free)
+    # nutpie stores the free point; complete_posterior adds the deterministics
+    assert nat.shape_info[0] == free and nat.n_expanded == nat.n_dim
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_complete_posterior_adds_each_draw_s_trace_row(variant):
+    """nutpie stores the free points (ε for a partially centred group); the completed
+    posterior holds z = (θ − mu) / sigma and the deterministics of each draw, row by
+    row what expand_draws gives, with the group dimension and the other groups kept."""
+    import xarray as xr
+
+    from bayesfair._tree import get_group, make_tree
+
+    nat = compile_native_calibration(variant, PRIORS, 3).with_data(**likelihood_data(_data(n=600)))
+    assert np.any(nat.user_data[-12:] != 0)  # partially centred: z is not the stored ε
+    x = np.random.default_rng(1).normal(0, 0.5, (2, 5, nat.n_dim))  # (chain, draw, dim)
+    names, slices, shapes = nat.shape_info
+    stored = {}
+    for name, sl, shape in zip(names, slices, shapes, strict=True):
+        values = x[:, :, sl].reshape(2, 5, *shape)  # a scalar's shape is ()
+        stored[name] = (("chain", "draw", *nat.dims.get(name, ())), values)
+    stats = xr.Dataset({"diverging": (("chain", "draw"), np.zeros((2, 5), bool))})
+    tree = make_tree({"posterior": xr.Dataset(stored), "sample_stats": stats})
+    done = nat.complete_posterior(tree)
+    post = get_group(done, "posterior")
+    assert list(post.data_vars) == [name for name, _ in nat.trace_layout]
+    assert post["a"].dims == ("chain", "draw", "group")
+    expected = expand_draws(x.reshape(10, -1), nat.user_data)
+    flat = np.concatenate([post[n].values.reshape(10, -1) for n in post.data_vars], axis=1)
+    np.testing.assert_array_equal(flat, expected)
+    assert not np.allclose(post["z_a"].values, stored["z_a"][1])  # z rewritten from ε
+    assert "sample_stats" in done.children
 
 
 def test_initial_points_are_jittered_support_points(pair):
@@ -172,8 +206,8 @@ def test_the_model_s_dimensions_and_header(variant, blocks):
     nat = compile_native_calibration(variant, PRIORS, k)
     assert isinstance(nat, NativeCalibrationModel)
     assert nat.n_dim == blocks * (2 + k)
-    assert nat.n_expanded == nat.n_dim + blocks + 3 * k  # the sigmas, then a, b, c
-    names = nat.shape_info[0]
+    names = [name for name, _ in nat.trace_layout]
+    assert len(names) == 3 * blocks + blocks + 3  # mu, log sigma, z; the sigmas; a, b, c
     assert names[-3:] == ["a", "b", "c"] and names[0] == "mu_a" and names[1] == "sigma_a_log__"
     header = nat.header
     assert header[1] == k and header[9] == 0.0  # no discrepancy: bc
