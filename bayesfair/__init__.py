@@ -22,10 +22,10 @@ if TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ 
     from bayesfair.compare import Comparison, compare
     from bayesfair.data import AssessmentData
     from bayesfair.exceptions import CalibrationWarning
-    from bayesfair.fitting import ESTIMANDS, MODELS, fit
+    from bayesfair.fitting import ESTIMANDS, MODELS, fit, fit_periods
     from bayesfair.groups import impact_ratios
     from bayesfair.labels import plan_labels, suggest_labels
-    from bayesfair.posterior import FairnessPosterior
+    from bayesfair.posterior import FairnessPosterior, PeriodPosterior
     from bayesfair.sources import summarize, summarize_unlabeled
     from bayesfair.stats import Interval
     from bayesfair.summary import ScoreSummary
@@ -42,6 +42,8 @@ _LAZY = {
     "ESTIMANDS": "bayesfair.fitting",
     "FairnessPosterior": "bayesfair.posterior",
     "fit": "bayesfair.fitting",
+    "fit_periods": "bayesfair.fitting",
+    "PeriodPosterior": "bayesfair.posterior",
     "CalibrationWarning": "bayesfair.exceptions",
     "Interval": "bayesfair.stats",
     "impact_ratios": "bayesfair.groups",
@@ -65,6 +67,9 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "FairnessPosterior",
     "fit",
     "CalibrationWarning",
+    # audits over time
+    "fit_periods",
+    "PeriodPosterior",
     "Interval",
     "exceptions",
     # many groups: a selection audit's impact ratios from counts alone

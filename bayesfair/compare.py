@@ -512,8 +512,8 @@ def _checked_arguments(data, metrics, epsilon, selection, fit_kwargs) -> tuple[l
     if data.period_levels is not None:
         raise InvalidParameterError(
             "This data has periods: compare sets the methods side by side at one time. "
-            "For the audit over time, fit it (res = bayesfair.fit(data) is a "
-            "PeriodPosterior; res.period_summary() is its table) and render it with "
+            "For the audit over time, res = bayesfair.fit_periods(data) (a "
+            "PeriodPosterior; res.period_summary() is its table), rendered with "
             "bayesfair.report_periods.period_markdown(res) (or period_html, period_json); "
             "to compare the methods on one period, build the data without 'period' from "
             "that period's rows."

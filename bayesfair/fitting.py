@@ -6,6 +6,7 @@ model -> per-draw, per-group confusion counts or rates -> the result object.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from dataclasses import replace
 
@@ -59,7 +60,7 @@ from bayesfair.sensitivity import (
     calibration_prior_counts,
 )
 
-__all__ = ["ESTIMANDS", "MODELS", "fit"]
+__all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
 
 #: The models ``fit`` knows, with a one-line description.
 MODELS = {
@@ -221,8 +222,11 @@ def fit(
     discrepancy: DiscrepancyPrior | None = None,
     backend: str | None = None,
     cores: int | None = None,
-) -> FairnessPosterior | PeriodPosterior:
+) -> FairnessPosterior:
     """Fit a fairness model and return posterior draws of every group's rates.
+
+    Data with periods (``AssessmentData.from_frames(..., period=...)``) are audited
+    over time by :func:`fit_periods`.
 
     Parameters
     ----------
@@ -322,10 +326,12 @@ def fit(
 
     Returns
     -------
-    FairnessPosterior or PeriodPosterior
-        A :class:`~bayesfair.posterior.PeriodPosterior` for data with periods
-        (``AssessmentData.from_frames(..., period=...)``): each group fitted over its
-        periods with the other arguments, and the drift flags (:mod:`bayesfair.periods`).
+    FairnessPosterior
+
+        .. deprecated:: 0.4
+            Given data with periods, ``fit`` still returns :func:`fit_periods`'
+            :class:`~bayesfair.posterior.PeriodPosterior`, with a ``FutureWarning``;
+            from 0.6 it raises. One function, one return type.
 
     Warns
     -----
@@ -351,18 +357,14 @@ def fit(
     Fisch et al. 2024 (the stratified estimator rbc falls back on).
     """
     arguments = dict(locals())  # every argument as given, for each group of data with periods
-    if not isinstance(data, AssessmentData):
-        raise InvalidParameterError(
-            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
-        )
+    _check_data(data)
+    if data.period_levels is not None:
+        return _fit_periods(arguments, entry="fit")
     model = resolve_name(model, MODELS, what="model", argument="model")
     _warn_ignored(
         model, variant=variant, score_clip=score_clip, n_bins=n_bins, discrepancy=discrepancy
     )
     sampler, backend, cores = _resolve_sampler(model, sampler, backend, cores)
-    if data.period_levels is not None:
-        arguments["model"] = model
-        return _fit_periods(data, arguments, sampler, backend, cores)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
     n_bins = DEFAULT_BINS if n_bins is None else n_bins
@@ -795,14 +797,80 @@ def _coord_labels(levels: list) -> np.ndarray:
     return np.asarray([str(g) for g in levels], dtype=object)
 
 
-def _fit_periods(data: AssessmentData, arguments: dict, sampler, backend, cores):
-    """:func:`fit` of data with periods: each group's fit over its periods, the drift flags.
+def fit_periods(data: AssessmentData, model: str = "rbc", **kwargs) -> PeriodPosterior:
+    """Audit over time: each group fitted over its periods, and the drift flags.
+
+    Each group's periods share one fit (a period is the same group later: a
+    stratum without labels in one period carries its rate from the group's other
+    periods), and each group's labels are tested for drift between periods
+    (:mod:`bayesfair.periods` describes the model and the flag).
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Data with a period column (``AssessmentData.from_frames(..., period=...)``).
+    model : {"rbc", "bc", "bb", "hbb"}, default "rbc"
+        As in :func:`fit`.
+    **kwargs
+        Every other keyword of :func:`fit` (``metrics``, ``draws``, ``random_seed``,
+        ...), passed to each group's fit; each group gets its own child of
+        ``random_seed``'s seed sequence.
+
+    Returns
+    -------
+    PeriodPosterior
+        Its :meth:`~bayesfair.posterior.PeriodPosterior.period_summary` is the table
+        of the audit; :func:`bayesfair.report_periods.period_markdown` (and
+        ``period_html``, ``period_json``) the report.
+
+    Raises
+    ------
+    InvalidParameterError
+        When ``data`` has no periods (:func:`fit` fits it) or is not an
+        :class:`~bayesfair.data.AssessmentData`.
+    """
+    _check_data(data)
+    if data.period_levels is None:
+        raise InvalidParameterError(
+            "These data have no periods: bayesfair.fit(data, ...) fits them. Give a period "
+            "column (AssessmentData.from_frames(..., period='quarter')) for an audit over time."
+        )
+    bound = inspect.signature(fit).bind(data, model, **kwargs)  # fit's keywords, or TypeError
+    bound.apply_defaults()
+    return _fit_periods(dict(bound.arguments), entry="fit_periods")
+
+
+def _check_data(data) -> None:
+    if not isinstance(data, AssessmentData):
+        raise InvalidParameterError(
+            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
+        )
+
+
+def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
+    """:func:`fit_periods`: each group's fit over its periods, the drift flags.
 
     :mod:`bayesfair.periods` describes the model and the flag. ``arguments`` are
-    :func:`fit`'s, passed on to each group's fit with the sampler already resolved
-    (``sampler``, ``backend``, ``cores``: a deprecated ``backend`` warned once, at the
-    caller); each group gets its own child of ``random_seed``'s sequence.
+    :func:`fit`'s, passed on to each group's fit with the sampler resolved here (a
+    deprecated ``backend`` warns once); each group gets its own child of
+    ``random_seed``'s sequence. ``entry="fit"``: called by :func:`fit`, which returns
+    this until 0.6, with a ``FutureWarning``.
     """
+    if entry == "fit":
+        warnings.warn(
+            "bf.fit on data with periods returns a PeriodPosterior until 0.6; call "
+            "bf.fit_periods(data, ...) for the audit over time (same arguments).",
+            FutureWarning,
+            stacklevel=3,
+        )
+    data = arguments["data"]
+    model = resolve_name(arguments["model"], MODELS, what="model", argument="model")
+    ignored = ("variant", "score_clip", "n_bins", "discrepancy")
+    _warn_ignored(model, **{name: arguments[name] for name in ignored})
+    sampler, backend, cores = _resolve_sampler(
+        model, arguments["sampler"], arguments["backend"], arguments["cores"]
+    )
+    arguments = {**arguments, "model": model}
     options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}
     options["sampler"] = "exact" if sampler == "exact" else "nuts" if backend == "auto" else backend
     options["cores"] = cores
@@ -824,7 +892,7 @@ def _fit_periods(data: AssessmentData, arguments: dict, sampler, backend, cores)
     first = next(f for f in fits.values() if f is not None)
     settings = {**first.settings, "random_seed": seed_record(seed_seq), "periods": "per group"}
     options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")
-    settings["provenance"] = run_record(f"bayesfair.fit(data, {options_text})", data)
+    settings["provenance"] = run_record(f"bayesfair.{entry}(data, {options_text})", data)
     return PeriodPosterior(
         fits, data.period_levels, data.reference, period_sizes(data), drift, settings
     )

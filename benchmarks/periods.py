@@ -346,7 +346,7 @@ def fit_gaps(data, seed: int, **fit_options) -> tuple[dict, dict]:
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = bf.fit(data, random_seed=seed, progressbar=False, **fit_options)
+        res = bf.fit_periods(data, random_seed=seed, progressbar=False, **fit_options)
         table = res.period_summary(list(METRICS), EPSILON, CI_PROB)
     seconds = time.perf_counter() - start
     if res.reference != "A":
@@ -561,7 +561,7 @@ def cost(seed: int, repeats: int) -> dict:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            bf.fit(datas[kind], random_seed=seed, progressbar=False)
+            bf.fit_periods(datas[kind], random_seed=seed, progressbar=False)
         return time.perf_counter() - start
 
     warm = {k: one(k) for k in datas}

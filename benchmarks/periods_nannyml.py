@@ -181,7 +181,9 @@ def run_bayesfair(df: pd.DataFrame, mask: np.ndarray, seed: int, n_periods: int,
             threshold=THRESHOLD,
             reference=REFERENCE,
         )
-        res = bf.fit(data, random_seed=seed, progressbar=False, metrics=["accuracy"], **fit_kw)
+        res = bf.fit_periods(
+            data, random_seed=seed, progressbar=False, metrics=["accuracy"], **fit_kw
+        )
         table = res.period_summary(["accuracy"], epsilon=EPSILON, ci_prob=CI_PROB)
     seconds = time.perf_counter() - start
     if res.reference != REFERENCE or list(res.periods) != list(range(n_periods)):

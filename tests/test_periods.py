@@ -41,7 +41,7 @@ def deployment():
     data = _data(lab, unl)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, random_seed=1, **FAST)
+        res = bf.fit_periods(data, random_seed=1, **FAST)
     return lab, unl, data, res
 
 
@@ -131,6 +131,23 @@ def test_compare_on_data_with_periods_names_the_route_to_the_period_report(deplo
     assert period_markdown(res, ["accuracy"]).startswith("#")
 
 
+def test_fit_periods_is_the_entry_and_fit_on_periods_warns_until_it_raises(deployment):
+    """One return type per function: ``fit_periods`` gives the PeriodPosterior; ``fit``
+    on data with periods still does, with a FutureWarning naming the entry; data
+    without periods are refused by ``fit_periods`` with the route to ``fit``."""
+    lab, _, data, res = deployment
+    assert isinstance(res, bf.PeriodPosterior)
+    assert res.settings["provenance"]["call"].startswith("bayesfair.fit_periods(data, ")
+    with pytest.warns(FutureWarning, match=r"bf\.fit_periods\(data"):
+        old = bf.fit(data, model="bb", random_seed=1, progressbar=False)
+    assert isinstance(old, bf.PeriodPosterior)
+    plain = bf.AssessmentData.from_frames(lab, score="score", label="label", group="group")
+    with pytest.raises(InvalidParameterError, match=r"no periods: bayesfair\.fit\(data"):
+        bf.fit_periods(plain, model="bb")
+    with pytest.raises(InvalidParameterError, match="must be an AssessmentData"):
+        bf.fit_periods(lab)
+
+
 def test_period_summary_has_one_row_per_metric_period_and_pair(deployment):
     _, _, _, res = deployment
     table = res.period_summary(["accuracy", "tpr"], epsilon=0.05)
@@ -159,7 +176,7 @@ def test_the_band_holds_for_the_family_of_periods_and_groups():
     lab, unl = drifting_periods(4, 60, 300, groups=("A", "B", "C"), random_seed=8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(_data(lab, unl), random_seed=2, **FAST)
+        res = bf.fit_periods(_data(lab, unl), random_seed=2, **FAST)
     table = res.period_summary("accuracy", ci_prob=0.9)
     ref = res.rate_draws("accuracy", "A")
     joint = np.column_stack(
@@ -220,7 +237,7 @@ def test_a_group_without_labels_is_not_fitted_and_its_gaps_are_undecided():
     assert group_over_periods(data, "C") is None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, model="bb", random_seed=0, progressbar=False)
+        res = bf.fit_periods(data, model="bb", random_seed=0, progressbar=False)
     assert res.fits["C"] is None
     rows = res.period_summary("accuracy").set_index("group").loc["C"]
     assert rows["mean"].isna().all() and (rows["decision"] == "undecided").all()
@@ -273,7 +290,9 @@ def test_rbc_over_periods_carries_the_labeled_discrepancy_unless_told_otherwise(
     assert all(f.settings["discrepancy"]["label_free"] == "carried" for f in res.fits.values())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        kept = bf.fit(data, random_seed=1, discrepancy=DiscrepancyPrior(label_free="prior"), **FAST)
+        kept = bf.fit_periods(
+            data, random_seed=1, discrepancy=DiscrepancyPrior(label_free="prior"), **FAST
+        )
         plain = bf.AssessmentData.from_frames(
             lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
         )

@@ -33,7 +33,7 @@ def result():
             group="group",
             period="period",
         )
-        return bf.fit(data, random_seed=0, draws=200, tune=200, chains=2, progressbar=False)
+        return bf.fit_periods(data, random_seed=0, draws=200, tune=200, chains=2, progressbar=False)
 
 
 def test_findings_lead_with_the_drifted_period(result):
@@ -72,7 +72,9 @@ def test_the_reports_close_with_their_provenance(result):
     """The time, versions, seed, sampler and the Python call that reproduces the fit."""
     rows = dict(provenance_rows(result))
     assert {"created", "versions", "random seed", "call"} <= set(rows)
-    assert rows["call"].startswith("bayesfair.fit(data, ") and "random_seed=0" in rows["call"]
+    assert (
+        rows["call"].startswith("bayesfair.fit_periods(data, ") and "random_seed=0" in rows["call"]
+    )
     assert "200 draws" in rows["RBC per group sampler"]
     markdown = period_markdown(result, ["accuracy"])
     assert "## Provenance" in markdown and "random seed" in markdown

@@ -27,7 +27,7 @@ from bayesfair.cli.files import (
 )
 from bayesfair.compare import compare
 from bayesfair.data import AssessmentData
-from bayesfair.fitting import fit
+from bayesfair.fitting import fit_periods
 from bayesfair.report import comparison_html, comparison_json
 from bayesfair.report_periods import period_html, period_json, period_markdown
 
@@ -273,7 +273,7 @@ def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, q
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = fit(
+        res = fit_periods(
             data,
             model,
             metrics=settings["metrics"],

@@ -77,7 +77,7 @@ def audit(labels_per_month, seed=1):
     unlabeled = rows.drop(labeled.index).drop(columns="label")
     data = bf.AssessmentData.from_frames(labeled, unlabeled, score="score", label="label",
                                          group="group", period="month", reference="Male")
-    res = bf.fit(data, random_seed=seed, progressbar=False, **FIT)
+    res = bf.fit_periods(data, random_seed=seed, progressbar=False, **FIT)
     table = res.period_summary(["tpr"], epsilon=0.05).set_index("period")
     table["truth"] = true_tpr
     table["covered"] = (table["lower"] <= table["truth"]) & (table["truth"] <= table["upper"])

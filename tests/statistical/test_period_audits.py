@@ -169,7 +169,7 @@ def test_period_gaps_cover_before_and_after_a_drift():
         truth = realised_gaps(lab, unl, COVERAGE_PERIODS)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = bf.fit(audit_data(lab, unl), random_seed=seed, progressbar=False, **FIT)
+            res = bf.fit_periods(audit_data(lab, unl), random_seed=seed, progressbar=False, **FIT)
             table = res.period_summary(METRICS, epsilon=0.02, ci_prob=0.95)
         assert res.reference == "A"
         for metric in METRICS:
