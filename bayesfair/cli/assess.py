@@ -68,10 +68,18 @@ from bayesfair.report_periods import period_html, period_json, period_markdown
     metavar="ADDRESS",
     help="Dask scheduler (tcp://host:8786) or Spark master URL for --engine dask/spark.",
 )
-@click.option("--score", required=True, metavar="COL", help="Column of the classifier scores.")
-@click.option("--label", required=True, metavar="COL", help="Column of the true labels.")
 @click.option(
-    "--group", required=True, metavar="COL[,COL]", help="Sensitive column(s); several intersect."
+    "--score", default="score", show_default=True, metavar="COL", help="Column of the scores."
+)
+@click.option(
+    "--label", default="label", show_default=True, metavar="COL", help="Column of the labels."
+)
+@click.option(
+    "--group",
+    default="group",
+    show_default=True,
+    metavar="COL[,COL]",
+    help="Sensitive column(s); several intersect.",
 )
 @click.option(
     "--period",

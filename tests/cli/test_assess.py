@@ -391,6 +391,25 @@ def test_errors_name_the_flag_not_the_api_parameter(quick_assess, make_frame, tm
     assert res.exit_code == 2 and "--threshold must be a float in (0, 1)" in res.stderr
 
 
+def test_the_columns_default_to_score_label_and_group_as_in_plan_and_suggest(
+    runner, make_frame, tmp_path
+):
+    """``assess`` reads the columns ``score``, ``label`` and ``group`` unless told
+    otherwise (as ``plan`` and ``suggest`` do); a missing default column is named."""
+    from bayesfair.cli import main
+
+    path = tmp_path / "lab.csv"
+    make_frame(["A", "B"]).rename(columns={"g": "group"}).to_csv(path, index=False)
+    quick = ["--model", "bb", "--draws", "100", "--tune", "100", "--chains", "2"]
+    args = ["assess", str(path), "--metrics", "accuracy", "--quiet", *quick]
+    res = runner.invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert "accuracy" in res.stdout
+    make_frame(["A", "B"]).to_csv(path, index=False)  # its group column is 'g'
+    res = runner.invoke(main, args)
+    assert res.exit_code == 2 and "'group'" in res.stderr
+
+
 # --------------------------------------------------------------------------- subprocess
 def _python_m(*args, cwd):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
