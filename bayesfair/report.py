@@ -45,32 +45,32 @@ def _interval(row, prefix: str, digits: int) -> str:
     return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def _pair_table(comp, digits: int) -> pd.DataFrame:
-    """The display table of differences, shared by the Markdown and HTML reports."""
+def _pair_tables(comp, digits: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The display tables of differences, shared by the Markdown and HTML reports: the
+    models' posteriors, then the frequentist intervals, each pair a row of both (one
+    table of 15 columns ran to 370 characters in a terminal and scrolled sideways in a
+    1,280-pixel window)."""
     models = comp.settings["models"]
     # PPI++ is a column when any pair has it; a pair without (a group with no labels) shows —
     with_ppi = "ppi_lower" in comp.pairs and comp.pairs["ppi_lower"].notna().any()
-    rows = []
+    bayes, freq = [], []
     for _, r in comp.pairs.iterrows():
-        # the models' columns first: the main result stays in view in a narrow window
-        row = {
-            "metric": r["metric"],
-            "pair": f"{r['group']} − {r['reference']}",
-            "n (group/ref)": f"{r['n_group']}/{r['n_reference']}",
-        }
+        pair = {"metric": r["metric"], "pair": f"{r['group']} − {r['reference']}"}
+        row = {**pair, "n (group/ref)": f"{r['n_group']}/{r['n_reference']}"}
         for m in models:
             row[f"{m.upper()} mean"] = _fmt(r[f"{m}_mean"], digits)
             row[f"{m.upper()} HDI"] = _interval(r, m, digits)
             row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
-        row["freq Δ"] = _fmt(r["freq_estimate"], digits)
+        bayes.append(row)
+        row = {**pair, "freq Δ": _fmt(r["freq_estimate"], digits)}
         row["Newcombe"] = _interval(r, "newcombe", digits)
         row["bootstrap"] = _interval(r, "bootstrap", digits)
         row["Bernstein"] = _bernstein(r, digits)
         if with_ppi:
             row["PPI++"] = _interval(r, "ppi", digits)
             row["PPI++ n_eff"] = _fmt(float(r["ppi_effective_n"]), 0)
-        rows.append(row)
-    return pd.DataFrame(rows)
+        freq.append(row)
+    return pd.DataFrame(bayes), pd.DataFrame(freq)
 
 
 def _bernstein(r, digits: int) -> str:
@@ -162,6 +162,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     """
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
+    bayes, freq = _pair_tables(comp, digits)
     out = rg.group_markdown(comp, digits) if rg.leads_with_family(comp) else []
     out += [
         "Findings by pair (each group against the reference):" if out else "Findings:",
@@ -176,9 +177,13 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         "",
         _table(comp.groups.reset_index()),
         "",
-        f"Differences Δ = rate(group) − rate(reference), {pct} intervals:",
+        f"Differences Δ = rate(group) − rate(reference), {pct} intervals: the models' posteriors,",
         "",
-        _table(_pair_table(comp, digits)),
+        _table(bayes),
+        "",
+        "and the frequentist estimates and intervals:",
+        "",
+        _table(freq),
         "",
         "Between-group variance (Lum et al. 2022) and its posterior:",
         "",
@@ -719,6 +724,7 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
 
     s = comp.settings
     pct = f"{s['ci_prob']:.0%}"
+    bayes, freq = _pair_tables(comp, digits)
     settings = pd.DataFrame(
         [
             ("threshold", f"{s['threshold']:g} (predicted positive when score ≥ threshold)"),
@@ -750,7 +756,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         "<h2>Data sizes per group</h2>",
         _html_table(comp.groups.reset_index()),
         f"<h2>Differences Δ = rate(group) − rate(reference), {pct} intervals</h2>",
-        _html_table(_pair_table(comp, digits), "pairs"),
+        "<p>The models' posteriors:</p>",
+        _html_table(bayes, "pairs"),
+        "<p>The frequentist estimates and intervals:</p>",
+        _html_table(freq, "pairs"),
     ]
     parts += _html_list("In plain words", _plain_sentences(comp), "plain")
     parts += _html_list("Where the methods disagree", comp.disagreements, "warn")

@@ -132,6 +132,18 @@ def test_markdown_unchanged_shape(comparison):
     assert "reference group 'Male'" in md
 
 
+def test_the_differences_are_two_tables_that_fit_a_wide_terminal(comparison):
+    """Each pair is a row of the models' table and of the frequentist one; with two
+    models, neither table runs past 130 characters (one table of both ran to 370)."""
+    md = comparison_markdown(comparison)
+    headers = [line for line in md.splitlines() if line.startswith("| metric | pair |")]
+    assert "| BB HDI |" in headers[0] and "Newcombe" not in headers[0]
+    assert "| Newcombe |" in headers[1] and "HDI" not in headers[1]
+    rows = [line for line in md.splitlines() if line.startswith("| accuracy | Female − Male |")]
+    assert len(rows) == 2
+    assert max(len(line) for line in [*headers[:2], *rows]) <= 130
+
+
 def test_priors_are_written_for_people():
     from bayesfair.report import prior_words
 
