@@ -18,6 +18,7 @@ th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
 th, td { white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .settings td, .provenance td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+.calibration td:last-child { text-align: left; white-space: normal; min-width: 16em; }
 .findings li { margin: 0.3em 0; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
 .plain li { margin: 0.3em 0; } .warn { color: #a33; }

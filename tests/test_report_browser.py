@@ -66,6 +66,27 @@ def test_dom_has_table_and_embedded_figures(report, tmp_path):
     assert dom.count('src="data:image/png;base64,') >= 3
 
 
+def test_no_table_scrolls_sideways_in_a_1280_pixel_window(report, tmp_path):
+    """At 1,280 pixels every table fits its box (a table wider than the page scrolls
+    inside its own box: the one table of differences, 15 columns, did before it
+    became two, and the calibration check's sentences did before they wrapped)."""
+    import re
+
+    probe = tmp_path / "probe.html"
+    script = (
+        "<script>window.addEventListener('load', () => document.body.setAttribute("
+        "'data-overflow', [...document.querySelectorAll('.scroll')].filter("
+        "b => b.scrollWidth > b.clientWidth).map(b => b.firstChild.className).join(' ')"
+        " + '|' + window.innerWidth));</script></body>"
+    )
+    probe.write_text(report.read_text(encoding="utf-8").replace("</body>", script))
+    proc = _chromium(["--window-size=1280,900", "--dump-dom", probe.as_uri()], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    overflowing, width = re.search(r'data-overflow="([^"|]*)\|(\d+)"', proc.stdout).groups()
+    assert int(width) <= 1280
+    assert overflowing.split() == []
+
+
 @pytest.mark.slow
 def test_screenshot_shows_table_and_figures(report, tmp_path):
     from matplotlib.image import imread
