@@ -186,8 +186,34 @@ def plot_difference(
     ax.set_title(f"Δ {rate.name}: {g} − {ref}")
     ax.set_xlabel(f"Δ = {rate.name}({g}) − {rate.name}({ref})")
     ax.set_ylabel("posterior density")
-    ax.legend(loc="upper right", fontsize=8)
+    _legend_above_the_bars(ax, loc="upper right", fontsize=8)
     return ax
+
+
+def _legend_above_the_bars(ax, **legend_kwargs) -> None:
+    """The legend (and any text box of the axes) in head room above the tallest bar.
+
+    The y-axis grows until the boxes' lower edges clear every histogram's outline
+    (a legend in a top corner covered the tallest bars).
+    """
+    from matplotlib.patches import Polygon
+
+    legend = ax.legend(**legend_kwargs)
+    bars = [p.get_xy()[:, 1].max() for p in ax.patches if isinstance(p, Polygon)]
+    if not bars:
+        return
+    peak = max(bars)
+    for _ in range(10):
+        ax.figure.canvas.draw()
+        to_data = ax.transData.inverted()
+        lowest = min(
+            to_data.transform(box.get_window_extent().corners())[:, 1].min()
+            for box in [legend, *ax.texts]
+        )
+        if lowest > peak:
+            return
+        low, high = ax.get_ylim()
+        ax.set_ylim(low, low + 1.25 * (high - low))
 
 
 # --------------------------------------------------------------------------- forests
@@ -750,7 +776,7 @@ def plot_bootstrap_variance(result, truth: float | None = None, ax=None, bins: i
     )
     ax.set_xlabel("between-group variance")
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    _legend_above_the_bars(ax, fontsize=8)
     return ax
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from bayesfair._render import html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
-from bayesfair.group_plots import plot_group_gaps
+from bayesfair.group_plots import gap_figure_size, plot_group_gaps
 from bayesfair.metrics import get_rate
 from bayesfair.stats import rope_decision
 
@@ -279,7 +279,7 @@ def group_html(comp, digits: int, figures: bool) -> list[str]:
 
         method = view_method(comp)
         for metric in comp.family_view["metric"]:
-            fig = Figure(figsize=(6.4, 1.0 + 0.2 * len(comp.groups)))
+            fig = Figure(figsize=gap_figure_size(len(comp.groups)))
             plot_group_gaps(
                 comp.group_view, metric, method, comp.settings["epsilon"], ax=fig.subplots()
             )
@@ -288,7 +288,7 @@ def group_html(comp, digits: int, figures: bool) -> list[str]:
                 f"bars: the joint band ({method.upper()}); grey: ±ε."
             )
             parts.append(
-                f'<figure><img src="data:image/png;base64,{png(fig, 80)}" '
+                f'<figure><img src="data:image/png;base64,{png(fig, 100)}" '
                 f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption>'
                 "</figure>"
             )

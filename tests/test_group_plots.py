@@ -1,5 +1,7 @@
 """The forest plot of the groups' gaps to all rows (:mod:`bayesfair.group_plots`)."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -107,7 +109,26 @@ def test_without_axes_it_draws_a_new_figure():
     try:
         assert len(ax.figure.axes) == 1
         width, height = ax.figure.get_size_inches()
-        assert width == pytest.approx(6.4) and height == pytest.approx(1.0 + 0.22 * 4)
+        assert width == pytest.approx(7.0) and height == pytest.approx(1.2 + 0.32 * 4)
+    finally:
+        plt.close(ax.figure)
+
+
+def test_eight_groups_get_labels_that_stay_apart():
+    """With 8 groups (and other metrics' rows in the view) the figure grows by the
+    groups drawn, its labels are 9 points, and no two labels overlap."""
+    import matplotlib.pyplot as plt
+
+    bands = {f"group {i}": (0.01 * i, 0.01 * i - 0.03, 0.01 * i + 0.03) for i in range(8)}
+    view = pd.concat([_view(bands=bands), _view("tpr", bands=bands)], ignore_index=True)
+    ax = plot_group_gaps(view, "accuracy")
+    try:
+        assert tuple(ax.figure.get_size_inches()) == pytest.approx((7.0, 1.2 + 0.32 * 8))
+        ax.figure.canvas.draw()
+        labels = ax.get_yticklabels()
+        assert len(labels) == 8 and {t.get_fontsize() for t in labels} == {9.0}
+        boxes = sorted((t.get_window_extent() for t in labels), key=lambda b: b.y0)
+        assert all(a.y1 <= b.y0 for a, b in itertools.pairwise(boxes))
     finally:
         plt.close(ax.figure)
 

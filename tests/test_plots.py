@@ -63,6 +63,28 @@ def test_plot_difference_overlays_models_band_probabilities_and_estimate(compari
     assert "BB" in legend and "BC" in legend
 
 
+def _clears_the_bars(ax):
+    """Every box at the top of the axes (legend, text) lies above the tallest bar."""
+    ax.figure.canvas.draw()
+    peak = max(p.get_xy()[:, 1].max() for p in ax.patches if isinstance(p, Polygon))
+    to_data = ax.transData.inverted()
+    for box in [ax.get_legend(), *ax.texts]:
+        assert to_data.transform(box.get_window_extent().corners())[:, 1].min() > peak
+
+
+def test_the_legends_sit_above_the_histograms(comparison, data):
+    """Neither histogram's legend (nor the probabilities' box) covers a bar."""
+    fig, axes = plt.subplots(1, 2)
+    try:
+        plots.plot_difference(comparison.posteriors, "accuracy", epsilon=EPS, ax=axes[0])
+        _clears_the_bars(axes[0])
+        res = double_corrected_bootstrap(data, "accuracy", n_resamples=300, random_seed=1)
+        plots.plot_bootstrap_variance(res, truth=0.003, ax=axes[1])
+        _clears_the_bars(axes[1])
+    finally:
+        plt.close(fig)
+
+
 def test_plot_difference_new_axes_and_bad_input(comparison):
     ax = plots.plot_difference({"bb": comparison.posteriors["bb"]}, "tpr", epsilon=0.05)
     try:
