@@ -51,7 +51,7 @@ from bayesfair.models.calibration import (
 )
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
-from bayesfair.periods import drift_table, group_over_periods, period_sizes
+from bayesfair.periods import drift_table, family_drift, group_over_periods, period_sizes
 from bayesfair.posterior import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
 from bayesfair.sampling import BACKENDS, check_backend, sample_model
 from bayesfair.sensitivity import (
@@ -888,7 +888,9 @@ def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
             warnings.simplefilter("ignore", IgnoredOptionWarning)  # said once, by the caller's fit
             fits[group] = None if sub is None else fit(sub, random_seed=child, **options)
     clip = 0.01 if options["score_clip"] is None else options["score_clip"]
-    drift = pd.concat([drift_table(data, g, clip) for g in data.group_levels], ignore_index=True)
+    drift = family_drift(
+        pd.concat([drift_table(data, g, clip) for g in data.group_levels], ignore_index=True)
+    )
     first = next(f for f in fits.values() if f is not None)
     settings = {**first.settings, "random_seed": seed_record(seed_seq), "periods": "per group"}
     options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")

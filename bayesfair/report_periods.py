@@ -14,14 +14,17 @@ import json
 import math
 from html import escape
 
+import numpy as np
 import pandas as pd
 
 from bayesfair._render import REPORT_CSS, html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
 from bayesfair.group_plots import plot_period_gaps
+from bayesfair.periods import DRIFT_LEVEL, DRIFT_POWER
 from bayesfair.report import provenance_table
 
 __all__ = [
+    "drift_sentences",
     "period_findings",
     "period_html",
     "period_json",
@@ -41,14 +44,7 @@ def period_findings(result, table: pd.DataFrame) -> list[str]:
     table : pandas.DataFrame
         Its :meth:`~bayesfair.posterior.PeriodPosterior.period_summary`.
     """
-    out = []
-    drifted = result.drift[result.drift["drift"]]
-    for _, r in drifted.iterrows():
-        out.append(
-            f"Drift: {r['group']}'s {r['n_labeled']} labels in period {r['period']} contradict "
-            f"its map of the earlier periods (p = {r['drift_p']:.3g}); the period's gaps rest "
-            "on a map those labels do not support: label more rows of that period."
-        )
+    out = drift_sentences(result.drift)
     decided = table[table["decision"] != "undecided"]
     for _, r in decided.iterrows():
         out.append(
@@ -57,6 +53,61 @@ def period_findings(result, table: pd.DataFrame) -> list[str]:
         )
     if not out:
         out.append("No period drifted, and no period's gap is decided at this ε.")
+    return out
+
+
+def drift_sentences(drift: pd.DataFrame) -> list[str]:
+    """The drift flags in words: a flag that holds over the audit's family of checks is a
+    drift, one that holds only on its own a possible drift (with the number of checks
+    and the false flags they make by chance), then what the checks can see.
+
+    Parameters
+    ----------
+    drift : pandas.DataFrame
+        A :class:`~bayesfair.posterior.PeriodPosterior`'s ``drift``
+        (:func:`bayesfair.periods.family_drift`).
+    """
+    checks = int(drift["drift_p"].notna().sum())
+    family = drift.get("drift_family", drift["drift"])
+    adjusted = drift.get("drift_p_family", drift["drift_p"])
+    out = []
+    for (_, r), holds, p_family in zip(drift.iterrows(), family, adjusted, strict=True):
+        if not r["drift"]:
+            continue
+        where = f"{r['group']}'s {r['n_labeled']} labels in period {r['period']}"
+        if holds:
+            out.append(
+                f"Drift: {where} contradict its map of the earlier periods (p = "
+                f"{r['drift_p']:.3g}; {p_family:.3g} adjusted over the audit's {checks} "
+                "checks); the period's gaps rest on a map those labels do not support: "
+                "label more rows of that period."
+            )
+        else:
+            out.append(
+                f"Possible drift: {where} depart from its map of the earlier periods (p = "
+                f"{r['drift_p']:.3g} for this check alone, {p_family:.3g} adjusted over the "
+                f"audit's {checks} checks, which flag {checks * DRIFT_LEVEL:.1f} periods by "
+                "chance on average when nothing drifted): label more rows of that period "
+                "before acting on it."
+            )
+    seen = drift.dropna(subset=["drift_p"])
+    if "detectable_shift" in seen and not seen.empty:
+        few = seen.loc[seen["n_labeled"].idxmin()]
+        where = f"with {few['n_labeled']} labels ({few['group']}, period {few['period']})"
+        if np.isfinite(few["detectable_shift"]):
+            out.append(
+                f"What the drift checks can see: {where} a check flags a shift of the map by "
+                f"{few['detectable_shift']:.1f} logits (about "
+                f"{100 * few['detectable_change']:.0f} points in the period's share of "
+                f"positives) in at least {DRIFT_POWER:.0%} of audits; a smaller drift there "
+                "mostly goes unflagged."
+            )
+        else:
+            out.append(
+                f"What the drift checks can see: {where} no drift of the map, however large, "
+                f"is flagged in {DRIFT_POWER:.0%} of audits: label more rows of the period "
+                "to check it."
+            )
     return out
 
 

@@ -209,6 +209,45 @@ def test_the_drift_flag_reads_the_periods_that_moved(deployment):
     assert table.loc[2, "drift_p"] == b.loc[2, "drift_p"]
 
 
+def test_the_family_of_checks_is_adjusted_and_each_check_says_what_it_can_see(deployment):
+    """``drift_p_family`` is Holm's adjustment over every check of the audit (periods
+    without a check do not count); ``detectable_shift`` shrinks as labels grow, and a
+    flag that holds only on its own is worded as a possible drift."""
+    from bayesfair.checks import holm_adjust
+    from bayesfair.periods import family_drift
+    from bayesfair.report_periods import drift_sentences
+
+    _, _, _, res = deployment
+    drift = res.drift
+    checked = drift["drift_p"].notna()
+    np.testing.assert_array_equal(
+        drift.loc[checked, "drift_p_family"], holm_adjust(drift.loc[checked, "drift_p"])
+    )
+    assert drift.loc[~checked, "drift_p_family"].isna().all()
+    assert (drift["drift_family"] == (drift["drift_p_family"] < 0.05)).all()
+    shifts = drift.loc[checked, "detectable_shift"]
+    assert (shifts > 0).all() and np.isfinite(shifts).all()
+    made_up = pd.DataFrame(
+        {
+            "period": [1, 2, 1, 2],
+            "group": ["A", "A", "B", "B"],
+            "n_labeled": [25, 100, 25, 100],
+            "statistic": [5.8, 0.1, 0.2, 30.0],
+            "drift_p": [0.02, 0.75, 0.65, 1e-7],
+            "drift": [True, False, False, True],
+            "detectable_shift": [1.8, 0.95, np.inf, 0.9],
+            "detectable_change": [0.3, 0.18, np.nan, 0.17],
+        }
+    )
+    words = drift_sentences(family_drift(made_up))
+    assert words[0].startswith("Possible drift: A's 25 labels in period 1")
+    assert "0.02 for this check alone, 0.06 adjusted over the audit's 4 checks" in words[0]
+    assert "flag 0.2 periods by chance" in words[0]
+    assert words[1].startswith("Drift: B's 100 labels in period 2")
+    assert words[2].startswith("What the drift checks can see: with 25 labels (A, period 1)")
+    assert "1.8 logits (about 30 points" in words[2]
+
+
 def test_a_flagged_period_leaves_the_baseline_so_a_lasting_drift_stays_flagged(deployment):
     """B's period 2 is flagged, so period 3 is checked against period 0 alone: the same
     check as on data where period 2 has no labels at all."""

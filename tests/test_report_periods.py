@@ -41,7 +41,9 @@ def test_findings_lead_with_the_drifted_period(result):
     findings = period_findings(result, table)
     assert findings[0].startswith("Drift: B's 60 labels in period 2")
     decided = table[table["decision"] != "undecided"]
-    assert len(findings) == int(result.drift["drift"].sum()) + len(decided)
+    # the flags, the decided gaps, and what the drift checks can see
+    assert len(findings) == int(result.drift["drift"].sum()) + len(decided) + 1
+    assert findings[-1].startswith("What the drift checks can see: with ")
 
 
 def test_the_display_table_has_one_row_per_period_gap(result):

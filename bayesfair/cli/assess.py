@@ -29,7 +29,7 @@ from bayesfair.compare import compare
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit_periods
 from bayesfair.report import comparison_html, comparison_json
-from bayesfair.report_periods import period_html, period_json, period_markdown
+from bayesfair.report_periods import drift_sentences, period_html, period_json, period_markdown
 
 
 @click.command()
@@ -293,8 +293,9 @@ def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, q
         )
     _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
     show_warnings(caught)
-    for _, r in res.drift[res.drift["drift"]].iterrows():
-        warn(f"{r['group']}'s labels in period {r['period']} drifted (p = {r['drift_p']:.3g}).")
+    for sentence in drift_sentences(res.drift):
+        if sentence.startswith(("Drift:", "Possible drift:")):  # not what the checks can see
+            warn(sentence)
     _record_inputs(res, paths[0], lab, paths[1], unl)
     render = {"html": period_html, "json": period_json}.get(fmt, period_markdown)
     return render(res, settings["metrics"], settings["epsilon"])

@@ -32,7 +32,7 @@ def test_a_period_column_gives_the_report_over_time(files, tmp_path):
     out = tmp_path / "report.json"
     result = _run(files, "--period", "period", "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert "B's labels in period 2 drifted" in result.output
+    assert "Drift: B's" in result.output  # the drift warning, as the report words it
     payload = json.loads(out.read_text())
     assert [r["period"] for r in payload["periods"]] == [0, 1, 2]
     assert payload["periods"][2]["drift"] is True
