@@ -8,7 +8,9 @@ Each figure is the median of ``--reps`` runs, each run a fresh process:
   unlabeled rows of the bundled Adult scores, by sex) as a user runs them (the
   wall time of the command);
 - the same two commands run a second time in one process (``click``'s runner):
-  the work alone, without imports or compilation.
+  the work alone, without imports or compilation;
+- the demo with an empty numba cache (``NUMBA_CACHE_DIR``): the first run after
+  ``pip install``, which compiles the package's numba kernels once per machine.
 
 With ``--previous PYTHON`` the same figures are measured, in the same run, with
 another interpreter that has the previous release installed (these machines
@@ -22,6 +24,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -80,10 +83,18 @@ def _median(runs: list[float]) -> float:
     return float(statistics.median(runs))
 
 
-def _timed(command: list[str]) -> float:
+def _timed(command: list[str], env: dict | None = None) -> float:
     t = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, cwd=tempfile.gettempdir())
+    subprocess.run(command, check=True, capture_output=True, cwd=tempfile.gettempdir(), env=env)
     return time.perf_counter() - t
+
+
+def _cold(command: list[str]) -> float:
+    """The command with an empty numba cache: what the first run after ``pip install``
+    compiles (numba's disk cache is the only state a run leaves; pip compiles the
+    bytecode at install)."""
+    with tempfile.TemporaryDirectory() as cache:
+        return _timed(command, env={**os.environ, "NUMBA_CACHE_DIR": cache})
 
 
 def _printed(command: list[str]) -> float:
@@ -100,6 +111,9 @@ def measure(python: str, assess: list[str], reps: int) -> dict[str, float]:
     for module in ("pandas", "bayesfair"):
         code = IMPORT_TIME.format(module=module)
         out[f"import {module}"] = _median([_printed([python, "-c", code]) for _ in range(reps)])
+    out["demo: first run (empty numba cache)"] = _median(
+        [_cold([*cli, "demo", "--quiet"]) for _ in range(reps)]
+    )
     for name, args in (("demo", ["demo", "--quiet"]), ("assess", assess)):
         out[f"{name}: command"] = _median([_timed([*cli, *args]) for _ in range(reps)])
         warm = [_printed([python, "-c", WARM, *args]) for _ in range(reps)]
