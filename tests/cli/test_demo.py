@@ -11,11 +11,6 @@ RICCI = ["--dataset", "ricci-race", "--classifier", "LR", "--n-labeled", "20"]
 FEW = ["--draws", "100", "--chains", "2"]
 
 
-@pytest.fixture
-def runner():
-    return CliRunner()
-
-
 @pytest.fixture(scope="module")
 def ricci_report():
     """``demo`` on Ricci, accuracy at ε = 0.05, progress shown."""

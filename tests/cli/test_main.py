@@ -6,17 +6,11 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
 import bayesfair
 from bayesfair.cli import main
 
 COMMANDS = ["assess", "datasets", "demo", "plan", "suggest"]
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
 
 
 def test_main_holds_the_five_commands():

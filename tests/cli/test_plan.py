@@ -3,7 +3,6 @@ printed table, a figure and a CSV file; its input checked before anything is wri
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from bayesfair.cli import main
 from bayesfair.datasets import load_scores
@@ -20,11 +19,6 @@ SHOWN = [
     "p_decision",
     "valid",
 ]
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,6 @@ from bayesfair.datasets import load_scores
 FEW = ["--draws", "100", "--chains", "1"]
 
 
-@pytest.fixture
-def runner():
-    return CliRunner()
-
-
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory):
     """COMPAS-race LR: 60 labeled rows, and 600 unlabeled rows with an id column (unl.csv)
