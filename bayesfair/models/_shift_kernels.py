@@ -38,7 +38,7 @@ def tables(step: float):
     return np.stack([softplus, sig, q, q * (1.0 - 2.0 * sig)]), w
 
 
-@numba.njit(cache=True, parallel=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def shift_loglik(eta, v_eta, stratum, count, positives, grid, out, table, w):
     """Add each entry's log likelihood at each shift to its stratum: ``out[t, s, j]``.
 
@@ -46,46 +46,71 @@ def shift_loglik(eta, v_eta, stratum, count, positives, grid, out, table, w):
     :func:`bayesfair.models.likelihood.binned_loglik` that depend on the shift δ).
     ``eta``, ``v_eta``: (draws, entries); ``out``: (draws, strata, grid), zeroed;
     ``grid`` evenly spaced with step ``_FINE · w``; ``table``, ``w`` from :func:`tables`.
+    One thread; :func:`shift_loglik_parallel` is the same over the draws in parallel.
     """
-    n_draws, n_entries = eta.shape
+    for t in range(eta.shape[0]):
+        _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w)
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def shift_loglik_parallel(eta, v_eta, stratum, count, positives, grid, out, table, w):
+    """:func:`shift_loglik` with the draws spread over numba's threads.
+
+    Compiling a parallel loop costs about 3.5 s more, once per machine, than the
+    serial one; :func:`bayesfair.models.shift.stratum_shift_loglik` calls this only
+    for work large enough to repay it (:data:`PARALLEL_WORK`), so a first small fit
+    does not wait for it.
+    """
+    for t in numba.prange(eta.shape[0]):
+        _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w)
+
+
+#: Entries × draws × shifts of a call above which the parallel kernel is worth its
+#: compilation (at 256 draws and 201 shifts: about 100 labeled cells, e.g. 10 groups).
+PARALLEL_WORK = 5_000_000
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w):
+    """Draw ``t`` of :func:`shift_loglik`."""
+    n_entries = eta.shape[1]
     n_grid = grid.size
     n_table = table.shape[1]
     stride = round((grid[1] - grid[0]) / w)
     lo = -_RANGE
-    for t in numba.prange(n_draws):
-        for e in range(n_entries):
-            s = stratum[e]
-            n = count[e]
-            x = positives[e]
-            half_v = 0.5 * v_eta[t, e]
-            h0 = eta[t, e] + grid[0]
-            pos = (h0 - lo) / w
-            i0 = math.floor(pos)
-            f = pos - i0
-            # cubic Hermite basis at fraction f (values at i, i + 1; slopes times w)
-            f2 = f * f
-            f3 = f2 * f
-            b00 = 2.0 * f3 - 3.0 * f2 + 1.0
-            b10 = (f3 - 2.0 * f2 + f) * w
-            b01 = -2.0 * f3 + 3.0 * f2
-            b11 = (f3 - f2) * w
-            for j in range(n_grid):
-                i = i0 + j * stride
-                if i >= 0 and i + 1 < n_table:
-                    softplus = (
-                        b00 * table[0, i]
-                        + b10 * table[1, i]
-                        + b01 * table[0, i + 1]
-                        + b11 * table[1, i + 1]
-                    )
-                    q = (
-                        b00 * table[2, i]
-                        + b10 * table[3, i]
-                        + b01 * table[2, i + 1]
-                        + b11 * table[3, i + 1]
-                    )
-                else:  # beyond the tables: the asymptotes
-                    h = h0 + grid[j] - grid[0]
-                    softplus = max(h, 0.0) + math.log1p(math.exp(-abs(h)))
-                    q = 0.0
-                out[t, s, j] += grid[j] * x - n * (softplus + half_v * q)
+    for e in range(n_entries):
+        s = stratum[e]
+        n = count[e]
+        x = positives[e]
+        half_v = 0.5 * v_eta[t, e]
+        h0 = eta[t, e] + grid[0]
+        pos = (h0 - lo) / w
+        i0 = math.floor(pos)
+        f = pos - i0
+        # cubic Hermite basis at fraction f (values at i, i + 1; slopes times w)
+        f2 = f * f
+        f3 = f2 * f
+        b00 = 2.0 * f3 - 3.0 * f2 + 1.0
+        b10 = (f3 - 2.0 * f2 + f) * w
+        b01 = -2.0 * f3 + 3.0 * f2
+        b11 = (f3 - f2) * w
+        for j in range(n_grid):
+            i = i0 + j * stride
+            if i >= 0 and i + 1 < n_table:
+                softplus = (
+                    b00 * table[0, i]
+                    + b10 * table[1, i]
+                    + b01 * table[0, i + 1]
+                    + b11 * table[1, i + 1]
+                )
+                q = (
+                    b00 * table[2, i]
+                    + b10 * table[3, i]
+                    + b01 * table[2, i + 1]
+                    + b11 * table[3, i + 1]
+                )
+            else:  # beyond the tables: the asymptotes
+                h = h0 + grid[j] - grid[0]
+                softplus = max(h, 0.0) + math.log1p(math.exp(-abs(h)))
+                q = 0.0
+            out[t, s, j] += grid[j] * x - n * (softplus + half_v * q)

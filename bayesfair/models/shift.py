@@ -171,7 +171,13 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
     ndarray, shape (n_draws, 2 n_groups, n_grid)
         Zero for a stratum without labels.
     """
-    from bayesfair.models._shift_kernels import shift_loglik
+    import numba
+
+    from bayesfair.models._shift_kernels import (
+        PARALLEL_WORK,
+        shift_loglik,
+        shift_loglik_parallel,
+    )
 
     grid = np.ascontiguousarray(grid, dtype=float)
     steps = np.diff(grid)
@@ -182,7 +188,8 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
     eta, v_eta = entry_predictor(lik, a, b, c)  # (draws, entries)
     stratum = np.ascontiguousarray(lik["group_idx"] * 2 + lik["side"], dtype=np.int64)
     out = np.zeros((eta.shape[0], 2 * n_groups, grid.size))
-    shift_loglik(
+    large = eta.size * grid.size >= PARALLEL_WORK and numba.get_num_threads() > 1
+    (shift_loglik_parallel if large else shift_loglik)(
         np.ascontiguousarray(eta),
         np.ascontiguousarray(v_eta),
         stratum,

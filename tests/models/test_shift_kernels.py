@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from bayesfair.models._shift_kernels import shift_loglik, tables
+from bayesfair.models._shift_kernels import shift_loglik, shift_loglik_parallel, tables
 
 
 def _direct(eta, v_eta, stratum, count, positives, grid, n_strata):
@@ -16,8 +16,8 @@ def _direct(eta, v_eta, stratum, count, positives, grid, n_strata):
     return out
 
 
-def test_the_interpolated_and_the_asymptotic_terms_agree_with_numpy():
-    rng = np.random.default_rng(0)
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
     eta = rng.normal(0, 3, (7, 9))
     eta[0, :3] = [44.0, -48.0, 27.0]  # beyond the tables' ±45 at some shifts: asymptotes
     v_eta = rng.uniform(0, 0.2, (7, 9))
@@ -25,8 +25,22 @@ def test_the_interpolated_and_the_asymptotic_terms_agree_with_numpy():
     count = rng.integers(1, 30, 9).astype(float)
     positives = np.floor(count * rng.uniform(0, 1, 9))
     grid = np.linspace(-5, 5, 201)
+    return eta, v_eta, stratum, count, positives, grid
+
+
+def test_the_interpolated_and_the_asymptotic_terms_agree_with_numpy():
+    eta, v_eta, stratum, count, positives, grid = _inputs()
     out = np.zeros((7, 4, grid.size))
     shift_loglik(eta, v_eta, stratum, count, positives, grid, out, *tables(0.05))
     expected = _direct(eta, v_eta, stratum, count, positives, grid, 4)
     # the interpolation's error bound (module docstring): 1e-11 per row, times the rows
     np.testing.assert_allclose(out, expected, rtol=0, atol=1e-11 * count.sum())
+
+
+def test_the_parallel_kernel_is_the_serial_one_over_threads():
+    """The same sums, draw by draw (each draw writes its own rows of ``out``)."""
+    inputs = _inputs(1)
+    serial, parallel = np.zeros((7, 4, 201)), np.zeros((7, 4, 201))
+    shift_loglik(*inputs, serial, *tables(0.05))
+    shift_loglik_parallel(*inputs, parallel, *tables(0.05))
+    np.testing.assert_array_equal(parallel, serial)
