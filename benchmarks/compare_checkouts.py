@@ -37,7 +37,7 @@ def run(path: str) -> None:
         "compare.variance": comp.variance,
         "compare.groups": comp.groups,
         "fit.summary": res.summary(),
-        "fit.calibration_check": res.calibration_check(random_seed=0, warn=False),
+        "fit.calibration_check": res.calibration_check(warn=False),
         "draws of Δ accuracy": res.difference("accuracy").values,
     }
     with open(path, "wb") as fh:

@@ -8,6 +8,7 @@ predicted positive has no PPV in any draw. Small real NUTS fits (plumbing).
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayesfair as bf
@@ -165,3 +166,15 @@ def test_the_old_ways_warn_at_the_caller_and_give_the_one_way_s_value(small_grou
         with pytest.warns(FutureWarning, match="deprecated .* stops working in 0.5") as record:
             assert old() == new
         assert record[0].filename == __file__
+
+
+def test_the_calibration_check_s_unused_arguments_warn_at_the_caller(small_group):
+    """``max_draws`` and ``random_seed`` never changed the check (it uses no draws and
+    no random numbers); given, they warn until 0.5, and the table is the same."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.CalibrationWarning)
+        plain = small_group.calibration_check(warn=False)
+        with pytest.warns(FutureWarning, match="ignores max_draws and random_seed") as record:
+            old = small_group.calibration_check(max_draws=500, random_seed=1, warn=False)
+    assert record[0].filename == __file__
+    pd.testing.assert_frame_equal(old, plain)
