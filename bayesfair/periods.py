@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._validation import check_epsilon, check_probability, takes
+from bayesfair.checks import holm_adjust
 from bayesfair.data import AssessmentData
 from bayesfair.exceptions import (
     InvalidParameterError,
@@ -267,8 +268,6 @@ def family_drift(drift: pd.DataFrame) -> pd.DataFrame:
         NaN and do not count), and ``drift_family``, True where it is below
         :data:`DRIFT_LEVEL`: the flags that hold for the family of checks.
     """
-    from bayesfair.checks import holm_adjust
-
     out = drift.copy()
     out["drift_p_family"] = holm_adjust(out["drift_p"].to_numpy(float))
     out["drift_family"] = (out["drift_p_family"] < DRIFT_LEVEL).to_numpy(bool)

@@ -63,36 +63,6 @@ def test_the_shift_likelihood_is_the_binned_likelihood_with_the_intercept_moved(
             np.testing.assert_allclose(got[:, s, j] - ref0, full - base, rtol=0, atol=bound)
 
 
-def test_small_work_stays_on_one_thread_and_large_work_spreads(labeled, monkeypatch):
-    """The parallel kernel (about 3.5 s more to compile, once) is called only above
-    ``PARALLEL_WORK`` entries × draws × shifts; both give the same numbers."""
-    from bayesfair.models import _shift_kernels as kernels
-
-    lik = likelihood_data(labeled)
-    rng = np.random.default_rng(1)
-    a, b = np.exp(rng.normal(0, 0.2, (256, 2))), np.exp(rng.normal(0, 0.2, (256, 2)))
-    c = rng.normal(0, 0.5, (256, 2))
-    called = []
-    for name in ("shift_loglik", "shift_loglik_parallel"):
-        kernel = getattr(kernels, name)
-        monkeypatch.setattr(
-            kernels, name, lambda *args, k=kernel, n=name: called.append(n) or k(*args)
-        )
-    small = stratum_shift_loglik(lik, a, b, c, 2)
-    work = lik["count"].size * 256 * SHIFT_GRID.size
-    assert work < kernels.PARALLEL_WORK and called == ["shift_loglik"]
-    monkeypatch.setattr(kernels, "PARALLEL_WORK", work)
-    large = stratum_shift_loglik(lik, a, b, c, 2)
-    assert called[-1] == ("shift_loglik_parallel" if _numba_threads() > 1 else "shift_loglik")
-    np.testing.assert_array_equal(large, small)
-
-
-def _numba_threads() -> int:
-    import numba
-
-    return numba.get_num_threads()
-
-
 def test_a_fixed_spread_gives_the_exact_conditional_posterior(labeled):
     """τ fixed at 0.5 (floor 0.5, scale → 0): each stratum's shift is drawn from
     exp(L(δ)) N(δ; 0, 0.5²); its mean matches quadrature within 4 Monte Carlo SE plus

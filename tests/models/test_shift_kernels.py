@@ -44,3 +44,39 @@ def test_the_parallel_kernel_is_the_serial_one_over_threads():
     shift_loglik(*inputs, serial, *tables(0.05))
     shift_loglik_parallel(*inputs, parallel, *tables(0.05))
     np.testing.assert_array_equal(parallel, serial)
+
+
+def test_small_work_stays_on_one_thread_and_large_work_spreads(monkeypatch):
+    """The parallel kernel (about 3.5 s more to compile, once) is called only above
+    ``PARALLEL_WORK`` entries × draws × shifts; both give the same numbers."""
+    import bayesfair.models._shift_kernels as kernels  # the module under test, patched
+    from bayesfair.models.likelihood import likelihood_data
+    from bayesfair.models.shift import SHIFT_GRID, stratum_shift_loglik
+    from bayesfair.summary import summarize_arrays
+
+    rng = np.random.default_rng(3)
+    s = rng.beta(2.0, 2.0, 400)
+    labeled = summarize_arrays(s, rng.integers(0, 2, 400), [0, 1], labels=rng.random(400) < s)
+    lik = likelihood_data(labeled)
+    rng = np.random.default_rng(1)
+    a, b = np.exp(rng.normal(0, 0.2, (256, 2))), np.exp(rng.normal(0, 0.2, (256, 2)))
+    c = rng.normal(0, 0.5, (256, 2))
+    called = []
+    for name in ("shift_loglik", "shift_loglik_parallel"):
+        kernel = getattr(kernels, name)
+        monkeypatch.setattr(
+            kernels, name, lambda *args, k=kernel, n=name: called.append(n) or k(*args)
+        )
+    small = stratum_shift_loglik(lik, a, b, c, 2)
+    work = lik["count"].size * 256 * SHIFT_GRID.size
+    assert work < kernels.PARALLEL_WORK and called == ["shift_loglik"]
+    monkeypatch.setattr(kernels, "PARALLEL_WORK", work)
+    large = stratum_shift_loglik(lik, a, b, c, 2)
+    assert called[-1] == ("shift_loglik_parallel" if _numba_threads() > 1 else "shift_loglik")
+    np.testing.assert_array_equal(large, small)
+
+
+def _numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
