@@ -58,6 +58,7 @@ from bayesfair.metrics import (
     rate_fraction,
     undefined_rate_message,
 )
+from bayesfair.models.catalogue import models_with_map, verdict_order
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
 from bayesfair.stats import hdi, rope_decision
 from bayesfair.tables import difference_row
@@ -361,7 +362,7 @@ def compare(
     posteriors = dict(posteriors or {})
     for name, res in posteriors.items():
         _check_same_data(name, res, data)
-    if clusters and not {"rbc", "bc"} & (set(models) | set(posteriors)):
+    if clusters and not set(models_with_map()) & (set(models) | set(posteriors)):
         raise InvalidParameterError(
             "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
         )
@@ -373,10 +374,10 @@ def compare(
     posteriors.update(_fit_models(data, models, posteriors, options, seq))
 
     too_few = _too_few_draws(posteriors, ci_prob)
-    calibrated = next((m for m in ("rbc", "bc") if m in posteriors), None)
+    calibrated = next((m for m in models_with_map() if m in posteriors), None)
     calibration = (
         posteriors[calibrated].calibration_check(warn=False)
-        if calibrated is not None and posteriors[calibrated].model in ("bc", "rbc")
+        if calibrated is not None and posteriors[calibrated].model in models_with_map()
         else pd.DataFrame(columns=list(CHECK_COLUMNS))
     )
     pair_rows, var_rows = [], []
@@ -565,7 +566,7 @@ def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
 
 #: The models whose calibration view a comparison shows, in order of preference (the
 #: order the findings rest on).
-CALIBRATION_MODELS = ("rbc", "bc", "hbb", "bb")
+CALIBRATION_MODELS = verdict_order()
 
 
 def _calibration_model(models, posteriors) -> str | None:

@@ -80,6 +80,7 @@ from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 from bayesfair.fitting import fit, model_options
 from bayesfair.frequentist.intervals import newcombe_interval
 from bayesfair.metrics import get_rate, rate_fraction
+from bayesfair.models.catalogue import models_with_map
 from bayesfair.stats import eti, hdi
 
 __all__ = ["METHODS", "mae_table", "run_experiment", "run_grid"]
@@ -96,7 +97,7 @@ METHODS = {
 # Fixed positions of each run's child seeds: the split and one per model. Adding a
 # method here must append, never reorder, or old results stop being reproducible.
 _SEED_SLOTS = ("split", "bb", "hbb", "bc", "rbc")
-_CALIBRATION_METHODS = ("bc", "rbc")
+_CALIBRATION_METHODS = models_with_map()
 
 #: The posterior intervals of :func:`run_experiment`'s ``interval`` option.
 INTERVALS = {"eti": eti, "hdi": hdi}

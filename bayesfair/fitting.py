@@ -49,6 +49,7 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
+from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.periods import drift_table, family_drift, group_over_periods, period_sizes
@@ -62,13 +63,9 @@ from bayesfair.sensitivity import (
 
 __all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
 
-#: The models ``fit`` knows, with a one-line description.
-MODELS = {
-    "bb": "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
-    "hbb": "hierarchical beta-binomial: group rates share a Beta population (mean by size)",
-    "bc": "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
-    "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",
-}
+#: The models ``fit`` knows, with a one-line description (from the catalogue,
+#: :mod:`bayesfair.models.catalogue`), from the simplest to the default.
+MODELS = {name: MODEL_SPECS[name].description for name in reversed(verdict_order())}
 
 
 _PRIOR_TYPES = {

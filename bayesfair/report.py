@@ -26,6 +26,7 @@ from bayesfair._tree import get_group
 from bayesfair._validation import takes
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
 from bayesfair.models.priors import prior_from_record
 from bayesfair.stats import rope_decision
 
@@ -246,7 +247,7 @@ CALIBRATION_TITLE = "Calibration within groups"
 def _calibration_view_model(comp):
     """The model of the comparison's calibration view (None: the labeled rows' alone)."""
     view = comp.calibration_view
-    return next((m for m in ("rbc", "bc", "hbb", "bb") if f"{m}_calibration_gap" in view), None)
+    return next((m for m in verdict_order() if f"{m}_calibration_gap" in view), None)
 
 
 def _calibration_view_table(comp, digits: int):
@@ -375,10 +376,7 @@ def _calibration_table(comp):
 
 # --------------------------------------------------------------------------- plain words
 _METHOD_WORDS = {
-    "rbc": "RBC, the calibration model with the unlabeled scores",
-    "bc": "BC, Ji et al.'s calibration model with the unlabeled scores",
-    "hbb": "HBB, the hierarchical beta-binomial model of the labeled examples",
-    "bb": "BB, the beta-binomial model of the labeled examples",
+    **{name: spec.words for name, spec in MODEL_SPECS.items()},
     "newcombe": "Newcombe's interval on the labeled examples (no Bayesian interval available)",
 }
 
@@ -386,7 +384,7 @@ _METHOD_WORDS = {
 def _no_label_words(groups: list, method: str) -> str:
     """What a verdict on a group without labeled examples rests on, in words."""
     names = " and ".join(str(g) for g in groups)
-    if method in ("rbc", "bc"):
+    if method in models_with_map():
         source = (
             "its rates come from its unlabeled scores through the calibration maps learned "
             "on the other groups' labels, and no label of its own checks them"
@@ -425,7 +423,7 @@ def findings(comp) -> list[dict]:
         label = get_rate(r["metric"]).label
         passed_over = []
         method = None
-        for m in ("rbc", "bc", "hbb", "bb"):
+        for m in verdict_order():
             if m not in comp.settings["models"] or math.isnan(r.get(f"{m}_lower", math.nan)):
                 continue
             if m == "bc" and {str(r["group"]), str(r["reference"])} & misfit:
@@ -455,7 +453,7 @@ def findings(comp) -> list[dict]:
                 "check flags a misfit in this pair.)"
             )
         unlabeled_only = [g for g in (r["group"], r["reference"]) if str(g) in no_labels]
-        if unlabeled_only and method in ("rbc", "bc", "hbb", "bb"):
+        if unlabeled_only and method in MODEL_SPECS:
             text += f" ({_no_label_words(unlabeled_only, method)})"
         out.append(
             {
@@ -649,7 +647,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
                 _png(fig),
             )
         )
-    calibrated = next((m for m in ("rbc", "bc") if m in comp.posteriors), None)
+    calibrated = next((m for m in models_with_map() if m in comp.posteriors), None)
     if calibrated is not None:
         post = comp.posteriors[calibrated]
         k = len(post.groups)

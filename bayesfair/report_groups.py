@@ -21,6 +21,7 @@ from bayesfair._render import html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
 from bayesfair.group_plots import gap_figure_size, plot_group_gaps
 from bayesfair.metrics import get_rate
+from bayesfair.models.catalogue import verdict_order
 from bayesfair.stats import rope_decision
 
 __all__ = [
@@ -65,7 +66,7 @@ def view_method(comp) -> str:
     """The method the group and family verdicts rest on: the first fitted of RBC, BC, HBB,
     BB whose views exist, else the frequentist band (``"freq"``)."""
     family = comp.family_view
-    for m in ("rbc", "bc", "hbb", "bb"):
+    for m in verdict_order():
         if f"{m}_decision" in family.columns:
             return m
     return "freq"
@@ -156,7 +157,7 @@ def family_table(comp, digits: int = 3) -> pd.DataFrame:
     """The family view as a printable table: per metric and method, max − min with its
     interval and the verdict."""
     rows = []
-    methods = [m for m in ("rbc", "bc", "hbb", "bb") if f"{m}_decision" in comp.family_view]
+    methods = [m for m in verdict_order() if f"{m}_decision" in comp.family_view]
     for _, r in comp.family_view.iterrows():
         for m in [*methods, "freq"]:
             rows.append(

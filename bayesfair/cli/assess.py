@@ -28,6 +28,7 @@ from bayesfair.cli.files import (
 from bayesfair.compare import compare
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit_periods
+from bayesfair.models.catalogue import verdict_order
 from bayesfair.report import comparison_html, comparison_json
 from bayesfair.report_periods import drift_sentences, period_html, period_json, period_markdown
 
@@ -92,7 +93,7 @@ from bayesfair.report_periods import drift_sentences, period_html, period_json, 
 @click.option("--metrics", default="accuracy,tpr,fpr", show_default=True)
 @click.option(
     "--model",
-    type=click.Choice(["rbc", "bc", "bb", "hbb"]),
+    type=click.Choice(list(verdict_order())),
     default="rbc",
     show_default=True,
     help="Bayesian model; with rbc or bc the exact, labeled-only bb is shown too.",

@@ -39,6 +39,7 @@ from bayesfair.models.calibration import (
     rate_prior_shapes,
     stratum_counts,
 )
+from bayesfair.models.catalogue import models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
 from bayesfair.posterior import FairnessPosterior
@@ -476,7 +477,7 @@ def suggest_labels(
         raise InvalidParameterError(
             f"The 'res' parameter must be a FairnessPosterior. Got {type(res).__name__}."
         )
-    if res.model not in ("rbc", "bc"):
+    if res.model not in models_with_map():
         raise InvalidParameterError(
             f"suggest_labels needs a calibration model ('rbc' or 'bc'): the gain of a label "
             f"depends on its score through the calibration map. Got model={res.model!r}."

@@ -1,0 +1,105 @@
+"""The catalogue of the package's models: one :class:`ModelSpec` per model.
+
+What the rest of the package says about a model (its one-line description, its name
+in a report, the words a finding uses for it, whether it reads the unlabeled scores
+and has a calibration map, and the order in which a verdict rests on the fitted
+models) is read here, so that a table of descriptions or a loop over model names is
+written once. The fitting of each model stays in :mod:`bayesfair.fitting`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MODEL_SPECS", "ModelSpec", "models_with_map", "verdict_order"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What the package knows about one model, outside its fitting.
+
+    Parameters
+    ----------
+    name : str
+        The name ``fit`` takes (``"rbc"``).
+    description : str
+        One line, as :data:`bayesfair.MODELS` lists it.
+    display : str
+        Its name in tables and figures (``"RBC"``).
+    words : str
+        What a finding says a verdict rests on ("RBC, the calibration model with the
+        unlabeled scores").
+    uses_unlabeled : bool
+        Whether the unlabeled scores enter the model.
+    has_map : bool
+        Whether it has calibration maps (a calibration check, calibration within
+        groups from its maps, label suggestions).
+    """
+
+    name: str
+    description: str
+    display: str
+    words: str
+    uses_unlabeled: bool
+    has_map: bool
+
+
+#: The models, in the order a verdict rests on them when several are fitted: the
+#: robust calibration model first, the beta-binomial of the labels last.
+MODEL_SPECS: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in (
+        ModelSpec(
+            "rbc",
+            "beta calibration that falls back on the labels where the map is wrong (default)",
+            "RBC",
+            "RBC, the calibration model with the unlabeled scores",
+            uses_unlabeled=True,
+            has_map=True,
+        ),
+        ModelSpec(
+            "bc",
+            "hierarchical Bayesian beta calibration with unlabeled data (Ji et al. §2.3-2.4)",
+            "BC",
+            "BC, Ji et al.'s calibration model with the unlabeled scores",
+            uses_unlabeled=True,
+            has_map=True,
+        ),
+        ModelSpec(
+            "hbb",
+            "hierarchical beta-binomial: group rates share a Beta population (mean by size)",
+            "HBB",
+            "HBB, the hierarchical beta-binomial model of the labeled examples",
+            uses_unlabeled=False,
+            has_map=False,
+        ),
+        ModelSpec(
+            "bb",
+            "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
+            "BB",
+            "BB, the beta-binomial model of the labeled examples",
+            uses_unlabeled=False,
+            has_map=False,
+        ),
+    )
+}
+
+
+def verdict_order() -> tuple[str, ...]:
+    """The model names in the order a verdict rests on them (:data:`MODEL_SPECS`' order).
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(MODEL_SPECS)
+
+
+def models_with_map() -> tuple[str, ...]:
+    """The names of the models with calibration maps, in :func:`verdict_order`.
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(name for name, spec in MODEL_SPECS.items() if spec.has_map)
