@@ -186,6 +186,7 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         "",
         _table(freq),
         "",
+        *_plain_markdown(comp),
         "Between-group variance (Lum et al. 2022) and its posterior:",
         "",
         _table(_variance_table(comp, digits)),
@@ -208,9 +209,12 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     clusters = _clusters_table(comp, digits)
     if clusters is not None:
         out += ["", f"{CLUSTERS_TITLE} (one metric per cluster):", "", _table(clusters)]
-    notes = [n for n in comp.pairs.get("note", []) if n]
+    if comp.posteriors:
+        out += ["", "Sampler diagnostics:", "", _table(_diagnostics_shown(comp)), ""]
+        out += [DIAGNOSTICS_ADVICE]
+    notes = _notes(comp)
     if notes:
-        out += ["", "Notes:", *[f"- {n}" for n in dict.fromkeys(notes)]]
+        out += ["", "Notes:", *[f"- {n}" for n in notes]]
     out += [
         "",
         "Provenance:",
@@ -587,6 +591,28 @@ def _diagnostics(comp) -> pd.DataFrame:
     )
 
 
+#: What the sampler diagnostics ask of a reader, in every report format.
+DIAGNOSTICS_ADVICE = (
+    "R-hat above 1.01, a bulk ESS below about 400 or any divergence call for more draws "
+    "(or a higher target acceptance) before the numbers are trusted."
+)
+
+
+def _diagnostics_shown(comp) -> pd.DataFrame:
+    """:func:`_diagnostics` with its numbers written for a reader."""
+    diag = _diagnostics(comp)
+    return diag.assign(
+        max_r_hat=diag["max_r_hat"].map(lambda v: _fmt(v, 3)),
+        min_ess_bulk=diag["min_ess_bulk"].map(lambda v: _fmt(v, 0)),
+    )
+
+
+def _plain_markdown(comp) -> list[str]:
+    """The plain-words section as Markdown lines (nothing when it is empty)."""
+    sentences = _plain_sentences(comp)
+    return ["In plain words:", "", *[f"- {t}" for t in sentences], ""] if sentences else []
+
+
 def _notes(comp) -> list[str]:
     notes = [n for n in comp.pairs.get("note", []) if n]
     for post in comp.posteriors.values():
@@ -787,16 +813,10 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
         *[f"<p class='note'>{escape(n)}</p>" for n in _variance_notes(comp)],
     ]
     if comp.posteriors:
-        diag = _diagnostics(comp)
-        shown = diag.assign(
-            max_r_hat=diag["max_r_hat"].map(lambda v: _fmt(v, 3)),
-            min_ess_bulk=diag["min_ess_bulk"].map(lambda v: _fmt(v, 0)),
-        )
         parts += [
             "<h2>Sampler diagnostics</h2>",
-            _html_table(shown, "diagnostics"),
-            "<p>R-hat above 1.01, a bulk ESS below about 400 or any divergence call for "
-            "more draws (or a higher target acceptance) before the numbers are trusted.</p>",
+            _html_table(_diagnostics_shown(comp), "diagnostics"),
+            f"<p>{escape(DIAGNOSTICS_ADVICE)}</p>",
         ]
     parts += _html_list("Notes", _notes(comp), "warn")
     if figures:

@@ -5,6 +5,7 @@ import json
 import math
 import re
 import warnings
+from html import escape as html_escape
 
 import matplotlib
 
@@ -293,3 +294,32 @@ def test_a_finding_on_a_group_without_labels_says_what_it_rests_on():
     by_group = {f["group"]: f["text"] for f in findings(comp)}
     assert "c has no labeled example: its rates are the model's prior" in by_group["c"]
     assert "no labeled example" not in by_group["b"]
+
+
+def test_the_three_formats_carry_the_same_sections(comparison):
+    """Markdown (the command line's default), HTML and JSON: each section in all three,
+    with the same sentences where a section is sentences (the findings, the plain
+    words, the notes)."""
+    md = comparison_markdown(comparison)
+    html = comparison_html(comparison, figures=False)
+    payload = json.loads(comparison_json(comparison))
+    sections = {  # JSON key: (Markdown marker, HTML marker)
+        "findings": ("Findings:", "Findings"),
+        "groups": ("Group sizes", "<h2>Data sizes per group</h2>"),
+        "pairs": ("Differences Δ = rate(group)", "<h2>Differences Δ = rate(group)"),
+        "plain_words": ("In plain words:", "In plain words"),
+        "variance": ("Between-group variance", "<h2>Between-group variance"),
+        "calibration_check": ("Calibration check", "<h2>Calibration check</h2>"),
+        "diagnostics": ("Sampler diagnostics:", "<h2>Sampler diagnostics</h2>"),
+        "notes": ("Notes:", "Notes"),
+        "provenance": ("Provenance:", "<h2>Provenance</h2>"),
+    }
+    for key, (in_md, in_html) in sections.items():
+        assert payload[key], key
+        assert in_md in md and in_html in html, key
+    for key in ("plain_words", "notes"):
+        for sentence in payload[key]:
+            assert sentence in md, sentence
+            assert html_escape(sentence, quote=False) in html or html_escape(sentence) in html
+    for finding in payload["findings"]:
+        assert finding["text"] in md
