@@ -26,7 +26,7 @@ import numpy as np
 
 from bayesfair import calibration_view, checks, contrasts, periods, sensitivity, tables
 from bayesfair import groups as _groups
-from bayesfair._netcdf import read_result, write_result
+from bayesfair._netcdf import read_parts, read_result, write_parts, write_result
 from bayesfair._tree import get_group
 from bayesfair._validation import check_probability, deprecated
 from bayesfair.exceptions import (  # the warnings re-exported under their old home
@@ -644,6 +644,60 @@ class PeriodPosterior:
         ci_prob : float, default 0.95
         """
         return periods.period_summary(self, metrics, epsilon, ci_prob)
+
+    def to_netcdf(self, path) -> Path:
+        """Save to netCDF (one file: a node per group's fit, the periods, sizes, drift
+        checks and settings at its root); :meth:`from_netcdf` restores everything. This
+        object is not changed.
+
+        Parameters
+        ----------
+        path : str or path-like
+        """
+        parts, fitted = {}, []
+        for i, fit in enumerate(self.fits.values()):
+            fitted.append(fit is not None)
+            if fit is not None:
+                meta = dict(
+                    model=fit.model, reference=fit.reference, notes=fit.notes, settings=fit.settings
+                )
+                parts[f"fit_{i}"] = (fit.idata, meta)
+        meta = dict(
+            kind="PeriodPosterior",
+            groups=self.groups,
+            fitted=fitted,
+            periods=self.periods,
+            reference=self.reference,
+            sizes=self.sizes.reset_index().to_dict(orient="list"),
+            drift=self.drift.to_dict(orient="list"),
+            settings=self.settings,
+        )
+        return write_parts(parts, meta, path)
+
+    @classmethod
+    def from_netcdf(cls, path) -> PeriodPosterior:
+        """Load an audit over time saved with :meth:`to_netcdf`.
+
+        Parameters
+        ----------
+        path : str or path-like
+        """
+        import pandas as pd
+
+        parts, meta = read_parts(path)
+        if meta.get("kind") != "PeriodPosterior":
+            raise InvalidParameterError(
+                f"{path} holds no audit over time; FairnessPosterior.from_netcdf reads a fit."
+            )
+        fits = {}
+        for i, (group, fitted) in enumerate(zip(meta["groups"], meta["fitted"], strict=True)):
+            fits[group] = None
+            if fitted:
+                tree, fit_meta = parts[f"fit_{i}"]
+                fits[group] = FairnessPosterior(tree, **fit_meta)
+        sizes = pd.DataFrame(meta["sizes"]).set_index(["period", "group"])
+        drift = pd.DataFrame(meta["drift"])
+        return cls(fits, meta["periods"], meta["reference"], sizes, drift, meta["settings"])
 
     def __repr__(self) -> str:
         return (

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from bayesfair._netcdf import read_result, write_result
+from bayesfair._netcdf import read_parts, read_result, write_parts, write_result
 from bayesfair._tree import make_tree
 
 
@@ -78,3 +78,26 @@ def test_a_file_without_bayesfairs_metadata_is_refused(idata, tmp_path):
     idata.to_netcdf(str(path))
     with pytest.raises(KeyError, match="bayesfair"):
         read_result(path)
+
+
+def test_several_results_in_one_file_keep_their_own_metadata_and_dates(idata, tmp_path):
+    """``write_parts``: a node per result with its metadata; the whole's at the root, dates
+    and NumPy scalars kept; a value JSON has no form for is refused by name."""
+    import pandas as pd
+
+    when = pd.Timestamp("2026-03-01")
+    meta = {"periods": [when, np.int64(2)], "note": "whole"}
+    parts = {"fit_0": (idata, {"model": "bb"}), "fit_2": (idata, {"model": "rbc"})}
+    path = write_parts(parts, meta, tmp_path / "parts.nc")
+    back, whole = read_parts(path)
+    assert whole == {"periods": [when, 2], "note": "whole"}
+    assert isinstance(whole["periods"][0], pd.Timestamp)
+    assert {name: m for name, (_, m) in back.items()} == {
+        "fit_0": {"model": "bb"},
+        "fit_2": {"model": "rbc"},
+    }
+    tree, _ = back["fit_2"]
+    xr.testing.assert_equal(tree["posterior"].to_dataset(), idata["posterior"].to_dataset())
+    assert tree.attrs["origin"] == "a test"
+    with pytest.raises(TypeError, match="Period cannot be saved"):
+        write_parts(parts, {"period": pd.Period("2026Q1")}, tmp_path / "bad.nc")

@@ -248,6 +248,45 @@ def test_the_family_of_checks_is_adjusted_and_each_check_says_what_it_can_see(de
     assert "1.8 logits (about 30 points" in words[2]
 
 
+def test_an_audit_over_time_is_saved_and_read_back_whole(deployment, tmp_path):
+    """``to_netcdf``/``from_netcdf``: the same period table, drift checks, sizes, periods,
+    settings and each group's draws; a fit's file is not taken for an audit."""
+    _, _, _, res = deployment
+    path = res.to_netcdf(tmp_path / "audit.nc")
+    back = bf.PeriodPosterior.from_netcdf(path)
+    assert back.periods == res.periods and back.groups == res.groups
+    assert back.reference == res.reference and back.settings == res.settings
+    pd.testing.assert_frame_equal(back.drift, res.drift)
+    pd.testing.assert_frame_equal(back.sizes, res.sizes)
+    pd.testing.assert_frame_equal(
+        back.period_summary(["accuracy"]), res.period_summary(["accuracy"])
+    )
+    np.testing.assert_array_equal(back.rate_draws("accuracy", "B"), res.rate_draws("accuracy", "B"))
+    fit_path = res.fits["A"].to_netcdf(tmp_path / "fit.nc")
+    with pytest.raises(InvalidParameterError, match="no audit over time"):
+        bf.PeriodPosterior.from_netcdf(fit_path)
+
+
+def test_dated_periods_and_a_group_without_labels_are_saved_too(tmp_path):
+    """Periods that are dates come back as dates; a group without a fit stays without."""
+    lab, unl = drifting_periods(2, 40, 200, groups=("A", "B", "C"), random_seed=6)
+    lab = lab[lab["group"] != "C"]
+    dates = {0: pd.Timestamp("2026-01-01"), 1: pd.Timestamp("2026-04-01")}
+    lab, unl = (
+        lab.assign(period=lab["period"].map(dates)),
+        unl.assign(period=unl["period"].map(dates)),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit_periods(_data(lab, unl), model="bb", random_seed=0, progressbar=False)
+    back = bf.PeriodPosterior.from_netcdf(res.to_netcdf(tmp_path / "dated.nc"))
+    assert back.periods == res.periods and isinstance(back.periods[0], pd.Timestamp)
+    assert back.fits["C"] is None
+    pd.testing.assert_frame_equal(
+        back.period_summary(["accuracy"]), res.period_summary(["accuracy"])
+    )
+
+
 def test_a_flagged_period_leaves_the_baseline_so_a_lasting_drift_stays_flagged(deployment):
     """B's period 2 is flagged, so period 3 is checked against period 0 alone: the same
     check as on data where period 2 has no labels at all."""
