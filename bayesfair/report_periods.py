@@ -139,9 +139,13 @@ def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
             ],
             "decision": table["decision"],
             "drift": [
-                f"yes ({who}, p = {p:.3g})" if flag else "—"
-                for flag, who, p in zip(
-                    table["drift"], table["drift_in"], table["drift_p"], strict=True
+                f"{'yes' if holds else 'possible'} ({who}, p = {p:.3g})" if flag else "—"
+                for flag, holds, who, p in zip(
+                    table["drift"],
+                    table.get("drift_family", table["drift"]),
+                    table["drift_in"],
+                    table["drift_p"],
+                    strict=True,
                 )
             ],
         }

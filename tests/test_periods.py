@@ -207,6 +207,7 @@ def test_the_drift_flag_reads_the_periods_that_moved(deployment):
     table = res.period_summary("accuracy").set_index("period")
     assert table.loc[2, "drift"] and table.loc[2, "drift_in"] == "B"
     assert table.loc[2, "drift_p"] == b.loc[2, "drift_p"]
+    assert table.loc[2, "drift_family"] == b.loc[2, "drift_family"]
 
 
 def test_the_family_of_checks_is_adjusted_and_each_check_says_what_it_can_see(deployment):

@@ -82,3 +82,13 @@ def test_the_reports_close_with_their_provenance(result):
     assert "## Provenance" in markdown and "random seed" in markdown
     assert "<h2>Provenance</h2>" in period_html(result, ["accuracy"], figures=False)
     assert json.loads(period_json(result, ["accuracy"]))["provenance"]["call"] == rows["call"]
+
+
+def test_the_table_says_possible_for_a_flag_that_holds_only_on_its_own(result):
+    """The drift cell reads "yes" where the flag holds over the audit's checks and
+    "possible" where it holds only on its own."""
+    table = result.period_summary(["accuracy"]).head(2).copy()
+    table["drift"], table["drift_family"] = [True, True], [True, False]
+    table["drift_in"], table["drift_p"] = ["B", "A"], [1e-6, 0.02]
+    cells = period_table(table)["drift"].tolist()
+    assert cells == ["yes (B, p = 1e-06)", "possible (A, p = 0.02)"]
