@@ -60,21 +60,38 @@ def read_result(path):
 
 
 def _encode(value):
-    """JSON for what ``json`` cannot write: NumPy scalars and dates (tagged)."""
+    """JSON for what ``json`` cannot write: NumPy scalars, and dates and periods (tagged,
+    so that :func:`_decode` gives them back as they were)."""
+    import datetime
+
     import pandas as pd
 
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, pd.Timestamp):
         return {"__timestamp__": value.isoformat()}
+    if isinstance(value, pd.Period):
+        return {"__period__": str(value), "freq": value.freqstr}
+    if isinstance(value, datetime.datetime):
+        return {"__datetime__": value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"__date__": value.isoformat()}
     raise TypeError(f"{type(value).__name__} cannot be saved in a result's metadata.")
 
 
 def _decode(obj: dict):
-    if set(obj) == {"__timestamp__"}:
-        import pandas as pd
+    import datetime
 
+    import pandas as pd
+
+    if set(obj) == {"__timestamp__"}:
         return pd.Timestamp(obj["__timestamp__"])
+    if set(obj) == {"__period__", "freq"}:
+        return pd.Period(obj["__period__"], freq=obj["freq"])
+    if set(obj) == {"__datetime__"}:
+        return datetime.datetime.fromisoformat(obj["__datetime__"])
+    if set(obj) == {"__date__"}:
+        return datetime.date.fromisoformat(obj["__date__"])
     return obj
 
 

@@ -173,6 +173,7 @@ import pandas as pd
 from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_array, takes
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
+from bayesfair.models.catalogue import models_with_map
 from bayesfair.models.likelihood import likelihood_data
 from bayesfair.stats import diagnostics_table
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
@@ -958,7 +959,7 @@ def result_calibration_check(
     -------
     pandas.DataFrame
     """
-    if result.model not in ("bc", "rbc"):
+    if result.model not in models_with_map():
         raise InvalidParameterError(
             f"The '{result.model}' model has no calibration map to check; "
             "calibration_check needs a fit with model='bc' or 'rbc'."

@@ -49,7 +49,7 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
-from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.periods import drift_table, family_drift, group_over_periods, period_sizes
@@ -145,11 +145,14 @@ def _merged_backend(model, sampler, backend) -> str:
     return backend  # sampler "auto" (a NUTS model) or "nuts"
 
 
-def _resolve_sampler(model, sampler, backend, cores) -> tuple[str, str, int | None]:
+def _resolve_sampler(
+    model, sampler, backend, cores, stacklevel: int = 3
+) -> tuple[str, str, int | None]:
     """How draws are made: ``"exact"`` or ``"nuts"``, the NUTS backend, and ``cores``.
 
     ``backend`` (deprecated in 0.4) is merged into ``sampler``, with a ``FutureWarning``
-    that points at the caller of ``fit`` (as :func:`bayesfair._validation.renamed`'s).
+    that points at the caller of ``fit`` (as :func:`bayesfair._validation.renamed`'s;
+    ``stacklevel`` 3 from ``fit``, one more from a helper of it).
     """
     sampler = _check_sampler(sampler)
     if backend is not None:
@@ -158,7 +161,7 @@ def _resolve_sampler(model, sampler, backend, cores) -> tuple[str, str, int | No
             "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
             f"sampler={sampler!r}; 'backend' stops working in 0.5.",
             FutureWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     if sampler == "exact" and model != "bb":
         raise InvalidParameterError(
@@ -172,7 +175,7 @@ def _resolve_sampler(model, sampler, backend, cores) -> tuple[str, str, int | No
             f"{', '.join(map(repr, given))}; pass sampler='nuts' (or one of "
             f"{', '.join(map(repr, _NUTS_CHOICES))}) to sample it with NUTS.",
             IgnoredOptionWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     if cores is not None:
         cores = check_positive_int(cores, "cores")
@@ -180,12 +183,13 @@ def _resolve_sampler(model, sampler, backend, cores) -> tuple[str, str, int | No
     return ("exact" if exact else "nuts"), backend, cores
 
 
-def _warn_ignored(model: str, **options) -> None:
-    """Warn about options given (not None) to a model that does not use them."""
+def _warn_ignored(model: str, stacklevel: int = 3, **options) -> None:
+    """Warn about options given (not None) to a model that does not use them (pointing at
+    the caller of ``fit`` with ``stacklevel`` 3 from ``fit``)."""
     uses = {
-        "variant": ("bc", "rbc"),
-        "score_clip": ("bc", "rbc"),
-        "n_bins": ("bc", "rbc"),
+        "variant": models_with_map(),
+        "score_clip": models_with_map(),
+        "n_bins": models_with_map(),
         "discrepancy": ("rbc",),
     }
     ignored = [k for k, v in options.items() if v is not None and model not in uses[k]]
@@ -195,7 +199,7 @@ def _warn_ignored(model: str, **options) -> None:
             f"model={model!r} ignores {', '.join(map(repr, ignored))}: "
             f"{'they apply' if len(ignored) > 1 else 'it applies'} to {users} only.",
             IgnoredOptionWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -400,7 +404,7 @@ def fit(
         "estimand": estimand,
         "backend": backend,
     }
-    if model in ("bc", "rbc"):
+    if model in models_with_map():
         if variant not in VARIANTS:
             raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = _resolve_prior(model, prior)
@@ -442,7 +446,7 @@ def fit(
         idata, model=model, reference=_plain(reference), notes=notes, settings=settings, data=data
     )
     result.check_diagnostics(stacklevel=2)
-    if model in ("bc", "rbc") and data.n_labeled > 0:
+    if model in models_with_map() and data.n_labeled > 0:
         msg = misfit_message(model, result.calibration_check(warn=False))
         if msg:
             warnings.warn(msg, CalibrationWarning, stacklevel=2)
@@ -863,9 +867,10 @@ def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
     data = arguments["data"]
     model = resolve_name(arguments["model"], MODELS, what="model", argument="model")
     ignored = ("variant", "score_clip", "n_bins", "discrepancy")
-    _warn_ignored(model, **{name: arguments[name] for name in ignored})
+    # the warnings point at the caller of fit or fit_periods, a frame further up from here
+    _warn_ignored(model, stacklevel=4, **{name: arguments[name] for name in ignored})
     sampler, backend, cores = _resolve_sampler(
-        model, arguments["sampler"], arguments["backend"], arguments["cores"]
+        model, arguments["sampler"], arguments["backend"], arguments["cores"], stacklevel=4
     )
     arguments = {**arguments, "model": model}
     options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}

@@ -22,6 +22,7 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics import get_rate
 from bayesfair.models.calibration import calibrate
+from bayesfair.models.catalogue import models_with_map
 
 __all__ = [
     "plot_bootstrap_variance",
@@ -368,7 +369,7 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     ----------
     Ji, Smyth & Steyvers 2020, Fig. 2 and Eq. 2.
     """
-    if getattr(posterior, "model", None) not in ("bc", "rbc"):
+    if getattr(posterior, "model", None) not in models_with_map():
         raise InvalidParameterError(
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
@@ -483,7 +484,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     -------
     list of matplotlib.axes.Axes
     """
-    if getattr(posterior, "model", None) not in ("bc", "rbc"):
+    if getattr(posterior, "model", None) not in models_with_map():
         raise InvalidParameterError(
             "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
@@ -601,7 +602,7 @@ def plot_reliability_curves(curve: pd.DataFrame, posterior=None, ax=None, ci_pro
             f"(a Comparison's 'reliability'). Got {type(curve).__name__}."
         )
     ci_prob = check_probability(ci_prob)
-    if posterior is not None and getattr(posterior, "model", None) not in ("bc", "rbc"):
+    if posterior is not None and getattr(posterior, "model", None) not in models_with_map():
         posterior = None  # no map to draw
     ax = _axes(ax, figsize=(5.6, 4.6))
     ax.plot([0, 1], [0, 1], ":", color="0.5", lw=1, label="calibrated (identity)", gid="identity")
@@ -776,7 +777,7 @@ def plot_bootstrap_variance(result, truth: float | None = None, ax=None, bins: i
     )
     ax.set_xlabel("between-group variance")
     ax.set_ylabel("density")
-    _legend_above_the_bars(ax, fontsize=8)
+    _legend_above_the_bars(ax, loc="upper right", fontsize=8)
     return ax
 
 

@@ -567,9 +567,9 @@ class FairnessPosterior:
 class PeriodPosterior:
     """A fit of data with periods: each group's fit over its periods, and the drift flags.
 
-    :func:`bayesfair.fit` returns it for data with a period column; the model and the
-    flag are described in :mod:`bayesfair.periods`. It holds the draws; the tables are
-    functions of it (:func:`bayesfair.periods.period_summary`).
+    :func:`bayesfair.fit_periods` returns it for data with a period column; the model
+    and the flag are described in :mod:`bayesfair.periods`. It holds the draws; the
+    tables are functions of it (:func:`bayesfair.periods.period_summary`).
 
     Parameters
     ----------
@@ -584,7 +584,8 @@ class PeriodPosterior:
         Indexed by ``(period, group)``: ``n_labeled``, ``n_unlabeled``.
     drift : pandas.DataFrame
         One row per group and period: ``period, group, n_labeled, statistic, drift_p,
-        drift`` (:func:`bayesfair.periods.drift_table`).
+        drift, detectable_shift, detectable_change`` (:func:`bayesfair.periods.drift_table`)
+        and ``drift_p_family, drift_family`` (:func:`bayesfair.periods.family_drift`).
     settings : dict
         The fit's settings (model, draws, seed, ...).
     """

@@ -68,47 +68,53 @@ def drift_sentences(drift: pd.DataFrame) -> list[str]:
         (:func:`bayesfair.periods.family_drift`).
     """
     checks = int(drift["drift_p"].notna().sum())
-    family = drift.get("drift_family", drift["drift"])
-    adjusted = drift.get("drift_p_family", drift["drift_p"])
+    adjusted = "drift_p_family" in drift
+    family = drift["drift_family"] if adjusted else drift["drift"]
+    p_family = drift["drift_p_family"] if adjusted else drift["drift_p"]
     out = []
-    for (_, r), holds, p_family in zip(drift.iterrows(), family, adjusted, strict=True):
+    for (_, r), holds, p_adj in zip(drift.iterrows(), family, p_family, strict=True):
         if not r["drift"]:
             continue
         where = f"{r['group']}'s {r['n_labeled']} labels in period {r['period']}"
+        over = f"{p_adj:.3g} adjusted over the audit's {checks} checks" if adjusted else ""
         if holds:
             out.append(
                 f"Drift: {where} contradict its map of the earlier periods (p = "
-                f"{r['drift_p']:.3g}; {p_family:.3g} adjusted over the audit's {checks} "
-                "checks); the period's gaps rest on a map those labels do not support: "
-                "label more rows of that period."
+                f"{r['drift_p']:.3g}{'; ' + over if over else ''}); the period's gaps rest "
+                "on a map those labels do not support: label more rows of that period."
             )
         else:
             out.append(
                 f"Possible drift: {where} depart from its map of the earlier periods (p = "
-                f"{r['drift_p']:.3g} for this check alone, {p_family:.3g} adjusted over the "
-                f"audit's {checks} checks, which flag {checks * DRIFT_LEVEL:.1f} periods by "
-                "chance on average when nothing drifted): label more rows of that period "
-                "before acting on it."
+                f"{r['drift_p']:.3g} for this check alone{', ' + over if over else ''}; the "
+                f"audit's {checks} checks flag {checks * DRIFT_LEVEL:.1f} periods by chance "
+                "on average when nothing drifted): label more rows of that period before "
+                "acting on it."
             )
-    seen = drift.dropna(subset=["drift_p"])
-    if "detectable_shift" in seen and not seen.empty:
-        few = seen.loc[seen["n_labeled"].idxmin()]
-        where = f"with {few['n_labeled']} labels ({few['group']}, period {few['period']})"
-        if np.isfinite(few["detectable_shift"]):
-            out.append(
-                f"What the drift checks can see: {where} a check flags a shift of the map by "
-                f"{few['detectable_shift']:.1f} logits (about "
-                f"{100 * few['detectable_change']:.0f} points in the period's share of "
-                f"positives) in at least {DRIFT_POWER:.0%} of audits; a smaller drift there "
-                "mostly goes unflagged."
-            )
-        else:
-            out.append(
-                f"What the drift checks can see: {where} no drift of the map, however large, "
-                f"is flagged in {DRIFT_POWER:.0%} of audits: label more rows of the period "
-                "to check it."
-            )
+    out += _what_checks_see(drift)
     return out
+
+
+def _what_checks_see(drift: pd.DataFrame) -> list[str]:
+    """The blind spot of the drift checks: the check that needs the largest shift."""
+    seen = drift.dropna(subset=["drift_p"])
+    if "detectable_shift" not in seen or seen.empty:
+        return []
+    worst = seen.loc[seen["detectable_shift"].astype(float).idxmax()]
+    where = f"with {worst['n_labeled']} labels ({worst['group']}, period {worst['period']})"
+    if not np.isfinite(worst["detectable_shift"]):
+        return [
+            f"What the drift checks can see: {where} no drift of the map, however large, "
+            f"is flagged in {DRIFT_POWER:.0%} of audits: label more rows of the period to "
+            "check it."
+        ]
+    return [
+        f"What the drift checks can see: {where} a check on its own flags a shift of the "
+        f"map by {worst['detectable_shift']:.1f} logits (about "
+        f"{100 * worst['detectable_change']:.0f} points in the period's share of positives) "
+        f"in about {DRIFT_POWER:.0%} of audits, and the family's flag in fewer; a smaller "
+        "drift there mostly goes unflagged."
+    ]
 
 
 def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:

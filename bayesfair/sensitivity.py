@@ -58,6 +58,7 @@ from bayesfair.models.beta_binomial import (
     size_basis,
 )
 from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
+from bayesfair.models.catalogue import models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.shift import shifted_counts
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
@@ -470,7 +471,7 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
     """
     post = get_group(idata, "posterior")
     numbers = _prior_numbers(settings.get("prior"))
-    if model in ("bc", "rbc"):
+    if model in models_with_map():
         if "sigma_a" not in post:
             return None
         defaults = CalibrationPriors().__dict__

@@ -14,6 +14,7 @@ from bayesfair import contrasts
 from bayesfair._validation import check_epsilon, check_probability, takes
 from bayesfair.groups import metric_list
 from bayesfair.metrics import get_rate, warn_undefined_draws
+from bayesfair.models.catalogue import models_with_map
 from bayesfair.sensitivity import prior_verdict
 from bayesfair.stats import eti, hdi, prob_within, rope_decision
 
@@ -137,7 +138,7 @@ def rate_note(result, metric: str, groups) -> str:
             continue
         what = (
             "informed by the calibration model and the unlabeled scores only"
-            if result.model in ("bc", "rbc")
+            if result.model in models_with_map()
             else "the posterior is the prior"
         )
         notes.append(f"'{g}' has no labeled {'+'.join(rate.denominator)}: {what}")

@@ -99,5 +99,11 @@ def test_several_results_in_one_file_keep_their_own_metadata_and_dates(idata, tm
     tree, _ = back["fit_2"]
     xr.testing.assert_equal(tree["posterior"].to_dataset(), idata["posterior"].to_dataset())
     assert tree.attrs["origin"] == "a test"
-    with pytest.raises(TypeError, match="Period cannot be saved"):
-        write_parts(parts, {"period": pd.Period("2026Q1")}, tmp_path / "bad.nc")
+    import datetime
+
+    labels = [pd.Period("2026Q1"), datetime.date(2026, 1, 31), datetime.datetime(2026, 2, 1, 9)]
+    _, whole = read_parts(write_parts(parts, {"periods": labels}, tmp_path / "more.nc"))
+    assert whole["periods"] == labels
+    assert [type(v) for v in whole["periods"]] == [type(v) for v in labels]
+    with pytest.raises(TypeError, match="complex cannot be saved"):
+        write_parts(parts, {"period": 1j}, tmp_path / "bad.nc")

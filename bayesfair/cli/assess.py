@@ -28,7 +28,7 @@ from bayesfair.cli.files import (
 from bayesfair.compare import compare
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit_periods
-from bayesfair.models.catalogue import verdict_order
+from bayesfair.models.catalogue import models_with_map, verdict_order
 from bayesfair.report import comparison_html, comparison_json
 from bayesfair.report_periods import drift_sentences, period_html, period_json, period_markdown
 
@@ -218,8 +218,8 @@ def assess(
         f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
         f"{data.reference!r}.",
     )
-    models = ("bb", model) if model in ("bc", "rbc") else (model,)
-    if model in ("bc", "rbc") and data.n_unlabeled == 0:
+    models = ("bb", model) if model in models_with_map() else (model,)
+    if model in models_with_map() and data.n_unlabeled == 0:
         _echo(
             quiet, f"No --unlabeled file: the {model.upper()} model uses the labeled scores only."
         )

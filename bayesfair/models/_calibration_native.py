@@ -83,6 +83,11 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
     could see).
     """
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    finite = np.all(np.isfinite(x), axis=1)
+    if not finite.all():  # a row that is not a point gives a row of NaN, as the kernel did
+        out = np.full((x.shape[0], _expanded_size(data, x.shape[1])), np.nan)
+        out[finite] = expand_draws(x[finite], data)
+        return out
     n, k, variant = int(data[0]), int(data[1]), int(data[2])
     d = 3 if variant == 0 else 2 if variant == 1 else 1
     starts = np.array([0, 2 + k, 4 + 2 * k][:d])
@@ -99,7 +104,7 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
     rhs = np.einsum("gij,gj->gi", info, theta_hat)[None] + (lam * mu)[:, None, :]
     mean = np.linalg.solve(prec, rhs[..., None])[..., 0]
     theta = mean + np.linalg.solve(np.swapaxes(chol, -1, -2), eps[..., None])[..., 0]
-    out = np.empty((x.shape[0], x.shape[1] + d + 3 * k))
+    out = np.empty((x.shape[0], _expanded_size(data, x.shape[1])))
     out[:, : x.shape[1]] = x
     informed = np.any(info != 0.0, axis=(1, 2))  # else θ = mu + sigma ε: z is ε itself
     for j, s in enumerate(starts):
@@ -116,6 +121,12 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
         out[:, pos + k : pos + 2 * k] = a
         out[:, pos + 2 * k :] = theta[:, :, 1] if variant == 1 else 0.0
     return out
+
+
+def _expanded_size(data: np.ndarray, n_dim: int) -> int:
+    """The length of a trace row: the free point, the sigmas, then a, b, c per group."""
+    k, variant = int(data[1]), int(data[2])
+    return n_dim + (3 if variant == 0 else 2 if variant == 1 else 1) + 3 * k
 
 
 def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: bool = True):

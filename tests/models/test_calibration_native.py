@@ -104,6 +104,15 @@ def test_complete_posterior_adds_each_draw_s_trace_row(variant):
     assert "sample_stats" in done.children
 
 
+def test_a_row_that_is_not_a_point_expands_to_nan_and_the_others_as_alone():
+    nat = compile_native_calibration("beta", PRIORS, 3).with_data(**likelihood_data(_data()))
+    x = np.random.default_rng(2).normal(0, 0.5, (3, nat.n_dim))
+    x[1, 4] = np.nan
+    rows = expand_draws(x, nat.user_data)
+    assert np.isnan(rows[1]).all() and rows.shape == (3, len(expand_draws(x[0], nat.user_data)[0]))
+    np.testing.assert_array_equal(rows[[0, 2]], expand_draws(x[[0, 2]], nat.user_data))
+
+
 def test_initial_points_are_jittered_support_points(pair):
     _, model, nat = pair
     support = np.concatenate([np.ravel(v) for v in model.initial_point().values()])
