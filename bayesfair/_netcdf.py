@@ -25,19 +25,10 @@ from bayesfair._tree import get_group, group_names, make_tree
 __all__ = ["read_parts", "read_result", "write_parts", "write_result"]
 
 
-def _jsonable(v):
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def write_result(idata, meta: dict, path) -> Path:
     """Save ``idata`` with ``meta`` (JSON) in its ``bayesfair`` attribute; ``idata`` is
     not changed (a new tree over the same datasets is written)."""
-    text = json.dumps(
-        {
-            k: ({s: _jsonable(v) for s, v in x.items()} if isinstance(x, dict) else _jsonable(x))
-            for k, x in meta.items()
-        }
-    )
+    text = json.dumps(meta, default=_encode)
     saved = make_tree(
         {g: get_group(idata, g) for g in group_names(idata)},
         attrs={**idata.attrs, "bayesfair": text},
@@ -56,7 +47,7 @@ def read_result(path):
         with xr.open_datatree(str(path), engine="h5netcdf") as opened:
             idata = opened.load()
     # ArviZ 0.x's files keep the root attributes in the root group too
-    return idata, json.loads(idata.attrs["bayesfair"])
+    return idata, json.loads(idata.attrs["bayesfair"], object_hook=_decode)
 
 
 def _encode(value):

@@ -935,8 +935,6 @@ def result_calibration_check(
     result,
     alpha: float = 0.05,
     min_labels: int = 20,
-    max_draws: int = 1000,
-    random_seed=None,
     warn: bool = True,
     stacklevel: int = 3,
 ) -> pd.DataFrame:
@@ -947,10 +945,8 @@ def result_calibration_check(
     ----------
     result : FairnessPosterior
     alpha, min_labels, warn
-        As in :meth:`bayesfair.FairnessPosterior.calibration_check`.
-    max_draws, random_seed
-        Accepted for compatibility and not used: the likelihood-ratio test reads
-        neither draws nor random numbers (module docstring).
+        As in :meth:`bayesfair.FairnessPosterior.calibration_check` (the test reads
+        neither draws nor random numbers: module docstring).
     stacklevel : int, default 3
         Of the ``CalibrationWarning`` (3: the caller of this function, past its
         argument check).

@@ -35,8 +35,9 @@ average). :func:`family_drift` adds Holm's adjusted p-value over all the audit's
 (``drift_p_family``) and ``drift_family``, the flags that hold for the family; the
 report says a flag that holds only on its own is a *possible* drift, with the number
 of checks. And each check says what it can see (``detectable_shift``): the logit shift
-of the period's map that it flags with 80% power, from the test's Fisher information,
-and what that shift does to the period's share of positives
+of the period's map that it flags in about 80% of audits, from the test's Fisher
+information (checked by simulation: ``docs/results/periods.md``), and what that shift
+does to the period's share of positives
 (``detectable_change``): with 25 labels a check sees only large drifts.
 The baseline of a check is the group's earlier labeled periods **that were not
 flagged**, as in a control chart: a drifted period does not become part of the map the
@@ -211,11 +212,13 @@ def drift_table(data: AssessmentData, group, score_clip: float = 0.01) -> pd.Dat
     pandas.DataFrame
         One row per period: ``period, group, n_labeled, statistic, drift_p, drift``,
         and what the check can see: ``detectable_shift``, the logit shift of the
-        period's map flagged with probability :data:`DRIFT_POWER` (a one-degree-of-
-        freedom test at :data:`DRIFT_LEVEL`: ``(z_{1−α/2} + z_{power}) / √I``, ``I``
-        the Fisher information of the shift with the map profiled out, at the
-        fitted map), and ``detectable_change``, the mean change of the period's
-        probabilities of a positive label under that shift (upwards).
+        period's map flagged with probability about :data:`DRIFT_POWER` (a
+        one-degree-of-freedom test at :data:`DRIFT_LEVEL`; the δ where
+        ``δ √I(δ) = z_{1−α/2} + z_{power}``, ``I(δ)`` the Fisher information of the
+        shift with the map profiled out, at the shifted map; the larger of an
+        upward and a downward shift; ``inf`` when no shift reaches that power), and
+        ``detectable_change``, the mean change of the period's probabilities of a
+        positive label under that shift.
     """
     from scipy.special import chdtrc  # chi-square survival, without scipy.stats
 
@@ -303,8 +306,8 @@ def _detectable(shifted: np.ndarray, theta: np.ndarray, now: np.ndarray) -> tupl
     found = []
     for sign in (1.0, -1.0):
         grid = sign * np.linspace(0.0, 20.0, 201)
-        values = [reach(d) for d in grid]
-        first = next((k for k, v in enumerate(values) if v >= 0), None)
+        # the grid is walked only up to the first crossing (reach(0) = −z < 0)
+        first = next((k for k, d in enumerate(grid) if reach(d) >= 0), None)
         if first is None:
             return np.inf, np.nan
         lo, hi = grid[first - 1], grid[first]

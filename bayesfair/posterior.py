@@ -505,8 +505,9 @@ class FairnessPosterior:
                 FutureWarning,
                 stacklevel=2,
             )
-        args = (alpha, min_labels, 1000, None, warn)
-        return checks.result_calibration_check(self, *args, stacklevel=4)  # past the check
+        return checks.result_calibration_check(  # the warning points past the check
+            self, alpha=alpha, min_labels=min_labels, warn=warn, stacklevel=4
+        )
 
     def labeled_cells(self):
         """The labeled examples' summary kept with the result, or None
@@ -533,27 +534,27 @@ class FairnessPosterior:
     # ------------------------------------------------------------ persistence
     def to_netcdf(self, path) -> Path:
         """Save to netCDF; :meth:`from_netcdf` restores everything. This object is not changed."""
-        types = [type(g).__name__ for g in self.groups]
-        meta = dict(
-            model=self.model,
-            reference=self.reference,
-            notes=self.notes,
-            settings=self.settings,
-            group_types=types,
-        )
-        return write_result(self.idata, meta, path)
+        return write_result(self.idata, self._record(), path)
 
     @classmethod
     def from_netcdf(cls, path) -> FairnessPosterior:
         """Load a result saved with :meth:`to_netcdf`."""
-        idata, meta = read_result(path)
-        return cls(
-            idata,
-            model=meta["model"],
-            reference=meta["reference"],
-            notes=meta["notes"],
-            settings=meta["settings"],
+        return cls._from_record(*read_result(path))
+
+    def _record(self) -> dict:
+        """What a file keeps of the result beside its tree (read by :meth:`_from_record`)."""
+        return dict(
+            model=self.model,
+            reference=self.reference,
+            notes=self.notes,
+            settings=self.settings,
+            group_types=[type(g).__name__ for g in self.groups],
         )
+
+    @classmethod
+    def _from_record(cls, idata, meta: dict) -> FairnessPosterior:
+        keys = ("model", "reference", "notes", "settings")
+        return cls(idata, **{key: meta[key] for key in keys})
 
     def __repr__(self) -> str:
         post = get_group(self.idata, "posterior")
@@ -659,10 +660,7 @@ class PeriodPosterior:
         for i, fit in enumerate(self.fits.values()):
             fitted.append(fit is not None)
             if fit is not None:
-                meta = dict(
-                    model=fit.model, reference=fit.reference, notes=fit.notes, settings=fit.settings
-                )
-                parts[f"fit_{i}"] = (fit.idata, meta)
+                parts[f"fit_{i}"] = (fit.idata, fit._record())
         meta = dict(
             kind="PeriodPosterior",
             groups=self.groups,
@@ -694,8 +692,7 @@ class PeriodPosterior:
         for i, (group, fitted) in enumerate(zip(meta["groups"], meta["fitted"], strict=True)):
             fits[group] = None
             if fitted:
-                tree, fit_meta = parts[f"fit_{i}"]
-                fits[group] = FairnessPosterior(tree, **fit_meta)
+                fits[group] = FairnessPosterior._from_record(*parts[f"fit_{i}"])
         sizes = pd.DataFrame(meta["sizes"]).set_index(["period", "group"])
         drift = pd.DataFrame(meta["drift"])
         return cls(fits, meta["periods"], meta["reference"], sizes, drift, meta["settings"])

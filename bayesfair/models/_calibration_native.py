@@ -89,7 +89,7 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
         out[finite] = expand_draws(x[finite], data)
         return out
     n, k, variant = int(data[0]), int(data[1]), int(data[2])
-    d = 3 if variant == 0 else 2 if variant == 1 else 1
+    d = _blocks_of(variant)
     starts = np.array([0, 2 + k, 4 + 2 * k][:d])
     pre = _HEADER + _FIELDS * n + (2 * k + 2 if data[9] > 0.5 else 0)
     rows = np.asarray(data[pre : pre + _PRE * k]).reshape(k, _PRE)
@@ -125,8 +125,13 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
 
 def _expanded_size(data: np.ndarray, n_dim: int) -> int:
     """The length of a trace row: the free point, the sigmas, then a, b, c per group."""
-    k, variant = int(data[1]), int(data[2])
-    return n_dim + (3 if variant == 0 else 2 if variant == 1 else 1) + 3 * k
+    return n_dim + _blocks_of(int(data[2])) + 3 * int(data[1])
+
+
+def _blocks_of(variant: int) -> int:
+    """The map parameters per group of a variant code: beta (a, b, c) 3, llo (a, c) 2,
+    temperature (a) 1."""
+    return 3 if variant == 0 else 2 if variant == 1 else 1
 
 
 def pack_data(header: np.ndarray, fields: dict, log_free=None, precondition: bool = True):
@@ -235,7 +240,7 @@ def preconditioner(
         leading d × d block of H are used (d = 3 for beta, 2 llo, 1 temperature).
     """
     k, variant = int(header[1]), int(header[2])
-    d = 3 if variant == 0 else 2 if variant == 1 else 1
+    d = _blocks_of(variant)
     blocks = [0, 1, 2] if variant == 0 else [0, 2] if variant == 1 else [0]
     s0 = np.array([math.hypot(header[3 + v], header[6 + v]) for v in blocks])
     out = np.zeros((k, _PRE))
