@@ -1,16 +1,56 @@
 """Shared fixtures: the repository root and fitted results (small draws, plumbing only)."""
 
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: The suite's two sets of sampler settings. ``FAST``: fits whose test reads what a fit
+#: returns (its shape, names, records, warnings), not how good it is; 400 draws are too
+#: few for any statistical claim, and R-hat warnings are expected. ``SIMULATION``: fits
+#: inside a coverage or power simulation; with 500–1,000 effective draws the Monte Carlo
+#: error of a 95% interval's end is about 0.1 posterior sd (0.05 with the default's
+#: 4 × 1,000), small beside the interval's width of about 4 sd. A file
+#: that needs more says so in its docstring (the joint band of ``test_many_groups``,
+#: the precision comparison of ``test_oracle``). Tests take them through the fixtures
+#: ``fast`` and ``simulation``.
+FAST = {"draws": 200, "tune": 200, "chains": 2, "progressbar": False}
+SIMULATION = {"draws": 500, "tune": 500, "chains": 2, "progressbar": False}
+
+
+@pytest.fixture(scope="session")
+def fast() -> Mapping:
+    """Sampler settings for plumbing (read-only; ``{**fast, ...}`` to add to them)."""
+    return MappingProxyType(FAST)
+
+
+@pytest.fixture(scope="session")
+def simulation() -> Mapping:
+    """Sampler settings for the fits of a simulation (read-only)."""
+    return MappingProxyType(SIMULATION)
+
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def quiet_fit(fast):
+    """``bf.fit`` with the plumbing settings and seed 0 (keyword arguments override
+    them), its warnings silenced: on plumbing draws R-hat warnings are expected."""
+    import bayesfair as bf
+
+    def fit(data, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return bf.fit(data, **{"random_seed": 0, **fast, **kwargs})
+
+    return fit
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +92,7 @@ def comparison(data):
             models=("bb", "bc"),
             n_resamples=200,
             random_seed=0,
-            fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
+            fit_kwargs={k: v for k, v in FAST.items() if k != "progressbar"},
             progressbar=False,
         )
 

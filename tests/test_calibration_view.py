@@ -35,19 +35,11 @@ CONTRACT = [
     "decision",
 ]
 
-FAST = dict(draws=200, tune=200, chains=2, progressbar=False)
-
-
-def _quiet_fit(data, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # few draws: R-hat warnings are expected
-        return bf.fit(data, **{**FAST, **kwargs})
-
 
 @pytest.fixture(scope="module")
-def fitted(data):
+def fitted(data, quiet_fit):
     """rbc on the bundled Adult-sex MLP scores (100 labels, the rest unlabeled)."""
-    return _quiet_fit(data, random_seed=0)
+    return quiet_fit(data, random_seed=0)
 
 
 def _raw_assessed(data):
@@ -123,12 +115,12 @@ def _odd_scores(seed=0):
     return s, y, g, u, ug
 
 
-def test_the_mean_score_is_of_the_scores_before_clipping():
+def test_the_mean_score_is_of_the_scores_before_clipping(quiet_fit):
     s, y, g, u, ug = _odd_scores()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # hard 0/1 scores are warned about
         data = bf.AssessmentData(s, y, g, unlabeled_scores=u, unlabeled_groups=ug)
-    res = _quiet_fit(data, model="bb", random_seed=1)
+    res = quiet_fit(data, model="bb", random_seed=1)
     table = res.calibration_summary()
     all_s, all_g = np.r_[s, u], np.r_[g, ug]
     for k, name in enumerate(["a", "b"]):
@@ -137,7 +129,7 @@ def test_the_mean_score_is_of_the_scores_before_clipping():
         assert table["mean_score"].iloc[k] != pytest.approx(np.clip(raw, 0.01, 0.99).mean())
 
 
-def test_a_side_held_as_a_summary_gives_the_same_mean_score():
+def test_a_side_held_as_a_summary_gives_the_same_mean_score(quiet_fit):
     s, y, g, u, ug = _odd_scores(3)
     codes, ucodes = (g == "b").astype(int), (ug == "b").astype(int)
     with warnings.catch_warnings():
@@ -151,8 +143,8 @@ def test_a_side_held_as_a_summary_gives_the_same_mean_score():
         np.testing.assert_allclose(
             getattr(held, side).score_sums(), getattr(rows, side).score_sums(), rtol=1e-12
         )
-    a = assessed_mean_score(_quiet_fit(rows, model="bb", random_seed=2))
-    b = assessed_mean_score(_quiet_fit(held, model="bb", random_seed=2))
+    a = assessed_mean_score(quiet_fit(rows, model="bb", random_seed=2))
+    b = assessed_mean_score(quiet_fit(held, model="bb", random_seed=2))
     np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=1e-12)
 
 
@@ -168,21 +160,21 @@ def test_a_bad_epsilon_is_refused(fitted, epsilon):
         fitted.calibration_summary(epsilon=epsilon)
 
 
-def test_a_fit_without_base_rate_names_the_fix(data):
-    res = _quiet_fit(data, model="bb", metrics=["tpr"], random_seed=0)
+def test_a_fit_without_base_rate_names_the_fix(data, quiet_fit):
+    res = quiet_fit(data, model="bb", metrics=["tpr"], random_seed=0)
     with pytest.raises(InvalidParameterError, match=r"metrics=\[\.\.\., 'base_rate'\]"):
         res.calibration_summary()
 
 
-def test_a_result_read_from_a_file_keeps_its_mean_scores(tmp_path, data):
-    res = _quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
+def test_a_result_read_from_a_file_keeps_its_mean_scores(tmp_path, data, quiet_fit):
+    res = quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
     back = bf.FairnessPosterior.from_netcdf(res.to_netcdf(tmp_path / "r.nc"))
     assert back.data is None
     assert back.calibration_summary().equals(res.calibration_summary())
 
 
-def test_an_older_result_without_the_sums_needs_its_data(tmp_path, data):
-    res = _quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
+def test_an_older_result_without_the_sums_needs_its_data(tmp_path, data, quiet_fit):
+    res = quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
     back = bf.FairnessPosterior.from_netcdf(res.to_netcdf(tmp_path / "r.nc"))
     kept = get_group(back.idata, "constant_data").drop_vars("score_sum")  # as saved by 0.3
     back.idata["constant_data"] = xr.DataTree(kept)
@@ -196,12 +188,12 @@ def test_an_older_result_without_the_sums_needs_its_data(tmp_path, data):
         back.calibration_summary()
 
 
-def test_without_unlabeled_rows_the_stored_summary_suffices(tmp_path):
+def test_without_unlabeled_rows_the_stored_summary_suffices(tmp_path, quiet_fit):
     s, y, g, *_ = _odd_scores(4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         data = bf.AssessmentData(s, y, g)
-    res = _quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
+    res = quiet_fit(data, model="bb", metrics=["base_rate"], random_seed=0)
     back = bf.FairnessPosterior.from_netcdf(res.to_netcdf(tmp_path / "r.nc"))
     kept = get_group(back.idata, "constant_data").drop_vars("score_sum")  # as saved by 0.3
     back.idata["constant_data"] = xr.DataTree(kept)
@@ -248,7 +240,7 @@ def _clopper_pearson_upper(covered: int, m: int, level: float = 0.99) -> float:
 
 
 @pytest.mark.slow
-def test_the_gap_interval_covers_the_realised_gap():
+def test_the_gap_interval_covers_the_realised_gap(quiet_fit):
     """R audits of two groups (one calibrated, one overstating its positives by ~8 points),
     fitted with rbc: the 95% HDI of the gap covers the realised gap on the assessed rows.
     The coverage must not be significantly below 0.90: the one-sided 99% Clopper–Pearson
@@ -259,7 +251,7 @@ def test_the_gap_interval_covers_the_realised_gap():
     start = time.perf_counter()
     for r in range(replicates):
         data, truth = _replicate(rng)
-        res = _quiet_fit(data, draws=300, tune=300, metrics=["base_rate"], random_seed=r)
+        res = quiet_fit(data, draws=300, tune=300, metrics=["base_rate"], random_seed=r)
         table = res.calibration_summary(ci_prob=0.95, epsilon=0.02).set_index("group")
         for name, gap in truth.items():
             lo, hi = table.loc[name, ["calibration_gap_lower", "calibration_gap_upper"]]

@@ -18,11 +18,12 @@ from bayesfair.experiments import (
 )
 from bayesfair.frequentist.intervals import newcombe_interval
 
-FAST = dict(methods=("freq", "bb"), draws=200, chains=2, progressbar=False)
+#: run_experiment's settings for plumbing: the frequentist methods and BB on few draws
+EXPERIMENT = dict(methods=("freq", "bb"), draws=200, chains=2, progressbar=False)
 
 
 def test_rows_columns_and_truth():
-    df = run_experiment("german-sex", "LR", n_runs=3, random_seed=1, **FAST)
+    df = run_experiment("german-sex", "LR", n_runs=3, random_seed=1, **EXPERIMENT)
     assert list(df.columns) == list(COLUMNS)
     assert len(df) == 6 and df.groupby("method").size().to_dict() == {"bb": 3, "freq": 3}
     frame = load_scores("german-sex", "LR")
@@ -35,10 +36,10 @@ def test_rows_columns_and_truth():
 
 
 def test_reproducible_and_independent_of_the_other_methods():
-    a = run_experiment("german-sex", "LR", n_runs=3, random_seed=5, **FAST)
-    b = run_experiment("german-sex", "LR", n_runs=3, random_seed=5, **FAST)
+    a = run_experiment("german-sex", "LR", n_runs=3, random_seed=5, **EXPERIMENT)
+    b = run_experiment("german-sex", "LR", n_runs=3, random_seed=5, **EXPERIMENT)
     only_bb = run_experiment(
-        "german-sex", "LR", n_runs=3, random_seed=5, **{**FAST, "methods": ("bb",)}
+        "german-sex", "LR", n_runs=3, random_seed=5, **{**EXPERIMENT, "methods": ("bb",)}
     )
     cols = ["estimate", "lower", "upper"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
@@ -62,7 +63,9 @@ def test_group_counts():
 
 def test_undefined_frequency_runs_are_counted_not_averaged():
     # Ricci with 3 labels (one per raw race value): often no positive label in a group.
-    df = run_experiment("ricci-race", "LR", "tpr", n_labeled=3, n_runs=8, random_seed=0, **FAST)
+    df = run_experiment(
+        "ricci-race", "LR", "tpr", n_labeled=3, n_runs=8, random_seed=0, **EXPERIMENT
+    )
     freq = df[df["method"] == "freq"]
     n_nan = int(freq["estimate"].isna().sum())
     assert 0 < n_nan < len(freq)
@@ -100,7 +103,7 @@ def test_mae_table_arithmetic():
 
 
 def test_run_grid_one_summary_row_per_size():
-    df = run_grid("german-sex", "LR", n_labeled=(5, 20), n_runs=2, random_seed=0, **FAST)
+    df = run_grid("german-sex", "LR", n_labeled=(5, 20), n_runs=2, random_seed=0, **EXPERIMENT)
     table = mae_table(df)
     assert sorted(set(zip(table["n_labeled"], table["method"], strict=True))) == [
         (5, "bb"),

@@ -26,7 +26,6 @@ from bayesfair.fair_enough import (
 from bayesfair.metrics import rate_from_counts
 
 COLUMNS = ["metric", "cluster", "representative", "insensitive", "verdict"]
-FAST = dict(draws=300, tune=300, chains=2, progressbar=False, random_seed=0)
 
 
 def _benefit(counts):
@@ -112,7 +111,7 @@ def test_a_ratio_and_its_reciprocal_cluster_together_and_independent_metrics_do_
 
 
 @pytest.fixture(scope="module")
-def bundled_fits():
+def bundled_fits(fast):
     """The default model on every bundled score set (every classifier), 200 labeled rows
     each (Ricci's split has 40 rows: 20 labeled)."""
     fits = {}
@@ -125,7 +124,7 @@ def bundled_fits():
             data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fits[name, clf] = bf.fit(data, **FAST)
+                fits[name, clf] = bf.fit(data, **fast, random_seed=0)
     return fits
 
 
@@ -233,10 +232,10 @@ def test_a_constant_metric_is_a_cluster_of_its_own():
     assert (table["cluster"] == table.loc["disparate_impact", "cluster"]).sum() == 1
 
 
-def test_models_without_coherent_counts_are_refused(no_positive_in_b):
+def test_models_without_coherent_counts_are_refused(no_positive_in_b, fast):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(no_positive_in_b, model="bb", **FAST)
+        res = bf.fit(no_positive_in_b, model="bb", **fast, random_seed=0)
     with pytest.raises(InvalidParameterError, match="calibration fit"):
         res.metric_clusters()
 

@@ -10,8 +10,6 @@ from bayesfair.data import AssessmentData
 from bayesfair.fitting import NoLabelsWarning, fit
 from bayesfair.posterior import FairnessPosterior, SamplingWarning
 
-FAST = dict(draws=300, tune=300, chains=2, progressbar=False)
-
 
 @pytest.fixture(scope="module")
 def adult(repo_root):
@@ -35,23 +33,23 @@ def data(adult):
 
 
 @pytest.fixture(scope="module")
-def results(data):
+def results(data, fast):
     out = {}
     with warnings.catch_warnings():
-        # 300 draws are enough for plumbing, not always for R-hat <= 1.01.
+        # plumbing draws: not always enough for R-hat <= 1.01
         warnings.simplefilter("ignore", SamplingWarning)
         for model in ("bb", "hbb", "bc"):
-            out[model] = fit(data, model=model, random_seed=0, **FAST)
+            out[model] = fit(data, model=model, random_seed=0, **fast)
     return out
 
 
 @pytest.mark.parametrize("model", ["bb", "hbb", "bc"])
-def test_result_shapes_and_labels(results, model, data):
+def test_result_shapes_and_labels(results, model, data, fast):
     res = results[model]
     assert isinstance(res, FairnessPosterior)
     r = res.rates("tpr")
     assert r.dims == ("chain", "draw", "group")
-    assert r.shape == (2, 300, 2)
+    assert r.shape == (fast["chains"], fast["draws"], 2)
     assert set(r.coords["group"].values) == {"Female", "Male"}
     d = res.difference("accuracy", group="Female", reference="Male")
     assert d.dims == ("chain", "draw")
@@ -187,20 +185,23 @@ def test_diagnostics_surface(results):
     assert {"a", "b", "c"} <= set(diag.index)
 
 
-def test_integer_groups(adult):
+def test_integer_groups(adult, fast):
     labeled, _ = adult
     lab = labeled.assign(g=(labeled["sex"] == "Female").astype(int))
     data = AssessmentData.from_frames(
         lab, score="score_LR", label="income-per-year", group="g", reference=0
     )
-    res = fit(data, model="bb", random_seed=0, **FAST)
+    res = fit(data, model="bb", random_seed=0, **fast)
     assert res.groups == [0, 1]
-    assert res.difference("accuracy", group=1, reference=0).shape == (2, 300)
-    assert res.difference("accuracy", group="1", reference="0").shape == (2, 300)
+    assert res.difference("accuracy", group=1, reference=0).shape == (fast["chains"], fast["draws"])
+    assert res.difference("accuracy", group="1", reference="0").shape == (
+        fast["chains"],
+        fast["draws"],
+    )
 
 
 # ----------------------------------------------------------------------------- bad input
-def test_group_without_labels_warns_and_falls_back(adult):
+def test_group_without_labels_warns_and_falls_back(adult, fast):
     labeled, unlabeled = adult
     unl = unlabeled.assign(
         sex=np.where(np.arange(len(unlabeled)) % 10 == 0, "Other", unlabeled["sex"])
@@ -216,7 +217,7 @@ def test_group_without_labels_warns_and_falls_back(adult):
         )
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoLabelsWarning)  # warned once, when the data were built
-        bb = fit(data, model="bb", random_seed=0, **FAST)
+        bb = fit(data, model="bb", random_seed=0, **fast)
     assert any(
         "['Other'] have no labeled example: their rates are the prior" in note for note in bb.notes
     )
@@ -229,13 +230,13 @@ def test_group_without_labels_warns_and_falls_back(adult):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        bc = fit(data, model="bc", random_seed=0, **FAST)
+        bc = fit(data, model="bc", random_seed=0, **fast)
     assert any("borrow strength" in note for note in bc.notes)
     # BC gives the group an informed (narrower than the prior) posterior
     assert bc.rates("accuracy").sel(group="Other").std() < 0.5 * np.sqrt(1 / 12)
 
 
-def test_group_without_positive_labels(adult):
+def test_group_without_positive_labels(adult, fast):
     labeled, unlabeled = adult
     lab = labeled[~((labeled["sex"] == "Female") & (labeled["income-per-year"] == 1))]
     data = AssessmentData.from_frames(
@@ -246,13 +247,13 @@ def test_group_without_positive_labels(adult):
         group="sex",
         reference="Male",
     )
-    bb = fit(data, model="bb", random_seed=0, **FAST)
+    bb = fit(data, model="bb", random_seed=0, **fast)
     note = bb.summary(["tpr"]).loc[0, "note"]
     assert "'Female' has no labeled tp+fn: the posterior is the prior" in note
     assert bb.summary(["accuracy"]).loc[0, "note"] == ""
 
 
-def test_bc_without_unlabeled_data(adult):
+def test_bc_without_unlabeled_data(adult, fast):
     labeled, _ = adult
     data = AssessmentData.from_frames(
         labeled,
@@ -263,19 +264,19 @@ def test_bc_without_unlabeled_data(adult):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        res = fit(data, model="bc", random_seed=0, **FAST)
+        res = fit(data, model="bc", random_seed=0, **fast)
     assert np.isfinite(res.difference("accuracy").values).all()
     assert res.difference("accuracy").std() > 0
     assert any("No unlabeled data" in n for n in res.notes)
 
 
-def test_single_group(adult):
+def test_single_group(adult, fast):
     labeled, _ = adult
     data = AssessmentData.from_frames(
         labeled.assign(one="all"), score="score_LR", label="income-per-year", group="one"
     )
-    res = fit(data, model="bb", random_seed=0, **FAST)
-    assert res.rates("accuracy").shape == (2, 300, 1)
+    res = fit(data, model="bb", random_seed=0, **fast)
+    assert res.rates("accuracy").shape == (fast["chains"], fast["draws"], 1)
     with pytest.raises(ValueError, match="needs at least 2 groups; the fit has 1"):
         res.difference("accuracy")
     with pytest.raises(ValueError, match="needs at least 2 groups"):
@@ -292,7 +293,7 @@ def test_unknown_names(results):
         res.composite("average_odds")
 
 
-def test_bad_fit_arguments(data):
+def test_bad_fit_arguments(data, fast):
     with pytest.raises(ValueError, match="Unknown model 'bcc'. Did you mean 'bc'"):
         fit(data, model="bcc")
     with pytest.raises(ValueError, match="'draws' parameter must be an integer >= 1. Got 0"):
@@ -304,7 +305,7 @@ def test_bad_fit_arguments(data):
     with pytest.raises(TypeError, match="must be an AssessmentData"):
         fit({"scores": [0.1]})
     with pytest.raises(ValueError, match="'epsilon' parameter must be a positive, finite number"):
-        fit(data, model="bb", **FAST).prob_practically_fair("accuracy", epsilon=-1)
+        fit(data, model="bb", **fast).prob_practically_fair("accuracy", epsilon=-1)
 
 
 def test_rate_note_accepts_metric_aliases(no_positive_in_b):

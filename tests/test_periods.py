@@ -15,8 +15,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.periods import PERIOD_COLUMNS, drift_table, group_over_periods, period_sizes
 from bayesfair.simulate import drifting_periods
 
-FAST = dict(draws=300, tune=300, chains=2, progressbar=False)
-
 
 def _data(labeled, unlabeled):
     with warnings.catch_warnings():
@@ -32,7 +30,7 @@ def _data(labeled, unlabeled):
 
 
 @pytest.fixture(scope="module")
-def deployment():
+def deployment(fast):
     """4 periods x 2 groups; 80 labels per group in period 0, none in period 1, 60 after;
     group B's scores drift by 3 logits from period 2 on (a drift no check could miss)."""
     lab, unl = drifting_periods(
@@ -41,7 +39,7 @@ def deployment():
     data = _data(lab, unl)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit_periods(data, random_seed=1, **FAST)
+        res = bf.fit_periods(data, random_seed=1, **fast)
     return lab, unl, data, res
 
 
@@ -172,14 +170,14 @@ def test_the_gap_is_the_difference_of_the_groups_draws_in_the_period(deployment)
     assert table.attrs["band"] == "simultaneous over periods and groups"
 
 
-def test_the_band_holds_for_the_family_of_periods_and_groups():
+def test_the_band_holds_for_the_family_of_periods_and_groups(fast):
     """Three groups, four periods: six gaps per metric. Every gap's draws lie in their
     band together in at least ci_prob of the draws, and no band is narrower than the
     gap's own equal-tailed interval at ci_prob."""
     lab, unl = drifting_periods(4, 60, 300, groups=("A", "B", "C"), random_seed=8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit_periods(_data(lab, unl), random_seed=2, **FAST)
+        res = bf.fit_periods(_data(lab, unl), random_seed=2, **fast)
     table = res.period_summary("accuracy", ci_prob=0.9)
     ref = res.rate_draws("accuracy", "A")
     joint = np.column_stack(
@@ -366,7 +364,7 @@ def test_the_work_per_gradient_of_12_periods_grows_beyond_three_times():
     assert (period_entries + maps) / (plain_entries + plain.n_groups) > 3
 
 
-def test_rbc_over_periods_carries_the_labeled_discrepancy_unless_told_otherwise(deployment):
+def test_rbc_over_periods_carries_the_labeled_discrepancy_unless_told_otherwise(deployment, fast):
     """A period is the same group later: a label-free period's off-map rate is the map's
     plus the discrepancy of the labeled periods (DiscrepancyPrior.label_free); a prior
     that says "prior" is kept, and a fit of groups is left as it was."""
@@ -378,11 +376,11 @@ def test_rbc_over_periods_carries_the_labeled_discrepancy_unless_told_otherwise(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kept = bf.fit_periods(
-            data, random_seed=1, discrepancy=DiscrepancyPrior(label_free="prior"), **FAST
+            data, random_seed=1, discrepancy=DiscrepancyPrior(label_free="prior"), **fast
         )
         plain = bf.AssessmentData.from_frames(
             lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
         )
-        groups = bf.fit(plain, random_seed=1, **FAST)
+        groups = bf.fit(plain, random_seed=1, **fast)
     assert kept.settings["discrepancy"]["label_free"] == "prior"
     assert groups.settings["discrepancy"]["label_free"] is None

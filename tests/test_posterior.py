@@ -16,11 +16,9 @@ from bayesfair.exceptions import UndefinedRateWarning
 from bayesfair.report import comparison_markdown
 from bayesfair.stats import eti, hdi, rope_decision
 
-FAST = dict(draws=200, tune=200, chains=2, progressbar=False, random_seed=0)
-
 
 @pytest.fixture(scope="module")
-def small_group():
+def small_group(fast):
     """Group A: 200 labeled and 2,000 unlabeled rows; group B: 5 labeled negatives and 6
     unlabeled rows, all at low scores, so that some draws give B no positive at all."""
     rng = np.random.default_rng(0)
@@ -34,7 +32,7 @@ def small_group():
     data = bf.AssessmentData(scores, labels, groups, u_scores, u_groups, reference="A")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return bf.fit(data, metrics=["accuracy", "tpr", "ppv"], **FAST)
+        return bf.fit(data, metrics=["accuracy", "tpr", "ppv"], **fast, random_seed=0)
 
 
 def test_undefined_draws_are_set_aside_and_reported(small_group):

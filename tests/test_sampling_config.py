@@ -16,8 +16,6 @@ from bayesfair.exceptions import (
 )
 from bayesfair.fitting import SAMPLERS
 
-FAST = dict(draws=100, tune=100, chains=2, progressbar=False, random_seed=0)
-
 
 def _data():
     rng = np.random.default_rng(0)
@@ -38,62 +36,68 @@ def test_no_module_level_switch_changes_results():
     assert SAMPLERS == ("auto", "exact", "nuts", "native", "nutpie", "pymc")
 
 
-def test_an_unknown_sampler_lists_the_valid_ones():
+def test_an_unknown_sampler_lists_the_valid_ones(fast):
     allowed = "'auto', 'exact', 'nuts', 'native', 'nutpie', 'pymc'"
     with pytest.raises(
         InvalidParameterError,
         match=f"The 'sampler' parameter must be one of {allowed}. Got 'nativ'. "
         "Did you mean 'native'",
     ):
-        bf.fit(_data(), "bc", metrics=["accuracy"], sampler="nativ", **FAST)
+        bf.fit(_data(), "bc", metrics=["accuracy"], sampler="nativ", **fast, random_seed=0)
     with pytest.raises(InvalidParameterError, match=f"'sampler'.*{allowed}. Got 3 of type int"):
-        bf.fit(_data(), "bb", metrics=["accuracy"], sampler=3, **FAST)
+        bf.fit(_data(), "bb", metrics=["accuracy"], sampler=3, **fast, random_seed=0)
 
 
-def test_an_unknown_backend_lists_the_valid_ones():
+def test_an_unknown_backend_lists_the_valid_ones(fast):
     with pytest.raises(ValueError, match="Did you mean 'native'.*auto, native, nutpie, pymc"):
-        bf.fit(_data(), "bc", metrics=["accuracy"], backend="nativ", **FAST)
+        bf.fit(_data(), "bc", metrics=["accuracy"], backend="nativ", **fast, random_seed=0)
 
 
 @pytest.mark.parametrize("sampler", SAMPLERS)
-def test_every_sampler_samples_bb(sampler):
+def test_every_sampler_samples_bb(sampler, fast):
     """bb with each value: "auto"/"exact" draw from the conjugate posterior, the others
     with NUTS by the implementation they name (bb has no native density: "native" runs
     the compiled PyMC model, as "nutpie" does)."""
     with warnings.catch_warnings():
-        # 100 draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
+        # plumbing draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
         for category in (RuntimeWarning, SamplingWarning):
             warnings.simplefilter("ignore", category)
-        res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=sampler, **FAST)
+        res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=sampler, **fast, random_seed=0)
     exact = sampler in ("auto", "exact")
     assert res.settings["sampler"] == ("exact" if exact else "nuts")
     assert res.settings["backend"] == (sampler if sampler in sampling.BACKENDS else "auto")
-    assert _draws(res).shape == (2, 100, 2) and np.isfinite(_draws(res)).all()
+    assert (
+        _draws(res).shape == (fast["chains"], fast["draws"], 2) and np.isfinite(_draws(res)).all()
+    )
     assert ("sample_stats" in res.idata.children) is not exact
 
 
-def test_sampler_names_are_case_insensitive():
-    res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=" Exact", **FAST)
+def test_sampler_names_are_case_insensitive(fast):
+    res = bf.fit(_data(), "bb", metrics=["accuracy"], sampler=" Exact", **fast, random_seed=0)
     assert res.settings["sampler"] == "exact"
 
 
-def test_native_on_a_model_without_a_native_density_is_the_compiled_model():
+def test_native_on_a_model_without_a_native_density_is_the_compiled_model(fast):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SamplingWarning)  # 100 draws: R-hat
+        warnings.simplefilter("ignore", SamplingWarning)  # plumbing draws: R-hat
         a, b = (
-            bf.fit(_data(), "bb", metrics=["accuracy"], sampler=s, cores=1, **FAST)
+            bf.fit(_data(), "bb", metrics=["accuracy"], sampler=s, cores=1, **fast, random_seed=0)
             for s in ("native", "nutpie")
         )
     np.testing.assert_array_equal(_draws(a), _draws(b))
 
 
 @pytest.mark.slow
-def test_native_and_compiled_backends_sample_the_same_posterior():
+def test_native_and_compiled_backends_sample_the_same_posterior(fast):
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        native = bf.fit(data, "bc", metrics=["accuracy"], sampler="native", cores=1, **FAST)
-        pymc = bf.fit(data, "bc", metrics=["accuracy"], sampler="nutpie", cores=1, **FAST)
+        native = bf.fit(
+            data, "bc", metrics=["accuracy"], sampler="native", cores=1, **fast, random_seed=0
+        )
+        pymc = bf.fit(
+            data, "bc", metrics=["accuracy"], sampler="nutpie", cores=1, **fast, random_seed=0
+        )
     assert native.settings["backend"] == "native" and pymc.settings["backend"] == "nutpie"
     a, b = (r.idata.posterior["mu_c"].values.ravel() for r in (native, pymc))
     # the same density (tests/models/test_native.py checks it to 1e-10); with 200 draws
@@ -102,19 +106,23 @@ def test_native_and_compiled_backends_sample_the_same_posterior():
     assert abs(a.mean() - b.mean()) < 4 * se
 
 
-def test_options_the_exact_sampler_ignores_are_warned_about():
+def test_options_the_exact_sampler_ignores_are_warned_about(fast):
     with pytest.warns(IgnoredOptionWarning, match="ignores 'cores'; pass sampler='nuts'"):
-        bf.fit(_data(), "bb", metrics=["accuracy"], cores=1, **FAST)
+        bf.fit(_data(), "bb", metrics=["accuracy"], cores=1, **fast, random_seed=0)
     # as in 0.3, bb's exact sampler (sampler="auto") ignores the deprecated backend
     with (
         pytest.warns(FutureWarning, match="pass sampler='auto'"),
         pytest.warns(IgnoredOptionWarning, match="ignores 'backend', 'cores'"),
     ):
-        bf.fit(_data(), "bb", metrics=["accuracy"], backend="nutpie", cores=1, **FAST)
+        bf.fit(
+            _data(), "bb", metrics=["accuracy"], backend="nutpie", cores=1, **fast, random_seed=0
+        )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SamplingWarning)  # 100 draws: R-hat
+        warnings.simplefilter("ignore", SamplingWarning)  # plumbing draws: R-hat
         warnings.simplefilter("error", IgnoredOptionWarning)  # NUTS uses cores: none ignored
-        bf.fit(_data(), "bb", metrics=["accuracy"], sampler="nutpie", cores=1, **FAST)
+        bf.fit(
+            _data(), "bb", metrics=["accuracy"], sampler="nutpie", cores=1, **fast, random_seed=0
+        )
 
 
 @pytest.mark.parametrize(
@@ -129,15 +137,19 @@ def test_options_the_exact_sampler_ignores_are_warned_about():
         ("bb", {"sampler": "pymc", "backend": "pymc"}, "pymc"),
     ],
 )
-def test_backend_warns_and_gives_the_draws_of_the_new_spelling(model, old, new):
+def test_backend_warns_and_gives_the_draws_of_the_new_spelling(model, old, new, fast):
     data = _data()
     with warnings.catch_warnings():
-        # 100 draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
+        # plumbing draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
         for category in (RuntimeWarning, SamplingWarning, CalibrationWarning):
             warnings.simplefilter("ignore", category)
         with pytest.warns(FutureWarning) as record:
-            before = bf.fit(data, model, metrics=["accuracy"], cores=1, **old, **FAST)
-        after = bf.fit(data, model, metrics=["accuracy"], sampler=new, cores=1, **FAST)
+            before = bf.fit(
+                data, model, metrics=["accuracy"], cores=1, **old, **fast, random_seed=0
+            )
+        after = bf.fit(
+            data, model, metrics=["accuracy"], sampler=new, cores=1, **fast, random_seed=0
+        )
     [warning] = [w for w in record if issubclass(w.category, FutureWarning)]
     assert str(warning.message) == (
         "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
@@ -167,11 +179,11 @@ def test_backend_warns_and_gives_the_draws_of_the_new_spelling(model, old, new):
         ("bc", {"sampler": "exact"}, "sampler='exact' exists only for model='bb'"),
     ],
 )
-def test_conflicting_choices_raise(model, kwargs, message):
+def test_conflicting_choices_raise(model, kwargs, message, fast):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # raised before any warning
         with pytest.raises(InvalidParameterError, match=message):
-            bf.fit(_data(), model, metrics=["accuracy"], **kwargs, **FAST)
+            bf.fit(_data(), model, metrics=["accuracy"], **kwargs, **fast, random_seed=0)
 
 
 def test_the_cache_is_bounded_and_least_recently_used_goes_first():
@@ -220,7 +232,7 @@ def test_a_failed_native_compile_is_remembered(monkeypatch):
     assert idata.posterior["x"].shape == (1, 20)
 
 
-def test_an_untested_nutpie_version_uses_the_public_path(monkeypatch):
+def test_an_untested_nutpie_version_uses_the_public_path(monkeypatch, fast):
     import nutpie
 
     monkeypatch.setattr(nutpie, "__version__", "9.9.0")
@@ -228,14 +240,14 @@ def test_an_untested_nutpie_version_uses_the_public_path(monkeypatch):
     # the cache is kept: the compiled PyMC model of the test above (same data) is reused
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(_data(), "bc", metrics=["accuracy"], **FAST)
+        res = bf.fit(_data(), "bc", metrics=["accuracy"], **fast, random_seed=0)
     # the compiled PyMC model (no native density), converted by nutpie itself
     assert sampling.CACHE.keys()[-1][1] == "pymc"
-    assert res.idata.posterior.sizes["draw"] == 100
+    assert res.idata.posterior.sizes["draw"] == fast["draws"]
     assert "warmup_posterior" not in res.idata.children
 
 
-def test_a_cached_compiled_model_samples_each_fit_s_own_data():
+def test_a_cached_compiled_model_samples_each_fit_s_own_data(fast):
     """The second fit of the same structure reuses the compiled PyMC model and must read
     its own counts (nutpie 0.16.11 keys its data by identifiers, not names: a filter on
     the names once dropped every container, so every later fit sampled the first data).
@@ -245,12 +257,12 @@ def test_a_cached_compiled_model_samples_each_fit_s_own_data():
     rng = np.random.default_rng(5)
     fits = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SamplingWarning)  # 100 draws: R-hat
+        warnings.simplefilter("ignore", SamplingWarning)  # plumbing draws: R-hat
         for p in (0.2, 0.8):  # the same structure (two groups, one metric), other counts
             s = rng.uniform(size=200)
             y = (rng.uniform(size=200) < np.where(s > 0.5, p, 1 - p)).astype(int)
             data = bf.AssessmentData(s, y, np.repeat(["a", "b"], 100))
-            res = bf.fit(data, "bb", metrics=["accuracy"], sampler="nutpie", **FAST)
+            res = bf.fit(data, "bb", metrics=["accuracy"], sampler="nutpie", **fast, random_seed=0)
             x, n = (data.labeled_examples.confusion_counts()[:, [0, 2]].sum(1), 100)
             fits.append((res.rates("accuracy").mean(("chain", "draw")).values, x, n))
     for draws_mean, x, n in fits:

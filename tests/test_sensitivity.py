@@ -25,14 +25,7 @@ from bayesfair.simulate import miscalibrated_scores
 from bayesfair.stats import hdi
 from bayesfair.summary import summarize_arrays
 
-FAST = dict(draws=300, tune=300, chains=2, progressbar=False, random_seed=0)
 SENSITIVITY_COLUMNS = ["metric", "group", "reference", "statistic", "threshold", "sensitive"]
-
-
-def _quiet_fit(data, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # small draws: R-hat warnings are expected
-        return bf.fit(data, **{**FAST, **kwargs})
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +38,11 @@ def few_labels():
 
 
 @pytest.fixture(scope="module")
-def rbc_fit():
+def rbc_fit(quiet_fit):
     rng = np.random.default_rng(3)
     lab, unl = miscalibrated_scores(10, 300, random_seed=rng.integers(1 << 30))
     data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
-    return _quiet_fit(data, metrics=["accuracy", "tpr"])
+    return quiet_fit(data, metrics=["accuracy", "tpr"])
 
 
 def test_statistic_is_the_posterior_over_the_prior_variance(rbc_fit):
@@ -64,11 +57,11 @@ def test_statistic_is_the_posterior_over_the_prior_variance(rbc_fit):
         assert table.loc[metric, "statistic"] == pytest.approx(expected, rel=1e-12)
 
 
-def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels):
+def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels, quiet_fit):
     """bb with Beta(1, 1): Var(Δ) = 2/12 under the prior; the posterior's variance is
     the sum of the two Beta(1 + x, 1 + n − x) variances. The estimate's relative
     Monte Carlo SE is about sqrt(2/4000 + 2/2000) = 0.039; 4 SE allowed."""
-    res = _quiet_fit(few_labels, model="bb", metrics=["accuracy"], draws=2000)
+    res = quiet_fit(few_labels, model="bb", metrics=["accuracy"], draws=2000)
     x = few_labels.labeled_examples.confusion_counts()
     correct, n = x[:, 0] + x[:, 2], x.sum(axis=1)
     post_var = sum(stats.beta(1 + c, 1 + m - c).var() for c, m in zip(correct, n, strict=True))
@@ -78,11 +71,11 @@ def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels):
 
 
 @pytest.mark.slow
-def test_prior_draws_of_every_model(few_labels):
+def test_prior_draws_of_every_model(few_labels, quiet_fit):
     """The prior group of bb and hbb: rates in [0, 1] whose mean is 1/2 by symmetry
     (μ ~ Beta(1, 1), symmetric size trend), within 5 Monte Carlo SEs."""
     for model in ("bb", "hbb"):
-        prior = _quiet_fit(few_labels, model=model, metrics=["tpr"]).idata.prior["tpr"].values
+        prior = quiet_fit(few_labels, model=model, metrics=["tpr"]).idata.prior["tpr"].values
         assert prior.shape == (1, PRIOR_DRAWS, 2)
         assert np.all((prior >= 0) & (prior <= 1))
         assert abs(prior.mean() - 0.5) < 5 * prior.std() / np.sqrt(prior.size / 2)
@@ -132,10 +125,10 @@ def test_summary_reports_sensitivity_and_says_it(rbc_fit):
             assert "label more of group" in row["note"]
 
 
-def test_a_verdict_that_the_prior_decides_is_undecided(few_labels):
+def test_a_verdict_that_the_prior_decides_is_undecided(few_labels, quiet_fit):
     """Beta(200, 200) with four labels per group: the HDI + ROPE rule alone says
     "practically fair"; the gap is the prior's, and the summary says "undecided"."""
-    res = _quiet_fit(few_labels, model="bb", prior=BetaPrior(200.0, 200.0), metrics=["accuracy"])
+    res = quiet_fit(few_labels, model="bb", prior=BetaPrior(200.0, 200.0), metrics=["accuracy"])
     d = res.difference("accuracy").values
     assert bf.stats.rope_decision(*hdi(d), 0.08) == "practically fair"
     row = res.summary(epsilon=0.08).iloc[0]
@@ -146,8 +139,8 @@ def test_a_verdict_that_the_prior_decides_is_undecided(few_labels):
 
 
 @pytest.mark.slow
-def test_hbb_sensitivity_is_finite(few_labels):
-    table = _quiet_fit(few_labels, model="hbb", metrics=["accuracy", "tpr"]).sensitivity()
+def test_hbb_sensitivity_is_finite(few_labels, quiet_fit):
+    table = quiet_fit(few_labels, model="hbb", metrics=["accuracy", "tpr"]).sensitivity()
     assert np.isfinite(table["statistic"]).all()
 
 

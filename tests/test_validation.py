@@ -23,8 +23,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.experiments import run_experiment
 from bayesfair.posterior import SamplingWarning
 
-FAST = dict(draws=50, tune=50, chains=1, progressbar=False)
-
 
 def _data(seed=0):
     rng = np.random.default_rng(seed)
@@ -43,11 +41,11 @@ def test_probability_check_raises_one_error_for_type_and_value(bad):
     assert issubclass(InvalidParameterError, TypeError)
 
 
-def test_ci_prob_raises_the_same_type_everywhere():
+def test_ci_prob_raises_the_same_type_everywhere(fast):
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        res = bf.fit(data, "bb", metrics=["accuracy"], random_seed=0, **FAST)
+        res = bf.fit(data, "bb", metrics=["accuracy"], random_seed=0, **fast)
     calls = [
         lambda: res.summary(["accuracy"], ci_prob=1.5),
         lambda: bf.frequentist.newcombe_interval(3, 10, 5, 10, ci_prob=1.5),
@@ -87,25 +85,25 @@ def test_seed_record_rebuilds_the_sequence():
 
 
 @pytest.mark.parametrize("model", ["bb", "rbc"])
-def test_fit_accepts_a_generator_and_records_a_seed_that_reproduces_it(model):
+def test_fit_accepts_a_generator_and_records_a_seed_that_reproduces_it(model, fast):
     data = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(
-            data, model, metrics=["accuracy"], random_seed=np.random.default_rng(3), **FAST
+            data, model, metrics=["accuracy"], random_seed=np.random.default_rng(3), **fast
         )
         rec = res.settings["random_seed"]
         seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
-        again = bf.fit(data, model, metrics=["accuracy"], random_seed=seed, **FAST)
+        again = bf.fit(data, model, metrics=["accuracy"], random_seed=seed, **fast)
     np.testing.assert_array_equal(res.rates("accuracy").values, again.rates("accuracy").values)
 
 
-def test_fit_without_a_seed_records_fresh_entropy_that_reproduces_it():
+def test_fit_without_a_seed_records_fresh_entropy_that_reproduces_it(fast):
     data = _data()
-    res = bf.fit(data, "bb", metrics=["accuracy"], random_seed=None, **FAST)
+    res = bf.fit(data, "bb", metrics=["accuracy"], random_seed=None, **fast)
     rec = res.settings["random_seed"]
     seed = np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])
-    again = bf.fit(data, "bb", metrics=["accuracy"], random_seed=seed, **FAST)
+    again = bf.fit(data, "bb", metrics=["accuracy"], random_seed=seed, **fast)
     np.testing.assert_array_equal(res.rates("accuracy").values, again.rates("accuracy").values)
 
 
@@ -183,56 +181,58 @@ def test_warnings_and_exceptions_live_in_one_module():
 
 
 # ------------------------------------------------------------------ model options
-def test_options_a_model_ignores_are_warned_about():
+def test_options_a_model_ignores_are_warned_about(fast):
     from bayesfair.exceptions import IgnoredOptionWarning
 
     data = _data()
     with pytest.warns(IgnoredOptionWarning, match=r"'bb' ignores 'score_clip', 'n_bins'"):
-        bf.fit(data, "bb", metrics=["accuracy"], score_clip=0.05, n_bins=64, **FAST)
+        bf.fit(data, "bb", metrics=["accuracy"], score_clip=0.05, n_bins=64, **fast)
     with pytest.warns(IgnoredOptionWarning, match=r"'bc' ignores 'discrepancy'"):
         disc = bf.models.calibration.DiscrepancyPrior()
-        with warnings.catch_warnings():  # not what is tested: the check's verdict on 60 labels
+        with warnings.catch_warnings():  # not what is tested: the check's verdict on 60
+            # labels, and R-hat on plumbing draws
             warnings.simplefilter("ignore", bf.exceptions.CalibrationWarning)
-            bf.fit(data, "bc", metrics=["accuracy"], discrepancy=disc, **FAST)
+            warnings.simplefilter("ignore", bf.exceptions.SamplingWarning)
+            bf.fit(data, "bc", metrics=["accuracy"], discrepancy=disc, **fast)
     with warnings.catch_warnings():
         warnings.simplefilter("error", IgnoredOptionWarning)
-        bf.fit(data, "bb", metrics=["accuracy"], **FAST)  # nothing given, nothing warned
+        bf.fit(data, "bb", metrics=["accuracy"], **fast)  # nothing given, nothing warned
 
 
-def test_model_names_resolve_like_metric_names():
+def test_model_names_resolve_like_metric_names(fast):
     data = _data()
-    res = bf.fit(data, " BB ", metrics=["accuracy"], **FAST)
+    res = bf.fit(data, " BB ", metrics=["accuracy"], **fast)
     assert res.model == "bb"
     with pytest.raises(ValueError, match="Did you mean 'hbb'"):
-        bf.fit(data, "hbbb", metrics=["accuracy"], **FAST)
+        bf.fit(data, "hbbb", metrics=["accuracy"], **fast)
 
 
-def test_each_model_has_one_typed_prior():
+def test_each_model_has_one_typed_prior(fast):
     from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
     from bayesfair.models.calibration import CalibrationPriors
 
     data = _data()
-    res = bf.fit(data, "bb", metrics=["accuracy"], prior=BetaPrior(2.0, 3.0), **FAST)
+    res = bf.fit(data, "bb", metrics=["accuracy"], prior=BetaPrior(2.0, 3.0), **fast)
     assert res.settings["prior"] == BetaPrior(2.0, 3.0).to_dict()
     # the untyped forms of 0.1 were removed in 0.3.0; the error says what to write
     with pytest.raises(
         InvalidParameterError, match=r"prior=bayesfair.models.beta_binomial.BetaPrior\(2.0, 3.0\)"
     ):
-        bf.fit(data, "bb", metrics=["accuracy"], prior=(2.0, 3.0), **FAST)
+        bf.fit(data, "bb", metrics=["accuracy"], prior=(2.0, 3.0), **fast)
     with pytest.raises(InvalidParameterError, match=r"KappaPrior\(2.0\)"):
-        bf.fit(data, "hbb", metrics=["accuracy"], prior=2.0, **FAST)
+        bf.fit(data, "hbb", metrics=["accuracy"], prior=2.0, **fast)
     for model, wrong in (("bb", KappaPrior()), ("hbb", BetaPrior()), ("bc", BetaPrior())):
         with pytest.raises(InvalidParameterError, match="must be a"):
-            bf.fit(data, model, metrics=["accuracy"], prior=wrong, **FAST)
-    default = bf.fit(data, "bb", metrics=["accuracy"], **FAST)
+            bf.fit(data, model, metrics=["accuracy"], prior=wrong, **fast)
+    default = bf.fit(data, "bb", metrics=["accuracy"], **fast)
     assert default.settings["prior"] == BetaPrior().to_dict()
     assert CalibrationPriors()  # bc/rbc's typed prior, unchanged
     with pytest.raises(ValueError, match="positive"):
         BetaPrior(0.0, 1.0)
 
 
-def test_to_netcdf_leaves_the_result_unchanged(tmp_path):
-    res = bf.fit(_data(), "bb", metrics=["accuracy"], random_seed=0, **FAST)
+def test_to_netcdf_leaves_the_result_unchanged(tmp_path, fast):
+    res = bf.fit(_data(), "bb", metrics=["accuracy"], random_seed=0, **fast)
     before = dict(res.idata.attrs)
     path = res.to_netcdf(tmp_path / "res.nc")
     assert dict(res.idata.attrs) == before and "bayesfair" not in res.idata.attrs
@@ -241,13 +241,13 @@ def test_to_netcdf_leaves_the_result_unchanged(tmp_path):
     assert again.settings["random_seed"] == res.settings["random_seed"]
 
 
-def test_group_names_resolve_in_one_place():
+def test_group_names_resolve_in_one_place(fast):
     # AssessmentData and FairnessPosterior resolve group labels with the same check
     from bayesfair._validation import check_group
 
     data = bf.AssessmentData([0.2, 0.7, 0.6, 0.9], [0, 1, 1, 0], [1, 1, 2, 2], reference=1)
     assert data.resolve_group("2") == 2 == check_group("2", [1, 2])
-    res = bf.fit(data, "bb", metrics=["accuracy"], **FAST)
+    res = bf.fit(data, "bb", metrics=["accuracy"], **fast)
     assert res.pair("2", "1") == (2, 1)
     for call in (lambda: data.resolve_group("3"), lambda: res.pair("3", "1")):
         with pytest.raises(InvalidParameterError, match="Unknown group '3'"):

@@ -16,8 +16,6 @@ from bayesfair.exceptions import CalibrationWarning, UndefinedRateWarning
 from bayesfair.simulate import miscalibrated_scores
 from bayesfair.summary import summarize_arrays
 
-FAST = dict(draws=200, tune=200, chains=2, progressbar=False)
-
 
 def _data(kind="none", n_labeled=100, n_unlabeled=500, seed=0):
     lab, unl = miscalibrated_scores(n_labeled, n_unlabeled, kind=kind, random_seed=seed)
@@ -27,10 +25,10 @@ def _data(kind="none", n_labeled=100, n_unlabeled=500, seed=0):
 
 
 @pytest.fixture(scope="module")
-def calibrated_fit():
+def calibrated_fit(fast):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
-        return bf.fit(_data(), metrics=["accuracy", "tpr"], random_seed=1, **FAST)
+        return bf.fit(_data(), metrics=["accuracy", "tpr"], random_seed=1, **fast)
 
 
 # ------------------------------------------------------------------ the default and the estimand
@@ -45,23 +43,23 @@ def test_default_model_is_rbc_for_the_assessed_examples(calibrated_fit):
     assert np.all((p >= 0) & (p <= 1))
 
 
-def test_without_unlabeled_data_the_estimand_is_the_expected_gap():
+def test_without_unlabeled_data_the_estimand_is_the_expected_gap(fast):
     lab, _ = miscalibrated_scores(40, 0, random_seed=4)
     data = bf.AssessmentData.from_frames(lab, score="score", label="label", group="group")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
-        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **FAST)
+        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **fast)
     assert res.estimand == "expected"
     assert np.ptp(res.difference("accuracy").values) > 0  # not the known labeled gap
 
 
-def test_assessed_interval_is_wider_than_expected_with_few_unlabeled_rows():
+def test_assessed_interval_is_wider_than_expected_with_few_unlabeled_rows(fast):
     data = _data(n_unlabeled=30, seed=4)
     widths = {}
     for estimand in ("assessed", "expected"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
-            res = bf.fit(data, "bc", metrics=["accuracy"], estimand=estimand, random_seed=2, **FAST)
+            res = bf.fit(data, "bc", metrics=["accuracy"], estimand=estimand, random_seed=2, **fast)
         d = res.difference("accuracy").values.ravel()
         widths[estimand] = np.subtract(*np.quantile(d, [0.975, 0.025]))
     # 30 unknown labels per group add Bernoulli noise to the assessed gap
@@ -75,9 +73,9 @@ def test_assessed_interval_is_wider_than_expected_with_few_unlabeled_rows():
         ({"estimand": "sampled"}, "'estimand' parameter must be one of"),
     ],
 )
-def test_bad_estimand_arguments(kwargs, match):
+def test_bad_estimand_arguments(kwargs, match, fast):
     with pytest.raises(ValueError, match=match):
-        bf.fit(_data(n_labeled=10, n_unlabeled=10), **kwargs, **FAST)
+        bf.fit(_data(n_labeled=10, n_unlabeled=10), **kwargs, **fast)
 
 
 def test_labeled_only_models_refuse_the_assessed_estimand():
@@ -85,11 +83,11 @@ def test_labeled_only_models_refuse_the_assessed_estimand():
         bf.fit(_data(n_labeled=10, n_unlabeled=10), "bb", estimand="assessed")
 
 
-def test_removed_aliases_are_refused():
+def test_removed_aliases_are_refused(fast):
     # `unlabeled=` (estimand) and `nuts_sampler=` (backend) were removed in 0.3.0
     for removed in ({"unlabeled": "sampled"}, {"nuts_sampler": "nutpie"}):
         with pytest.raises(TypeError, match="unexpected keyword"):
-            bf.fit(_data(), "bc", metrics=["accuracy"], **removed, **FAST)
+            bf.fit(_data(), "bc", metrics=["accuracy"], **removed, **fast)
 
 
 # ------------------------------------------------------------------ the calibration check
@@ -115,11 +113,11 @@ def test_calibration_check_contract(calibrated_fit):
     pd.testing.assert_frame_equal(check, calibrated_fit.calibration_check())
 
 
-def test_inverted_group_is_a_misfit_with_a_warning():
+def test_inverted_group_is_a_misfit_with_a_warning(fast):
     data = _data("inverted", seed=5)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **FAST)
+        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **fast)
     messages = [str(w.message) for w in caught if issubclass(w.category, CalibrationWarning)]
     # two groups: the check says that their calibrations differ, not which one is off
     assert messages and "'A' and 'B' differ from each other" in messages[0]
@@ -142,11 +140,11 @@ def test_calibration_check_needs_a_calibration_model():
         res.calibration_check()
 
 
-def test_too_few_labels_verdict():
+def test_too_few_labels_verdict(fast):
     data = _data(n_labeled=6, n_unlabeled=200, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **FAST)
+        res = bf.fit(data, metrics=["accuracy"], random_seed=0, **fast)
     check = res.calibration_check(warn=False)
     assert set(check["verdict"]) <= {"too few labels", "misfit"}
     assert (check["verdict"] == "too few labels").any()
@@ -159,18 +157,18 @@ def test_calibration_check_survives_netcdf(calibrated_fit, tmp_path):
 
 
 # ------------------------------------------------------------------ bad input: result and warning
-def _fit_quietly(data, **kw):
+def _fit_quietly(data, fast, **kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = bf.fit(data, metrics=["accuracy", "tpr"], random_seed=0, **FAST, **kw)
+        res = bf.fit(data, metrics=["accuracy", "tpr"], random_seed=0, **fast, **kw)
     return res, [w for w in caught]
 
 
-def test_a_group_whose_labels_are_all_one_class():
+def test_a_group_whose_labels_are_all_one_class(fast):
     lab, unl = miscalibrated_scores(60, 300, random_seed=7)
     lab.loc[lab["group"] == "B", "label"] = 0
     data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
-    res, caught = _fit_quietly(data)
+    res, caught = _fit_quietly(data, fast)
     # no labeled positive in B: TPR is informed by the model only, and the table says so
     assert "no labeled" in res.rate_note("tpr", ("B", "A"))
     d = res.difference("tpr", "B", "A").values
@@ -188,11 +186,11 @@ def test_a_group_whose_labels_are_all_one_class():
     assert not any(issubclass(w.category, RuntimeWarning) for w in caught)
 
 
-def test_a_group_with_one_label():
+def test_a_group_with_one_label(fast):
     lab, unl = miscalibrated_scores(50, 300, random_seed=8)
     lab = pd.concat([lab[lab["group"] == "A"], lab[lab["group"] == "B"].head(1)])
     data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
-    res, _ = _fit_quietly(data)
+    res, _ = _fit_quietly(data, fast)
     check = res.calibration_check(warn=False).set_index("group")
     assert check.loc["B", "n_labeled"] == 1
     assert check.loc["B", "verdict"] in ("too few labels", "misfit")
@@ -201,21 +199,21 @@ def test_a_group_with_one_label():
     assert np.subtract(*np.quantile(d, [0.975, 0.025])) > 0.05
 
 
-def test_identical_scores_in_a_group():
+def test_identical_scores_in_a_group(fast):
     lab, unl = miscalibrated_scores(80, 300, random_seed=9)
     for frame in (lab, unl):
         frame.loc[frame["group"] == "B", "score"] = 0.7
     data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
-    res, _ = _fit_quietly(data)
+    res, _ = _fit_quietly(data, fast)
     d = res.difference("accuracy", "B", "A").values.ravel()
     assert np.isfinite(d).all()
     assert list(res.calibration_check(warn=False).columns) == CHECK_COLUMNS
 
 
-def test_inverted_classifier_covers_with_rbc_and_warns():
+def test_inverted_classifier_covers_with_rbc_and_warns(fast):
     lab, unl = miscalibrated_scores(100, 2000, kind="inverted", random_seed=11)
     data = bf.AssessmentData.from_frames(lab, unl, score="score", label="label", group="group")
-    res, caught = _fit_quietly(data)
+    res, caught = _fit_quietly(data, fast)
     assert any(issubclass(w.category, CalibrationWarning) for w in caught)
     both = pd.concat([lab, unl])
     acc = {g: ((d["score"] >= 0.5) == d["label"]).mean() for g, d in both.groupby("group")}

@@ -36,7 +36,7 @@ from bayesfair.stats import hdi
 pytestmark = pytest.mark.slow
 
 R = 24
-FIT = dict(draws=300, tune=300, chains=2, progressbar=False, metrics=["accuracy", "tpr"])
+METRICS = ["accuracy", "tpr"]
 
 
 def _truth(frame, metric):
@@ -50,7 +50,7 @@ def _upper(covered: int, n: int, level: float = 0.99) -> float:
 
 
 @pytest.fixture(scope="module")
-def coverage():
+def coverage(simulation):
     rows = []
     for seed in range(R):
         labeled, unlabeled = differential_calibration(
@@ -70,8 +70,8 @@ def coverage():
         ):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = bf.fit(data, random_seed=seed, **FIT, **options)
-            for metric in FIT["metrics"]:
+                res = bf.fit(data, random_seed=seed, metrics=METRICS, **simulation, **options)
+            for metric in METRICS:
                 truth = _truth(assessed[assessed.group == "g0"], metric) - _truth(
                     assessed[assessed.group == "g1"], metric
                 )

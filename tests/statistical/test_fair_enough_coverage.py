@@ -56,7 +56,7 @@ def _counts(frame) -> np.ndarray:
 
 
 @pytest.fixture(scope="module", params=["none", "cubed"])
-def covered(request):
+def covered(request, simulation):
     rows = []
     for r in range(R):
         lab, unl = miscalibrated_scores(100, 2000, kind=request.param, random_seed=30_000 + r)
@@ -67,7 +67,7 @@ def covered(request):
         labeled_only = bf.AssessmentData(lab.score, lab.label, lab.group, reference="A")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = bf.fit(data, random_seed=r, progressbar=False, draws=500, tune=500, chains=2)
+            res = bf.fit(data, random_seed=r, **simulation)
             tables = {
                 "posterior": res.metric_clusters(metrics=METRICS, group="B"),
                 "bootstrap": bf.frequentist.metric_clusters(

@@ -6,7 +6,8 @@ backwards (AUC 0.18), so Δ accuracy is the groups' gap in base rates, 44.5 poin
 n_L = 10 the default's MAE (20–25) exceeds the Beta-binomial's (14–20), the one cell of
 Ji et al.'s tables where it does. ``benchmarks/offstate_tradeoff.py`` has the table;
 ``docs/results/honest_edge.md`` the discussion. ``R`` labeled sets per cell, drawn as Ji
-et al. drew them (``split_labeled(method="ji2020")``, seeds 0, 1, ...).
+et al. drew them (``split_labeled(method="ji2020")``, seeds 0, 1, ...), fitted with the
+suite's simulation settings (``tests/conftest.py``).
 
 Claims and their tolerances:
 
@@ -48,7 +49,7 @@ R = 30
 FOLLOW = DiscrepancyPrior(prior_misfit=0.5, shared_prior_misfit=0.5)
 
 
-def _cell(name: str, clf: str, discrepancies) -> pd.DataFrame:
+def _cell(name: str, clf: str, discrepancies, sampler) -> pd.DataFrame:
     """Per labeled set: the truth, bb's estimate, and per prior (None: the default) the
     estimate, P(some stratum off) and whether the summary says the sentence."""
     spec = get_score_set(name)
@@ -64,12 +65,10 @@ def _cell(name: str, clf: str, discrepancies) -> pd.DataFrame:
         row = {"truth": acc[u] - acc[p]}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            bb = bf.fit(data, model="bb", metrics=["accuracy"], random_seed=r, progressbar=False)
+            bb = bf.fit(data, model="bb", metrics=["accuracy"], random_seed=r, **sampler)
             row["bb"] = float(bb.difference("accuracy").values.mean())
             for key, disc in discrepancies.items():
-                res = bf.fit(
-                    data, metrics=["accuracy"], random_seed=r, progressbar=False, discrepancy=disc
-                )
+                res = bf.fit(data, metrics=["accuracy"], random_seed=r, discrepancy=disc, **sampler)
                 t = res.summary().set_index("metric").loc["accuracy"]
                 misfit = res.idata.posterior["misfit"].values
                 row[key] = t["mean"]
@@ -80,9 +79,12 @@ def _cell(name: str, clf: str, discrepancies) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def cells():
+def cells(simulation):
     both = {"default": None, "follow": FOLLOW}
-    return {"ricci": _cell("ricci-race", "MLP", both), "adult": _cell("adult-race", "MLP", both)}
+    return {
+        "ricci": _cell("ricci-race", "MLP", both, simulation),
+        "adult": _cell("adult-race", "MLP", both, simulation),
+    }
 
 
 def _err(d, key):

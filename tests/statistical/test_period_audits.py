@@ -39,8 +39,9 @@ drifting group's ``s = σ(logit p − 2)`` from the drift period on; prediction
    guards against a collapse; the benchmark measures the coverage). The gaps of one
    audit share a fit, so they are not independent and the binomial understates the
    spread; in the benchmark the cluster SE (0.008–0.027) was close to the binomial one
-   (0.008–0.018). Sampler: ``draws=500, tune=500, chains=2``. The file ran in 38 s
-   on 2 cores shared with other work (load average 3.3).
+   (0.008–0.018). Sampler: the suite's simulation settings (``draws=500, tune=500,
+   chains=2``). The file ran in 38 s on 2 cores shared with other work (load average
+   3.3).
 """
 
 import warnings
@@ -61,7 +62,6 @@ FLAG_LABELS = [100, 50]  # periods without labels change no flag
 FLAG_GROUPS = ("A", "B", "C", "D", "E", "F", "G", "H")
 POWER_TARGET, FALSE_FLAG_TARGET, BOUND_LEVEL = 0.60, 0.10, 0.99
 
-FIT = {"draws": 500, "tune": 500, "chains": 2}
 METRICS = ["accuracy", "tpr"]
 COVERAGE_REPS, COVERAGE_PERIODS, COVERAGE_DRIFT_FROM = 8, 6, 3
 COVERAGE_LABELS = [100] + [20] * (COVERAGE_PERIODS - 1)
@@ -225,7 +225,7 @@ def test_a_check_flags_the_shift_it_says_it_can_see(n_checked):
 
 
 @pytest.mark.slow
-def test_period_gaps_cover_before_and_after_a_drift():
+def test_period_gaps_cover_before_and_after_a_drift(simulation):
     covered = dict.fromkeys(METRICS, 0)
     for seed in range(COVERAGE_REPS):
         lab, unl = drifting_periods(
@@ -240,7 +240,7 @@ def test_period_gaps_cover_before_and_after_a_drift():
         truth = realised_gaps(lab, unl, COVERAGE_PERIODS)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = bf.fit_periods(audit_data(lab, unl), random_seed=seed, progressbar=False, **FIT)
+            res = bf.fit_periods(audit_data(lab, unl), random_seed=seed, **simulation)
             table = res.period_summary(METRICS, epsilon=0.02, ci_prob=0.95)
         assert res.reference == "A"
         for metric in METRICS:

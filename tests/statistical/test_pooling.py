@@ -3,7 +3,8 @@ the summary says that a gap rests on the prior.
 
 ``miscalibrated_scores(kind="shifted", shift=1.0)``: group B's true map is
 σ(logit s + 1), inside the beta-calibration family; 1,000 unlabeled rows per group and
-5, 20 or 100 labeled. ``R`` data sets per cell (the 200-replicate table is
+5, 20 or 100 labeled. ``R`` data sets per cell, fitted with the suite's simulation
+settings (``tests/conftest.py``: 2 chains × 500 draws; the 200-replicate table is
 ``benchmarks/pooling_coverage.py``'s, ``docs/results/pooling_coverage.md``).
 
 Claims and their tolerances (each one-sided, two binomial standard errors at the
@@ -34,7 +35,7 @@ R = 60
 METRICS = ["accuracy", "tpr", "fpr"]
 
 
-def _replicate(kind: str, n_per_group: int, r: int) -> tuple[bool, bool]:
+def _replicate(kind: str, n_per_group: int, r: int, sampler) -> tuple[bool, bool]:
     """(does the HDI of Δ accuracy cover the realised gap, does the summary say the
     sentence for any metric) for one data set."""
     lab, unl = miscalibrated_scores(n_per_group, 1000, kind=kind, shift=1.0, random_seed=20_000 + r)
@@ -44,7 +45,7 @@ def _replicate(kind: str, n_per_group: int, r: int) -> tuple[bool, bool]:
     data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group, reference="A")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, metrics=METRICS, random_seed=r, progressbar=False)
+        res = bf.fit(data, metrics=METRICS, random_seed=r, **sampler)
         table = res.summary().set_index("metric")
     row = table.loc["accuracy"]
     covered = bool(row["hdi_lower"] <= truth <= row["hdi_upper"])
@@ -54,9 +55,9 @@ def _replicate(kind: str, n_per_group: int, r: int) -> tuple[bool, bool]:
 
 
 @pytest.fixture(scope="module")
-def cells():
+def cells(simulation):
     return {
-        (kind, n): np.array([_replicate(kind, n, r) for r in range(R)])
+        (kind, n): np.array([_replicate(kind, n, r, simulation) for r in range(R)])
         for kind, n in [("shifted", 5), ("shifted", 20), ("shifted", 100), ("none", 100)]
     }
 

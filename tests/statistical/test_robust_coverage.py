@@ -52,11 +52,10 @@ from bayesfair.stats import hdi
 pytestmark = pytest.mark.slow
 
 R = 60
-FIT = dict(draws=300, tune=300, chains=2, progressbar=False)
 
 
 @pytest.fixture(scope="module")
-def check_flags():
+def check_flags(simulation):
     rows = []
     for kind in ("none", "cubed", "inverted"):
         for r in range(R):
@@ -66,7 +65,7 @@ def check_flags():
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = bf.fit(data, metrics=["accuracy"], random_seed=r, **FIT)
+                res = bf.fit(data, metrics=["accuracy"], random_seed=r, **simulation)
             check = res.calibration_check(warn=False).set_index("group")
             both = pd.concat([lab, unl])
             realised = (
@@ -178,7 +177,7 @@ RUNS = 50
 
 
 @pytest.mark.parametrize(("name", "classifier"), [("compas-sex", "NB"), ("german-age", "RF")])
-def test_default_model_covers_where_bc_did_not(name, classifier):
+def test_default_model_covers_where_bc_did_not(name, classifier, simulation):
     df = run_experiment(
         name,
         classifier,
@@ -186,11 +185,8 @@ def test_default_model_covers_where_bc_did_not(name, classifier):
         200,
         n_runs=RUNS,
         methods=("bb", "rbc"),
-        draws=500,
-        tune=500,
-        chains=4,
         random_seed=0,
-        progressbar=False,
+        **simulation,
     )
     runs = df.pivot_table(index="run", columns="method", values=["abs_error", "covered"])
     coverage = runs["covered", "rbc"].mean()
@@ -210,7 +206,7 @@ def test_default_model_covers_where_bc_did_not(name, classifier):
 @pytest.mark.parametrize(
     ("name", "classifier"), [("ricci-race", "MLP"), ("german-age", "MLP"), ("german-sex", "MLP")]
 )
-def test_default_model_covers_with_a_handful_of_labels(name, classifier):
+def test_default_model_covers_with_a_handful_of_labels(name, classifier, simulation):
     """Table 2 cells (Δ accuracy, n_L = 10: about five labels per group) where groups are
     calibrated differently and ``bc`` covered least (Ricci MLP 0.78, German-age MLP
     0.80): the default covers in at least 0.90 − 2 SE of 50 labeled sets. Its MAE is
@@ -223,11 +219,8 @@ def test_default_model_covers_with_a_handful_of_labels(name, classifier):
         10,
         n_runs=RUNS,
         methods=("bb", "rbc"),
-        draws=500,
-        tune=500,
-        chains=4,
         random_seed=0,
-        progressbar=False,
+        **simulation,
     )
     runs = df.pivot_table(index="run", columns="method", values=["abs_error", "covered"])
     coverage = runs["covered", "rbc"].mean()
@@ -240,7 +233,7 @@ def test_default_model_covers_with_a_handful_of_labels(name, classifier):
     assert coverage >= bound
 
 
-def _inverted_few_labels(r: int, discrepancy=None, within=None):
+def _inverted_few_labels(r: int, sampler, discrepancy=None, within=None):
     """The setting of ``benchmarks/active_coverage.py``: does the 95% HDI of Δ accuracy
     cover the gap on all examples? The 60 labels at random, or (``within``) chosen by
     ``suggest_labels`` from a fit of the first 40. ``discrepancy=None``: the default."""
@@ -256,16 +249,7 @@ def _inverted_few_labels(r: int, discrepancy=None, within=None):
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = bf.fit(
-                first,
-                draws=300,
-                tune=300,
-                chains=2,
-                random_seed=r,
-                progressbar=False,
-                metrics=["accuracy"],
-                cores=1,
-            )
+            res = bf.fit(first, random_seed=r, metrics=["accuracy"], cores=1, **sampler)
             pos = bf.suggest_labels(res, n=60, metric="accuracy", within=within, random_seed=r)[
                 "position"
             ].to_numpy()
@@ -276,23 +260,14 @@ def _inverted_few_labels(r: int, discrepancy=None, within=None):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(
-            data,
-            draws=500,
-            tune=500,
-            chains=2,
-            random_seed=r,
-            progressbar=False,
-            metrics=["accuracy"],
-            discrepancy=discrepancy,
-        )
+        res = bf.fit(data, random_seed=r, metrics=["accuracy"], discrepancy=discrepancy, **sampler)
     lo, hi = hdi(res.difference("accuracy").values, 0.95)
     return bool(lo <= truth <= hi)
 
 
-def test_default_prior_covers_an_inverted_group_with_few_labels():
+def test_default_prior_covers_an_inverted_group_with_few_labels(simulation):
     n = 40
-    default = np.array([_inverted_few_labels(r) for r in range(n)])
+    default = np.array([_inverted_few_labels(r, simulation) for r in range(n)])
     measured = 0.865  # 200 data sets (module docstring)
     bound = measured - 2 * math.sqrt(measured * (1 - measured) / n)
     print(
@@ -301,7 +276,7 @@ def test_default_prior_covers_an_inverted_group_with_few_labels():
     assert default.mean() >= bound
 
 
-def test_mixed_acquisition_covers_an_inverted_group_through_its_guard():
+def test_mixed_acquisition_covers_an_inverted_group_through_its_guard(simulation):
     """``within="mixed"`` on the inverted group: the calibration check flags it in most
     data sets at 20 labels per group, and the batch is then chosen by stratum. Its
     coverage, 0.835 ± 0.026 over 200 data sets (0.75 without the guard when it was
@@ -309,7 +284,7 @@ def test_mixed_acquisition_covers_an_inverted_group_through_its_guard():
     guard keeps it there, at least the measured rate less two Monte Carlo standard
     errors at 40 data sets (one-sided level about 2.3%)."""
     n = 40
-    covered = np.array([_inverted_few_labels(r, within="mixed") for r in range(n)])
+    covered = np.array([_inverted_few_labels(r, simulation, within="mixed") for r in range(n)])
     measured = 0.835  # 200 data sets
     bound = measured - 2 * math.sqrt(measured * (1 - measured) / n)
     print(f"inverted, mixed acquisition: covers {covered.mean():.3f} (bound {bound:.3f})")

@@ -34,8 +34,9 @@ Levels and Monte Carlo error
   finite and that the bound is at least the posterior mean, and prints them
   next to the bootstrap interval (figures in ``docs/results/variance_coverage.md``).
 
-Sampling: 2 chains × 500 draws after 500 tuning steps (fit's defaults otherwise,
-target_accept = 0.99). R-hat warnings are silenced (with 1,000 draws the largest
+Sampling: the suite's simulation settings, 2 chains × 500 draws after 500 tuning steps
+(fit's defaults otherwise, target_accept = 0.99). R-hat warnings are silenced (with
+1,000 draws the largest
 of 100 group rates' R-hat exceeds 1.01 by chance); divergences are counted and
 printed.
 """
@@ -155,7 +156,6 @@ def test_variance_upper_bound_and_probability(small_bb):
 R = 100
 R_EQ = 30
 DELTA = 0.001
-FIT = dict(draws=500, tune=500, chains=2, progressbar=False)
 SEEDS = {
     "equal_size_unequal_perf": 2201,
     "unequal_size_unequal_perf": 2202,
@@ -171,7 +171,7 @@ def counts_to_data(x, n) -> AssessmentData:
     return AssessmentData(np.full(correct.size, 0.9), correct.astype(int), groups)
 
 
-def run_scenario(name: str, reps: int) -> dict:
+def run_scenario(name: str, reps: int, sampler) -> dict:
     """Fit hbb and the double-corrected bootstrap to ``reps`` replicates of a scenario."""
     from bayesfair.frequentist import double_corrected_bootstrap_counts
 
@@ -183,7 +183,7 @@ def run_scenario(name: str, reps: int) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
             res = bf.fit(
-                counts_to_data(x, sc.n_k), "hbb", metrics=["accuracy"], random_seed=i, **FIT
+                counts_to_data(x, sc.n_k), "hbb", metrics=["accuracy"], random_seed=i, **sampler
             )
         n_divergent += int(res.idata.sample_stats["diverging"].sum()) > 0
         v = res.between_group_variance("accuracy").values.ravel()
@@ -229,10 +229,14 @@ def rmse_difference(err_a, err_b) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def lum_results():
+def lum_results(simulation):
     start = time.perf_counter()
-    out = {name: run_scenario(name, R) for name in SEEDS if name.endswith("unequal_perf")}
-    out |= {name: run_scenario(name, R_EQ) for name in SEEDS if name.endswith("_equal_perf")}
+    out = {
+        name: run_scenario(name, R, simulation) for name in SEEDS if name.endswith("unequal_perf")
+    }
+    out |= {
+        name: run_scenario(name, R_EQ, simulation) for name in SEEDS if name.endswith("_equal_perf")
+    }
     out["seconds"] = time.perf_counter() - start
     return out
 
