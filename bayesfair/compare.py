@@ -25,6 +25,7 @@ the metric clusters.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -129,6 +130,14 @@ class Comparison:
         The labeled rows' reliability curves
         (:func:`bayesfair.frequentist.reliability_curve`, one row per group and
         bin; the report's figure); empty when the labeled examples are a summary.
+    verdicts : pandas.DataFrame
+        One row per metric and pair, the verdict at ε and what it rests on
+        (:func:`pair_verdicts`): decided when the comparison is built, rendered by
+        the reports.
+    view_method : str
+        The method the group and family verdicts rest on: the first fitted of RBC,
+        BC, HBB, BB whose views exist, else ``"freq"`` (the labeled rows' max-|t|
+        bootstrap).
     """
 
     pairs: pd.DataFrame
@@ -142,6 +151,15 @@ class Comparison:
     family_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     calibration_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     reliability: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    verdicts: pd.DataFrame | None = field(default=None, repr=False)
+    view_method: str | None = None
+
+    def __post_init__(self):
+        # the verdicts are decided here, once, and the reports only render them
+        if self.verdicts is None:
+            object.__setattr__(self, "verdicts", pair_verdicts(self))
+        if self.view_method is None:
+            object.__setattr__(self, "view_method", _view_method(self.family_view))
 
     @property
     def disagreements(self) -> list[str]:
@@ -201,8 +219,6 @@ def min_interval_draws(ci_prob: float) -> int:
     Carlo error is as large as the interval; a report would be more confident
     than its own computation.
     """
-    import math
-
     return math.ceil(5.0 / ((1.0 - ci_prob) / 2.0) - 1e-9)
 
 
@@ -455,6 +471,99 @@ def compare(
     )
 
 
+#: The columns of :attr:`Comparison.verdicts`.
+VERDICT_COLUMNS = [
+    "metric",
+    "group",
+    "reference",
+    "verdict",
+    "estimate",
+    "lower",
+    "upper",
+    "prob_practically_fair",
+    "method",
+    "set_aside",
+    "without_labels",
+]
+
+
+def pair_verdicts(comp) -> pd.DataFrame:
+    """One verdict per metric and pair, and the method it rests on.
+
+    The verdict is the HDI + ROPE rule (Kruschke 2018): *practically fair* when the
+    interval lies inside [−ε, ε], *unfair* when it lies outside, *undecided*
+    otherwise (and *undecided* where the prior decides, the posterior's own
+    ``<model>_decision``). It rests on the first model of RBC, BC, HBB, BB that was
+    fitted and has an interval. BC, which trusts its calibration maps completely, is
+    set aside for the next model when the calibration check flags a misfit in one of
+    the pair's two groups (its interval may be wrong); RBC is never set aside: it
+    exists to absorb a misfit (a misfitting stratum follows its own labeled rate),
+    and one group's check says nothing about another group's map. (Until 0.4 a flag
+    on the reference group set RBC aside in every pair, so that with many groups one
+    group's chance p-value moved every verdict onto BB.) With no Bayesian model,
+    Newcombe's interval decides (also when the models have too few draws for one)
+    and P(|Δ| < ε) is not given.
+
+    Parameters
+    ----------
+    comp : Comparison
+        Its ``pairs``, ``settings`` (``epsilon``, ``models``), ``calibration`` and
+        ``groups`` are read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`VERDICT_COLUMNS`: the verdict, the estimate and interval of the
+        method it rests on (``"newcombe"`` or a model's name), ``set_aside`` (the
+        models passed over, a tuple) and ``without_labels`` (the pair's groups
+        without a labeled example, a tuple).
+    """
+    eps = comp.settings["epsilon"]
+    calibration = comp.calibration
+    misfit = set()
+    if calibration is not None and len(calibration):
+        misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
+    sizes = comp.groups
+    no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
+    rows = []
+    for _, r in comp.pairs.iterrows():
+        pair = {str(r["group"]), str(r["reference"])}
+        set_aside, method = [], "newcombe"
+        for m in verdict_order():
+            fitted = m in comp.settings.get("models", ())
+            if not fitted or math.isnan(r.get(f"{m}_lower", math.nan)):
+                continue
+            if m == "bc" and pair & misfit:
+                set_aside.append(m)
+                continue
+            method = m
+            break
+        lo, hi = r.get(f"{method}_lower", np.nan), r.get(f"{method}_upper", np.nan)
+        rows.append(
+            {
+                "metric": r["metric"],
+                "group": r["group"],
+                "reference": r["reference"],
+                "verdict": r.get(f"{method}_decision", rope_decision(lo, hi, eps)),
+                "estimate": r.get(f"{method}_mean", r.get("freq_estimate", np.nan)),
+                "lower": lo,
+                "upper": hi,
+                "prob_practically_fair": r.get(f"{method}_prob_practically_fair", np.nan),
+                "method": method,
+                "set_aside": tuple(set_aside),
+                "without_labels": tuple(
+                    g for g in (r["group"], r["reference"]) if str(g) in no_labels
+                ),
+            }
+        )
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _view_method(family_view: pd.DataFrame) -> str:
+    """The first model of :func:`verdict_order` whose family view exists, else "freq"."""
+    return next((m for m in verdict_order() if f"{m}_decision" in family_view), "freq")
+
+
 def _fit_models(data, models, given: dict, options, seq) -> dict:
     """The fits of the models not ``given``, each seeded as ``bf.fit(random_seed=seq)``
     would be (a fresh copy of ``seq`` per model, whatever ``seq`` has spawned: one seed,
@@ -552,6 +661,10 @@ def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
         for col in ("gap", "gap_lower", "gap_upper"):
             table[f"freq_{col}"] = freq[col].to_numpy()
         table["freq_method"] = freq["method"].to_numpy()
+        table["freq_decision"] = [
+            rope_decision(lo, hi, epsilon)
+            for lo, hi in zip(table["freq_gap_lower"], table["freq_gap_upper"], strict=True)
+        ]
         lo, hi = freq.attrs["max_gap_lower"], freq.attrs["max_gap_upper"]
         family.update(
             freq_max_gap=freq.attrs["max_gap"],

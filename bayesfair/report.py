@@ -26,9 +26,8 @@ from bayesfair._tree import get_group
 from bayesfair._validation import takes
 from bayesfair.fair_enough import representatives
 from bayesfair.metrics import get_rate
-from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.models.priors import prior_from_record
-from bayesfair.stats import rope_decision
 
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
 
@@ -249,9 +248,9 @@ CALIBRATION_TITLE = "Calibration within groups"
 
 
 def _calibration_view_model(comp):
-    """The model of the comparison's calibration view (None: the labeled rows' alone)."""
-    view = comp.calibration_view
-    return next((m for m in verdict_order() if f"{m}_calibration_gap" in view), None)
+    """The model of the comparison's calibration view, chosen when the comparison was
+    built (None: the labeled rows' alone)."""
+    return comp.settings.get("calibration_model")
 
 
 def _calibration_view_table(comp, digits: int):
@@ -399,80 +398,37 @@ def _no_label_words(groups: list, method: str) -> str:
 
 
 def findings(comp) -> list[dict]:
-    """One finding per metric and pair: the verdict at ε and what it rests on.
+    """One finding per metric and pair: the verdict at ε in words.
 
-    The verdict is the HDI + ROPE rule (Kruschke 2018): *practically fair*
-    when the interval lies inside [−ε, ε], *unfair* when it lies outside,
-    *undecided* otherwise. It rests on the first model of RBC, BC, HBB, BB
-    that was fitted and has an interval. BC, which trusts its calibration
-    maps completely, is passed over for the next model when the calibration
-    check flags a misfit in one of the pair's two groups (its interval may be
-    wrong), and says so; RBC is never passed over: it exists to absorb a
-    misfit (a misfitting stratum follows its own labeled rate), and one
-    group's check says nothing about another group's map. (Until 0.4 a flag
-    on the reference group set RBC aside in every pair, so that with many
-    groups one group's chance p-value moved every verdict onto BB.) With no
-    Bayesian model, Newcombe's interval decides (also when the models have
-    too few draws for one) and P(|Δ| < ε) is not given.
+    The verdicts and the method each rests on were decided when the comparison was
+    built (:attr:`~bayesfair.compare.Comparison.verdicts`,
+    :func:`bayesfair.compare.pair_verdicts`, which gives the rule); this function
+    only says them.
     """
     eps = comp.settings["epsilon"]
-    misfit = set()
-    calibration = comp.calibration
-    if calibration is not None and len(calibration):
-        misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
-    sizes = getattr(comp, "groups", None)  # indexed by group
-    no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
     out = []
-    for _, r in comp.pairs.iterrows():
-        label = get_rate(r["metric"]).label
-        passed_over = []
-        method = None
-        for m in verdict_order():
-            if m not in comp.settings["models"] or math.isnan(r.get(f"{m}_lower", math.nan)):
-                continue
-            if m == "bc" and {str(r["group"]), str(r["reference"])} & misfit:
-                passed_over.append(m)
-                continue
-            method = m
-            break
-        if method is None:
-            method = "newcombe"
-        lo, hi = r.get(f"{method}_lower", math.nan), r.get(f"{method}_upper", math.nan)
-        estimate = r.get(f"{method}_mean", r.get("freq_estimate", math.nan))
-        prob = r.get(f"{method}_prob_practically_fair", math.nan)
-        # a posterior's decision: the HDI + ROPE rule, "undecided" where the prior decides
-        verdict = r.get(f"{method}_decision", rope_decision(lo, hi, eps))
-        pair = f"{r['group']} vs {r['reference']}"
-        if verdict == "undefined":
+    for v in comp.verdicts.to_dict("records"):
+        label = get_rate(v["metric"]).label
+        method, prob = v["method"], v["prob_practically_fair"]
+        pair = f"{v['group']} vs {v['reference']}"
+        if v["verdict"] == "undefined":
             text = f"{label}, {pair}: undefined (too few labeled examples in its denominator)."
         else:
             chance = "" if math.isnan(prob) else f", P(|Δ| < {eps:g}) = {prob:.2f}"
             text = (
-                f"{label}, {pair}: {verdict} at ε = {eps:g}. Δ = {estimate:+.3f}, "
-                f"interval [{lo:.3f}, {hi:.3f}]{chance}; rests on {_METHOD_WORDS[method]}."
+                f"{label}, {pair}: {v['verdict']} at ε = {eps:g}. Δ = {v['estimate']:+.3f}, "
+                f"interval [{v['lower']:.3f}, {v['upper']:.3f}]{chance}; rests on "
+                f"{_METHOD_WORDS[method]}."
             )
-        if passed_over:
+        if v["set_aside"]:
             text += (
-                f" ({', '.join(m.upper() for m in passed_over)} set aside: the calibration "
+                f" ({', '.join(m.upper() for m in v['set_aside'])} set aside: the calibration "
                 "check flags a misfit in this pair.)"
             )
-        unlabeled_only = [g for g in (r["group"], r["reference"]) if str(g) in no_labels]
-        if unlabeled_only and method in MODEL_SPECS:
-            text += f" ({_no_label_words(unlabeled_only, method)})"
-        out.append(
-            {
-                "metric": r["metric"],
-                "group": r["group"],
-                "reference": r["reference"],
-                "verdict": verdict,
-                "estimate": estimate,
-                "lower": lo,
-                "upper": hi,
-                "prob_practically_fair": prob,
-                "method": method,
-                "text": text,
-            }
-        )
+        if v["without_labels"] and method in MODEL_SPECS:
+            text += f" ({_no_label_words(list(v['without_labels']), method)})"
+        keep = ("set_aside", "without_labels")
+        out.append({**{k: x for k, x in v.items() if k not in keep}, "text": text})
     return out
 
 

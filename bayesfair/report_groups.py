@@ -22,7 +22,6 @@ from bayesfair._validation import takes
 from bayesfair.group_plots import gap_figure_size, plot_group_gaps
 from bayesfair.metrics import get_rate
 from bayesfair.models.catalogue import verdict_order
-from bayesfair.stats import rope_decision
 
 __all__ = [
     "MANY_GROUPS",
@@ -63,13 +62,9 @@ def many_groups(comp) -> bool:
 
 @takes("Comparison")
 def view_method(comp) -> str:
-    """The method the group and family verdicts rest on: the first fitted of RBC, BC, HBB,
-    BB whose views exist, else the frequentist band (``"freq"``)."""
-    family = comp.family_view
-    for m in verdict_order():
-        if f"{m}_decision" in family.columns:
-            return m
-    return "freq"
+    """The method the group and family verdicts rest on (decided with the comparison:
+    :attr:`~bayesfair.compare.Comparison.view_method`)."""
+    return comp.view_method
 
 
 @takes("Comparison")
@@ -124,9 +119,9 @@ def group_findings(comp) -> list[dict]:
         return []
     eps = comp.settings["epsilon"]
     m = view_method(comp)
-    decision = view[f"{m}_decision"] if m != "freq" else _freq_decisions(view, eps)
     out = []
-    for (_, r), verdict in zip(view.iterrows(), decision, strict=True):
+    for _, r in view.iterrows():
+        verdict = r[f"{m}_decision"]
         if verdict != "unfair":
             continue
         text = (
@@ -144,13 +139,6 @@ def group_findings(comp) -> list[dict]:
             }
         )
     return out
-
-
-def _freq_decisions(view, eps) -> list[str]:
-    return [
-        rope_decision(lo, hi, eps)
-        for lo, hi in zip(view["freq_gap_lower"], view["freq_gap_upper"], strict=True)
-    ]
 
 
 def family_table(comp, digits: int = 3) -> pd.DataFrame:

@@ -343,8 +343,39 @@ def test_compare_holds_both_views_side_by_side(comparison8):
         "freq_gap",
         "freq_gap_lower",
         "freq_method",
+        "freq_decision",
     } <= set(gv.columns)
     assert {"rbc_max_gap", "rbc_decision", "freq_max_gap_lower", "freq_decision"} <= set(fv)
+    # every verdict is decided when the comparison is built: the bootstrap's by the ROPE rule
+    from bayesfair.stats import rope_decision
+
+    eps = comparison8.settings["epsilon"]
+    expected = [
+        rope_decision(lo, hi, eps)
+        for lo, hi in zip(gv["freq_gap_lower"], gv["freq_gap_upper"], strict=True)
+    ]
+    assert gv["freq_decision"].tolist() == expected
+    assert comparison8.view_method == "rbc"
+
+
+def test_the_pair_verdicts_are_decided_once_and_rendered(comparison8):
+    from bayesfair.compare import VERDICT_COLUMNS
+    from bayesfair.report import findings
+
+    verdicts = comparison8.verdicts
+    assert list(verdicts.columns) == VERDICT_COLUMNS
+    assert len(verdicts) == len(comparison8.pairs)
+    assert set(verdicts["method"]) == {"rbc"}
+    said = findings(comparison8)
+    assert [f["verdict"] for f in said] == verdicts["verdict"].tolist()
+    assert all(f"{v}" in f["text"] for v, f in zip(verdicts["verdict"], said, strict=True))
+    # the report reads the stored verdicts: a changed verdict is what the report says
+    changed = verdicts.assign(verdict="unfair")
+    object.__setattr__(comparison8, "verdicts", changed)
+    try:
+        assert all(": unfair at" in f["text"] for f in findings(comparison8))
+    finally:
+        object.__setattr__(comparison8, "verdicts", verdicts)
 
 
 def test_a_report_of_many_groups_leads_with_the_family(comparison8):
@@ -366,7 +397,7 @@ def test_no_set_aside_of_the_robust_model():
     """RBC is never passed over for a flagged group: its verdicts rest on RBC (BC still is)."""
     from types import SimpleNamespace
 
-    from bayesfair.report import findings
+    from bayesfair.compare import pair_verdicts
 
     pairs = pd.DataFrame(
         [
@@ -389,9 +420,14 @@ def test_no_set_aside_of_the_robust_model():
     calibration = pd.DataFrame({"group": ["a", "b"], "verdict": ["misfit", "ok"]})
     for models, method in ((["rbc", "bb"], "rbc"), (["bc", "bb"], "bb")):
         comp = SimpleNamespace(
-            pairs=pairs, calibration=calibration, settings={"epsilon": 0.02, "models": models}
+            pairs=pairs,
+            calibration=calibration,
+            groups=None,
+            settings={"epsilon": 0.02, "models": models},
         )
-        assert findings(comp)[0]["method"] == method
+        verdict = pair_verdicts(comp).iloc[0]
+        assert verdict["method"] == method
+        assert verdict["set_aside"] == (() if method == "rbc" else ("bc",))
 
 
 def test_a_reference_with_few_labels_is_warned_about_with_many_groups(eight):

@@ -78,6 +78,7 @@ def _groups_view(k, methods=("bb",)):
             flo, fhi = (-0.3, -0.03) if metric == "fpr" and i == 0 else (-0.1, 0.1)
             row |= {"freq_gap": (flo + fhi) / 2, "freq_gap_lower": flo, "freq_gap_upper": fhi}
             row["freq_method"] = "max-t bootstrap"
+            row["freq_decision"] = "unfair" if fhi < -SETTINGS["epsilon"] else "undecided"
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -86,7 +87,14 @@ def _comparison(k, methods=("bb",), family=True, n_pairs=None):
     groups = pd.DataFrame(
         {"n_labeled": range(10, 10 + k), "n_unlabeled": 100}, index=[f"g{i}" for i in range(k)]
     )
-    pairs = pd.DataFrame({"metric": ["accuracy"] * (n_pairs if n_pairs is not None else k - 1)})
+    n_pairs = n_pairs if n_pairs is not None else k - 1
+    pairs = pd.DataFrame(
+        {
+            "metric": ["accuracy"] * n_pairs,
+            "group": [f"g{i % (k - 1) + 1}" for i in range(n_pairs)],
+            "reference": "g0",
+        }
+    )
     return Comparison(
         pairs=pairs,
         variance=pd.DataFrame(),
@@ -184,9 +192,9 @@ def test_group_findings_name_only_the_unfair_groups():
     }
 
 
-def test_group_findings_of_the_bootstrap_decide_from_its_band():
-    """Without a Bayesian view the verdict is the ROPE rule on the bootstrap's band: fpr of
-    g0 lies below −ε there, every other band crosses it."""
+def test_group_findings_of_the_bootstrap_say_its_verdicts():
+    """Without a Bayesian view the findings say the bootstrap's verdicts (decided with the
+    view): fpr of g0 lies below −ε there, every other band crosses it."""
     (finding,) = group_findings(_comparison(4, methods=()))
     assert (finding["metric"], finding["group"], finding["method"]) == ("fpr", "g0", "freq")
     assert (
