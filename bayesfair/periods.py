@@ -112,6 +112,7 @@ PERIOD_COLUMNS = [
     "drift_p",
     "drift_in",
     "drift_family",
+    "drift_family_in",
 ]
 
 
@@ -372,7 +373,8 @@ def period_summary(
         period's labels of either group contradict the map of that group's earlier
         periods that were not flagged (:func:`drift_table`), with the smaller p-value
         (``drift_p``) and the drifted group(s) (``drift_in``); ``drift_family`` when
-        such a flag holds over the audit's family of checks (:func:`family_drift`).
+        such a flag holds over the audit's family of checks (:func:`family_drift`),
+        and the group(s) whose flag does (``drift_family_in``).
 
         The band is **simultaneous** over the metric's periods and groups
         (:func:`bayesfair.stats.simultaneous_band`: each gap's equal-tailed interval
@@ -423,7 +425,7 @@ def _period_row(result, metric, period, group, gap, band, epsilon) -> dict:
         decision = rope_decision(lower, upper, epsilon)
     flags = {g: result.drift_of(g, period) for g in (group, result.reference)}
     drifted = [str(g) for g, (flag, _) in flags.items() if flag]
-    family = [_holds_for_family(result.drift, g, period) for g, (flag, _) in flags.items() if flag]
+    family = [str(g) for g, (flag, _) in flags.items() if flag and _holds(result.drift, g, period)]
     p_values = [p for _, p in flags.values() if not np.isnan(p)]
     return {
         "metric": metric,
@@ -442,11 +444,12 @@ def _period_row(result, metric, period, group, gap, band, epsilon) -> dict:
         "drift": bool(drifted),
         "drift_p": min(p_values) if p_values else np.nan,
         "drift_in": ", ".join(drifted),
-        "drift_family": any(family),
+        "drift_family": bool(family),
+        "drift_family_in": ", ".join(family),
     }
 
 
-def _holds_for_family(drift: pd.DataFrame, group, period) -> bool:
+def _holds(drift: pd.DataFrame, group, period) -> bool:
     """Whether ``group``'s flag in ``period`` holds over the audit's checks
     (:func:`family_drift`; a table without the column: the flag itself)."""
     hit = drift[(drift["group"] == group) & (drift["period"] == period)]

@@ -117,6 +117,26 @@ def _what_checks_see(drift: pd.DataFrame) -> list[str]:
     ]
 
 
+def _family_groups(table: pd.DataFrame) -> list[str]:
+    """Per row, the group(s) whose drift flag holds over the audit's checks (a table from
+    before ``drift_family_in``: every flagged group where ``drift_family``, else none)."""
+    if "drift_family_in" in table:
+        return list(table["drift_family_in"])
+    family = table.get("drift_family", table["drift"])
+    return [who if held else "" for who, held in zip(table["drift_in"], family, strict=True)]
+
+
+def _drift_cell(flag: bool, who: str, held: str, p: float) -> str:
+    """The drift cell: "yes" for the group(s) whose flag holds over the family, "possible"
+    for the rest of the flagged group(s)."""
+    if not flag:
+        return "—"
+    rest = [g for g in who.split(", ") if g and g not in held.split(", ")]
+    if not held:
+        return f"possible ({who}, p = {p:.3g})"
+    return f"yes ({held}, p = {p:.3g})" + (f"; possible ({', '.join(rest)})" if rest else "")
+
+
 def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """The display table of the gaps over the periods (strings; — where undefined).
 
@@ -145,11 +165,11 @@ def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
             ],
             "decision": table["decision"],
             "drift": [
-                f"{'yes' if holds else 'possible'} ({who}, p = {p:.3g})" if flag else "—"
-                for flag, holds, who, p in zip(
+                _drift_cell(flag, who, held, p)
+                for flag, who, held, p in zip(
                     table["drift"],
-                    table.get("drift_family", table["drift"]),
                     table["drift_in"],
+                    _family_groups(table),
                     table["drift_p"],
                     strict=True,
                 )
