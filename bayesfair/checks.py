@@ -173,7 +173,7 @@ import pandas as pd
 from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_array, takes
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
-from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.models.likelihood import likelihood_data
 from bayesfair.stats import diagnostics_table
 from bayesfair.summary import DEFAULT_BINS, LABEL_SUMS, ROW_SUMS, ScoreSummary, summarize_arrays
@@ -850,7 +850,7 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
         "where the labels put a stratum off the map, rbc shifts its map there and "
         "estimates its rates from its labeled examples (wider intervals); label more "
         "examples of them to narrow them"
-        if model == "rbc"
+        if MODEL_SPECS[model].absorbs_misfit
         else "this model's intervals for them may be confidently wrong; use the default "
         "model 'rbc', whose intervals account for a wrong map, or 'bb'"
     )

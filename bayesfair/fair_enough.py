@@ -502,7 +502,7 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     pandas.DataFrame
         :func:`cluster_metrics`'s table.
     """
-    if result.model not in ("bc", "rbc"):
+    if not result.draws_counts:
         raise InvalidParameterError(
             f"metric_clusters needs a calibration fit (model='rbc' or 'bc'), whose draws are "
             f"the confusion counts of one population; this fit is '{result.model}', whose "

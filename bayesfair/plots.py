@@ -22,7 +22,7 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics import get_rate
 from bayesfair.models.calibration import calibrate
-from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 
 __all__ = [
     "plot_bootstrap_variance",
@@ -42,10 +42,7 @@ COLORS = {
     "newcombe": "#4d4d4d",
     "bootstrap": "#8c6d31",
     "bernstein": "#7b4173",
-    "bb": "#1f77b4",
-    "hbb": "#2ca02c",
-    "bc": "#d62728",
-    "rbc": "#ff7f0e",
+    **{name: spec.color for name, spec in MODEL_SPECS.items()},
     "freq": "#4d4d4d",
     "uncorrected": "#9e9ac8",
     "corrected": "#e377c2",

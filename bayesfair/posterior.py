@@ -36,6 +36,7 @@ from bayesfair.exceptions import (  # the warnings re-exported under their old h
 )
 from bayesfair.fair_enough import posterior_clusters
 from bayesfair.metrics import get_rate
+from bayesfair.models.catalogue import MODEL_SPECS
 from bayesfair.stats import Interval, eti, hdi, prob_within
 
 __all__ = [
@@ -416,6 +417,13 @@ class FairnessPosterior:
             As in :meth:`pair`.
         """
         return posterior_clusters(self, metrics, *self.pair(group, reference))
+
+    @property
+    def draws_counts(self) -> bool:
+        """Whether each draw's rates come from one draw of every group's confusion counts
+        (the models with calibration maps); ``bb`` and ``hbb`` draw each rate on its own."""
+        spec = MODEL_SPECS.get(self.model)
+        return spec is not None and spec.has_map
 
     def rate_note(self, metric: str, groups) -> str:
         """Which of ``groups`` have no labeled denominator for ``metric`` ("" if none).

@@ -663,7 +663,12 @@ def _reliability_figure(comp, calibrated) -> list[tuple[str, str]]:
     plots.plot_reliability_curves(curve, post, ax=fig.subplots(), ci_prob=comp.settings["ci_prob"])
     maps = (
         f"; dashed, each group's {calibrated.upper()} calibration map (posterior mean, {pct} "
-        "band" + (", shifted on each side of the threshold)" if calibrated == "rbc" else ")")
+        "band"
+        + (
+            ", shifted on each side of the threshold)"
+            if MODEL_SPECS[calibrated].absorbs_misfit
+            else ")"
+        )
         if post is not None
         else ""
     )

@@ -21,7 +21,7 @@ from bayesfair._render import html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
 from bayesfair.group_plots import gap_figure_size, plot_group_gaps
 from bayesfair.metrics import get_rate
-from bayesfair.models.catalogue import verdict_order
+from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
 
 __all__ = [
     "MANY_GROUPS",
@@ -39,10 +39,7 @@ __all__ = [
 MANY_GROUPS = 5
 
 _WORDS = {
-    "rbc": "the robust calibration model (RBC)",
-    "bc": "the calibration model (BC)",
-    "hbb": "the hierarchical beta-binomial (HBB, labeled examples only)",
-    "bb": "the beta-binomial (BB, labeled examples only)",
+    **{name: spec.view_words for name, spec in MODEL_SPECS.items()},
     "freq": "the max-|t| bootstrap of the labeled examples",
 }
 

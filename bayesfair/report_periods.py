@@ -20,6 +20,7 @@ import pandas as pd
 from bayesfair._render import REPORT_CSS, html_list, html_table, markdown_table, png
 from bayesfair._validation import takes
 from bayesfair.group_plots import plot_period_gaps
+from bayesfair.models.catalogue import DEFAULT_MODEL
 from bayesfair.periods import DRIFT_LEVEL, DRIFT_POWER
 from bayesfair.report import provenance_table
 
@@ -310,7 +311,7 @@ def _method_sentence(result) -> str:
     seed = s.get("random_seed")
     seed = seed.get("entropy", seed) if isinstance(seed, dict) else seed
     return (
-        f"Each group's {s.get('model', 'rbc').upper()} calibration model fitted over its "
+        f"Each group's {s.get('model', DEFAULT_MODEL).upper()} calibration model fitted over its "
         f"{len(result.periods)} periods (a hierarchy over periods: a period without labels "
         "rests on the group's others); drift: a likelihood-ratio test of a period's labels "
         "against the group's map of its earlier labeled periods that were not flagged, "

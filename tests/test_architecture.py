@@ -258,6 +258,38 @@ def test_no_function_over_120_lines():
     assert long == []
 
 
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of a module's docstring nodes (a module's, a class's, a function's)."""
+    kinds = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, kinds)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
+def test_at_most_four_modules_outside_models_name_a_model():
+    """What a model is, everything but how to fit it, is its ``ModelSpec`` in
+    ``models/catalogue.py``: outside ``models/`` a model's name appears as a string (not
+    in a docstring) only in the modules that fit, compare and run the models and in
+    prior sensitivity's per-model priors."""
+    from bayesfair.models.catalogue import MODEL_SPECS
+
+    naming = set()
+    for module, path in MODULES.items():
+        if module.startswith("bayesfair.models"):
+            continue
+        tree = ast.parse(path.read_text())
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in MODEL_SPECS:
+                naming |= set() if id(node) in docs else {module}
+    assert len(naming) <= 4, sorted(naming)
+
+
 def test_the_version_is_written_once():
     project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
     assert "version" not in project and "version" in project["dynamic"]

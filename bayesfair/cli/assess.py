@@ -28,7 +28,13 @@ from bayesfair.cli.files import (
 from bayesfair.compare import compare
 from bayesfair.data import AssessmentData
 from bayesfair.fitting import fit_periods
-from bayesfair.models.catalogue import models_with_map, verdict_order
+from bayesfair.models.catalogue import (
+    DEFAULT_MODEL,
+    LABELED_MODEL,
+    MODEL_SPECS,
+    models_with_map,
+    verdict_order,
+)
 from bayesfair.report import comparison_html, comparison_json
 from bayesfair.report_periods import drift_sentences, period_html, period_json, period_markdown
 
@@ -94,7 +100,7 @@ from bayesfair.report_periods import drift_sentences, period_html, period_json, 
 @click.option(
     "--model",
     type=click.Choice(list(verdict_order())),
-    default="rbc",
+    default=DEFAULT_MODEL,
     show_default=True,
     help="Bayesian model; with rbc or bc the exact, labeled-only bb is shown too.",
 )
@@ -218,7 +224,7 @@ def assess(
         f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
         f"{data.reference!r}.",
     )
-    models = ("bb", model) if model in models_with_map() else (model,)
+    models = (LABELED_MODEL, model) if model in models_with_map() else (model,)
     if model in models_with_map() and data.n_unlabeled == 0:
         _echo(
             quiet, f"No --unlabeled file: the {model.upper()} model uses the labeled scores only."
@@ -319,7 +325,7 @@ def _labeled_input(
 def _surprises(model, unlabeled, chains) -> None:
     """One-line warnings for choices on the command line that would otherwise surprise
     silently (the data's own surprises are the API's warnings, :mod:`bayesfair.data`)."""
-    if model in ("bb", "hbb") and unlabeled is not None:
+    if not MODEL_SPECS[model].uses_unlabeled and unlabeled is not None:
         warn(
             f"--model {model} uses the labeled examples only; the --unlabeled rows enter the "
             "PPI++ column alone (use --model rbc to use them in the Bayesian model)."

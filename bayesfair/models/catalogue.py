@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["MODEL_SPECS", "ModelSpec", "models_with_map", "verdict_order"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "LABELED_MODEL",
+    "MODEL_SPECS",
+    "ModelSpec",
+    "models_with_map",
+    "verdict_order",
+]
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,17 @@ class ModelSpec:
         Whether the unlabeled scores enter the model.
     has_map : bool
         Whether it has calibration maps (a calibration check, calibration within
-        groups from its maps, label suggestions).
+        groups from its maps, label suggestions); its draws are then each draw's
+        confusion counts of one population.
+    absorbs_misfit : bool
+        Whether it follows the labels where they put a stratum off its map (the
+        strata's shifts and off-map states): a calibration check's flag does not set
+        its verdicts aside.
+    view_words : str
+        What a group or family verdict says it rests on ("the robust calibration model
+        (RBC)").
+    color : str
+        Its colour in every figure.
     """
 
     name: str
@@ -42,6 +59,9 @@ class ModelSpec:
     words: str
     uses_unlabeled: bool
     has_map: bool
+    absorbs_misfit: bool = False
+    view_words: str = ""
+    color: str = "#4d4d4d"
 
 
 #: The models, in the order a verdict rests on them when several are fitted: the
@@ -56,6 +76,9 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             "RBC, the calibration model with the unlabeled scores",
             uses_unlabeled=True,
             has_map=True,
+            absorbs_misfit=True,
+            view_words="the robust calibration model (RBC)",
+            color="#ff7f0e",
         ),
         ModelSpec(
             "bc",
@@ -64,6 +87,8 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             "BC, Ji et al.'s calibration model with the unlabeled scores",
             uses_unlabeled=True,
             has_map=True,
+            view_words="the calibration model (BC)",
+            color="#d62728",
         ),
         ModelSpec(
             "hbb",
@@ -72,6 +97,8 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             "HBB, the hierarchical beta-binomial model of the labeled examples",
             uses_unlabeled=False,
             has_map=False,
+            view_words="the hierarchical beta-binomial (HBB, labeled examples only)",
+            color="#2ca02c",
         ),
         ModelSpec(
             "bb",
@@ -80,9 +107,17 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             "BB, the beta-binomial model of the labeled examples",
             uses_unlabeled=False,
             has_map=False,
+            view_words="the beta-binomial (BB, labeled examples only)",
+            color="#1f77b4",
         ),
     )
 }
+
+
+#: The model ``fit`` uses unless told otherwise.
+DEFAULT_MODEL = "rbc"
+#: The labeled rows' own model, shown beside a calibration model (the command line).
+LABELED_MODEL = "bb"
 
 
 def verdict_order() -> tuple[str, ...]:
