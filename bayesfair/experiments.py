@@ -22,8 +22,8 @@ Methods
     hybrid score interval (Newcombe 1998, method 10) built from the groups'
     Wilson intervals.
 ``"bb"``
-    Independent Beta(1, 1)-binomial per group (Ji et al. §2.2): the posterior
-    mean of Δ and a posterior interval.
+    The beta-binomial of the labeled counts (Ji et al. §2.2; one Dirichlet(1) over
+    each group's four cells): the posterior mean of Δ and a posterior interval.
 ``"hbb"``
     The hierarchical beta-binomial (partial pooling of the group rates).
 ``"bc"``
@@ -88,7 +88,7 @@ __all__ = ["METHODS", "mae_table", "run_experiment", "run_grid"]
 #: Estimation methods of :func:`run_experiment`, with a one-line description.
 METHODS = {
     "freq": "frequency estimate from the labeled counts, Newcombe hybrid score interval",
-    "bb": "independent Beta(1, 1)-binomial per group, labeled data only (Ji et al. §2.2)",
+    "bb": "Dirichlet(1)-multinomial over each group's cells, labeled data only (Ji §2.2)",
     "hbb": "hierarchical beta-binomial, labeled data only",
     "bc": "hierarchical Bayesian beta calibration with the unlabeled scores (Ji et al. §2.4)",
     "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",

@@ -489,8 +489,8 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     Parameters
     ----------
     result : FairnessPosterior
-        A ``bc`` or ``rbc`` fit (``bb`` and ``hbb`` draw each rate on its own, so
-        their draws are not the counts of one population) with the accuracy,
+        A ``rbc``, ``bc`` or ``bb`` fit (``hbb`` draws each rate on its own, so its
+        draws are not the counts of one population) with the accuracy,
         selection rate and base rate among its metrics (the default: every rate).
     metrics : list of str, optional
         Names of :data:`ALL_METRICS` (default: the 25 of :data:`FAIR_ENOUGH_METRICS`).
@@ -504,9 +504,9 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     """
     if not result.draws_counts:
         raise InvalidParameterError(
-            f"metric_clusters needs a calibration fit (model='rbc' or 'bc'), whose draws are "
-            f"the confusion counts of one population; this fit is '{result.model}', whose "
-            "rates are drawn each on its own."
+            "metric_clusters needs a fit whose draws are the confusion counts of one "
+            "population (model='rbc', 'bc' or 'bb'); this fit's rates are drawn each on its "
+            f"own (model '{result.model}', or 'bb' fitted before 0.4)."
         )
     missing = [m for m in _NEEDED if m not in result.metrics]
     if missing:

@@ -30,10 +30,11 @@ from bayesfair.metrics import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_
 from bayesfair.models.beta_binomial import (
     BetaPrior,
     KappaPrior,
-    build_bb_model,
+    bb_concentration,
+    build_bb_cells_model,
     build_hbb_model,
     hbb_group_means,
-    sample_bb_exact,
+    sample_bb_cells,
     sample_hbb_rates,
     size_basis,
 )
@@ -240,8 +241,8 @@ def fit(
         the beta-calibration family describes badly falls back on its labeled
         examples (:class:`~bayesfair.models.calibration.DiscrepancyPrior`);
         ``"bc"`` the hierarchical beta calibration of Ji et al. (trusts the
-        calibration family completely); ``"bb"`` independent Beta-binomial on
-        the labeled counts; ``"hbb"`` hierarchical beta-binomial on the
+        calibration family completely); ``"bb"`` the beta-binomial of the labeled
+        counts (one Dirichlet over each group's four cells); ``"hbb"`` hierarchical beta-binomial on the
         labeled counts.
     metrics : list of str, optional
         Rates to compute (default: the whole catalogue, ``bayesfair.metrics.RATES``).
@@ -504,27 +505,32 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     n = np.stack([f[1] for f in fractions])
     k = data.n_groups
     if model == "bb":
-        alpha, beta = prior.alpha, prior.beta
+        alpha = bb_concentration(prior)
         if sampler == "exact":
-            theta = sample_bb_exact(
-                x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
+            cells = sample_bb_cells(
+                counts, concentration=alpha, draws=run["draws"], chains=run["chains"], rng=rng
             )
+            theta = np.stack([rate_from_counts(cells, m) for m in metrics], axis=2)
             chains, draws = theta.shape[:2]
             posterior = xr.Dataset(
-                {"theta": (("chain", "draw", "metric", "group"), theta)},
+                {
+                    "cells": (("chain", "draw", "group", "cell"), cells),
+                    "theta": (("chain", "draw", "metric", "group"), theta),
+                },
                 coords={
                     "chain": np.arange(chains),
                     "draw": np.arange(draws),
                     "metric": metrics,
                     "group": np.arange(k),
+                    "cell": list(COUNT_NAMES),
                 },
             )
             idata = make_tree({"posterior": posterior})
         else:
             idata = sample_model(
-                lambda: build_bb_model(x, n, metrics=metrics, alpha=alpha, beta=beta),
-                cache_key=("bb", tuple(metrics), k, float(alpha), float(beta)),
-                data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
+                lambda: build_bb_cells_model(counts, metrics=metrics, concentration=alpha),
+                cache_key=("bb-cells", tuple(metrics), k, float(alpha)),
+                data={"counts": counts.astype(np.int64)},
                 **run,
             )
     else:
@@ -553,7 +559,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     theta = (
         get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
     )
-    prior_rates = beta_binomial_prior_rates(model, prior, n, PRIOR_DRAWS, prior_rng)
+    prior_rates = beta_binomial_prior_rates(model, prior, n, PRIOR_DRAWS, prior_rng, metrics)
     return (
         idata,
         {m: theta[:, :, i, :] for i, m in enumerate(metrics)},

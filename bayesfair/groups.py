@@ -498,8 +498,8 @@ def impact_ratios(
 
     The uncertainty is that of the tool's selection rate for each category
     (the process that selected these applicants would select others at that
-    rate): independent ``Beta(1 + selected, 1 + n − selected)`` posteriors (the
-    uniform prior of ``bayesfair.fit(model="bb")``), ``draws`` of them.
+    rate): independent ``Beta(1 + selected, 1 + n − selected)`` posteriors (a
+    uniform prior on each selection rate), ``draws`` of them.
 
     Parameters
     ----------

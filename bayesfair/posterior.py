@@ -420,10 +420,12 @@ class FairnessPosterior:
 
     @property
     def draws_counts(self) -> bool:
-        """Whether each draw's rates come from one draw of every group's confusion counts
-        (the models with calibration maps); ``bb`` and ``hbb`` draw each rate on its own."""
+        """Whether each draw's rates come from one draw of every group's confusion counts:
+        the models with calibration maps, and ``bb`` since 0.4 (its draws of the cells are
+        kept); ``hbb``, and ``bb`` before 0.4, draw each rate on its own."""
         spec = MODEL_SPECS.get(self.model)
-        return spec is not None and spec.has_map
+        has_map = spec is not None and spec.has_map
+        return has_map or "cells" in get_group(self.idata, "posterior")
 
     def rate_note(self, metric: str, groups) -> str:
         """Which of ``groups`` have no labeled denominator for ``metric`` ("" if none).

@@ -49,11 +49,12 @@ from bayesfair import contrasts
 from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_array, takes
 from bayesfair.groups import metric_list
-from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction
+from bayesfair.metrics import COUNT_NAMES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.beta_binomial import (
     KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
     SIZE_EFFECT_SD,
+    bb_concentration,
     hbb_group_means,
     size_basis,
 )
@@ -359,10 +360,14 @@ def calibration_prior_counts(
     ).astype(float)
 
 
-def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng) -> np.ndarray:
+def beta_binomial_prior_rates(
+    model: str, prior, trials, n: int, rng, metrics=None
+) -> np.ndarray:
     """Group rates under ``bb``'s or ``hbb``'s prior, ``(n, n_metrics, k)``.
 
-    ``bb``: ``θ ~ Beta(α, β)`` per group. ``hbb``: ``μ ~ Beta(1, 1)``, the size
+    ``bb``: each group's cells ``~ Dirichlet(α, α, α, α)`` and the ``metrics`` as
+    ratios of them (one population per draw; without ``metrics``, each rate
+    ``Beta(α, β)`` on its own, the prior of a fit before 0.4). ``hbb``: ``μ ~ Beta(1, 1)``, the size
     trend's coefficients ``~ N(0, SIZE_EFFECT_SD)``, ``κ ~ Pareto(1/2, κ_min)``
     truncated at ``KAPPA_MAX`` (by its inverse CDF), ``θ_g ~ Beta(m_g κ, (1 − m_g) κ)``
     with ``m_g`` the size trend's mean at group g's labeled denominator ``trials``
@@ -381,6 +386,8 @@ def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng) -> np.ndar
         Number of prior draws.
     rng : numpy.random.Generator
         The source of randomness.
+    metrics : list of str, optional
+        The rates, one per row of ``trials`` (``bb``).
 
     Returns
     -------
@@ -389,6 +396,9 @@ def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng) -> np.ndar
     """
     trials = np.asarray(trials, dtype=float)
     shape = (n, *trials.shape)
+    if model == "bb" and metrics is not None:
+        cells = rng.dirichlet(np.full(4, bb_concentration(prior)), size=(n, trials.shape[1]))
+        return np.stack([rate_from_counts(cells, m) for m in metrics], axis=1)
     if model == "bb":
         return rng.beta(prior.alpha, prior.beta, size=shape)
     m_count = trials.shape[0]
@@ -479,6 +489,13 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
     rates = get_group(idata, "rates")[metric].transpose("chain", "draw", "group").values
     if model == "bb":
         a, b = numbers.get("alpha", 1.0), numbers.get("beta", 1.0)
+        if "cells" in post:
+            # Dirichlet(α) over the cells: a rate of j of its denominator's d cells has
+            # the margin Beta(jα, (d − j)α) (Beta(2α, 2α) for accuracy, Beta(α, α) for TPR)
+            rate = get_rate(metric)
+            j, d = len(rate.numerator), len(rate.denominator)
+            a, b = j * a, (d - j) * a
+        # (without the cells, a fit before 0.4: each rate Beta(α, β) on its own)
         return np.nansum(_log_beta_pdf(rates, a, b), axis=-1)
     if model == "hbb" and "kappa" in post:
         i = list(post.coords["metric"].values).index(metric)

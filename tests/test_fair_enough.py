@@ -235,9 +235,21 @@ def test_a_constant_metric_is_a_cluster_of_its_own():
 def test_models_without_coherent_counts_are_refused(no_positive_in_b, fast):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(no_positive_in_b, model="bb", **fast, random_seed=0)
-    with pytest.raises(InvalidParameterError, match="calibration fit"):
+        res = bf.fit(no_positive_in_b, model="hbb", **fast, random_seed=0)
+    with pytest.raises(InvalidParameterError, match="confusion counts of one population"):
         res.metric_clusters()
+
+
+def test_bb_draws_are_counts_and_cluster(no_positive_in_b, fast):
+    """bb draws each group's cells from one Dirichlet: its draws are one population's, so
+    every composite of a draw is coherent and the clusters are computed from them."""
+    res = bf.fit(no_positive_in_b, model="bb", **fast, random_seed=0)
+    assert res.draws_counts
+    accuracy = res.rates("accuracy").values
+    error = res.rates("error_rate").values
+    np.testing.assert_allclose(accuracy + error, 1.0, atol=1e-12)
+    clusters = res.metric_clusters()
+    assert len(clusters) > 0
 
 
 def test_values_are_the_catalogues_composites():

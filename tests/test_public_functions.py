@@ -228,6 +228,14 @@ ARRAY_CALLS = {
         {"successes": SUCCESSES, "trials": TRIALS},
         {"draws": 5, "chains": 1, "rng": np.random.default_rng(0)},
     ),
+    "bayesfair.models.beta_binomial.sample_bb_cells": (
+        {"counts": np.array([[8, 1, 9, 2], [0, 3, 7, 0]])},
+        {"draws": 5, "chains": 1, "rng": np.random.default_rng(0)},
+    ),
+    "bayesfair.models.beta_binomial.build_bb_cells_model": (
+        {"counts": np.array([[8, 1, 9, 2], [0, 3, 7, 0]])},
+        {"metrics": ["tpr"]},
+    ),
     "bayesfair.models.beta_binomial.build_bb_model": (
         {"successes": SUCCESSES, "trials": TRIALS},
         {"metrics": ["tpr"]},

@@ -58,14 +58,15 @@ def test_statistic_is_the_posterior_over_the_prior_variance(rbc_fit):
 
 
 def test_the_share_of_a_conjugate_posterior_is_its_closed_form(few_labels, quiet_fit):
-    """bb with Beta(1, 1): Var(Δ) = 2/12 under the prior; the posterior's variance is
-    the sum of the two Beta(1 + x, 1 + n − x) variances. The estimate's relative
-    Monte Carlo SE is about sqrt(2/4000 + 2/2000) = 0.039; 4 SE allowed."""
+    """bb with Dirichlet(1, 1, 1, 1) over the cells: accuracy's prior is Beta(2, 2), so
+    Var(Δ) = 2/20 under the prior; the posterior's variance is the sum of the two
+    Beta(2 + x, 2 + n − x) variances. The estimate's relative Monte Carlo SE is about
+    sqrt(2/4000 + 2/2000) = 0.039; 4 SE allowed."""
     res = quiet_fit(few_labels, model="bb", metrics=["accuracy"], draws=2000)
     x = few_labels.labeled_examples.confusion_counts()
     correct, n = x[:, 0] + x[:, 2], x.sum(axis=1)
-    post_var = sum(stats.beta(1 + c, 1 + m - c).var() for c, m in zip(correct, n, strict=True))
-    expected = post_var / (2 / 12)
+    post_var = sum(stats.beta(2 + c, 2 + m - c).var() for c, m in zip(correct, n, strict=True))
+    expected = post_var / (2 / 20)
     share = res.sensitivity()["statistic"].iloc[0]
     assert abs(share / expected - 1) < 4 * np.sqrt(2 / 4000 + 2 / 2000)
 
@@ -192,7 +193,8 @@ def test_compare_and_the_report_say_when_the_prior_decides(few_labels):
             models=("bb",),
             n_resamples=100,
             random_seed=0,
-            fit_kwargs=dict(prior=BetaPrior(200.0, 200.0)),
+            # Dirichlet(100) over the cells: accuracy ~ Beta(200, 200) a priori
+            fit_kwargs=dict(prior=BetaPrior(100.0, 100.0)),
             progressbar=False,
         )
     row = comp.pairs.iloc[0]

@@ -1,11 +1,17 @@
 """Beta-binomial models of group rates from labeled counts.
 
-``bb`` (Ji, Smyth & Steyvers 2020, §2.2): for every rate r and group k,
-independently, ``θ_rk ~ Beta(α, β)`` and ``x_rk ~ Binomial(n_rk, θ_rk)`` where
-``x`` and ``n`` are the rate's numerator and denominator counts (see
-:mod:`bayesfair.metrics`). The posterior is conjugate,
-``Beta(α + x, β + n − x)``, so :func:`sample_bb_exact` draws from it directly;
-:func:`build_bb_model` is the same model in PyMC, for NUTS and for checking.
+``bb`` (Ji, Smyth & Steyvers 2020, §2.2, for all rates at once): each group's four
+confusion cells have probabilities ``π_k ~ Dirichlet(α, α, α, α)`` and its labeled
+counts are ``Multinomial(n_k, π_k)``. The posterior is conjugate,
+``Dirichlet(α + counts_k)``, so :func:`sample_bb_cells` draws from it directly;
+:func:`build_bb_cells_model` is the same model in PyMC, for NUTS and for checking.
+Every rate of a draw is a ratio of its cells (:mod:`bayesfair.metrics`), so a draw's
+rates are those of one population. A rate that is a share of two cells (TPR, FPR,
+PPV, ...: numerator x, denominator n) has the paper's margin ``Beta(α + x, α + n −
+x)``; a share of all rows (accuracy, selection rate, ...) sums two cells and has the
+prior ``Beta(2α, 2α)``. Until 0.4 every rate was its own ``θ_rk ~ Beta(α, β)``, drawn
+independently (:func:`sample_bb_exact`, :func:`build_bb_model`, kept for that form):
+TPR + FNR then ran from 0.29 to 1.78 across the draws of one fit.
 
 ``hbb``: the group rates of each metric share a population whose mean may
 depend on the group's size,
@@ -62,7 +68,7 @@ from numbers import Real
 
 import numpy as np
 
-from bayesfair._validation import check_array, check_counts
+from bayesfair._validation import check_array, check_count_array, check_counts
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -72,10 +78,13 @@ __all__ = [
     "SIZE_TERMS",
     "BetaPrior",
     "KappaPrior",
+    "bb_concentration",
+    "build_bb_cells_model",
     "build_bb_model",
     "build_hbb_model",
     "hbb_group_means",
     "hbb_population_variance",
+    "sample_bb_cells",
     "sample_bb_exact",
     "sample_hbb_rates",
     "size_basis",
@@ -124,16 +133,115 @@ def sample_bb_exact(
     return rng.beta(alpha + x, beta + n - x, size=(chains, draws, *x.shape))
 
 
+def sample_bb_cells(
+    counts,
+    *,
+    concentration: float = 1.0,
+    draws: int = 1000,
+    chains: int = 4,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Draw each group's four confusion cells from ``Dirichlet(α + counts)``.
+
+    ``bb``'s posterior (the module docstring): with ``π_g ~ Dirichlet(α, α, α, α)``
+    over the cells (TP, FP, TN, FN) and the group's labeled counts multinomial given
+    ``π_g``, the posterior is ``Dirichlet(α + counts_g)``, drawn exactly (normalised
+    Gamma draws). Every rate of a draw is then a ratio of its cells
+    (:func:`bayesfair.metrics.rate_from_counts`), so the rates of one draw are those
+    of one population: TPR + FNR = 1 and accuracy + error rate = 1 in every draw.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_groups, 4)
+        The labeled confusion counts per group, in the order of
+        :data:`bayesfair.metrics.COUNT_NAMES`.
+    concentration : float, default 1.0
+        α, the Dirichlet's concentration on every cell (1: uniform over the cells).
+    draws, chains : int
+        Output shape ``(chains, draws, ...)``, as from MCMC.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (chains, draws, n_groups, 4)
+        Cell probabilities; each draw's four cells of a group sum to 1.
+    """
+    x = check_count_array(check_array(counts, "counts", numeric=False), "counts", integer=False)
+    if x.ndim != 2 or x.shape[1] != 4:
+        raise InvalidParameterError(
+            f"The 'counts' array must have shape (n_groups, 4). Got {x.shape}."
+        )
+    gamma = rng.gamma(concentration + x, size=(chains, draws, *x.shape))
+    return gamma / gamma.sum(axis=-1, keepdims=True)
+
+
+def build_bb_cells_model(counts, *, metrics, concentration: float = 1.0):
+    """``bb`` as a ``pm.Model``: a Dirichlet over each group's four confusion cells.
+
+    Its NUTS posterior agrees with :func:`sample_bb_cells`
+    (``tests/models/test_beta_binomial.py``).
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_groups, 4)
+        The labeled confusion counts per group (whole numbers; a fractional count is
+        refused), in the order of :data:`bayesfair.metrics.COUNT_NAMES`; a ``pm.Data``
+        container, so that a compiled model takes other counts of the same shape.
+    metrics : list of str
+        Rate names: ``theta (metric, group)``, each a ratio of the cells.
+    concentration : float, default 1.0
+        α of ``Dirichlet(α, α, α, α)``.
+
+    Returns
+    -------
+    pymc.Model
+        Free ``cells (group, cell)``; deterministic ``theta (metric, group)``; data
+        container ``counts``; observed ``x``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    from bayesfair.metrics import COUNT_NAMES, get_rate
+
+    x = check_count_array(check_array(counts, "counts", numeric=False), "counts", integer=True)
+    if x.ndim != 2 or x.shape[1] != 4:
+        raise InvalidParameterError(
+            f"The 'counts' array must have shape (n_groups, 4). Got {x.shape}."
+        )
+    k = x.shape[0]
+    coords = {"metric": list(metrics), "group": np.arange(k), "cell": list(COUNT_NAMES)}
+    with pm.Model(coords=coords) as model:
+        cells = pm.Dirichlet(
+            "cells", a=np.full((k, 4), float(concentration)), dims=("group", "cell")
+        )
+        data = pm.Data("counts", x.astype(np.int64), dims=("group", "cell"))
+        pm.Multinomial("x", n=data.sum(axis=1), p=cells, observed=data, dims=("group", "cell"))
+        rates = []
+        for name in metrics:
+            rate = get_rate(name)
+            num = cells[:, rate.numerator_index].sum(axis=1)
+            rates.append(num / cells[:, rate.denominator_index].sum(axis=1))
+        pm.Deterministic("theta", pt.stack(rates), dims=("metric", "group"))
+    return model
+
+
 @dataclass(frozen=True)
 class BetaPrior:
-    """Prior of ``bb``: every group's rate ``θ_g ~ Beta(alpha, beta)`` (default uniform).
+    """Prior of ``bb``: each group's four confusion cells ``~ Dirichlet(α, α, α, α)``.
+
+    Every rate that is a share of two cells (TPR, FNR, FPR, TNR, PPV, FDR, NPV, FOR)
+    then has the prior ``Beta(α, α)``, and a share of all rows (accuracy, error
+    rate, selection rate, base rate) ``Beta(2α, 2α)`` (the module docstring). One
+    Dirichlet makes a draw's rates those of one population, so ``alpha`` and
+    ``beta`` must be equal for a fit (a record of an older fit with other shapes
+    still reads back).
 
     Attributes
     ----------
     alpha : float, default 1.0
-        First shape of the Beta prior of every rate; a positive number.
+        α, the Dirichlet's concentration on every cell; a positive number.
     beta : float, default 1.0
-        Second shape of the Beta prior of every rate; a positive number.
+        Equal to ``alpha`` (the Beta margins ``Beta(α, α)`` of the conditional rates).
     """
 
     alpha: float = 1.0
@@ -141,8 +249,15 @@ class BetaPrior:
 
     def describe(self) -> str:
         """The prior in words (reports)."""
-        flat = " (uniform)" if self.alpha == self.beta == 1.0 else ""
-        return f"each group's rate ~ Beta({self.alpha:g}, {self.beta:g}){flat}"
+        if self.alpha != self.beta:  # a record of a fit before 0.4
+            return f"each group's rate ~ Beta({self.alpha:g}, {self.beta:g})"
+        a = self.alpha
+        flat = " (uniform over the cells)" if a == 1.0 else ""
+        return (
+            f"each group's confusion cells ~ Dirichlet({a:g}, {a:g}, {a:g}, {a:g}){flat}: "
+            f"a rate within the positives, negatives or predictions ~ Beta({a:g}, {a:g}), "
+            f"a share of all rows ~ Beta({2 * a:g}, {2 * a:g})"
+        )
 
     def to_dict(self) -> dict:
         """The record a fit keeps in ``settings["prior"]``
@@ -156,6 +271,27 @@ class BetaPrior:
                 raise InvalidParameterError(
                     f"The 'prior' parameter: '{name}' must be a positive number. Got {value!r}."
                 )
+
+
+def bb_concentration(prior: BetaPrior) -> float:
+    """The Dirichlet concentration α of a ``bb`` prior (``alpha == beta`` required).
+
+    Parameters
+    ----------
+    prior : BetaPrior
+
+    Returns
+    -------
+    float
+    """
+    if prior.alpha != prior.beta:
+        raise InvalidParameterError(
+            "The 'prior' parameter: model='bb' draws each group's four confusion cells from "
+            "one Dirichlet(α, α, α, α), so that a draw's rates are those of one population; "
+            f"BetaPrior(alpha, beta) needs alpha == beta. Got alpha={prior.alpha!r}, "
+            f"beta={prior.beta!r}."
+        )
+    return float(prior.alpha)
 
 
 @dataclass(frozen=True)

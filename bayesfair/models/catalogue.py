@@ -102,7 +102,7 @@ MODEL_SPECS: dict[str, ModelSpec] = {
         ),
         ModelSpec(
             "bb",
-            "independent Beta-binomial per group and rate, labeled data only (Ji et al. §2.2)",
+            "beta-binomial: one Dirichlet over each group's four cells, labeled data only",
             "BB",
             "BB, the beta-binomial model of the labeled examples",
             uses_unlabeled=False,

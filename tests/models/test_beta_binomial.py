@@ -77,7 +77,12 @@ def test_bb_model_s_log_density_is_the_beta_binomial_s():
 
 # ------------------------------------------------------------------ the priors
 def test_the_priors_describe_record_and_check_themselves():
-    assert BetaPrior().describe() == "each group's rate ~ Beta(1, 1) (uniform)"
+    assert BetaPrior().describe() == (
+        "each group's confusion cells ~ Dirichlet(1, 1, 1, 1) (uniform over the cells): a "
+        "rate within the positives, negatives or predictions ~ Beta(1, 1), a share of all "
+        "rows ~ Beta(2, 2)"
+    )
+    # the record of a fit before 0.4, read back
     assert BetaPrior(2, 0.5).describe() == "each group's rate ~ Beta(2, 0.5)"
     assert BetaPrior(2.0, 3.0).to_dict() == {"kind": "BetaPrior", "alpha": 2.0, "beta": 3.0}
     assert KappaPrior(4.0).to_dict() == {"kind": "KappaPrior", "kappa_min": 4.0}

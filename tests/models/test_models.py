@@ -26,21 +26,30 @@ def _quantile_se(p, n_eff, dist):
 
 
 def test_exact_sampler_matches_conjugate_posterior(data):
+    """bb's cells are Dirichlet(1 + counts): a rate of j of its denominator's d cells has
+    the margin Beta(j + x, d − j + n − x) (Beta(2 + x, 2 + n − x) for accuracy, Beta(1 +
+    x, 1 + n − x) for TPR and FPR, as before 0.4), and a draw's rates are coherent."""
     res = fit(
         data,
         model="bb",
-        metrics=["accuracy", "tpr", "fpr"],
+        metrics=["accuracy", "tpr", "fpr", "error_rate", "fnr"],
         draws=5000,
         chains=4,
         random_seed=0,
         progressbar=False,
     )
     n_draws = 20000
+    for total in (
+        res.rates("accuracy") + res.rates("error_rate"),
+        res.rates("tpr") + res.rates("fnr"),
+    ):
+        np.testing.assert_allclose(total.values, 1.0, atol=1e-12)
     for metric in ["accuracy", "tpr", "fpr"]:
         x, n = rate_fraction(data.labeled_examples.confusion_counts(), metric)
         draws = res.rates(metric).values.reshape(n_draws, -1)
+        j = 2 if metric == "accuracy" else 1  # the numerator's cells; d = 2j here
         for k in range(2):
-            dist = stats.beta(1 + x[k], 1 + n[k] - x[k])
+            dist = stats.beta(j + x[k], j + n[k] - x[k])
             # 3.9 standard errors: two-sided level 1e-4 per comparison (18 comparisons here).
             assert abs(draws[:, k].mean() - dist.mean()) < 3.9 * dist.std() / np.sqrt(n_draws)
             for p in (0.025, 0.975):
@@ -72,8 +81,9 @@ def test_nuts_agrees_with_exact_sampler(data):
     ess = azs.ess(nuts.idata.posterior, var_names=["theta"], method="bulk")["theta"].values
     for i, metric in enumerate(metrics):
         x, n = rate_fraction(data.labeled_examples.confusion_counts(), metric)
+        j = 2 if metric == "accuracy" else 1  # its margin under Dirichlet(1 + counts)
         for k in range(2):
-            dist = stats.beta(1 + x[k], 1 + n[k] - x[k])
+            dist = stats.beta(j + x[k], j + n[k] - x[k])
             e = exact.rates(metric).values[..., k].ravel()
             u = nuts.rates(metric).values[..., k].ravel()
             se_mean = dist.std() * np.sqrt(1 / e.size + 1 / ess[i, k])
@@ -102,7 +112,8 @@ def test_prior_is_configurable(data):
         random_seed=0,
         progressbar=False,
     )
-    # a strong Beta(50, 50) prior pulls the accuracy of group "a" (18/20) toward 0.5
+    # a strong Dirichlet(50) prior (accuracy ~ Beta(100, 100)) pulls the accuracy of
+    # group "a" (18/20) toward 0.5
     x, n = rate_fraction(data.labeled_examples.confusion_counts(), "accuracy")
-    expected = (50 + x[0]) / (100 + n[0])
+    expected = (100 + x[0]) / (200 + n[0])
     assert abs(res.rates("accuracy").sel(group="a").mean() - expected) < 0.01
