@@ -242,8 +242,8 @@ def fit(
         examples (:class:`~bayesfair.models.calibration.DiscrepancyPrior`);
         ``"bc"`` the hierarchical beta calibration of Ji et al. (trusts the
         calibration family completely); ``"bb"`` the beta-binomial of the labeled
-        counts (one Dirichlet over each group's four cells); ``"hbb"`` hierarchical beta-binomial on the
-        labeled counts.
+        counts (one Dirichlet over each group's four cells); ``"hbb"`` hierarchical
+        beta-binomial on the labeled counts.
     metrics : list of str, optional
         Rates to compute (default: the whole catalogue, ``bayesfair.metrics.RATES``).
     draws, tune, chains : int

@@ -360,9 +360,7 @@ def calibration_prior_counts(
     ).astype(float)
 
 
-def beta_binomial_prior_rates(
-    model: str, prior, trials, n: int, rng, metrics=None
-) -> np.ndarray:
+def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng, metrics=None) -> np.ndarray:
     """Group rates under ``bb``'s or ``hbb``'s prior, ``(n, n_metrics, k)``.
 
     ``bb``: each group's cells ``~ Dirichlet(α, α, α, α)`` and the ``metrics`` as

@@ -86,7 +86,8 @@ def test_a_prior_changes_bb_s_posterior_and_is_recorded(data):
     counts = data.labeled_examples.confusion_counts()
     right, n = counts[:, 0] + counts[:, 2], counts.sum(axis=1)
     mean = strong.rates("accuracy").values.reshape(-1, 2).mean(axis=0)
-    np.testing.assert_allclose(mean, (40 + right) / (80 + n), atol=0.01)
+    # Dirichlet(40) over the cells: accuracy, two of them, ~ Beta(80, 80) a priori
+    np.testing.assert_allclose(mean, (80 + right) / (160 + n), atol=0.01)
 
 
 def test_options_a_model_does_not_use_are_warned_about(data):

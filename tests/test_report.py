@@ -38,7 +38,7 @@ def test_html_tables_settings_and_sizes(html, comparison):
     assert "±0.02" in html
     assert "<td>prior of BC</td><td>calibration map σ(c + a log s − b log(1 − s)) per group" in html
     assert "CalibrationPriors(" not in html and "SeedSequence(" not in html  # words, not reprs
-    assert "<td>prior of BB</td><td>each group's rate ~ Beta(1, 1) (uniform)</td>" in html
+    assert "<td>prior of BB</td><td>each group's confusion cells ~ Dirichlet(1, 1, 1, 1)" in html
 
 
 def test_html_diagnostics_per_model(html, comparison):
@@ -148,8 +148,8 @@ def test_the_differences_are_two_tables_that_fit_a_wide_terminal(comparison):
 def test_priors_are_written_for_people():
     from bayesfair.report import prior_words
 
-    assert (
-        prior_words("BetaPrior(alpha=1.0, beta=1.0)") == "each group's rate ~ Beta(1, 1) (uniform)"
+    assert prior_words("BetaPrior(alpha=1.0, beta=1.0)").startswith(
+        "each group's confusion cells ~ Dirichlet(1, 1, 1, 1) (uniform over the cells)"
     )
     calib = prior_words(
         "CalibrationPriors(mu_a_sd=0.4, mu_b_sd=0.4, mu_c_sd=2.0, sigma_a_sd=0.15, "

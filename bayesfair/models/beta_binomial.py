@@ -70,6 +70,7 @@ import numpy as np
 
 from bayesfair._validation import check_array, check_count_array, check_counts
 from bayesfair.exceptions import InvalidParameterError
+from bayesfair.metrics import COUNT_NAMES, get_rate
 
 __all__ = [
     "KAPPA_MAX",
@@ -200,8 +201,6 @@ def build_bb_cells_model(counts, *, metrics, concentration: float = 1.0):
     """
     import pymc as pm
     import pytensor.tensor as pt
-
-    from bayesfair.metrics import COUNT_NAMES, get_rate
 
     x = check_count_array(check_array(counts, "counts", numeric=False), "counts", integer=True)
     if x.ndim != 2 or x.shape[1] != 4:

@@ -262,7 +262,7 @@ def test_the_report_opens_with_findings_and_carries_its_provenance(
     assert md.stdout.startswith("Findings:\n\n- accuracy, a vs b: ")
     assert (
         "| call | bayesfair assess" in md.stdout
-        and "| BB prior | each group's rate ~ Beta(1, 1)" in md.stdout
+        and "| BB prior | each group's confusion cells ~ Dirichlet(1, 1, 1, 1)" in md.stdout
     )
 
 
