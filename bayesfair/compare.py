@@ -59,7 +59,7 @@ from bayesfair.metrics import (
     rate_fraction,
     undefined_rate_message,
 )
-from bayesfair.models.catalogue import models_with_map, verdict_order
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
 from bayesfair.report import comparison_html, comparison_json, comparison_markdown
 from bayesfair.stats import hdi, rope_decision
 from bayesfair.tables import difference_row
@@ -105,7 +105,8 @@ class Comparison:
         ``<model>_gap_lower``, ``<model>_gap_upper``, ``<model>_prob_worst``,
         ``<model>_decision`` (:func:`bayesfair.groups.group_summary`), and the
         labeled rows' ``freq_gap``, ``freq_gap_lower``, ``freq_gap_upper``,
-        ``freq_method`` (:func:`bayesfair.frequentist.group_intervals`).
+        ``freq_method`` (:func:`bayesfair.frequentist.group_intervals`) and
+        ``freq_decision`` (the HDI + ROPE rule on that band).
     family_view : pandas.DataFrame
         Per metric, the family's verdict: per Bayesian model the columns of
         :func:`bayesfair.groups.family_summary` prefixed ``<model>_``, and
@@ -151,15 +152,14 @@ class Comparison:
     family_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     calibration_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     reliability: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
-    verdicts: pd.DataFrame | None = field(default=None, repr=False)
-    view_method: str | None = None
+    verdicts: pd.DataFrame = field(init=False, repr=False)
+    view_method: str = field(init=False)
 
     def __post_init__(self):
-        # the verdicts are decided here, once, and the reports only render them
-        if self.verdicts is None:
-            object.__setattr__(self, "verdicts", pair_verdicts(self))
-        if self.view_method is None:
-            object.__setattr__(self, "view_method", _view_method(self.family_view))
+        # the verdicts are decided here, once, from the tables above (a copy made with
+        # dataclasses.replace decides its own); the reports only render them
+        object.__setattr__(self, "verdicts", pair_verdicts(self))
+        object.__setattr__(self, "view_method", _view_method(self.family_view))
 
     @property
     def disagreements(self) -> list[str]:
@@ -533,7 +533,8 @@ def pair_verdicts(comp) -> pd.DataFrame:
             fitted = m in comp.settings.get("models", ())
             if not fitted or math.isnan(r.get(f"{m}_lower", math.nan)):
                 continue
-            if m == "bc" and pair & misfit:
+            spec = MODEL_SPECS[m]
+            if spec.has_map and not spec.absorbs_misfit and pair & misfit:
                 set_aside.append(m)
                 continue
             method = m

@@ -505,8 +505,8 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     if not result.draws_counts:
         raise InvalidParameterError(
             "metric_clusters needs a fit whose draws are the confusion counts of one "
-            "population (model='rbc', 'bc' or 'bb'); this fit's rates are drawn each on its "
-            f"own (model '{result.model}', or 'bb' fitted before 0.4)."
+            "population (model='rbc', 'bc', or 'bb' since 0.4); this fit's rates "
+            f"(model '{result.model}') are drawn each on its own."
         )
     missing = [m for m in _NEEDED if m not in result.metrics]
     if missing:

@@ -273,7 +273,8 @@ def fit(
         their posterior is always for the expected rates.
     prior : BetaPrior, KappaPrior or CalibrationPriors, optional
         One typed form per model: ``bb`` a
-        :class:`~bayesfair.models.beta_binomial.BetaPrior` (default uniform);
+        :class:`~bayesfair.models.beta_binomial.BetaPrior` (default Dirichlet(1) over
+        each group's cells: uniform for TPR-like rates, Beta(2, 2) for accuracy);
         ``hbb`` a :class:`~bayesfair.models.beta_binomial.KappaPrior`; ``bc``
         and ``rbc`` a :class:`~bayesfair.models.calibration.CalibrationPriors`.
     variant : {"beta", "llo", "temperature"}, default "beta"

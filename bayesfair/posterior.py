@@ -27,7 +27,7 @@ import numpy as np
 from bayesfair import calibration_view, checks, contrasts, periods, sensitivity, tables
 from bayesfair import groups as _groups
 from bayesfair._netcdf import read_parts, read_result, write_parts, write_result
-from bayesfair._tree import get_group
+from bayesfair._tree import get_group, has_group
 from bayesfair._validation import check_probability, deprecated
 from bayesfair.exceptions import (  # the warnings re-exported under their old home
     CalibrationWarning,
@@ -425,7 +425,9 @@ class FairnessPosterior:
         kept); ``hbb``, and ``bb`` before 0.4, draw each rate on its own."""
         spec = MODEL_SPECS.get(self.model)
         has_map = spec is not None and spec.has_map
-        return has_map or "cells" in get_group(self.idata, "posterior")
+        if has_map or not has_group(self.idata, "posterior"):
+            return has_map
+        return "cells" in get_group(self.idata, "posterior")
 
     def rate_note(self, metric: str, groups) -> str:
         """Which of ``groups`` have no labeled denominator for ``metric`` ("" if none).

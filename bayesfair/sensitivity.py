@@ -34,7 +34,11 @@ posterior under the prior raised to α is the posterior reweighted by
 ``p(θ)^(α − 1)``, Pareto-smoothed (``arviz_stats``' PSIS), with the prior's log
 density from the stored draws (:func:`log_prior_draws`: for ``bc``/``rbc`` the
 hyperpriors and group effects of the maps; ``hbb`` the Beta population, κ's
-prior and the size trend; ``bb`` each group's Beta prior).
+prior and the size trend; ``bb`` the rate's margin of each group's Dirichlet over its
+cells, ``Beta(jα, (d − j)α)`` for a rate of j of its denominator's d cells: with the
+default α = 1 the Dirichlet itself is flat, and power-scaling it would move nothing,
+but its margin for accuracy, Beta(2, 2), is not, and a gap that this implied prior
+decides is said to rest on it; a ``bb`` fit before 0.4, each rate's own Beta).
 """
 
 from __future__ import annotations
@@ -468,7 +472,7 @@ def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarra
     settings : dict
         The fit's settings; ``settings["prior"]``, the recorded prior, replaces
         the defaults (:class:`~bayesfair.models.calibration.CalibrationPriors`
-        for ``bc``/``rbc``, Beta(1, 1) for ``bb``).
+        for ``bc``/``rbc``, Dirichlet(1) over the cells for ``bb``).
     metric : str
         The rate whose prior is scaled (``bb`` and ``hbb``; the calibration
         models' prior does not depend on it).

@@ -248,8 +248,11 @@ def test_bb_draws_are_counts_and_cluster(no_positive_in_b, fast):
     accuracy = res.rates("accuracy").values
     error = res.rates("error_rate").values
     np.testing.assert_allclose(accuracy + error, 1.0, atol=1e-12)
-    clusters = res.metric_clusters()
-    assert len(clusters) > 0
+    clusters = res.metric_clusters().set_index("metric")
+    assert len(clusters) == len(FAIR_ENOUGH_METRICS)
+    # in every draw the TPR gap is minus the FNR gap: the two measure one thing
+    cluster = clusters["cluster"]
+    assert cluster["true_positive_rate_difference"] == cluster["false_negative_rate_difference"]
 
 
 def test_values_are_the_catalogues_composites():

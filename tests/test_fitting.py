@@ -58,7 +58,7 @@ def test_bb_s_exact_fit_is_the_conjugate_posterior_and_records_its_settings(data
     settings = res.settings
     assert settings["model"] == "bb" and settings["sampler"] == "exact"
     assert (settings["draws"], settings["chains"], settings["estimand"]) == (200, 2, "expected")
-    assert settings["prior"] == {"kind": "BetaPrior", "alpha": 1.0, "beta": 1.0}
+    assert settings["prior"] == {"kind": "BetaPrior", "alpha": 1.0, "beta": 1.0, "cells": True}
     assert settings["threshold"] == 0.5 and settings["backend"] == "auto"
     x = (data.labeled_examples.confusion_counts()[:, [0, 3]]).sum(axis=1)  # tp + fn
     tp = data.labeled_examples.confusion_counts()[:, 0]
@@ -82,7 +82,7 @@ def test_a_prior_changes_bb_s_posterior_and_is_recorded(data):
     strong = fit(
         data, "bb", metrics=["accuracy"], prior=BetaPrior(40.0, 40.0), random_seed=0, **EXACT
     )
-    assert strong.settings["prior"] == {"kind": "BetaPrior", "alpha": 40.0, "beta": 40.0}
+    assert strong.settings["prior"] == BetaPrior(40.0).to_dict()
     counts = data.labeled_examples.confusion_counts()
     right, n = counts[:, 0] + counts[:, 2], counts.sum(axis=1)
     mean = strong.rates("accuracy").values.reshape(-1, 2).mean(axis=0)

@@ -148,8 +148,9 @@ def test_the_differences_are_two_tables_that_fit_a_wide_terminal(comparison):
 def test_priors_are_written_for_people():
     from bayesfair.report import prior_words
 
-    assert prior_words("BetaPrior(alpha=1.0, beta=1.0)").startswith(
-        "each group's confusion cells ~ Dirichlet(1, 1, 1, 1) (uniform over the cells)"
+    # a record of 0.3 (a repr without cells): one Beta per rate, as that fit drew
+    assert prior_words("BetaPrior(alpha=1.0, beta=1.0)") == (
+        "each group's rate ~ Beta(1, 1), each on its own"
     )
     calib = prior_words(
         "CalibrationPriors(mu_a_sd=0.4, mu_b_sd=0.4, mu_c_sd=2.0, sigma_a_sd=0.15, "

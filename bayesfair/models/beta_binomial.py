@@ -172,15 +172,19 @@ def sample_bb_cells(
         raise InvalidParameterError(
             f"The 'counts' array must have shape (n_groups, 4). Got {x.shape}."
         )
-    gamma = rng.gamma(concentration + x, size=(chains, draws, *x.shape))
-    return gamma / gamma.sum(axis=-1, keepdims=True)
+    # numpy's Dirichlet per group: exact for a small concentration too, where normalised
+    # Gamma draws underflow to 0/0
+    out = np.empty((chains, draws, *x.shape))
+    for g in range(x.shape[0]):
+        out[:, :, g] = rng.dirichlet(concentration + x[g], size=(chains, draws))
+    return out
 
 
 def build_bb_cells_model(counts, *, metrics, concentration: float = 1.0):
     """``bb`` as a ``pm.Model``: a Dirichlet over each group's four confusion cells.
 
     Its NUTS posterior agrees with :func:`sample_bb_cells`
-    (``tests/models/test_beta_binomial.py``).
+    (``tests/models/test_models.py``).
 
     Parameters
     ----------
@@ -231,25 +235,30 @@ class BetaPrior:
     Every rate that is a share of two cells (TPR, FNR, FPR, TNR, PPV, FDR, NPV, FOR)
     then has the prior ``Beta(α, α)``, and a share of all rows (accuracy, error
     rate, selection rate, base rate) ``Beta(2α, 2α)`` (the module docstring). One
-    Dirichlet makes a draw's rates those of one population, so ``alpha`` and
-    ``beta`` must be equal for a fit (a record of an older fit with other shapes
-    still reads back).
+    Dirichlet makes a draw's rates those of one population, so ``beta`` equals
+    ``alpha`` (its default) for a fit.
 
     Attributes
     ----------
     alpha : float, default 1.0
         α, the Dirichlet's concentration on every cell; a positive number.
-    beta : float, default 1.0
-        Equal to ``alpha`` (the Beta margins ``Beta(α, α)`` of the conditional rates).
+    beta : float, optional
+        Equal to ``alpha`` (the default): the Beta margins ``Beta(α, α)`` of the
+        conditional rates.
+    cells : bool, default True
+        The Dirichlet over the cells. False only in the record of a fit before 0.4,
+        which drew every rate from its own ``Beta(alpha, beta)``
+        (:func:`~bayesfair.models.priors.prior_from_record` reads such records so).
     """
 
     alpha: float = 1.0
-    beta: float = 1.0
+    beta: float | None = None
+    cells: bool = True
 
     def describe(self) -> str:
         """The prior in words (reports)."""
-        if self.alpha != self.beta:  # a record of a fit before 0.4
-            return f"each group's rate ~ Beta({self.alpha:g}, {self.beta:g})"
+        if not self.cells or self.alpha != self.beta:  # not a Dirichlet (before 0.4)
+            return f"each group's rate ~ Beta({self.alpha:g}, {self.beta:g}), each on its own"
         a = self.alpha
         flat = " (uniform over the cells)" if a == 1.0 else ""
         return (
@@ -264,6 +273,8 @@ class BetaPrior:
         return {"kind": type(self).__name__, **asdict(self)}
 
     def __post_init__(self):
+        if self.beta is None:
+            object.__setattr__(self, "beta", self.alpha)
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not (isinstance(value, Real) and value > 0):
@@ -283,12 +294,12 @@ def bb_concentration(prior: BetaPrior) -> float:
     -------
     float
     """
-    if prior.alpha != prior.beta:
+    if not prior.cells or prior.alpha != prior.beta:
         raise InvalidParameterError(
             "The 'prior' parameter: model='bb' draws each group's four confusion cells from "
             "one Dirichlet(α, α, α, α), so that a draw's rates are those of one population; "
-            f"BetaPrior(alpha, beta) needs alpha == beta. Got alpha={prior.alpha!r}, "
-            f"beta={prior.beta!r}."
+            "give BetaPrior(alpha) (beta equal to alpha, cells=True). Got "
+            f"alpha={prior.alpha!r}, beta={prior.beta!r}, cells={prior.cells!r}."
         )
     return float(prior.alpha)
 

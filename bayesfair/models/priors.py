@@ -53,6 +53,8 @@ def prior_from_record(record, kind: str | None = None):
         if kind is not None and name != kind:
             raise ValueError
         fields.pop("tie", None)  # an option of 0.2's DiscrepancyPrior, since removed
+        if name == "BetaPrior":  # records before 0.4 had no cells: one Beta per rate
+            fields.setdefault("cells", False)
         if name == "DiscrepancyPrior":  # older records had no shifts: None, not the default
             fields["shift"] = _shift_from_record(fields.get("shift"))
         return PRIOR_CLASSES[name](**fields)

@@ -15,10 +15,13 @@ from bayesfair.models.beta_binomial import (
     SIZE_TERMS,
     BetaPrior,
     KappaPrior,
+    bb_concentration,
+    build_bb_cells_model,
     build_bb_model,
     build_hbb_model,
     hbb_group_means,
     hbb_population_variance,
+    sample_bb_cells,
     sample_bb_exact,
     sample_hbb_rates,
     size_basis,
@@ -76,15 +79,56 @@ def test_bb_model_s_log_density_is_the_beta_binomial_s():
 
 
 # ------------------------------------------------------------------ the priors
+def test_dirichlet_cells_have_the_conjugate_moments_and_a_group_without_labels_its_prior():
+    """Dirichlet(α + counts): each cell's mean (α + c)/(4α + n) within 4 Monte Carlo SEs,
+    cells summing to 1; a group with no labels gets Dirichlet(α) draws; a very small α
+    gives no NaN (numpy's Dirichlet, where normalised Gamma draws underflow)."""
+    counts = np.array([[8, 1, 9, 2], [0, 0, 0, 0]])
+    draws = sample_bb_cells(
+        counts, concentration=0.5, draws=5000, chains=2, rng=np.random.default_rng(1)
+    )
+    assert draws.shape == (2, 5000, 2, 4)
+    np.testing.assert_allclose(draws.sum(axis=-1), 1.0, atol=1e-12)
+    flat = draws.reshape(-1, 2, 4)
+    for g in range(2):
+        a = 0.5 + counts[g]
+        dist = stats.beta(a, a.sum() - a)  # each cell's margin
+        se = dist.std() / np.sqrt(flat.shape[0])
+        assert np.all(np.abs(flat[:, g].mean(axis=0) - dist.mean()) < 4 * se)
+    tiny = sample_bb_cells(
+        counts, concentration=0.005, draws=2000, chains=2, rng=np.random.default_rng(2)
+    )
+    assert np.isfinite(tiny).all()
+    with pytest.raises(InvalidParameterError, match="shape"):
+        sample_bb_cells([[1, 2, 3]], rng=np.random.default_rng(0))
+
+
+def test_the_dirichlet_model_refuses_fractional_counts_and_asymmetric_priors():
+    with pytest.raises(InvalidParameterError):
+        build_bb_cells_model([[2.5, 1, 3, 0]], metrics=["tpr"])
+    model = build_bb_cells_model([[2, 1, 3, 0], [0, 0, 0, 0]], metrics=["tpr", "accuracy"])
+    assert np.isfinite(model.compile_logp()(model.initial_point()))  # a group without labels
+    assert bb_concentration(BetaPrior(3.0)) == 3.0
+    for prior in (BetaPrior(2.0, 3.0), BetaPrior(1.0, 1.0, cells=False)):
+        with pytest.raises(InvalidParameterError, match="one Dirichlet"):
+            bb_concentration(prior)
+
+
 def test_the_priors_describe_record_and_check_themselves():
     assert BetaPrior().describe() == (
         "each group's confusion cells ~ Dirichlet(1, 1, 1, 1) (uniform over the cells): a "
         "rate within the positives, negatives or predictions ~ Beta(1, 1), a share of all "
         "rows ~ Beta(2, 2)"
     )
-    # the record of a fit before 0.4, read back
-    assert BetaPrior(2, 0.5).describe() == "each group's rate ~ Beta(2, 0.5)"
-    assert BetaPrior(2.0, 3.0).to_dict() == {"kind": "BetaPrior", "alpha": 2.0, "beta": 3.0}
+    # unequal shapes, or a record of a fit before 0.4: one Beta per rate
+    assert BetaPrior(2, 0.5).describe() == "each group's rate ~ Beta(2, 0.5), each on its own"
+    assert BetaPrior(2.0) == BetaPrior(2.0, 2.0)  # beta defaults to alpha
+    assert BetaPrior(2.0).to_dict() == {
+        "kind": "BetaPrior",
+        "alpha": 2.0,
+        "beta": 2.0,
+        "cells": True,
+    }
     assert KappaPrior(4.0).to_dict() == {"kind": "KappaPrior", "kappa_min": 4.0}
     assert "Pareto(½, 4)" in KappaPrior(4.0).describe()
     for bad in (0, -1.0, True, "1"):

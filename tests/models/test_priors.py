@@ -11,7 +11,8 @@ from bayesfair.models.priors import PRIOR_CLASSES, prior_from_record
 @pytest.mark.parametrize(
     "prior",
     [
-        BetaPrior(2.0, 3.0),
+        BetaPrior(2.0),
+        BetaPrior(2.0, 3.0, cells=False),
         KappaPrior(5.0),
         CalibrationPriors(mu_c_sd=1.5),
         DiscrepancyPrior(0.02, 0.05, 3.0, center=0.4, scale_with_groups=False),
@@ -49,9 +50,19 @@ def test_a_record_of_another_kind_is_refused_whatever_its_form():
 
 
 def test_a_record_is_not_changed_by_reading_it():
-    record = BetaPrior(2.0, 3.0).to_dict()
-    assert prior_from_record(record) == BetaPrior(2.0, 3.0)
-    assert record == {"kind": "BetaPrior", "alpha": 2.0, "beta": 3.0}
+    record = BetaPrior(2.0).to_dict()
+    assert prior_from_record(record) == BetaPrior(2.0)
+    assert record == {"kind": "BetaPrior", "alpha": 2.0, "beta": 2.0, "cells": True}
+
+
+def test_a_bb_record_before_the_dirichlet_reads_as_one_beta_per_rate():
+    """A record of 0.3 (no ``cells``) was a fit of one Beta per rate: it reads back so, and
+    says so; a fit refuses that form."""
+    old = prior_from_record({"kind": "BetaPrior", "alpha": 1.0, "beta": 1.0})
+    assert old == BetaPrior(1.0, 1.0, cells=False)
+    assert old.describe() == "each group's rate ~ Beta(1, 1), each on its own"
+    assert prior_from_record("BetaPrior(alpha=1.0, beta=1.0)") == old
+    assert "Dirichlet(1, 1, 1, 1)" in prior_from_record(BetaPrior().to_dict()).describe()
 
 
 @pytest.mark.parametrize(

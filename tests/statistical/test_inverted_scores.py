@@ -3,7 +3,8 @@ what following them would cost (Ji et al.'s Table 2 cell Ricci MLP).
 
 Ricci MLP: 40 rows; the MLP predicts every row negative and its scores rank the labels
 backwards (AUC 0.18), so Δ accuracy is the groups' gap in base rates, 44.5 points. With
-n_L = 10 the default's MAE (20–25) exceeds the Beta-binomial's (14–20), the one cell of
+n_L = 10 the default's MAE (20–25) exceeds the Beta-binomial's (14–20 with one Beta(1, 1)
+per rate before 0.4; about 20 with the Dirichlet over the cells since), the one cell of
 Ji et al.'s tables where it does. ``benchmarks/offstate_tradeoff.py`` has the table;
 ``docs/results/honest_edge.md`` the discussion. ``R`` labeled sets per cell, drawn as Ji
 et al. drew them (``split_labeled(method="ji2020")``, seeds 0, 1, ...), fitted with the
