@@ -127,9 +127,10 @@ def test_summary_reports_sensitivity_and_says_it(rbc_fit):
 
 
 def test_a_verdict_that_the_prior_decides_is_undecided(few_labels, quiet_fit):
-    """Beta(200, 200) with four labels per group: the HDI + ROPE rule alone says
-    "practically fair"; the gap is the prior's, and the summary says "undecided"."""
-    res = quiet_fit(few_labels, model="bb", prior=BetaPrior(200.0, 200.0), metrics=["accuracy"])
+    """Accuracy ~ Beta(200, 200) a priori (a Dirichlet(100) over the cells) with four
+    labels per group: the HDI + ROPE rule alone says "practically fair"; the gap is the
+    prior's, and the summary says "undecided"."""
+    res = quiet_fit(few_labels, model="bb", prior=BetaPrior(100.0), metrics=["accuracy"])
     d = res.difference("accuracy").values
     assert bf.stats.rope_decision(*hdi(d), 0.08) == "practically fair"
     row = res.summary(epsilon=0.08).iloc[0]
