@@ -29,6 +29,13 @@ def fast() -> Mapping:
 
 
 @pytest.fixture(scope="session")
+def fit_kwargs() -> Mapping:
+    """The plumbing settings as ``compare``'s ``fit_kwargs`` (its own ``progressbar``
+    covers the fits)."""
+    return MappingProxyType({k: v for k, v in FAST.items() if k != "progressbar"})
+
+
+@pytest.fixture(scope="session")
 def simulation() -> Mapping:
     """Sampler settings for the fits of a simulation (read-only)."""
     return MappingProxyType(SIMULATION)

@@ -68,12 +68,12 @@ def _compare(data, **kwargs):
         return bf.compare(data, ["accuracy"], **{**options, **kwargs})
 
 
-def test_compare_carries_calibration_within_groups(data):
+def test_compare_carries_calibration_within_groups(data, fit_kwargs):
     """One row per group: the default model's calibration_summary (prefixed ``rbc_``) beside
     the labeled rows' calibration_intervals (``freq_``), computed once by compare."""
     from bayesfair.calibration_view import CALIBRATION_COLUMNS
 
-    comp = _compare(data, models=("rbc",), fit_kwargs={"draws": 200, "tune": 200, "chains": 2})
+    comp = _compare(data, models=("rbc",), fit_kwargs=dict(fit_kwargs))
     view = comp.calibration_view
     bayes = [c for c in CALIBRATION_COLUMNS if c not in ("group", "n_labeled", "n_unlabeled")]
     assert list(view.columns) == [
@@ -138,7 +138,7 @@ def test_labeled_examples_as_a_summary_leave_the_labeled_rows_columns_empty(make
     assert "| A | labeled rows | " in comp.to_markdown()
 
 
-def test_one_seed_gives_one_answer_through_fit_and_compare(fitted):
+def test_one_seed_gives_one_answer_through_fit_and_compare(fitted, fit_kwargs):
     """``bf.fit(data, model, random_seed=s)`` draws what ``compare(..., random_seed=s)``
     draws for that model (each model's fit takes the caller's seed itself), so the
     report's "random_seed reproduces it" holds through either door."""
@@ -147,7 +147,7 @@ def test_one_seed_gives_one_answer_through_fit_and_compare(fitted):
     from bayesfair.posterior import SamplingWarning
 
     data, _ = fitted
-    kw = dict(draws=200, tune=200, chains=2)
+    kw = dict(fit_kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)  # small draws: plumbing only
         alone = bf.fit(data, "rbc", metrics=["accuracy", "fpr"], random_seed=7, **kw)

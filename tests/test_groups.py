@@ -475,7 +475,7 @@ def test_three_groups_lead_with_the_family_and_keep_every_figure():
     assert html.count("<img") > 3  # the per-pair figures stay
 
 
-def test_a_group_whose_rate_is_often_undefined_does_not_blank_the_others():
+def test_a_group_whose_rate_is_often_undefined_does_not_blank_the_others(fast):
     """A 3-row group has no positive in many draws (its TPR is undefined there): the other
     groups' bands and the family row stay defined; the group's share is said."""
     lab, unl = many_groups(4, [20, 20, 20, 0], [300, 300, 300, 3], random_seed=4)
@@ -484,7 +484,7 @@ def test_a_group_whose_rate_is_often_undefined_does_not_blank_the_others():
         data = bf.AssessmentData.from_frames(
             lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
         )
-        res = bf.fit(data, random_seed=0, draws=200, tune=200, chains=2, progressbar=False)
+        res = bf.fit(data, random_seed=0, **fast)
         view = res.group_summary("tpr").set_index("group")
         fam = res.family_summary("tpr").iloc[0]
     tpr = res.rates("tpr").values

@@ -77,7 +77,7 @@ def test_without_undefined_draws_there_is_no_warning(small_group):
     assert (table["p_undefined"] == 0).all()
 
 
-def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
+def test_compare_sets_undefined_draws_aside_and_notes_them(small_group, fit_kwargs):
     """The side-by-side table: the rbc interval over the defined draws, its share beside it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -87,7 +87,7 @@ def test_compare_sets_undefined_draws_aside_and_notes_them(small_group):
             models=("rbc",),
             n_resamples=100,
             random_seed=0,
-            fit_kwargs=dict(draws=200, tune=200, chains=2),
+            fit_kwargs=dict(fit_kwargs),
             progressbar=False,
         )
     row = comp.pairs.iloc[0]

@@ -31,7 +31,7 @@ FLAGS = [
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(tmp_path_factory, fit_kwargs):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -44,7 +44,7 @@ def report(tmp_path_factory):
             models=("bb", "bc"),
             n_resamples=200,
             random_seed=0,
-            fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
+            fit_kwargs=dict(fit_kwargs),
             progressbar=False,
         )
     path = tmp_path_factory.mktemp("report") / "report.html"

@@ -18,7 +18,7 @@ from bayesfair.simulate import drifting_periods
 
 
 @pytest.fixture(scope="module")
-def result():
+def result(fast):
     """3 periods x 2 groups; B's scores drift by 3 logits in period 2 (60 labels there)."""
     lab, unl = drifting_periods(
         3, [80, 0, 60], 400, drift_group="B", drift_from=2, shift=3.0, random_seed=2
@@ -33,7 +33,7 @@ def result():
             group="group",
             period="period",
         )
-        return bf.fit_periods(data, random_seed=0, draws=200, tune=200, chains=2, progressbar=False)
+        return bf.fit_periods(data, random_seed=0, **fast)
 
 
 def test_findings_lead_with_the_drifted_period(result):

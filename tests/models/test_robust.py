@@ -222,7 +222,7 @@ def test_inverted_classifier_covers_with_rbc_and_warns(fast):
 
 
 # ------------------------------------------------------------------ compare, reports, disagreement
-def test_compare_reports_calibration_and_disagreement():
+def test_compare_reports_calibration_and_disagreement(fit_kwargs):
     data = _data("inverted", n_labeled=100, n_unlabeled=1000, seed=12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -232,7 +232,7 @@ def test_compare_reports_calibration_and_disagreement():
             models=("bb", "bc"),
             n_resamples=200,
             random_seed=0,
-            fit_kwargs=dict(draws=200, tune=200, chains=2),
+            fit_kwargs=dict(fit_kwargs),
             progressbar=False,
         )
     assert "disagreement" in comp.pairs
