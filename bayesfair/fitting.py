@@ -32,9 +32,11 @@ from bayesfair.models.beta_binomial import (
     KappaPrior,
     bb_concentration,
     build_bb_cells_model,
+    build_bb_model,
     build_hbb_model,
     hbb_group_means,
     sample_bb_cells,
+    sample_bb_exact,
     sample_hbb_rates,
     size_basis,
 )
@@ -498,6 +500,50 @@ def _no_labels_notes(data, model) -> list[str]:
     return [f"Group(s) {no_labels} have no labeled example: their rates {how}."]
 
 
+def _fit_bb(counts, fractions, metrics, prior, sampler, rng, run):
+    """``bb``'s draws: one Dirichlet over each group's cells (``cells`` and ``theta``), or,
+    for ``BetaPrior(..., cells=False)``, every rate its own Beta (Ji et al.'s form as
+    written, ``theta`` only: its rates are not one population's)."""
+    k = counts.shape[0]
+    coords = {"metric": metrics, "group": np.arange(k), "cell": list(COUNT_NAMES)}
+    if not prior.cells:
+        x, n = fractions
+        alpha, beta = prior.alpha, prior.beta
+        if sampler != "exact":
+            return sample_model(
+                lambda: build_bb_model(x, n, metrics=metrics, alpha=alpha, beta=beta),
+                cache_key=("bb", tuple(metrics), k, float(alpha), float(beta)),
+                data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
+                **run,
+            )
+        theta = sample_bb_exact(
+            x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
+        )
+        variables = {"theta": (("chain", "draw", "metric", "group"), theta)}
+    else:
+        alpha = bb_concentration(prior)
+        if sampler != "exact":
+            return sample_model(
+                lambda: build_bb_cells_model(counts, metrics=metrics, concentration=alpha),
+                cache_key=("bb-cells", tuple(metrics), k, float(alpha)),
+                data={"counts": counts.astype(np.int64)},
+                **run,
+            )
+        cells = sample_bb_cells(
+            counts, concentration=alpha, draws=run["draws"], chains=run["chains"], rng=rng
+        )
+        theta = np.stack([rate_from_counts(cells, m) for m in metrics], axis=2)
+        variables = {
+            "cells": (("chain", "draw", "group", "cell"), cells),
+            "theta": (("chain", "draw", "metric", "group"), theta),
+        }
+    chains, draws = theta.shape[:2]
+    coords |= {"chain": np.arange(chains), "draw": np.arange(draws)}
+    if "cells" not in variables:
+        del coords["cell"]
+    return make_tree({"posterior": xr.Dataset(variables, coords=coords)})
+
+
 def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     rng, prior_rng = rngs
     counts = data.labeled_examples.confusion_counts()
@@ -506,34 +552,7 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     n = np.stack([f[1] for f in fractions])
     k = data.n_groups
     if model == "bb":
-        alpha = bb_concentration(prior)
-        if sampler == "exact":
-            cells = sample_bb_cells(
-                counts, concentration=alpha, draws=run["draws"], chains=run["chains"], rng=rng
-            )
-            theta = np.stack([rate_from_counts(cells, m) for m in metrics], axis=2)
-            chains, draws = theta.shape[:2]
-            posterior = xr.Dataset(
-                {
-                    "cells": (("chain", "draw", "group", "cell"), cells),
-                    "theta": (("chain", "draw", "metric", "group"), theta),
-                },
-                coords={
-                    "chain": np.arange(chains),
-                    "draw": np.arange(draws),
-                    "metric": metrics,
-                    "group": np.arange(k),
-                    "cell": list(COUNT_NAMES),
-                },
-            )
-            idata = make_tree({"posterior": posterior})
-        else:
-            idata = sample_model(
-                lambda: build_bb_cells_model(counts, metrics=metrics, concentration=alpha),
-                cache_key=("bb-cells", tuple(metrics), k, float(alpha)),
-                data={"counts": counts.astype(np.int64)},
-                **run,
-            )
+        idata = _fit_bb(counts, (x, n), metrics, prior, sampler, rng, run)
     else:
         kappa_min = prior.kappa_min
         q = size_basis(n)
@@ -560,7 +579,10 @@ def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
     theta = (
         get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
     )
-    prior_rates = beta_binomial_prior_rates(model, prior, n, PRIOR_DRAWS, prior_rng, metrics)
+    coherent = model == "bb" and prior.cells
+    prior_rates = beta_binomial_prior_rates(
+        model, prior, n, PRIOR_DRAWS, prior_rng, metrics if coherent else None
+    )
     return (
         idata,
         {m: theta[:, :, i, :] for i, m in enumerate(metrics)},

@@ -246,9 +246,10 @@ class BetaPrior:
         Equal to ``alpha`` (the default): the Beta margins ``Beta(α, α)`` of the
         conditional rates.
     cells : bool, default True
-        The Dirichlet over the cells. False only in the record of a fit before 0.4,
-        which drew every rate from its own ``Beta(alpha, beta)``
-        (:func:`~bayesfair.models.priors.prior_from_record` reads such records so).
+        The Dirichlet over the cells. False: every rate its own ``Beta(alpha, beta)``,
+        drawn independently (Ji et al.'s form as written, and ``bb`` before 0.4, whose
+        records :func:`~bayesfair.models.priors.prior_from_record` reads so): a draw's
+        rates are then not one population's, and Fair Enough's clusters refuse it.
     """
 
     alpha: float = 1.0
@@ -298,7 +299,8 @@ def bb_concentration(prior: BetaPrior) -> float:
         raise InvalidParameterError(
             "The 'prior' parameter: model='bb' draws each group's four confusion cells from "
             "one Dirichlet(α, α, α, α), so that a draw's rates are those of one population; "
-            "give BetaPrior(alpha) (beta equal to alpha, cells=True). Got "
+            "give BetaPrior(alpha) (beta equal to alpha), or BetaPrior(alpha, beta, "
+            "cells=False) for every rate its own Beta. Got "
             f"alpha={prior.alpha!r}, beta={prior.beta!r}, cells={prior.cells!r}."
         )
     return float(prior.alpha)

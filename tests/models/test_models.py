@@ -58,6 +58,30 @@ def test_exact_sampler_matches_conjugate_posterior(data):
                 )
 
 
+def test_one_beta_per_rate_is_the_papers_form_on_request(data):
+    """``BetaPrior(α, β, cells=False)``: every rate its own Beta(α + x, β + n − x) (Ji et
+    al. §2.2 as written, bb before 0.4): accuracy's mean (2 + x)/(5 + n) here, within 4
+    Monte Carlo SEs; no cells kept, so the draws are not called counts."""
+    res = fit(
+        data,
+        model="bb",
+        metrics=["accuracy", "error_rate"],
+        prior=BetaPrior(2.0, 3.0, cells=False),
+        draws=2000,
+        chains=2,
+        random_seed=0,
+        progressbar=False,
+    )
+    x, n = rate_fraction(data.labeled_examples.confusion_counts(), "accuracy")
+    draws = res.rates("accuracy").values.reshape(4000, -1)
+    for k in range(2):
+        dist = stats.beta(2 + x[k], 3 + n[k] - x[k])
+        assert abs(draws[:, k].mean() - dist.mean()) < 4 * dist.std() / np.sqrt(4000)
+    assert "cells" not in res.idata.posterior and not res.draws_counts
+    total = (res.rates("accuracy") + res.rates("error_rate")).values
+    assert np.abs(total - 1).max() > 0.01  # each rate on its own: not one population
+
+
 @pytest.mark.slow
 def test_nuts_agrees_with_exact_sampler(data):
     """Means and 95% interval ends of NUTS and exact draws agree within Monte Carlo error."""
