@@ -6,7 +6,8 @@
 #
 # * the **double-corrected bootstrap** (Lum et al. §5.3), a percentile interval;
 # * the posterior of the **sample variance of the K group rates** under independent
-#   Beta(1, 1) priors (`bb`): like the uncorrected estimator, it adds the average
+#   Beta(1, 1) priors (`bb` with `BetaPrior(1, 1, cells=False)`, one Beta for the rate,
+#   as in Lum et al.'s comparison): like the uncorrected estimator, it adds the average
 #   posterior variance of the rates, so it is biased upward;
 # * the hierarchical beta-binomial (`hbb`): the posterior of the sample variance of
 #   its partially pooled rates, and of its **population variance** (the expected
@@ -30,6 +31,7 @@ import pandas as pd
 
 import bayesfair as bf
 from bayesfair import frequentist as fq
+from bayesfair.models.beta_binomial import BetaPrior
 from bayesfair.posterior import SamplingWarning
 from bayesfair.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
 
@@ -61,8 +63,9 @@ for name in LUM_SCENARIOS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
             for model in ("bb", "hbb"):
+                prior = {"prior": BetaPrior(1.0, 1.0, cells=False)} if model == "bb" else {}
                 res = bf.fit(data, model=model, metrics=["accuracy"], random_seed=i,
-                             progressbar=False, **FIT)
+                             progressbar=False, **FIT, **prior)
                 draws = {f"{model}: sample variance of rates":
                          res.between_group_variance("accuracy").values.ravel()}
                 if model == "hbb":
