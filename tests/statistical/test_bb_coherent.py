@@ -5,7 +5,7 @@ true gap is extreme.
 ``benchmarks/bb_coherent.py`` (200 labeled sets per case, ``docs/results/bb_coherent.md``)
 measured coverage 0.970–1.000 in six cases and 0.910 ± 0.020 on Ricci MLP (true gap
 44.5 points: accuracy's Beta(2, 2) prior pulls towards equal accuracies), and a paired
-change of MAE ×100 between −4.1 and +0.4 in the six. Here ``R`` sets per case (seeds 0,
+change of MAE ×100 between −4.0 and +0.4 in the six. Here ``R`` sets per case (seeds 0,
 1, ...). Claims and tolerances (one-sided, two binomial or paired standard errors, so
 a model exactly at the claim fails with probability about 2.3% per check):
 
