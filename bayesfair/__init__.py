@@ -17,39 +17,41 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
+from bayesfair import _compat
+
 if TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
     from bayesfair import datasets, exceptions, frequentist, metrics
-    from bayesfair.compare import Comparison, compare
-    from bayesfair.data import AssessmentData
+    from bayesfair.data.assessment import AssessmentData
+    from bayesfair.data.sources import summarize, summarize_unlabeled
+    from bayesfair.data.summary import ScoreSummary
     from bayesfair.exceptions import CalibrationWarning
-    from bayesfair.fitting import ESTIMANDS, MODELS, fit, fit_periods
-    from bayesfair.groups import impact_ratios
     from bayesfair.labels import plan_labels, suggest_labels
-    from bayesfair.posterior import FairnessPosterior, PeriodPosterior
-    from bayesfair.sources import summarize, summarize_unlabeled
+    from bayesfair.posterior.fitting import ESTIMANDS, MODELS, fit, fit_periods
+    from bayesfair.posterior.groups import impact_ratios
+    from bayesfair.posterior.result import FairnessPosterior, PeriodPosterior
+    from bayesfair.report.compare import Comparison, compare
     from bayesfair.stats import Interval
-    from bayesfair.summary import ScoreSummary
 
 __version__ = "0.4.0.dev0"
 
 #: public name -> the module that defines it (loaded on first access).
 _LAZY = {
     "AssessmentData": "bayesfair.data",
-    "ScoreSummary": "bayesfair.summary",
-    "summarize": "bayesfair.sources",
-    "summarize_unlabeled": "bayesfair.sources",
-    "MODELS": "bayesfair.fitting",
-    "ESTIMANDS": "bayesfair.fitting",
+    "ScoreSummary": "bayesfair.data.summary",
+    "summarize": "bayesfair.data.sources",
+    "summarize_unlabeled": "bayesfair.data.sources",
+    "MODELS": "bayesfair.posterior.fitting",
+    "ESTIMANDS": "bayesfair.posterior.fitting",
     "FairnessPosterior": "bayesfair.posterior",
-    "fit": "bayesfair.fitting",
-    "fit_periods": "bayesfair.fitting",
+    "fit": "bayesfair.posterior.fitting",
+    "fit_periods": "bayesfair.posterior.fitting",
     "PeriodPosterior": "bayesfair.posterior",
     "CalibrationWarning": "bayesfair.exceptions",
     "Interval": "bayesfair.stats",
-    "impact_ratios": "bayesfair.groups",
+    "impact_ratios": "bayesfair.posterior.groups",
     "plan_labels": "bayesfair.labels",
     "suggest_labels": "bayesfair.labels",
-    "Comparison": "bayesfair.compare",
+    "Comparison": "bayesfair.report.compare",
 }
 
 __all__ = [  # noqa: RUF022 - grouped by topic
@@ -90,7 +92,7 @@ def __getattr__(name: str):
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
     elif not name.startswith("__"):
-        try:  # any module of the package: bf.datasets, bf.plots, bf.simulate, ...
+        try:  # any module of the package: bf.datasets, bf.report, bf.frequentist, ...
             value = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as err:
             if err.name != f"{__name__}.{name}":
@@ -109,18 +111,17 @@ def __dir__() -> list[str]:
 class _Package(types.ModuleType):
     """The package's module type: ``bayesfair.compare`` is the function.
 
-    The function ``compare`` and the module that defines it share a name, and the
-    import system binds a submodule to its parent's attribute whenever the submodule
-    is first imported (by the command line, a report, a user's ``from
-    bayesfair.compare import Comparison``). Loaded eagerly, ``from bayesfair.compare
-    import compare`` then rebound the function over it; loaded lazily, this property
-    keeps the function, so ``bf.compare`` and ``from bayesfair import compare`` are
-    the function as they always were, and the module stays in ``sys.modules``.
+    Before 0.4 the function ``compare`` and the module that defined it shared a name,
+    and the old module path still loads (``bayesfair._compat``, with a warning). The
+    import system binds a submodule to its parent's attribute whenever it is first
+    imported, so ``import bayesfair.compare`` would put the module where the function
+    was; this property keeps the function, so ``bf.compare`` and ``from bayesfair
+    import compare`` are the function whatever was imported before.
     """
 
     @property
     def compare(self):
-        return importlib.import_module("bayesfair.compare").compare
+        return importlib.import_module("bayesfair.report.compare").compare
 
     @compare.setter
     def compare(self, value):  # the import system binds the submodule: keep the function
@@ -128,3 +129,4 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+_compat.install()  # the module paths before 0.4, for one minor version

@@ -63,24 +63,24 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from bayesfair._names import suggest
-from bayesfair._progress import track
-from bayesfair._validation import (
+from bayesfair._internal.names import suggest
+from bayesfair._internal.progress import track
+from bayesfair._internal.validation import (
     check_positive_int,
     check_probability,
     seed_record,
     seed_sequence,
     sequence_from_record,
 )
-from bayesfair.data import AssessmentData
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.data.engines.dask import dask_client
+from bayesfair.data.examples import count_confusion
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
-from bayesfair.engines.dask import dask_client
-from bayesfair.examples import count_confusion
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
-from bayesfair.fitting import fit, model_options
 from bayesfair.frequentist.intervals import newcombe_interval
-from bayesfair.metrics import get_rate, rate_fraction
+from bayesfair.metrics.rates import get_rate, rate_fraction
 from bayesfair.models.catalogue import models_with_map
+from bayesfair.posterior.fitting import fit, model_options
 from bayesfair.stats import eti, hdi
 
 __all__ = ["METHODS", "mae_table", "run_experiment", "run_grid"]
@@ -129,7 +129,7 @@ COLUMNS = (
 def group_counts(scores, labels, group_codes, n_groups: int, threshold: float) -> np.ndarray:
     """Confusion counts per group at ``threshold``, shape ``(n_groups, 4)`` (tp, fp, tn, fn).
 
-    :func:`bayesfair.examples.count_confusion` of ŷ = 1[score ≥ threshold].
+    :func:`bayesfair.data.examples.count_confusion` of ŷ = 1[score ≥ threshold].
     """
     return count_confusion(np.asarray(scores) >= threshold, labels, group_codes, n_groups)
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from bayesfair._validation import check_array, check_probability
+from bayesfair._internal.validation import check_array, check_probability
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Coverage of the default model after active selection, where the model is right and wrong.
 
 The table in ``docs/guides/label-budgets.md``: synthetic data
-(``bayesfair.simulate.miscalibrated_scores``, two groups of 1,020; group B's scores
+(``bayesfair.datasets.simulate.miscalibrated_scores``, two groups of 1,020; group B's scores
 calibrated or inverted), 20 random labels per group, then 60 more chosen at random,
 by ``suggest_labels(within="stratum")``, ``within="score"`` or ``within="mixed"``; refit and check
 whether the 95% interval of Δ accuracy covers the gap on all 2,040 examples.
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.simulate import miscalibrated_scores
+from bayesfair.datasets.simulate import miscalibrated_scores
 from bayesfair.stats import hdi
 
 

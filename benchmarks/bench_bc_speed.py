@@ -127,7 +127,7 @@ def assessment(labeled, unlabeled):
 def fit_and_summarise(data, **kwargs):
     """The timed unit of work: fit, then the Δ table (Female − Male)."""
     import bayesfair
-    from bayesfair.posterior import SamplingWarning
+    from bayesfair.posterior.result import SamplingWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
@@ -243,7 +243,7 @@ def worker_scale(args) -> dict:
 def section_one_process(args, rows: list) -> dict:
     import numpy as np
 
-    from bayesfair import sampling
+    from bayesfair.models import sampling
 
     print("\n== 1. one process: n_L = 100, n_U = 10^4, 4 x (1000 + 1000) ==")
     df, labeled, unlabeled = adult_rows(N_UNLABELED)
@@ -405,9 +405,10 @@ def section_repeated(args, rows: list) -> dict:
     import numpy as np
 
     import bayesfair
-    from bayesfair import AssessmentData, sampling
+    from bayesfair import AssessmentData
     from bayesfair.datasets import get_score_set, load_scores, split_labeled
-    from bayesfair.posterior import SamplingWarning
+    from bayesfair.models import sampling
+    from bayesfair.posterior.result import SamplingWarning
 
     n_fits = 10 if args.quick else args.fits
     print(

@@ -1,6 +1,6 @@
-"""Size and power of the calibration check (``bayesfair.checks``), by simulation.
+"""Size and power of the calibration check (``bayesfair.posterior.checks``), by simulation.
 
-Data (:func:`bayesfair.simulate.miscalibrated_scores`, ``kind="none"``): K = 2 or 4
+Data (:func:`bayesfair.datasets.simulate.miscalibrated_scores`, ``kind="none"``): K = 2 or 4
 groups alike, every example with ``p ~ Beta(2, 2)``, ``y ~ Bernoulli(p)`` and a
 calibrated score ``s = p``; n labeled examples and 2,000 unlabeled ones per group.
 In the "flipped" cells 12% of group B's labeled examples (exactly round(0.12 n))
@@ -11,12 +11,12 @@ follow ``p``.
    flipped), each fitted with the default model (``bf.fit(data, draws=300, tune=300,
    chains=2, progressbar=False, random_seed=s)``) and checked with
    ``res.calibration_check()``. For comparison the same fits give the earlier check
-   (the posterior predictive p-value of :func:`bayesfair.checks.calibration_ppc`,
+   (the posterior predictive p-value of :func:`bayesfair.posterior.checks.calibration_ppc`,
    Holm-adjusted) and the shift likelihood ratio taken at each group's
    posterior-median map instead of the profile (the first design considered).
 2. **Summaries.** The check reads only the labeled summary a fit keeps, so its
    verdicts on a data set do not depend on the fit: ``--replicates`` more data sets
-   per cell go through :func:`bayesfair.checks.calibration_verdicts` directly
+   per cell go through :func:`bayesfair.posterior.checks.calibration_verdicts` directly
    (also n = 2,000 labels per group), for tighter rates. Part 1 confirms that the
    fit's table agrees with the direct one.
 3. **Oracle bound.** The most powerful test of the shift alternative knows the
@@ -25,7 +25,7 @@ follow ``p``.
    ``Σ_h n_h Δ_h² / E[p(1 − p) | h]`` (``Δ_h`` the side's change of positive share).
    Its power at level α (no Holm adjustment) bounds any test of that alternative.
 
-4. **Bystanders on real scores.** :func:`bayesfair.simulate.differential_calibration`
+4. **Bystanders on real scores.** :func:`bayesfair.datasets.simulate.differential_calibration`
    (the Adult MLP's scores, K groups, group g0 distorted, ``n_unlabeled=1000``;
    :data:`DIFFERENTIAL` lists the cells: 12% label noise at K = 4 with 2,000 and 200
    labels over all groups and at K = 2 with 1,000, slope 0.5 and 2 at K = 4 with
@@ -57,10 +57,10 @@ import pandas as pd
 from scipy import stats
 
 import bayesfair as bf
-from bayesfair import checks
+from bayesfair.datasets.simulate import differential_calibration, miscalibrated_scores
 from bayesfair.models.likelihood import likelihood_data
 from bayesfair.models.shift import SHIFT_GRID, stratum_shift_loglik
-from bayesfair.simulate import differential_calibration, miscalibrated_scores
+from bayesfair.posterior import checks
 
 FLIP = 0.12
 GROUPS = ("A", "B", "C", "D")

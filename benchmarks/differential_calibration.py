@@ -1,6 +1,6 @@
 """Groups that differ: coverage and width when one group's scores mean something else.
 
-Design (:func:`bayesfair.simulate.differential_calibration`): a real classifier's scores
+Design (:func:`bayesfair.datasets.simulate.differential_calibration`): a real classifier's scores
 (the MLP of Ji et al. on UCI Adult, drawn with replacement), K groups at random with
 equal shares, labels ``y ~ Bernoulli(s)`` (every group shares the identity map), except
 in group ``g0``, whose scores mean something else:
@@ -55,9 +55,9 @@ import pandas as pd
 from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import differential_calibration
 from bayesfair.models.calibration import DiscrepancyPrior
 from bayesfair.models.shift import ShiftPrior
-from bayesfair.simulate import differential_calibration
 from bayesfair.stats import hdi
 
 ROOT = Path(__file__).resolve().parents[1]

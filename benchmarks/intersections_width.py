@@ -24,7 +24,7 @@ Methods (the band is always over all 56 groups, at joint level 0.95)
 * ``t_today``    (t): the previous misfit prior
   (``DiscrepancyPrior(scale_with_groups=False)``) with the textbook sup-t band from
   the same draws: G = gap draws (S x K; group rates ``res.rates(metric)`` stacked
-  over chain and draw, minus ``bayesfair.groups.overall_rate(res, metric)[0]``);
+  over chain and draw, minus ``bayesfair.posterior.groups.overall_rate(res, metric)[0]``);
   per column mean m_k and sd s_k (ddof=1) over the defined draws;
   t_s = max_k |G_sk - m_k| / s_k over the defined cells of draw s;
   c = 0.95 quantile of t; band m_k +- c s_k clipped to [-1, 1]. What today's draws
@@ -83,8 +83,8 @@ from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
 from bayesfair.frequentist import group_intervals
-from bayesfair.groups import overall_rate
 from bayesfair.models.calibration import DiscrepancyPrior
+from bayesfair.posterior.groups import overall_rate
 from bayesfair.stats import simultaneous_band
 
 ROOT = Path(__file__).resolve().parents[1]

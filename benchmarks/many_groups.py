@@ -1,6 +1,6 @@
 """Many groups (K = 10 to 60): coverage, width and false alarms of the group and family views.
 
-Design (``bayesfair.simulate.many_groups``): every row has ``p ~ Beta(2, 2)`` and
+Design (``bayesfair.datasets.simulate.many_groups``): every row has ``p ~ Beta(2, 2)`` and
 ``y ~ Bernoulli(p)``; a group is calibrated (``s = p``) unless it is in ``distorted``,
 whose scores are ``s = σ(logit p − shift)``; the prediction is ``s >= 0.5``.
 
@@ -67,11 +67,11 @@ import pandas as pd
 from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import many_groups
 from bayesfair.exceptions import SamplingWarning
 from bayesfair.frequentist import group_intervals
 from bayesfair.frequentist.groups import max_gap_interval
-from bayesfair.metrics import rate_fraction, rate_from_counts
-from bayesfair.simulate import many_groups
+from bayesfair.metrics.rates import rate_fraction, rate_from_counts
 from bayesfair.stats import rope_decision
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from bayesfair.simulate import many_groups
+from bayesfair.datasets.simulate import many_groups
 from bayesfair.stats import simultaneous_band
 
 LABEL_PATTERN, UNLABELED_PATTERN = (5, 0, 20, 1, 40, 2, 10, 3), (500, 2000, 8000)

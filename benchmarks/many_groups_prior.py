@@ -17,8 +17,8 @@ sys.path.insert(0, "/work/main/benchmarks")
 from many_groups import FIT_METRICS, realised_truth, unequal_sizes
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import many_groups
 from bayesfair.models.calibration import DiscrepancyPrior
-from bayesfair.simulate import many_groups
 
 warnings.simplefilter("ignore")
 n_lab, n_unl = unequal_sizes(60)

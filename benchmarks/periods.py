@@ -1,6 +1,6 @@
 """Audits over time: coverage of the period gaps, the drift flag's power, and the cost.
 
-Design (``bayesfair.simulate.drifting_periods``): in every group and period a row has
+Design (``bayesfair.datasets.simulate.drifting_periods``): in every group and period a row has
 ``p ~ Beta(2, 2)`` and ``y ~ Bernoulli(p)``; the scores are calibrated (``s = p``)
 except in the drifting group from the drift period on, where ``s = σ(logit p − 2)``;
 the prediction is ``s >= 0.5``. Two groups, A (the reference) and B.
@@ -72,7 +72,7 @@ its MAE from bayesfair's (each replicate's MAE over the periods both methods
 estimate, method minus bayesfair, averaged over replicates, with the SE
 ``sd / sqrt(R)`` of the replicates' differences).
 
-(b) Drift flag (``bayesfair.periods.drift_table``, no fit)
+(b) Drift flag (``bayesfair.posterior.periods.drift_table``, no fit)
 ---------------------------------------------------------
 * ``brief``: groups A and B, 7 periods (0–6), B drifts by 2 from period 6; labels: 100
   per group in period 0 and 50 in period 6, none between (a period without labels has
@@ -122,11 +122,11 @@ from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import drifting_periods
 from bayesfair.exceptions import SamplingWarning
 from bayesfair.frequentist import ppi_difference
-from bayesfair.metrics import rate_from_counts
-from bayesfair.periods import drift_table
-from bayesfair.simulate import drifting_periods
+from bayesfair.metrics.rates import rate_from_counts
+from bayesfair.posterior.periods import drift_table
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("accuracy", "tpr")

@@ -69,7 +69,7 @@ the per-period mean signed error (where the estimates drift); the drift flags.
 ``cbpe_full`` is deterministic (the same for every seed), so its n counts periods,
 not independent replicates.
 
-Diagnostic (no fit): ``bayesfair.periods.drift_table`` with **every** row labeled:
+Diagnostic (no fit): ``bayesfair.posterior.periods.drift_table`` with **every** row labeled:
 does the calibration map of a group move at the shift when all 5,000 labels per
 period are seen?
 
@@ -98,7 +98,7 @@ import pandas as pd
 
 import bayesfair as bf
 from bayesfair.exceptions import SamplingWarning
-from bayesfair.periods import drift_table
+from bayesfair.posterior.periods import drift_table
 from bayesfair.stats import hdi
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.special import expit, logit
 
 import bayesfair as bf
-from bayesfair.metrics import rate_from_counts
+from bayesfair.metrics.rates import rate_from_counts
 
 METRICS = ("accuracy", "tpr", "fpr")
 ROOT = Path(__file__).resolve().parents[1]

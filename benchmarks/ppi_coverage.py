@@ -50,8 +50,8 @@ def draw(n, rng, scenario: str = "squared"):
 
 def truth(n: int = 4_000_000, seed: int = 12345, scenario: str = "squared") -> dict:
     """The population Δ (B − A) of each metric, from ``n`` draws."""
-    from bayesfair.examples import count_confusion
-    from bayesfair.metrics import rate_fraction
+    from bayesfair.data.examples import count_confusion
+    from bayesfair.metrics.rates import rate_fraction
 
     s, y, g = draw(n, np.random.default_rng(seed), scenario)
     counts = count_confusion(s >= 0.5, y, (g == "B").astype(int), 2)

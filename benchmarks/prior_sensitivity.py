@@ -1,6 +1,6 @@
 """Power-scaling sensitivity against the prior share: which tells "mostly the prior's"?
 
-The two diagnostics of :mod:`bayesfair.sensitivity`'s docstring on the two-group data
+The two diagnostics of :mod:`bayesfair.posterior.sensitivity`'s docstring on the two-group data
 of ``pooling_coverage.py`` (maps that agree or differ by a logit shift; 5, 20 or 100
 labels per group): for each fit and gap, the power-scaling sensitivity D of
 Kallioinen et al. (2023), exactly ArviZ's ``psens`` (checked against it on the first
@@ -24,7 +24,7 @@ import pandas as pd
 from pooling_coverage import METRICS, shifted_groups
 
 import bayesfair as bf
-from bayesfair.sensitivity import log_prior_draws, powerscale_log_weights
+from bayesfair.posterior.sensitivity import log_prior_draws, powerscale_log_weights
 
 
 def cjs_distance(draws, weights) -> float:
@@ -93,7 +93,7 @@ def check_against_arviz(res) -> float:
     import xarray as xr
     from scipy import stats
 
-    from bayesfair._tree import make_tree
+    from bayesfair._internal.tree import make_tree
 
     post = res.idata.posterior
     log_prior = {}

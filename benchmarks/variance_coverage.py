@@ -63,7 +63,7 @@ RUN = dict(draws=500, tune=500, chains=2, progressbar=False, target_accept=0.99)
 
 def scenario(name: str):
     """True rates, sizes and M_var(μ) of a scenario (``shuffled``: sizes permuted)."""
-    from bayesfair.simulate import lum_scenario
+    from bayesfair.datasets.simulate import lum_scenario
 
     sc = lum_scenario("unequal_size_unequal_perf" if name == "shuffled" else name)
     n = np.array(sc.n_k)
@@ -96,11 +96,11 @@ def build_variant(x, n, kappa_alpha: float, linear: bool):
 
 def variance_draws(variant: str, x, n, seed: int) -> np.ndarray:
     """Posterior draws of the sample variance (ddof = 1) of the K group rates."""
-    from bayesfair.sampling import sample_model
+    from bayesfair.models.sampling import sample_model
 
     if variant == "hbb":
         import bayesfair as bf
-        from bayesfair.posterior import SamplingWarning
+        from bayesfair.posterior.result import SamplingWarning
 
         groups = np.repeat(np.arange(n.size), n)
         correct = np.concatenate([np.arange(nk) < xk for xk, nk in zip(x, n, strict=True)])
@@ -129,7 +129,7 @@ def variance_draws(variant: str, x, n, seed: int) -> np.ndarray:
 
 
 def run(variant: str, name: str, reps: int, seed: int | None = None) -> dict:
-    from bayesfair.simulate import simulate_counts
+    from bayesfair.datasets.simulate import simulate_counts
 
     mu, n, truth = scenario(name)
     seed = SEEDS[name] if seed is None else seed
@@ -162,7 +162,7 @@ def empirical_bayes_screen(reps: int, seed: int) -> None:
     """
     from scipy import optimize, special
 
-    from bayesfair.simulate import simulate_counts
+    from bayesfair.datasets.simulate import simulate_counts
 
     def log_bb(x, n, a, b):
         return special.betaln(x + a, n - x + b) - special.betaln(a, b)

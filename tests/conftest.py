@@ -73,7 +73,7 @@ def no_positive_in_b():
     """80 rows, groups A and B; no positive label in B (its TPR has no labeled denominator)."""
     import numpy as np
 
-    from bayesfair.data import AssessmentData
+    from bayesfair.data.assessment import AssessmentData
 
     rng = np.random.default_rng(0)
     s = rng.uniform(0, 1, 80)
@@ -86,8 +86,8 @@ def no_positive_in_b():
 @pytest.fixture(scope="session")
 def comparison(data):
     """A BB + BC comparison of accuracy and TPR (reports and plots read it)."""
-    from bayesfair.compare import compare
-    from bayesfair.posterior import SamplingWarning
+    from bayesfair.posterior.result import SamplingWarning
+    from bayesfair.report.compare import compare
 
     with warnings.catch_warnings():
         # 200 draws are for plumbing; R-hat/divergence warnings are expected here.

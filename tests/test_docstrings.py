@@ -75,7 +75,9 @@ def test_every_public_callable_of_two_or_more_arguments_has_parameters():
     assert _undocumented() == []
 
 
-@pytest.mark.parametrize("qualified", ["bayesfair.fitting.fit", "bayesfair.compare.compare"])
+@pytest.mark.parametrize(
+    "qualified", ["bayesfair.posterior.fitting.fit", "bayesfair.report.compare.compare"]
+)
 def test_the_check_sees_the_main_entry_points(qualified):
     """The walk reaches the functions users call first (so an empty list means something)."""
     assert qualified in {q for q, *_ in _callables()}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesfair._validation import sequence_from_record
+from bayesfair._internal.validation import sequence_from_record
 from bayesfair.datasets import load_scores
 from bayesfair.experiments import (
     COLUMNS,

@@ -75,7 +75,7 @@ def test_seeds_and_priors_name_their_argument():
 
 
 def test_numbers_that_would_surprise_are_explained():
-    from bayesfair.report import comparison_markdown
+    from bayesfair.report.document import comparison_markdown
 
     # 30 labels: Bernstein's half-width exceeds 1, equal groups: a negative corrected variance
     rng = np.random.default_rng(5)
@@ -103,6 +103,6 @@ def test_too_few_draws_give_no_interval():
     row = comp.pairs.iloc[0]
     assert np.isnan(row["bb_lower"]) and np.isnan(row["bb_upper"])
     assert np.isfinite(row["bb_mean"])
-    from bayesfair.compare import min_interval_draws
+    from bayesfair.report.compare import min_interval_draws
 
     assert min_interval_draws(0.95) == 200 and min_interval_draws(0.9) == 100

@@ -25,7 +25,7 @@ _API_TO_OPTION = {
     "groups": "group",
 }
 
-#: How the API's messages name a parameter (bayesfair._validation): "the 'x' parameter",
+#: How the API's messages name a parameter (bayesfair._internal.validation): "the 'x' parameter",
 #: or a quoted parameter name with an underscore ("with 'pos_label'"), which no group or
 #: column of the user's is mistaken for unless it is an option's name too.
 _PARAMETER = re.compile(r"\b[Tt]he '(\w+)' parameter|'(\w+_\w+)'")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from bayesfair.cli._errors import BadInput
-from bayesfair.metrics import get_rate
+from bayesfair.metrics.rates import get_rate
 
 
 def positive_finite(ctx, param, value):

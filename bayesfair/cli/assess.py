@@ -25,9 +25,7 @@ from bayesfair.cli.files import (
     encoding_option,
     reading_engine,
 )
-from bayesfair.compare import compare
-from bayesfair.data import AssessmentData
-from bayesfair.fitting import fit_periods
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.models.catalogue import (
     DEFAULT_MODEL,
     LABELED_MODEL,
@@ -35,8 +33,10 @@ from bayesfair.models.catalogue import (
     models_with_map,
     verdict_order,
 )
-from bayesfair.report import comparison_html, comparison_json
-from bayesfair.report_periods import drift_sentences, period_html, period_json, period_markdown
+from bayesfair.posterior.fitting import fit_periods
+from bayesfair.report.compare import compare
+from bayesfair.report.document import comparison_html, comparison_json
+from bayesfair.report.periods import drift_sentences, period_html, period_json, period_markdown
 
 
 @click.command()

@@ -9,8 +9,8 @@ import click
 from bayesfair.cli._errors import show_warnings, user_errors, warn
 from bayesfair.cli._options import metric_list, positive_finite
 from bayesfair.cli.files import _echo
-from bayesfair.compare import compare
 from bayesfair.datasets import get_score_set, load_assessment
+from bayesfair.report.compare import compare
 
 
 @click.command()

@@ -1,6 +1,6 @@
 """The command line's files: reading tables (CSV, TSV, Parquet; compressed), checking
 their columns and values, summarising large ones through the engines
-(:mod:`bayesfair.sources`), and writing reports atomically."""
+(:mod:`bayesfair.data.sources`), and writing reports atomically."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import click
 
 from bayesfair.cli._errors import BadInput as _BadInput
 from bayesfair.cli._errors import one_line as _one_line
-from bayesfair.data import AssessmentData
-from bayesfair.engines._common import as_text
-from bayesfair.sources import summarize, summarize_unlabeled
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.data.engines._common import as_text
+from bayesfair.data.sources import summarize, summarize_unlabeled
 
 
 def _echo(quiet: bool, message: str) -> None:

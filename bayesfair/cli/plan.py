@@ -20,9 +20,9 @@ from bayesfair.cli.files import (
     encoding_option,
     reading_engine,
 )
+from bayesfair.data.sources import summarize_unlabeled
 from bayesfair.labels import plan_labels
-from bayesfair.plots import plot_label_plan
-from bayesfair.sources import summarize_unlabeled
+from bayesfair.report.plots import plot_label_plan
 
 #: The columns of the printed table.
 _SHOWN = [

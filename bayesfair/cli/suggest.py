@@ -20,9 +20,9 @@ from bayesfair.cli.files import (
     _write_atomic,
     encoding_option,
 )
-from bayesfair.data import AssessmentData
-from bayesfair.fitting import fit
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.labels import suggest_labels
+from bayesfair.posterior.fitting import fit
 
 
 @click.command()

@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from bayesfair._names import suggest
+from bayesfair._internal.names import suggest
 from bayesfair.datasets._files import _verified_path
 from bayesfair.exceptions import InvalidParameterError
 

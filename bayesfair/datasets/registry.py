@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from bayesfair._names import resolve_name, suggest
+from bayesfair._internal.names import resolve_name, suggest
 from bayesfair.datasets.raw import (
     _read_adult,
     _read_compas,

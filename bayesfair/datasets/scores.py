@@ -8,8 +8,8 @@ from typing import Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from bayesfair._names import suggest
-from bayesfair.data import AssessmentData
+from bayesfair._internal.names import suggest
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.datasets._files import _verified_path
 from bayesfair.datasets.registry import _score_column, get_score_set
 from bayesfair.exceptions import InvalidParameterError

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayesfair._names import resolve_name
-from bayesfair._validation import check_array
+from bayesfair._internal.names import resolve_name
+from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.stats import Interval
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._validation import (
+from bayesfair._internal.validation import (
     check_array,
     check_positive,
     check_probability,
@@ -29,7 +29,7 @@ from bayesfair._validation import (
     takes,
 )
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.metrics import get_rate, rate_fraction, undefined_rate_message
+from bayesfair.metrics.rates import get_rate, rate_fraction, undefined_rate_message
 from bayesfair.stats import Interval
 
 __all__ = [

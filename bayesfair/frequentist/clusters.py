@@ -4,9 +4,9 @@ Majumder et al. correlate the metrics across repeated train/test splits of many
 models (§3.4.5). For one classifier and its labeled rows, the frequentist
 counterpart is the bootstrap: each resample draws every group's labeled rows with
 replacement, group sizes fixed (the resampling of Lum et al. 2022, §5.2); the
-Fair-Enough metrics of every resample (:func:`bayesfair.fair_enough.fair_enough_values`)
+Fair-Enough metrics of every resample (:func:`bayesfair.metrics.fair_enough.fair_enough_values`)
 are then clustered exactly as the posterior draws are
-(:func:`bayesfair.fair_enough.cluster_metrics`).
+(:func:`bayesfair.metrics.fair_enough.cluster_metrics`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_group, check_positive_int, check_random_state, takes
+from bayesfair._internal.validation import (
+    check_group,
+    check_positive_int,
+    check_random_state,
+    takes,
+)
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.fair_enough import resampled_clusters
+from bayesfair.metrics.fair_enough import resampled_clusters
 
 __all__ = ["metric_clusters"]
 
@@ -35,7 +40,7 @@ def metric_clusters(
         Resamples (the paper's 5 × 5 cross-validation gives 25 results per data set).
     random_seed : None, int, SeedSequence or Generator, optional
     metrics : list of str, optional
-        Names of :data:`bayesfair.fair_enough.FAIR_ENOUGH_METRICS` (default: all).
+        Names of :data:`bayesfair.metrics.fair_enough.FAIR_ENOUGH_METRICS` (default: all).
     group, reference : optional
         The unprivileged group (default: the one non-reference group when there are
         two) and the privileged reference (default: the data's).

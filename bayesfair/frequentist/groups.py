@@ -1,6 +1,6 @@
 """Simultaneous intervals of every group's gap to all labeled rows (the frequentist side).
 
-The frequentist counterpart of :func:`bayesfair.groups.group_summary`, from the
+The frequentist counterpart of :func:`bayesfair.posterior.groups.group_summary`, from the
 labeled examples alone: a group's gap is its frequency rate minus the rate over
 all labeled rows, and the K gaps get one band whose coverage holds for all of
 them at once.
@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import (
+from bayesfair._internal.validation import (
     check_array,
     check_positive_int,
     check_probability,
@@ -43,7 +43,7 @@ from bayesfair._validation import (
 )
 from bayesfair.frequentist._bootstrap import resample_successes
 from bayesfair.frequentist.intervals import wilson_interval
-from bayesfair.metrics import get_rate, rate_fraction, warn_undefined
+from bayesfair.metrics.rates import get_rate, rate_fraction, warn_undefined
 
 __all__ = ["MIN_BOOTSTRAP_TRIALS", "group_intervals", "max_gap_interval"]
 
@@ -173,7 +173,7 @@ def group_intervals(
     if usable.any():
         # studentised in every resample (bootstrap-t): far closer to its level with tens
         # of labels per group than one standard error for all resamples (joint coverage of
-        # 20 groups of 20-120 labels: 0.86 with a fixed SE, tests/test_groups.py)
+        # 20 groups of 20-120 labels: 0.86 with a fixed SE, tests/posterior/test_groups.py)
         t = np.abs(boot_gap[:, usable] - gap[usable]) / boot_se[:, usable]
         crit = float(np.quantile(t.max(axis=1), boot_level, method="higher"))
         lower[usable] = gap[usable] - crit * se[usable]

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from bayesfair._validation import (
+from bayesfair._internal.validation import (
     check_array,
     check_counts,
     check_positive_int,
@@ -33,7 +33,7 @@ from bayesfair.frequentist._bootstrap import (
     percentile_interval,
     resample_successes,
 )
-from bayesfair.metrics import get_rate, rate_fraction, warn_undefined
+from bayesfair.metrics.rates import get_rate, rate_fraction, warn_undefined
 from bayesfair.stats import Interval
 
 __all__ = [

@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import check_array, takes
+from bayesfair._internal.validation import check_array, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.variance import between_group_variance
-from bayesfair.metrics import (
+from bayesfair.metrics.rates import (
     UndefinedRateWarning,
     get_rate,
     rate_fraction,

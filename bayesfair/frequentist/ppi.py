@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
-from bayesfair._validation import (
+from bayesfair._internal.validation import (
     check_array,
     check_positive_int,
     check_probability,
@@ -79,7 +79,7 @@ from bayesfair.frequentist._crossfit import (
     _binned_moments,
     _crossfit,
 )
-from bayesfair.metrics import get_rate, undefined_rate_message
+from bayesfair.metrics.rates import get_rate, undefined_rate_message
 from bayesfair.stats import Interval
 
 __all__ = [
@@ -584,7 +584,7 @@ class PPIVarianceResult:
     n_resamples : int
     ci_prob : float
     random_seed : dict
-        The seed's record (:func:`bayesfair._validation.seed_record`).
+        The seed's record (:func:`bayesfair._internal.validation.seed_record`).
     """
 
     metric: str

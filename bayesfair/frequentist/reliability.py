@@ -1,6 +1,6 @@
 """Calibration within groups from the labeled rows: calibration in the large, reliability curves.
 
-The frequentist side of :func:`bayesfair.calibration_view.calibration_summary`,
+The frequentist side of :func:`bayesfair.posterior.calibration_view.calibration_summary`,
 from the labeled examples alone (a group's unlabeled rows carry no label):
 
 * :func:`calibration_intervals`: per group, the mean score of the labeled rows,
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import (
+from bayesfair._internal.validation import (
     check_positive_int,
     check_probability,
     check_random_state,
@@ -30,7 +30,7 @@ from bayesfair._validation import (
 )
 from bayesfair.frequentist._bootstrap import percentile_interval
 from bayesfair.frequentist.intervals import wilson_interval
-from bayesfair.metrics import CALIBRATION_COLUMNS
+from bayesfair.metrics.rates import CALIBRATION_COLUMNS
 
 __all__ = ["calibration_intervals", "reliability_curve"]
 

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from bayesfair._validation import (
+from bayesfair._internal.validation import (
     check_array,
     check_counts,
     check_flag,
@@ -45,7 +45,7 @@ from bayesfair.frequentist._bootstrap import (
     percentile_interval,
     resample_successes,
 )
-from bayesfair.metrics import (
+from bayesfair.metrics.rates import (
     UndefinedRateWarning,
     get_rate,
     rate_fraction,

@@ -24,16 +24,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayesfair._tree import get_group
-from bayesfair._validation import (
+from bayesfair._internal.tree import get_group
+from bayesfair._internal.validation import (
     check_choice,
     check_positive_int,
     check_random_state,
     takes,
 )
-from bayesfair.data import AssessmentData
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError
-from bayesfair.metrics import get_rate, rate_from_counts
+from bayesfair.metrics.rates import get_rate, rate_from_counts
 from bayesfair.models.calibration import (
     DiscrepancyPrior,
     rate_prior_shapes,
@@ -42,8 +43,7 @@ from bayesfair.models.calibration import (
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
-from bayesfair.posterior import FairnessPosterior
-from bayesfair.summary import DEFAULT_BINS, ScoreSummary
+from bayesfair.posterior.result import FairnessPosterior
 
 __all__ = ["WITHIN", "suggest_labels"]
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from bayesfair.data.summary import ScoreSummary, summarize_arrays
 from bayesfair.labels.acquisition import SCORE_CLIP
 from bayesfair.models.calibration import (
     center_and_mode,
@@ -18,7 +19,6 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.stats import pareto_smoothed_log_weights
-from bayesfair.summary import ScoreSummary, summarize_arrays
 
 # Pareto k̂ above which importance-sampled draws are not to be trusted (Vehtari et al. 2024)
 PARETO_K_MAX = 0.7

@@ -15,18 +15,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from bayesfair._progress import track
-from bayesfair._validation import (
+from bayesfair._internal.progress import track
+from bayesfair._internal.validation import (
     check_choice,
     check_epsilon,
     check_positive_int,
     check_probability,
     check_random_state,
 )
-from bayesfair.data import AssessmentData
-from bayesfair.examples import ExampleRows
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.data.examples import ExampleRows
+from bayesfair.data.summary import ScoreSummary
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
-from bayesfair.fitting import fit, robust_unlabeled_counts
 from bayesfair.frequentist import bernstein_half_width, newcombe_interval, ppi_difference
 from bayesfair.labels.acquisition import (
     SCORE_CLIP,
@@ -39,7 +39,7 @@ from bayesfair.labels.acquisition import (
     result_posterior,
 )
 from bayesfair.labels.approximate import PARETO_K_MAX, Laplace, _prior_draws
-from bayesfair.metrics import get_rate, rate_fraction, rate_from_counts
+from bayesfair.metrics.rates import get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.calibration import (
     CalibrationPriors,
     DiscrepancyPrior,
@@ -49,8 +49,8 @@ from bayesfair.models.calibration import (
 )
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import expected_counts
+from bayesfair.posterior.fitting import fit, robust_unlabeled_counts
 from bayesfair.stats import hdi, rope_decision
-from bayesfair.summary import ScoreSummary
 
 __all__ = ["PLAN_METHODS", "STRATEGIES", "plan_labels"]
 

@@ -34,7 +34,7 @@ writes ``z = (θ − mu) / sigma``, so the trace means what the PyMC model's doe
 the PyMC model's coordinates exactly.
 
 This relies on nutpie's ``CompiledPyMCModel`` layout (nutpie 0.16);
-:mod:`bayesfair.sampling` falls back to compiling the PyMC model when anything
+:mod:`bayesfair.models.sampling` falls back to compiling the PyMC model when anything
 here fails.
 """
 
@@ -45,7 +45,7 @@ import math
 
 import numpy as np
 
-from bayesfair._tree import get_group, group_names, make_tree
+from bayesfair._internal.tree import get_group, group_names, make_tree
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models._calibration_kernels import (
     _FIELDS,
@@ -57,7 +57,7 @@ from bayesfair.models._calibration_kernels import (
     robust_loglik_batch,
 )
 from bayesfair.models.likelihood import LIKELIHOOD_FIELDS
-from bayesfair.sampling import import_nutpie
+from bayesfair.models.sampling import import_nutpie
 
 __all__ = ["NativeCalibrationModel", "compile_native_calibration"]
 

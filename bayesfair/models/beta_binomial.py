@@ -68,9 +68,9 @@ from numbers import Real
 
 import numpy as np
 
-from bayesfair._validation import check_array, check_count_array, check_counts
+from bayesfair._internal.validation import check_array, check_count_array, check_counts
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.metrics import COUNT_NAMES, get_rate
+from bayesfair.metrics.rates import COUNT_NAMES, get_rate
 
 __all__ = [
     "KAPPA_MAX",

@@ -17,7 +17,7 @@ non-centred (``log a_g = μ_a + σ_a z_a[g]`` with ``z_a ~ N(0, 1)``), which
 removes the funnel between group effects and their scale when groups have
 few labels.
 
-**The labeled examples enter as a summary** (:mod:`bayesfair.summary`,
+**The labeled examples enter as a summary** (:mod:`bayesfair.data.summary`,
 :mod:`bayesfair.models.likelihood`): per group, side and bin of the logit grid
 coarsened to :data:`LIKELIHOOD_BINS` bins per group (w = 9.19 / 32 ≈ 0.29 logit units at
 ε = 0.01), ``Σ y η`` exactly from the positives' sums and ``Σ softplus(η)`` to
@@ -58,7 +58,7 @@ from typing import Literal
 
 import numpy as np
 
-from bayesfair._validation import check_array
+from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.likelihood import (
     LIKELIHOOD_BINS,
@@ -230,7 +230,7 @@ class DiscrepancyPrior:
         (:func:`carried_rates`): the map's rate over the stratum's examples plus
         the discrepancy of its side where there are labels (the labeled strata's
         own rates minus the map's rates over their labeled rows, pooled by
-        labels). A fit over periods uses "carried" (:mod:`bayesfair.periods`): a
+        labels). A fit over periods uses "carried" (:mod:`bayesfair.posterior.periods`): a
         period is the same group later, so the way the map errs on a side is
         carried to its label-free periods as the map itself is. With "prior", one
         heavily labeled period whose side misfits the map slightly turned every
@@ -375,7 +375,7 @@ def rate_prior_shapes(center, concentration):
 def stratum_counts(labeled):
     """Labeled positives and examples per stratum (group, side), each shape ``(n_groups, 2)``.
 
-    ``labeled`` is a :class:`~bayesfair.summary.ScoreSummary` of labeled rows.
+    ``labeled`` is a :class:`~bayesfair.data.summary.ScoreSummary` of labeled rows.
     """
     return labeled.stratum_positives(), labeled.totals()
 
@@ -443,7 +443,7 @@ def free_center(
     Finds the mode of the ``bc`` posterior (the model without strata states)
     given the labeled summary ``labeled`` in its unconstrained parameters by
     L-BFGS from the prior's support point, and returns each stratum's mean of
-    ``f_g(s)`` over ``population`` (a :class:`~bayesfair.summary.ScoreSummary`
+    ``f_g(s)`` over ``population`` (a :class:`~bayesfair.data.summary.ScoreSummary`
     of the assessed scores; the labeled scores' when None), shape
     ``(n_groups, 2)``; 1/2 for a stratum without assessed examples. It depends
     on the data, as an empirical-Bayes choice does: the mode is one point
@@ -454,7 +454,7 @@ def free_center(
     Parameters
     ----------
     labeled : ScoreSummary
-        The labeled rows (:mod:`bayesfair.summary`) the mode is fitted to.
+        The labeled rows (:mod:`bayesfair.data.summary`) the mode is fitted to.
     population : ScoreSummary, optional
         The assessed scores the map mean is taken over; default the labeled
         scores (``labeled.without_labels()``).
@@ -610,7 +610,7 @@ def build_calibration_model(
 ):
     """Build the hierarchical beta-calibration model as a ``pm.Model``.
 
-    The labeled rows enter as a summary (:class:`~bayesfair.summary.ScoreSummary`)
+    The labeled rows enter as a summary (:class:`~bayesfair.data.summary.ScoreSummary`)
     through the ``pm.Data`` containers of :func:`likelihood_data`, so that the
     log density costs O(bins) whatever the number of labeled rows, and a
     compiled model is reused on new labeled sets without recompiling. The
@@ -738,7 +738,7 @@ def sample_misfit(
     Parameters
     ----------
     labeled : ScoreSummary
-        The labeled rows (:mod:`bayesfair.summary`); the map's likelihood per
+        The labeled rows (:mod:`bayesfair.data.summary`); the map's likelihood per
         stratum is :func:`binned_loglik`'s, as in the sampler.
     a, b, c : array_like, shape (..., n_groups)
     center : array_like, shape (n_groups, 2), optional

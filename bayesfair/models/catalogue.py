@@ -4,7 +4,7 @@ What the rest of the package says about a model (its one-line description, its n
 in a report, the words a finding uses for it, whether it reads the unlabeled scores
 and has a calibration map, and the order in which a verdict rests on the fitted
 models) is read here, so that a table of descriptions or a loop over model names is
-written once. The fitting of each model stays in :mod:`bayesfair.fitting`.
+written once. The fitting of each model stays in :mod:`bayesfair.posterior.fitting`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The calibration models (:mod:`bayesfair.models.calibration`) and their native
 density (:mod:`bayesfair.models._calibration_native`) read the labeled rows
-only through :func:`likelihood_data`: the summary (:mod:`bayesfair.summary`)
+only through :func:`likelihood_data`: the summary (:mod:`bayesfair.data.summary`)
 coarsened to :data:`LIKELIHOOD_BINS` bins per group, with per entry (group, side,
 bin) the
 rows, the positives, the means of ``ln s`` and ``ln(1 − s)``, their sums over
@@ -62,7 +62,7 @@ def likelihood_grid(n_bins: int) -> int:
 def likelihood_data(labeled) -> dict:
     """The labeled likelihood's data from a summary of labeled rows.
 
-    The summary (:class:`~bayesfair.summary.ScoreSummary`) coarsened to
+    The summary (:class:`~bayesfair.data.summary.ScoreSummary`) coarsened to
     :func:`likelihood_grid` bins per group; per entry: group, side, rows,
     positives, the means of ``ln c`` and ``ln(1 − c)``, their sums over the
     positives, and their within-entry variances and covariance. These are the

@@ -9,7 +9,7 @@ generalised from accuracy to every rate):
 
 Summing ``f_g`` over all ``n_U`` scores for each of thousands of draws would
 cost O(draws × n_U). Instead the scores arrive as their summary
-(:class:`~bayesfair.summary.ScoreSummary`): per group, side of the threshold
+(:class:`~bayesfair.data.summary.ScoreSummary`): per group, side of the threshold
 and bin of a fine grid in logit(s), the count and the sums of ``log s`` and
 ``log(1 − s)``. Because the beta-calibration linear predictor
 ``η = c + a log s − b log(1 − s)`` is linear in those two features, the bin's
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesfair._validation import check_array
+from bayesfair._internal.validation import check_array
+from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary, bin_index, summarize_arrays
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.summary import DEFAULT_BINS, ScoreSummary, bin_index, summarize_arrays
 
 __all__ = [
     "DEFAULT_BINS",
@@ -59,7 +59,7 @@ def reduce_unlabeled(
     score_clip: float = 0.01,
     n_bins: int = DEFAULT_BINS,
 ) -> ScoreSummary:
-    """Unlabeled scores in memory as a :class:`~bayesfair.summary.ScoreSummary`.
+    """Unlabeled scores in memory as a :class:`~bayesfair.data.summary.ScoreSummary`.
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def reduce_unlabeled(
     n_groups : int
         Number of groups.
     threshold, score_clip, n_bins
-        The grid (:func:`bayesfair.summary.bin_rows`).
+        The grid (:func:`bayesfair.data.summary.bin_rows`).
 
     Returns
     -------
@@ -96,7 +96,7 @@ def reduce_unlabeled(
 def cell_of_rows(scores, group_codes, summary: ScoreSummary) -> np.ndarray:
     """Each row's entry in ``summary`` (its position in the summary's arrays), shape (n,).
 
-    The rows' bins on the summary's grid (:func:`bayesfair.summary.bin_rows`);
+    The rows' bins on the summary's grid (:func:`bayesfair.data.summary.bin_rows`);
     ``summary`` must have been made from these rows, with codes as its groups.
     """
     n_bins = summary.n_bins
@@ -129,7 +129,7 @@ def expected_counts(summary: ScoreSummary, a, b, c) -> np.ndarray:
     Parameters
     ----------
     summary : ScoreSummary
-        The unlabeled rows (:mod:`bayesfair.summary`), coded to the maps' groups.
+        The unlabeled rows (:mod:`bayesfair.data.summary`), coded to the maps' groups.
     a, b, c : array_like, shape (..., n_groups)
         Draws of the beta-calibration parameters per group.
 
@@ -192,7 +192,7 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     Parameters
     ----------
     summary : ScoreSummary
-        The unlabeled rows (:mod:`bayesfair.summary`), coded to the maps' groups.
+        The unlabeled rows (:mod:`bayesfair.data.summary`), coded to the maps' groups.
     a, b, c : array_like, shape (..., n_groups)
         Draws of the beta-calibration parameters per group.
     rng : numpy.random.Generator

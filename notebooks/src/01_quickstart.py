@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 import bayesfair as bf
-from bayesfair import plots
 from bayesfair.datasets import load_scores
+from bayesfair.report import plots
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 FIT = {"draws": 300, "tune": 300, "chains": 2} if FAST else {"draws": 1000, "tune": 1000, "chains": 4}

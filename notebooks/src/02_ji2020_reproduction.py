@@ -22,11 +22,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair import plots
 from bayesfair.datasets import get_score_set, load_scores
 from bayesfair.experiments import mae_table, run_experiment
 from bayesfair.models.beta_binomial import BetaPrior
-from bayesfair.posterior import SamplingWarning
+from bayesfair.posterior.result import SamplingWarning
+from bayesfair.report import plots
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 FIT = {"draws": 300, "tune": 300, "chains": 2} if FAST else {"draws": 500, "tune": 500, "chains": 4}

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from bayesfair import frequentist as fq
-from bayesfair import plots
-from bayesfair.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
+from bayesfair.datasets.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
+from bayesfair.report import plots
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 N_SIM = 100 if FAST else 1000       # simulated data sets (the paper: 1000)

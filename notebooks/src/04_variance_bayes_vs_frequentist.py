@@ -31,9 +31,9 @@ import pandas as pd
 
 import bayesfair as bf
 from bayesfair import frequentist as fq
+from bayesfair.datasets.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
 from bayesfair.models.beta_binomial import BetaPrior
-from bayesfair.posterior import SamplingWarning
-from bayesfair.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
+from bayesfair.posterior.result import SamplingWarning
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 REPS = 4 if FAST else 40

@@ -26,9 +26,9 @@ import pandas as pd
 from IPython.display import display
 
 import bayesfair as bf
-from bayesfair import plots
 from bayesfair.datasets import get_score_set, load_scores, split_labeled
-from bayesfair.simulate import miscalibrated_scores
+from bayesfair.datasets.simulate import miscalibrated_scores
+from bayesfair.report import plots
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 FIT = {"draws": 200, "tune": 200, "chains": 2} if FAST else {"draws": 1000, "tune": 1000, "chains": 4}

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.posterior import hdi
+from bayesfair.posterior.result import hdi
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 warnings.filterwarnings("ignore")  # small fits below print R-hat notes in fast mode
@@ -58,7 +58,7 @@ plan = bf.plan_labels(start, metric="tpr", epsilon=0.05, budgets=budgets,
 plan.pivot_table(index="budget", columns=["strategy", "method"], values="width_median").round(3)
 
 # %%
-from bayesfair.plots import plot_label_plan
+from bayesfair.report.plots import plot_label_plan
 
 axes = plot_label_plan(plan, target_width=0.20)
 

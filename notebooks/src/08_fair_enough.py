@@ -30,7 +30,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import bayesfair as bf
-from bayesfair.fair_enough import FAIR_ENOUGH_METRICS, cluster_metrics, fair_enough_values
+from bayesfair.metrics.fair_enough import FAIR_ENOUGH_METRICS, cluster_metrics, fair_enough_values
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 warnings.filterwarnings("ignore")
@@ -143,7 +143,7 @@ results.groupby(["dataset", "model"])[
 # ## The clusters, and Table 4
 #
 # The correlation is taken across every fold, model and data set together, as the
-# paper did (§3.4.5); clustering and the cut are `bayesfair.fair_enough`'s.
+# paper did (§3.4.5); clustering and the cut are `bayesfair.metrics.fair_enough`'s.
 
 # %%
 table = cluster_metrics({m: results[m].to_numpy() for m in FAIR_ENOUGH_METRICS})
@@ -224,7 +224,7 @@ table[["metric", "cluster", "cut_at_0.57", "table4", "representative"]]
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 7))
-tree = bf.plots.plot_metric_dendrogram(table, ax=ax)
+tree = bf.report.plots.plot_metric_dendrogram(table, ax=ax)
 ax.set_title("25 metrics, 5 × 5 CV × 2 models × 3 data sets")
 plt.tight_layout()
 
@@ -252,6 +252,6 @@ posterior_table.loc[
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 7))
-bf.plots.plot_metric_dendrogram(posterior_table, ax=ax)
+bf.report.plots.plot_metric_dendrogram(posterior_table, ax=ax)
 ax.set_title("Adult-sex MLP, 100 labels: across the posterior draws")
 plt.tight_layout()

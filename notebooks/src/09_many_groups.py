@@ -26,8 +26,8 @@ import pandas as pd
 from fairlearn.metrics import MetricFrame, true_positive_rate
 
 import bayesfair as bf
-from bayesfair.group_plots import plot_group_gaps
-from bayesfair.simulate import many_groups
+from bayesfair.datasets.simulate import many_groups
+from bayesfair.report.group_plots import plot_group_gaps
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 FIT = {"draws": 300, "tune": 300, "chains": 2} if FAST else {"draws": 1000, "tune": 1000, "chains": 4}

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.group_plots import plot_period_gaps
+from bayesfair.report.group_plots import plot_period_gaps
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 FIT = {"draws": 300, "tune": 300, "chains": 2} if FAST else {"draws": 1000, "tune": 1000, "chains": 4}
@@ -89,7 +89,7 @@ def audit(labels_per_month, seed=1):
 #
 # 150 labels per group in month 0, none later. Each group's calibration model is
 # fitted over its 12 months: the months without labels rest on month 0's map (a
-# hierarchy over the months, `bayesfair.periods`). From month 6 on the women's scores
+# hierarchy over the months, `bayesfair.posterior.periods`). From month 6 on the women's scores
 # no longer mean what they meant in month 0, and nothing in the data says so: no
 # label after month 0, no drift flag. The carried map turns the drifted scores into
 # too few positives, so the estimate misses the truth there. No method could do
@@ -131,7 +131,8 @@ fig.tight_layout()
 # and the positives carry most of what the labels say about the map's intercept.
 
 # %%
-from bayesfair.periods import drift_table
+from bayesfair.posterior.periods import drift_table
+
 
 def flag_rate(n_new, runs):
     hits = 0

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from bayesfair.cli import main
-from bayesfair.simulate import drifting_periods
+from bayesfair.datasets.simulate import drifting_periods
 
 
 @pytest.fixture(scope="module")

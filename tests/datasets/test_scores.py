@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from bayesfair import datasets
-from bayesfair.data import AssessmentData
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.datasets import get_score_set, load_raw
 from bayesfair.datasets.scores import LabeledSplit, load_assessment, load_scores, split_labeled
 

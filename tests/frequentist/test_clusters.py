@@ -2,7 +2,7 @@
 resamples of the labeled rows (metric_clusters).
 
 (Its table's contract and its clustering of the TPR and FPR families are tested in
-tests/test_fair_enough.py.)
+tests/metrics/test_fair_enough.py.)
 """
 
 import numpy as np

@@ -14,7 +14,7 @@ from bayesfair.frequentist import (
     rate_intervals,
     wilson_interval,
 )
-from bayesfair.metrics import UndefinedRateWarning
+from bayesfair.metrics.rates import UndefinedRateWarning
 
 ALPHA = 0.001
 

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from bayesfair import AssessmentData
+from bayesfair.datasets.simulate import lum_scenario, simulate_counts
 from bayesfair.frequentist import (
     generalized_entropy_index,
     max_abs_difference,
@@ -15,8 +16,7 @@ from bayesfair.frequentist import (
     mean_abs_deviation,
     meta_metrics,
 )
-from bayesfair.metrics import UndefinedRateWarning
-from bayesfair.simulate import lum_scenario, simulate_counts
+from bayesfair.metrics.rates import UndefinedRateWarning
 
 ALPHA = 0.001
 Y = np.array([0.2, 0.5, 0.6, 0.9])  # mean 0.55

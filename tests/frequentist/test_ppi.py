@@ -176,7 +176,7 @@ def _compare(data):
 
 
 def test_compare_and_the_report_show_the_ppi_column():
-    from bayesfair.report import comparison_markdown
+    from bayesfair.report.document import comparison_markdown
 
     data = _data()
     comp = _compare(data)

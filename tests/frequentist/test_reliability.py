@@ -9,9 +9,9 @@ from scipy import integrate, stats
 from scipy.special import expit, logit
 
 import bayesfair as bf
+from bayesfair.data.summary import summarize_arrays
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist import calibration_intervals, reliability_curve, wilson_interval
-from bayesfair.summary import summarize_arrays
 
 COLUMNS = [
     "group",
@@ -159,7 +159,7 @@ def test_the_consistency_bar_holds_a_calibrated_bins_rate():
 
 
 # ---------------------------------------------------------------------------- coverage
-#: As tests/test_calibration_view.py: "a" calibrated, "b" overstating by ~8 points.
+#: As tests/posterior/test_calibration_view.py: "a" calibrated, "b" overstating by ~8 points.
 SHIFTS = {"a": 0.0, "b": -0.4}
 
 

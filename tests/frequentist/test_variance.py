@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 from bayesfair import AssessmentData
+from bayesfair.datasets.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
 from bayesfair.frequentist import (
     between_group_variance,
     bootstrap_variance_draws,
@@ -24,8 +25,7 @@ from bayesfair.frequentist import (
     double_corrected_variance,
     percentile_interval,
 )
-from bayesfair.metrics import UndefinedRateWarning
-from bayesfair.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
+from bayesfair.metrics.rates import UndefinedRateWarning
 
 ALPHA = 0.001
 Z_CRIT = stats.norm.ppf(1 - ALPHA / 2)  # 3.29

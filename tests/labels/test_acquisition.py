@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
+from bayesfair.data.summary import ScoreSummary
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.labels.acquisition import Acquisition, AcquisitionPosterior, Pool
-from bayesfair.summary import ScoreSummary
 
 
 @pytest.fixture(scope="module")
@@ -261,8 +261,8 @@ def test_targeted_picks_guard_against_a_misfit():
     """On a fit whose calibration check flags a group (an inverted group, 50 labels per
     group), ``"mixed"`` picks by stratum instead and says so; ``"score"`` keeps its
     picks and warns; stratum-level picks, which keep coverage there, say nothing."""
+    from bayesfair.datasets.simulate import miscalibrated_scores
     from bayesfair.exceptions import CalibrationWarning
-    from bayesfair.simulate import miscalibrated_scores
 
     lab, unl = miscalibrated_scores(50, 1000, kind="inverted", random_seed=100)
     data = bf.AssessmentData(lab.score, lab.label, lab.group, unl.score, unl.group, reference="A")

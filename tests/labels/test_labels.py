@@ -350,7 +350,7 @@ def test_default_model_covers_after_active_selection(within):
     all 2,040. The bound is the nominal 0.95 less two Monte Carlo standard errors of
     a binomial proportion at 60 replicates (one-sided level about 2.3%).
     """
-    from bayesfair.simulate import miscalibrated_scores
+    from bayesfair.datasets.simulate import miscalibrated_scores
     from bayesfair.stats import hdi
 
     reps, hits = 60, 0

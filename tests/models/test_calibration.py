@@ -1,13 +1,14 @@
 """bayesfair.models.calibration: the hierarchical beta calibration (bc) and the robust
 model's strata (rbc): priors, the calibration map, the strata's own rates and their draws.
 
-Fits of the models are tested in tests/models/test_robust.py and tests/test_fit.py.
+Fits of the models are tested in tests/models/test_robust.py and tests/posterior/test_fit.py.
 """
 
 import numpy as np
 import pytest
 from scipy import stats
 
+from bayesfair.data.summary import summarize_arrays
 from bayesfair.models.calibration import (
     VARIANTS,
     CalibrationPriors,
@@ -23,7 +24,6 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
-from bayesfair.summary import summarize_arrays
 
 
 # ------------------------------------------------------------------ the priors

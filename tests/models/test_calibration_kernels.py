@@ -11,6 +11,7 @@ import ctypes
 import numpy as np
 import pytest
 
+from bayesfair.data.summary import summarize_arrays
 from bayesfair.models._calibration_kernels import calibration_logp_grad, robust_loglik_batch
 from bayesfair.models._calibration_native import (
     compile_native_calibration,
@@ -27,7 +28,6 @@ from bayesfair.models.calibration import (
     likelihood_data,
     stratum_counts,
 )
-from bayesfair.summary import summarize_arrays
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
 DISCREPANCY = DiscrepancyPrior(0.15, 0.3, 3.5)  # unlike the defaults

@@ -5,6 +5,7 @@ preconditioner), against the PyMC model of ``build_calibration_model``."""
 import numpy as np
 import pytest
 
+from bayesfair.data.summary import summarize_arrays
 from bayesfair.models._calibration_kernels import robust_loglik_batch
 from bayesfair.models._calibration_native import (
     NativeCalibrationModel,
@@ -23,7 +24,6 @@ from bayesfair.models.calibration import (
     likelihood_data,
     stratum_counts,
 )
-from bayesfair.summary import summarize_arrays
 
 PRIORS = CalibrationPriors(0.3, 0.5, 1.5, 0.2, 0.1, 0.6)
 DISCREPANCY = DiscrepancyPrior(0.15, 0.3, 3.5)  # unlike the defaults
@@ -81,7 +81,7 @@ def test_complete_posterior_adds_each_draw_s_trace_row(variant):
     row what expand_draws gives, with the group dimension and the other groups kept."""
     import xarray as xr
 
-    from bayesfair._tree import get_group, make_tree
+    from bayesfair._internal.tree import get_group, make_tree
 
     nat = compile_native_calibration(variant, PRIORS, 3).with_data(**likelihood_data(_data(n=600)))
     assert np.any(nat.user_data[-12:] != 0)  # partially centred: z is not the stored ε
@@ -131,7 +131,7 @@ def test_preconditioner_mode_search_stays_bounded_on_flat_labels():
     log likelihood (gradient by central differences ≈ 0), or the group keeps the
     non-centred coordinates (H = 0), which leave the posterior unchanged.
     """
-    from bayesfair.simulate import miscalibrated_scores
+    from bayesfair.datasets.simulate import miscalibrated_scores
 
     lab, _ = miscalibrated_scores(100, 2000, kind="cubed", random_seed=10_004)
     codes = (lab["group"].to_numpy() == "B").astype(int)

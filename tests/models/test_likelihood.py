@@ -4,6 +4,7 @@ its binned log likelihood, against the row-level Bernoulli log likelihood."""
 import numpy as np
 import pytest
 
+from bayesfair.data.summary import bin_edges, summarize_arrays
 from bayesfair.models.likelihood import (
     LIKELIHOOD_BINS,
     LIKELIHOOD_FIELDS,
@@ -12,7 +13,6 @@ from bayesfair.models.likelihood import (
     likelihood_data,
     likelihood_grid,
 )
-from bayesfair.summary import bin_edges, summarize_arrays
 
 
 def _rows(n=2_000, k=2, seed=0):

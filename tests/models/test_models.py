@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesfair.data import AssessmentData
-from bayesfair.fitting import fit
-from bayesfair.metrics import rate_fraction
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.metrics.rates import rate_fraction
 from bayesfair.models.beta_binomial import BetaPrior
+from bayesfair.posterior.fitting import fit
 
 # Counts chosen to cover a rate near 0, one near 1, a moderate one and an empty group.
 SCORES = np.array([0.9] * 9 + [0.1] * 1 + [0.8] * 2 + [0.3] * 8 + [0.6] * 3 + [0.4] * 27)

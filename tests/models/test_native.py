@@ -3,7 +3,7 @@ diagnostics) agree with arviz.
 
 The native calibration density's tests moved to tests/models/test_calibration_kernels.py
 and tests/models/test_calibration_native.py; the raw-trace conversion's to
-tests/test_sampling.py.
+tests/models/test_sampling.py.
 """
 
 import warnings

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
+from bayesfair.data.summary import summarize_arrays
+from bayesfair.datasets.simulate import miscalibrated_scores
 from bayesfair.exceptions import CalibrationWarning, UndefinedRateWarning
-from bayesfair.simulate import miscalibrated_scores
-from bayesfair.summary import summarize_arrays
 
 
 def _data(kind="none", n_labeled=100, n_unlabeled=500, seed=0):
@@ -27,7 +27,7 @@ def _data(kind="none", n_labeled=100, n_unlabeled=500, seed=0):
 @pytest.fixture(scope="module")
 def calibrated_fit(fast):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+        warnings.simplefilter("ignore", bf.exceptions.SamplingWarning)
         return bf.fit(_data(), metrics=["accuracy", "tpr"], random_seed=1, **fast)
 
 
@@ -38,7 +38,7 @@ def test_default_model_is_rbc_for_the_assessed_examples(calibrated_fit):
     assert res.estimand == "assessed"
     assert {"misfit", "p_misfit", "p_misfit_shared"} <= set(res.idata.posterior)
     summary = res.summary()
-    assert set(summary["estimand"]) == {bf.fitting.ESTIMANDS["assessed"]}
+    assert set(summary["estimand"]) == {bf.ESTIMANDS["assessed"]}
     p = res.idata.posterior["p_misfit"].values
     assert np.all((p >= 0) & (p <= 1))
 
@@ -273,7 +273,7 @@ def test_calibration_check_normal_bin_totals_agree_with_per_cell_draws(shift, mo
     off) are each a mean over 1,000 draws, so their difference has a Monte Carlo
     SE of at most √(2 · 0.25 / 1000) = 0.022; they agree within 4 SE (level ≈ 1e-4).
     """
-    from bayesfair import checks
+    from bayesfair.posterior import checks
 
     rng = np.random.default_rng(8)
     n = 20_000

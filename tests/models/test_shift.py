@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from bayesfair.data.summary import summarize_arrays
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.calibration import DiscrepancyPrior
 from bayesfair.models.likelihood import binned_loglik, likelihood_data
@@ -16,7 +17,6 @@ from bayesfair.models.shift import (
     stratum_shift_loglik,
 )
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
-from bayesfair.summary import summarize_arrays
 
 
 def _labeled(rng, n=(300, 120), flip=(0.0, 0.0)):

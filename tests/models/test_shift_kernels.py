@@ -50,9 +50,9 @@ def test_small_work_stays_on_one_thread_and_large_work_spreads(monkeypatch):
     """The parallel kernel (about 3.5 s more to compile, once) is called only above
     ``PARALLEL_WORK`` entries × draws × shifts; both give the same numbers."""
     import bayesfair.models._shift_kernels as kernels  # the module under test, patched
+    from bayesfair.data.summary import summarize_arrays
     from bayesfair.models.likelihood import likelihood_data
     from bayesfair.models.shift import SHIFT_GRID, stratum_shift_loglik
-    from bayesfair.summary import summarize_arrays
 
     rng = np.random.default_rng(3)
     s = rng.beta(2.0, 2.0, 400)

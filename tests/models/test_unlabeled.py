@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesfair.metrics import RATES, rate_from_counts
+from bayesfair.metrics.rates import RATES, rate_from_counts
 from bayesfair.models.unlabeled import (
     exact_expected_counts,
     expected_counts,

@@ -1,6 +1,6 @@
 """Statistical check: groups that differ (one group's scores mean something else).
 
-Design (:func:`bayesfair.simulate.differential_calibration`): a real classifier's
+Design (:func:`bayesfair.datasets.simulate.differential_calibration`): a real classifier's
 scores (UCI Adult, MLP), K groups at random, labels from the identity map, except in
 group ``g0``, whose scores are under-confident (``σ(0.5 logit s)``: every decision,
 and so every true gap, unchanged) or 12% of whose labels are flipped. ``R`` data sets
@@ -29,8 +29,8 @@ import pytest
 from scipy.stats import beta
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import differential_calibration
 from bayesfair.models.calibration import DiscrepancyPrior
-from bayesfair.simulate import differential_calibration
 from bayesfair.stats import hdi
 
 pytestmark = pytest.mark.slow

@@ -27,8 +27,8 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
-from bayesfair.fair_enough import fair_enough_values
-from bayesfair.simulate import miscalibrated_scores
+from bayesfair.datasets.simulate import miscalibrated_scores
+from bayesfair.metrics.fair_enough import fair_enough_values
 
 pytestmark = pytest.mark.slow
 

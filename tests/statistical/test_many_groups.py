@@ -1,6 +1,6 @@
 """Many groups (slow): false alarms with 32 alike groups, joint coverage with 30 unequal ones.
 
-The design is ``benchmarks/many_groups.py``'s (``bayesfair.simulate.many_groups``:
+The design is ``benchmarks/many_groups.py``'s (``bayesfair.datasets.simulate.many_groups``:
 ``p ~ Beta(2, 2)``, ``y ~ Bernoulli(p)``, calibrated scores ``s = p`` except the
 distorted groups' ``s = σ(logit p − 1)``; prediction ``s >= 0.5``), with the default
 model (``rbc``) and its default estimand ("assessed": the truth is the realised rate on
@@ -49,7 +49,7 @@ import pytest
 from scipy.stats import binom
 
 import bayesfair as bf
-from bayesfair.simulate import many_groups
+from bayesfair.datasets.simulate import many_groups
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from many_groups import realised_truth, unequal_sizes

@@ -1,12 +1,12 @@
 """Audits over time (slow): the drift flag's power and false flags, the period gaps' coverage.
 
-The design is ``benchmarks/periods.py``'s (``bayesfair.simulate.drifting_periods``:
+The design is ``benchmarks/periods.py``'s (``bayesfair.datasets.simulate.drifting_periods``:
 ``p ~ Beta(2, 2)``, ``y ~ Bernoulli(p)``, calibrated scores ``s = p`` except the
 drifting group's ``s = σ(logit p − 2)`` from the drift period on; prediction
 ``s >= 0.5``); the benchmark has the full tables (``benchmarks/results/periods.json``,
 ``docs/results/periods.md``).
 
-1. **Drift flag** (``bayesfair.periods.drift_table``, no fit; 300 runs). Groups A–H;
+1. **Drift flag** (``bayesfair.posterior.periods.drift_table``, no fit; 300 runs). Groups A–H;
    100 labels per group in an earlier period and 50 in the checked period; B drifts by
    2 logits in the checked period. The benchmark's periods 1–5 between them have no
    labels, and the flag reads labeled rows only, so they are left out here (2 periods,
@@ -52,9 +52,9 @@ import pytest
 from scipy.stats import beta, binom
 
 import bayesfair as bf
-from bayesfair.metrics import rate_from_counts
-from bayesfair.periods import drift_table, family_drift
-from bayesfair.simulate import drifting_periods
+from bayesfair.datasets.simulate import drifting_periods
+from bayesfair.metrics.rates import rate_from_counts
+from bayesfair.posterior.periods import drift_table, family_drift
 
 SHIFT = 2.0
 FLAG_RUNS, FLAG_DRIFT_FROM = 300, 1
@@ -117,7 +117,7 @@ def realised_gaps(labeled, unlabeled, n_periods):
 @pytest.fixture(scope="module")
 def flags():
     """B's flags of the checked period (drifted) and the other groups' (not), over the
-    runs; and per run, the family flags (:func:`bayesfair.periods.family_drift` over the
+    runs; and per run, the family flags (:func:`bayesfair.posterior.periods.family_drift` over the
     run's eight checks): B's, and whether any other group's was raised."""
     drifted, null, family = [], [], []
     for seed in range(FLAG_RUNS):
@@ -215,7 +215,7 @@ def test_a_check_flags_the_shift_it_says_it_can_see(n_checked):
     least 0.80 (at least 223 of 300 flags), so the test fails when the power is shown,
     at 99%, to fall short of the statement: with probability 0.007 at a true power of
     0.80 and 0.80 at 0.72."""
-    from bayesfair.periods import DRIFT_POWER
+    from bayesfair.posterior.periods import DRIFT_POWER
 
     runs = 300
     stated, found = _stated_and_found(n_checked, runs)

@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
-from bayesfair.simulate import miscalibrated_scores
+from bayesfair.datasets.simulate import miscalibrated_scores
 
 pytestmark = pytest.mark.slow
 

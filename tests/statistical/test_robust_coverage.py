@@ -1,7 +1,7 @@
 """Statistical checks of the calibration check and the robust default model.
 
 1. **Calibration check, false alarms and power.** ``R`` synthetic data sets per
-   kind (:func:`bayesfair.simulate.miscalibrated_scores`: two groups, 100 labels
+   kind (:func:`bayesfair.datasets.simulate.miscalibrated_scores`: two groups, 100 labels
    and 2,000 unlabeled examples each; group A calibrated, group B calibrated,
    cubed or inverted), the default model fitted, ``calibration_check()`` read.
    Claims: a correctly specified group is flagged in at most 5% of data sets; a
@@ -45,8 +45,8 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import miscalibrated_scores
 from bayesfair.experiments import run_experiment
-from bayesfair.simulate import miscalibrated_scores
 from bayesfair.stats import hdi
 
 pytestmark = pytest.mark.slow

@@ -68,10 +68,9 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from bayesfair.data import AssessmentData
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.exceptions import CalibrationWarning
-from bayesfair.fitting import fit
-from bayesfair.metrics import rate_from_counts
+from bayesfair.metrics.rates import rate_from_counts
 from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior, draw_prior_rates
 from bayesfair.models.unlabeled import (
     DEFAULT_BINS,
@@ -79,7 +78,8 @@ from bayesfair.models.unlabeled import (
     reduce_unlabeled,
     sampled_counts,
 )
-from bayesfair.posterior import SamplingWarning
+from bayesfair.posterior.fitting import fit
+from bayesfair.posterior.result import SamplingWarning
 
 pytestmark = pytest.mark.slow
 

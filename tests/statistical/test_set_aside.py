@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
-from bayesfair.report import findings
-from bayesfair.simulate import miscalibrated_scores
+from bayesfair.datasets.simulate import miscalibrated_scores
+from bayesfair.report.document import findings
 
 pytestmark = pytest.mark.slow
 

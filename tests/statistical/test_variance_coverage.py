@@ -50,7 +50,8 @@ import numpy as np
 import pytest
 
 import bayesfair as bf
-from bayesfair.data import AssessmentData
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.datasets.simulate import lum_scenario, simulate_counts
 from bayesfair.models.beta_binomial import (
     KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
@@ -59,8 +60,7 @@ from bayesfair.models.beta_binomial import (
     hbb_population_variance,
     size_basis,
 )
-from bayesfair.posterior import SamplingWarning
-from bayesfair.simulate import lum_scenario, simulate_counts
+from bayesfair.posterior.result import SamplingWarning
 
 
 # --------------------------------------------------------------------------- fast

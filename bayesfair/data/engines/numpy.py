@@ -1,0 +1,65 @@
+"""The NumPy engine: arrays or a pandas frame in memory."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayesfair.data._inputs import _as_groups, _as_scores
+from bayesfair.data.engines._common import (
+    _aggregate,
+    _plain,
+    _positives,
+)
+from bayesfair.data.summary import (
+    bin_rows,
+)
+from bayesfair.exceptions import InvalidParameterError
+
+
+def numpy_engine(source, score, columns, threshold, score_clip, n_bins, target=None):
+    import pandas as pd
+
+    labels = None
+    if isinstance(source, tuple):
+        if len(source) not in (2, 3):
+            raise InvalidParameterError(
+                "Arrays are a pair (scores, groups) or a triple (scores, groups, labels). "
+                f"Got a tuple of {len(source)}."
+            )
+        scores, groups = source[:2]
+        labels = source[2] if len(source) == 3 else None
+        attributes = None
+    elif isinstance(source, pd.DataFrame):
+        extra = [target[0]] if target else []
+        missing = [c for c in [score, *columns, *extra] if c not in source.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"The frame has no column(s) {missing}; it has {list(source.columns)}."
+            )
+        scores, groups = source[score], source[columns]
+        labels = source[target[0]] if target else None
+        attributes = tuple(columns) if len(columns) > 1 else None
+    else:
+        raise InvalidParameterError(
+            "The numpy engine takes a pandas DataFrame or a pair (scores, groups) of arrays. "
+            f"Got {type(source).__name__}."
+        )
+    s = _as_scores(scores, "scores")
+    group_labels, _ = _as_groups(groups, "groups")
+    y = None
+    if target is not None:
+        y = _positives(labels, target[1])
+        if y.size != s.size:
+            raise InvalidParameterError(
+                f"The scores ({s.size}) and labels ({y.size}) differ in length."
+            )
+    if len(group_labels) != s.size:
+        raise InvalidParameterError(
+            f"The scores ({s.size}) and groups ({len(group_labels)}) differ in length."
+        )
+    codes, levels = pd.factorize(group_labels, sort=False)
+    cols = bin_rows(
+        s, codes, len(levels), threshold=threshold, score_clip=score_clip, n_bins=n_bins, labels=y
+    )
+    cols["group"] = np.asarray([_plain(v) for v in levels], dtype=object)[cols.pop("code")]
+    return _aggregate(cols, threshold, score_clip, n_bins, attributes)

@@ -1,0 +1,498 @@
+"""Generators with known truth, for tests, notebooks and benchmarks.
+
+:func:`lum_scenario` gives the four scenarios of Lum, Zhang and Bower (2022,
+Table 2) — true group rates ``μ_k``, group sizes ``n_k`` and the true
+between-group variance — and :func:`simulate_counts` draws group successes
+from their binomial model, eq. (1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayesfair._internal.names import resolve_name
+from bayesfair._internal.validation import check_array, check_positive_int, check_random_state
+from bayesfair.datasets import load_scores
+from bayesfair.exceptions import InvalidParameterError
+
+#: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
+MISCALIBRATIONS = {
+    "none": "scores are the true probabilities (calibrated)",
+    "cubed": "reported score s³ (overconfident negatives; a map unlike the other group's)",
+    "inverted": "reported score 1 − s (a classifier whose scores point the wrong way)",
+    "shifted": "reported score σ(logit p − shift): the map σ(logit s + shift), in the family",
+}
+
+#: How :func:`differential_calibration` distorts a group: its true map P(y = 1 | s') in
+#: terms of the undistorted score s, whose map is the identity.
+DISTORTIONS = {
+    "none": "the group is like the others (labels y ~ Bernoulli(s))",
+    "label_noise": "a share of the group's labels flipped: P(y = 1 | s) = r + (1 − 2r) s",
+    "slope": "scores over- or under-confident: s' = σ(k logit s); decisions unchanged",
+    "intercept": "scores shifted on the logit scale: s' = σ(logit s − shift)",
+    "shape": "a map outside the beta family: s' = s³ (the map s'^(1/3))",
+}
+
+__all__ = [
+    "DISTORTIONS",
+    "LUM_SCENARIOS",
+    "MISCALIBRATIONS",
+    "LumScenario",
+    "differential_calibration",
+    "drifting_periods",
+    "lum_scenario",
+    "many_groups",
+    "miscalibrated_scores",
+    "simulate_counts",
+]
+
+#: The scenarios of Lum et al. Table 2: name -> (equal sizes?, equal performance?).
+LUM_SCENARIOS: dict[str, tuple[bool, bool]] = {
+    "equal_size_equal_perf": (True, True),
+    "unequal_size_equal_perf": (False, True),
+    "equal_size_unequal_perf": (True, False),
+    "unequal_size_unequal_perf": (False, False),
+}
+
+
+@dataclass(frozen=True)
+class LumScenario:
+    """One scenario of Lum et al. Table 2.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`LUM_SCENARIOS`.
+    mu : numpy.ndarray, shape (K,)
+        True group rates ``μ_k``.
+    n_k : numpy.ndarray of int, shape (K,)
+        Group sizes.
+    true_variance : float
+        ``M_var(μ)``, the sample variance (``ddof=1``) of ``mu``.
+    """
+
+    name: str
+    mu: np.ndarray = field(repr=False)
+    n_k: np.ndarray = field(repr=False)
+    true_variance: float
+
+    @property
+    def sampling_variance(self) -> np.ndarray:
+        """``σ_k² = μ_k (1 - μ_k) / n_k``, the variance of each observed rate."""
+        return self.mu * (1 - self.mu) / self.n_k
+
+
+def lum_scenario(name: str, K: int = 100, n: int = 5000) -> LumScenario:
+    """True rates and group sizes of a scenario of Lum et al. Table 2.
+
+    Parameters
+    ----------
+    name : {"equal_size_equal_perf", "unequal_size_equal_perf", \
+"equal_size_unequal_perf", "unequal_size_unequal_perf"}
+    K : int, default 100
+        Number of groups (>= 2).
+    n : int, default 5000
+        Total size for the equal-size scenarios: ``n_k = round(n/K)`` (50 by
+        default). The unequal sizes ``n_k = round(10 + 80 (k-1)/(K-1))`` do not
+        depend on ``n`` (they sum to 5000 for K = 100).
+
+    Returns
+    -------
+    LumScenario
+        Equal performance: ``μ_k = 0.8`` (true variance 0). Unequal
+        performance: ``μ_k = 0.1 + 0.8 (k-1)/(K-1)`` (true variance ≈ 0.055 for
+        K = 100).
+
+    References
+    ----------
+    Lum, Zhang, Bower (2022), §5.1 and Table 2.
+
+    Examples
+    --------
+    >>> s = lum_scenario("unequal_size_unequal_perf")
+    >>> s.n_k[:3].tolist(), int(s.n_k.sum()), round(s.true_variance, 4)
+    ([10, 11, 12], 5000, 0.055)
+    """
+    canonical = resolve_name(name, LUM_SCENARIOS, what="scenario", argument="name")
+    equal_size, equal_perf = LUM_SCENARIOS[canonical]
+    K, n = check_positive_int(K, "K", minimum=2), check_positive_int(n, "n")
+    step = np.arange(K) / (K - 1)  # (k - 1)/(K - 1)
+    n_k = np.full(K, round(n / K)) if equal_size else np.rint(10 + 80 * step)
+    mu = np.full(K, 0.8) if equal_perf else 0.1 + 0.8 * step
+    n_k = n_k.astype(np.int64)
+    if (n_k < 1).any():
+        raise InvalidParameterError(
+            f"n={n} is too small for K={K} groups of equal size (round(n/K) = 0)."
+        )
+    for a in (mu, n_k):
+        a.setflags(write=False)
+    # exactly 0 with equal rates (np.var of a constant array leaves rounding error)
+    true_variance = 0.0 if equal_perf else float(np.var(mu, ddof=1))
+    return LumScenario(canonical, mu, n_k, true_variance)
+
+
+def simulate_counts(mu, n_k, random_seed=None, n_replicates: int | None = None) -> np.ndarray:
+    """Draw group successes ``Z_k ~ Binomial(n_k, μ_k)`` (Lum et al. eq. 1).
+
+    Parameters
+    ----------
+    mu : array_like, shape (K,)
+        True rates in [0, 1].
+    n_k : array_like of int, shape (K,)
+        Group sizes (non-negative integers).
+    random_seed : int, numpy SeedSequence or Generator, optional
+    n_replicates : int, optional
+        Number of independent data sets; ``None`` for one.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Shape ``(K,)``, or ``(n_replicates, K)``. Observed rates are ``Z / n_k``.
+
+    References
+    ----------
+    Lum, Zhang, Bower (2022), §3, eq. (1).
+
+    Examples
+    --------
+    >>> s = lum_scenario("equal_size_equal_perf", K=4, n=40)
+    >>> simulate_counts(s.mu, s.n_k, random_seed=0).shape
+    (4,)
+    >>> simulate_counts(s.mu, s.n_k, random_seed=0, n_replicates=3).shape
+    (3, 4)
+    """
+    p = check_array(mu, "mu")
+    n = check_array(n_k, "n_k", dtype=None)  # its dtype kept: checked as counts below
+    if p.ndim != 1 or n.shape != p.shape:
+        raise InvalidParameterError(
+            f"'mu' and 'n_k' must be one-dimensional of equal length. Got shapes {p.shape} "
+            f"and {n.shape}."
+        )
+    if not np.all((p >= 0) & (p <= 1)):
+        raise InvalidParameterError(
+            f"'mu' must lie in [0, 1]. Got {p[~((p >= 0) & (p <= 1))][0].item()!r}."
+        )
+    n_float = n.astype(float)
+    if not np.all((n_float >= 0) & (n_float == np.floor(n_float))):
+        raise InvalidParameterError("'n_k' must hold non-negative integers.")
+    size = p.shape if n_replicates is None else (int(n_replicates), p.size)
+    rng = check_random_state(random_seed)
+    return rng.binomial(n.astype(np.int64), p, size=size).astype(np.int64)
+
+
+def miscalibrated_scores(
+    n_labeled: int = 100,
+    n_unlabeled: int = 2000,
+    *,
+    kind: str = "none",
+    groups=("A", "B"),
+    distorted: str = "B",
+    shift: float = 1.0,
+    random_seed=None,
+):
+    """Two groups whose true P(y = 1 | score) is known, one of them possibly distorted.
+
+    Each example has a true probability ``p ~ Beta(2, 2)`` and a label
+    ``y ~ Bernoulli(p)``. The classifier reports ``s = p`` (calibrated) in
+    every group except ``distorted``, where it reports ``s = p³``
+    (``kind="cubed"``), ``s = 1 − p`` (``kind="inverted"``) or
+    ``s = σ(logit p − shift)`` (``kind="shifted"``: the group's map is
+    ``σ(logit s + shift)``, inside the beta-calibration family with
+    ``c = shift``, a map that differs from the others' by a known logit
+    shift); with ``kind="none"`` every group is calibrated. The beta-calibration family
+    contains the identity and ``σ(log p − log(1 − p))``, so "none" is a
+    correctly specified case; "cubed" needs ``a = 1/3`` for one group only
+    (far from the shared map the hierarchy expects), and "inverted" needs a
+    decreasing map, which the family (a, b > 0) cannot give.
+
+    Parameters
+    ----------
+    n_labeled, n_unlabeled : int
+        Per group.
+    kind : {"none", "cubed", "inverted", "shifted"}
+    groups : sequence of str
+    distorted : str
+        The group whose scores are distorted.
+    shift : float, default 1.0
+        ``kind="shifted"`` only: the logit shift of the distorted group's map.
+    random_seed : int, optional
+
+    Returns
+    -------
+    labeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``p`` (the true probability).
+    unlabeled : pandas.DataFrame
+        The same columns (labels and ``p`` kept, for the truth).
+    """
+    import pandas as pd
+
+    kind = resolve_name(kind, MISCALIBRATIONS, what="miscalibration", argument="kind")
+    rng = np.random.default_rng(random_seed)
+    frames = []
+    for g in groups:
+        n = n_labeled + n_unlabeled
+        p = rng.beta(2.0, 2.0, n)
+        y = (rng.random(n) < p).astype(int)
+        s = p
+        if g == distorted and kind == "cubed":
+            s = p**3
+        elif g == distorted and kind == "inverted":
+            s = 1.0 - p
+        elif g == distorted and kind == "shifted":
+            s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift)))
+        part = pd.DataFrame({"score": s, "label": y, "group": g, "p": p})
+        part["labeled"] = np.arange(n) < n_labeled
+        frames.append(part)
+    both = pd.concat(frames, ignore_index=True)
+    labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    return labeled, unlabeled
+
+
+def many_groups(
+    k: int = 32,
+    n_labeled=12,
+    n_unlabeled=10_000,
+    *,
+    distorted=(),
+    shift: float = 1.0,
+    random_seed=None,
+):
+    """K groups whose true P(y = 1 | score) is known: the null of a many-group audit.
+
+    As :func:`miscalibrated_scores` with ``kind="shifted"``, for K groups: every
+    example has ``p ~ Beta(2, 2)`` and ``y ~ Bernoulli(p)``; groups are
+    calibrated (``s = p``, so that no gap exists in expectation) except those
+    in ``distorted``, whose scores are ``σ(logit p − shift)`` (a map inside the
+    beta-calibration family, a logit ``shift`` away from the others').
+
+    Parameters
+    ----------
+    k : int
+        Number of groups, named ``"g00"``, ``"g01"``, ...
+    n_labeled, n_unlabeled : int or sequence of int
+        Per group (one number for all, or K of them: unequal sizes, some groups
+        with 0 labels).
+    distorted : sequence of int
+        Positions of the groups calibrated differently.
+    shift : float, default 1.0
+    random_seed : None, int or Generator, optional
+
+    Returns
+    -------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``p``; the unlabeled rows keep
+        their labels, for the truth (drop ``label`` before assessing them).
+    """
+    import pandas as pd
+
+    k = check_positive_int(k, "k")
+    n_lab = np.broadcast_to(np.asarray(n_labeled, dtype=int), (k,))
+    n_unl = np.broadcast_to(np.asarray(n_unlabeled, dtype=int), (k,))
+    if (n_lab < 0).any() or (n_unl < 0).any():
+        raise InvalidParameterError("Group sizes must be whole numbers ≥ 0.")
+    rng = check_random_state(random_seed)
+    distorted = set(int(i) for i in distorted)
+    width = len(str(k - 1))
+    frames = []
+    for i in range(k):
+        n = int(n_lab[i] + n_unl[i])
+        p = rng.beta(2.0, 2.0, n)
+        y = (rng.random(n) < p).astype(int)
+        s = p
+        if i in distorted:
+            s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift)))
+        part = pd.DataFrame({"score": s, "label": y, "group": f"g{i:0{width}d}", "p": p})
+        part["labeled"] = np.arange(n) < n_lab[i]
+        frames.append(part)
+    both = pd.concat(frames, ignore_index=True)
+    labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    return labeled, unlabeled
+
+
+def drifting_periods(
+    n_periods: int = 12,
+    n_labeled=50,
+    n_unlabeled=2_000,
+    *,
+    groups=("A", "B"),
+    drift_group=None,
+    drift_from: int | None = None,
+    shift: float = 2.0,
+    random_seed=None,
+):
+    """A deployment audited over ``n_periods`` periods, in which one group's scores may drift.
+
+    Every example has a true ``p ~ Beta(2, 2)`` and ``y ~ Bernoulli(p)``, in every
+    group and period. Scores are calibrated (``s = p``) except in ``drift_group``
+    from period ``drift_from`` on, where ``s = σ(logit p − shift)``: the group's
+    scores moved by ``shift`` on the logit scale, so the map learnt before the drift
+    no longer holds there (the labels are ``shift`` logits more positive than the
+    scores say).
+
+    Parameters
+    ----------
+    n_periods : int, default 12
+        Periods, numbered 0, 1, ...
+    n_labeled, n_unlabeled : int or sequence of int
+        Labeled and unlabeled rows per group in each period (one number for all
+        periods, or one per period: e.g. labels only in the first period).
+    groups : sequence of str, default ("A", "B")
+    drift_group : str, optional
+        The group whose scores drift (None: nothing drifts).
+    drift_from : int, optional
+        The first drifted period.
+    shift : float, default 2.0
+    random_seed : None, int or Generator, optional
+
+    Returns
+    -------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``period``, ``p``, ``drifted``; the
+        unlabeled rows keep their labels, for the truth (drop ``label`` before
+        assessing them).
+    """
+    import pandas as pd
+
+    n_periods = check_positive_int(n_periods, "n_periods")
+    n_lab = np.broadcast_to(np.asarray(n_labeled, dtype=int), (n_periods,))
+    n_unl = np.broadcast_to(np.asarray(n_unlabeled, dtype=int), (n_periods,))
+    if (n_lab < 0).any() or (n_unl < 0).any():
+        raise InvalidParameterError("Period sizes must be whole numbers ≥ 0.")
+    if drift_group is not None and drift_group not in groups:
+        raise InvalidParameterError(f"'drift_group' must be one of {list(groups)}.")
+    rng = check_random_state(random_seed)
+    frames = []
+    for t in range(n_periods):
+        for group in groups:
+            n = int(n_lab[t] + n_unl[t])
+            p = rng.beta(2.0, 2.0, n)
+            y = (rng.random(n) < p).astype(int)
+            drifted = group == drift_group and drift_from is not None and t >= drift_from
+            s = 1.0 / (1.0 + np.exp(-(np.log(p) - np.log1p(-p) - shift))) if drifted else p
+            part = pd.DataFrame(
+                {"score": s, "label": y, "group": group, "period": t, "p": p, "drifted": drifted}
+            )
+            part["labeled"] = np.arange(n) < n_lab[t]
+            frames.append(part)
+    both = pd.concat(frames, ignore_index=True)
+    labeled = both[both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    unlabeled = both[~both["labeled"]].drop(columns="labeled").reset_index(drop=True)
+    return labeled, unlabeled
+
+
+def differential_calibration(
+    k: int = 4,
+    n_labeled: int = 200,
+    n_unlabeled: int = 50_000,
+    *,
+    kind: str = "label_noise",
+    distorted=(0,),
+    amount: float | None = None,
+    weights=None,
+    scores=None,
+    random_seed=None,
+):
+    """K groups on real classifier scores, one or more calibrated differently, with the truth.
+
+    The scores are a real classifier's (the MLP of Ji et al. 2020 on UCI Adult, all
+    10,054 rows, drawn with replacement; or ``scores`` given). Every example is
+    given a group at random (``weights``) and a label ``y ~ Bernoulli(s)``: the
+    groups share one calibration map, the identity, so that each group's rates
+    differ only by chance. In the groups of ``distorted`` the classifier's scores
+    mean something else (:data:`DISTORTIONS`):
+
+    - ``"label_noise"``: a share ``amount`` (default 0.12) of the group's labels
+      flipped; the group's map is ``r + (1 − 2r) s``, compressed towards 1/2 (the
+      classifier is less accurate there);
+    - ``"slope"``: the reported score is ``σ(k logit s)`` with ``k = amount``
+      (default 2: over-confident; 0.5: under-confident); every decision, and so
+      every true gap, is unchanged, but the group's map is ``σ(logit s' / k)``;
+    - ``"intercept"``: the reported score is ``σ(logit s − amount)`` (default 1);
+    - ``"shape"``: the reported score is ``s³``, a map (``s'^{1/3}``) no beta map fits.
+
+    The labeled rows are a simple random sample of the assessed rows. The truth
+    is each group's rates on every assessed row (labeled and unlabeled: the
+    estimand of ``fit``'s default ``estimand="assessed"``) and each row's true
+    probability ``p`` (the oracle that knows every group's map).
+
+    Parameters
+    ----------
+    k : int, default 4
+        Number of groups, named ``"g0"``, ``"g1"``, ...
+    n_labeled, n_unlabeled : int
+        Over all groups.
+    kind : {"none", "label_noise", "slope", "intercept", "shape"}
+    distorted : sequence of int, default (0,)
+        The groups calibrated differently.
+    amount : float, optional
+        The distortion's size (defaults above).
+    weights : sequence of float, optional
+        The groups' shares (default equal).
+    scores : array_like, optional
+        Scores to draw from instead of the bundled ones.
+    random_seed : None, int or Generator, optional
+
+    Returns
+    -------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group``, ``p`` (the true probability of a
+        positive); the unlabeled rows keep their labels, for the truth (drop
+        ``label`` and ``p`` before assessing them).
+    """
+    import pandas as pd
+
+    kind = resolve_name(kind, DISTORTIONS, what="distortion", argument="kind")
+    k = check_positive_int(k, "k", minimum=2)
+    n_labeled = check_positive_int(n_labeled, "n_labeled")
+    n_unlabeled = check_positive_int(n_unlabeled, "n_unlabeled", minimum=0)
+    defaults = {"none": 0.0, "label_noise": 0.12, "slope": 2.0, "intercept": 1.0, "shape": 3.0}
+    amount = defaults[kind] if amount is None else float(amount)
+    if kind == "label_noise" and not 0 <= amount < 0.5:
+        raise InvalidParameterError(f"A label-noise 'amount' must be in [0, 0.5). Got {amount}.")
+    if kind == "slope" and not amount > 0:
+        raise InvalidParameterError(f"A slope 'amount' must be positive. Got {amount}.")
+    distorted = sorted({int(i) for i in distorted})
+    if any(not 0 <= i < k for i in distorted):
+        raise InvalidParameterError(f"'distorted' must hold group positions in range({k}).")
+    w = np.full(k, 1.0 / k) if weights is None else check_array(weights, "weights")
+    if w.shape != (k,) or (w <= 0).any():
+        raise InvalidParameterError(f"'weights' must be {k} positive numbers. Got {weights!r}.")
+    if scores is None:
+        scores = load_scores("adult-sex", "MLP")["score"].to_numpy()
+    pool = check_array(scores, "scores")
+    rng = check_random_state(random_seed)
+    n = n_labeled + n_unlabeled
+    s = rng.choice(pool, size=n, replace=True)
+    g = rng.choice(k, size=n, p=w / w.sum())
+    p = s.copy()
+    reported = s.copy()
+    hit = np.isin(g, distorted)
+    if kind == "label_noise":
+        p[hit] = amount + (1.0 - 2.0 * amount) * s[hit]
+    elif kind == "slope":
+        reported[hit] = _logistic(amount * _logit(s[hit]))
+    elif kind == "intercept":
+        reported[hit] = _logistic(_logit(s[hit]) - amount)
+    elif kind == "shape":
+        reported[hit] = s[hit] ** amount
+    y = (rng.random(n) < p).astype(int)
+    width = len(str(k - 1))
+    frame = pd.DataFrame(
+        {"score": reported, "label": y, "group": [f"g{i:0{width}d}" for i in g], "p": p}
+    )
+    return frame.iloc[:n_labeled].reset_index(drop=True), frame.iloc[n_labeled:].reset_index(
+        drop=True
+    )
+
+
+def _logit(s):
+    s = np.clip(s, 1e-12, 1.0 - 1e-12)
+    return np.log(s) - np.log1p(-s)
+
+
+def _logistic(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))

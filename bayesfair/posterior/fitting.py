@@ -1,0 +1,936 @@
+"""``bayesfair.fit``: from :class:`AssessmentData` to a :class:`FairnessPosterior`.
+
+The one flow: labeled counts (and, for ``bc``/``rbc``, unlabeled scores) ->
+model -> per-draw, per-group confusion counts or rates -> the result object.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesfair._internal.names import resolve_name, suggest
+from bayesfair._internal.tree import assign, get_group, has_group, make_tree
+from bayesfair._internal.validation import (
+    check_positive_int,
+    run_record,
+    seed_record,
+    seed_sequence,
+)
+from bayesfair.data._inputs import _plain
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.exceptions import (
+    CalibrationWarning,
+    IgnoredOptionWarning,
+    InvalidParameterError,
+    NoLabelsWarning,  # noqa: F401 - re-exported under its old name (exceptions module)
+)
+from bayesfair.metrics.rates import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
+from bayesfair.models.beta_binomial import (
+    BetaPrior,
+    KappaPrior,
+    bb_concentration,
+    build_bb_cells_model,
+    build_bb_model,
+    build_hbb_model,
+    hbb_group_means,
+    sample_bb_cells,
+    sample_bb_exact,
+    sample_hbb_rates,
+    size_basis,
+)
+from bayesfair.models.calibration import (
+    VARIANTS,
+    CalibrationPriors,
+    DiscrepancyPrior,
+    build_calibration_model,
+    carried_rates,
+    free_center,
+    free_log_likelihoods,
+    likelihood_data,
+    sample_misfit,
+    stratum_counts,
+)
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
+from bayesfair.models.sampling import BACKENDS, check_backend, sample_model
+from bayesfair.models.shift import map_counts
+from bayesfair.models.unlabeled import DEFAULT_BINS
+from bayesfair.posterior.checks import misfit_message
+from bayesfair.posterior.periods import drift_table, family_drift, group_over_periods, period_sizes
+from bayesfair.posterior.result import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
+from bayesfair.posterior.sensitivity import (
+    PRIOR_DRAWS,
+    beta_binomial_prior_rates,
+    calibration_prior_counts,
+)
+
+__all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
+
+#: The models ``fit`` knows, with a one-line description (from the catalogue,
+#: :mod:`bayesfair.models.catalogue`), from the simplest to the default.
+MODELS = {name: MODEL_SPECS[name].description for name in reversed(verdict_order())}
+
+
+_PRIOR_TYPES = {
+    "bb": BetaPrior,
+    "hbb": KappaPrior,
+    "bc": CalibrationPriors,
+    "rbc": CalibrationPriors,
+}
+
+
+def _resolve_prior(model: str, prior):
+    """The model's typed prior: its default or the given one."""
+    kind = _PRIOR_TYPES[model]
+    if prior is None:
+        return kind()
+    if isinstance(prior, kind):
+        return prior
+    old = (model == "bb" and isinstance(prior, tuple | list) and len(prior) == 2) or (
+        model == "hbb" and isinstance(prior, int | float) and not isinstance(prior, bool)
+    )
+    if old:  # the forms of 0.1, removed in 0.3.0: say what to write instead
+        new = f"BetaPrior{tuple(prior)}" if model == "bb" else f"KappaPrior({prior})"
+        raise InvalidParameterError(
+            f"The 'prior' of model={model!r} must be a {kind.__name__}: write "
+            f"prior=bayesfair.models.beta_binomial.{new}. Got {prior!r}."
+        )
+    raise InvalidParameterError(
+        f"The 'prior' of model={model!r} must be a {kind.__name__}. Got {prior!r}."
+    )
+
+
+#: The values of ``fit``'s ``sampler``: ``"auto"``, ``bb``'s exact conjugate sampler, NUTS
+#: by its default implementation, and NUTS by each implementation (:data:`BACKENDS`).
+SAMPLERS = ("auto", "exact", "nuts", *BACKENDS[1:])
+
+_NUTS_CHOICES = BACKENDS[1:]  # the samplers that name a NUTS implementation
+
+
+def _check_sampler(sampler) -> str:
+    """The canonical ``sampler`` (case-insensitive, as model names); a bad one lists them."""
+    allowed = ", ".join(map(repr, SAMPLERS))
+    if not isinstance(sampler, str):
+        raise InvalidParameterError(
+            f"The 'sampler' parameter must be one of {allowed}. Got {sampler!r} of type "
+            f"{type(sampler).__name__}."
+        )
+    key = sampler.strip().lower()
+    if key not in SAMPLERS:
+        raise InvalidParameterError(
+            f"The 'sampler' parameter must be one of {allowed}. Got {sampler!r}."
+            f"{suggest(key, SAMPLERS)}"
+        )
+    return key
+
+
+def _merged_backend(model, sampler, backend) -> str:
+    """The ``sampler`` that says what ``sampler`` and the deprecated ``backend`` said.
+
+    As in 0.3: ``backend="auto"`` is NUTS's default implementation; and ``bb``'s exact
+    sampler (``sampler="auto"``) ignores ``backend`` (with an ``IgnoredOptionWarning``).
+    """
+    backend = check_backend(backend)
+    if sampler == "exact":
+        nuts = "nuts" if backend == "auto" else backend
+        raise InvalidParameterError(
+            f"sampler='exact' (bb's exact conjugate sampler) takes no NUTS backend. Got "
+            f"backend={backend!r}: 'backend' is now part of 'sampler' (bayesfair 0.4); pass "
+            f"sampler={nuts!r} alone to sample with NUTS, or leave out 'backend'."
+        )
+    if sampler in _NUTS_CHOICES and backend not in ("auto", sampler):
+        raise InvalidParameterError(
+            f"sampler={sampler!r} and backend={backend!r} disagree: 'backend' is now part of "
+            f"'sampler' (bayesfair 0.4); pass sampler={sampler!r} or sampler={backend!r} alone."
+        )
+    if backend == "auto" or sampler in _NUTS_CHOICES or (model == "bb" and sampler == "auto"):
+        return sampler
+    return backend  # sampler "auto" (a NUTS model) or "nuts"
+
+
+def _resolve_sampler(
+    model, sampler, backend, cores, stacklevel: int = 3
+) -> tuple[str, str, int | None]:
+    """How draws are made: ``"exact"`` or ``"nuts"``, the NUTS backend, and ``cores``.
+
+    ``backend`` (deprecated in 0.4) is merged into ``sampler``, with a ``FutureWarning``
+    that points at the caller of ``fit`` (as :func:`bayesfair._internal.validation.renamed`'s;
+    ``stacklevel`` 3 from ``fit``, one more from a helper of it).
+    """
+    sampler = _check_sampler(sampler)
+    if backend is not None:
+        sampler = _merged_backend(model, sampler, backend)
+        warnings.warn(
+            "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
+            f"sampler={sampler!r}; 'backend' stops working in 0.5.",
+            FutureWarning,
+            stacklevel=stacklevel,
+        )
+    if sampler == "exact" and model != "bb":
+        raise InvalidParameterError(
+            "sampler='exact' exists only for model='bb' (the conjugate posterior)."
+        )
+    exact = model == "bb" and sampler in ("auto", "exact")
+    if exact and (backend is not None or cores is not None):
+        given = [k for k, v in (("backend", backend), ("cores", cores)) if v is not None]
+        warnings.warn(
+            f"model='bb' draws from its exact posterior (sampler={sampler!r}) and ignores "
+            f"{', '.join(map(repr, given))}; pass sampler='nuts' (or one of "
+            f"{', '.join(map(repr, _NUTS_CHOICES))}) to sample it with NUTS.",
+            IgnoredOptionWarning,
+            stacklevel=stacklevel,
+        )
+    if cores is not None:
+        cores = check_positive_int(cores, "cores")
+    backend = sampler if sampler in _NUTS_CHOICES else "auto"
+    return ("exact" if exact else "nuts"), backend, cores
+
+
+def _warn_ignored(model: str, stacklevel: int = 3, **options) -> None:
+    """Warn about options given (not None) to a model that does not use them (pointing at
+    the caller of ``fit`` with ``stacklevel`` 3 from ``fit``)."""
+    uses = {
+        "variant": models_with_map(),
+        "score_clip": models_with_map(),
+        "n_bins": models_with_map(),
+        "discrepancy": ("rbc",),
+    }
+    ignored = [k for k, v in options.items() if v is not None and model not in uses[k]]
+    if ignored:
+        users = " / ".join(sorted({m for k in ignored for m in uses[k]}))
+        warnings.warn(
+            f"model={model!r} ignores {', '.join(map(repr, ignored))}: "
+            f"{'they apply' if len(ignored) > 1 else 'it applies'} to {users} only.",
+            IgnoredOptionWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def fit(
+    data: AssessmentData,
+    model: str = "rbc",
+    *,
+    metrics=None,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    random_seed=None,
+    estimand: str | None = None,
+    prior=None,
+    variant: str | None = None,
+    score_clip: float | None = None,
+    sampler: str = "auto",
+    target_accept: float | None = None,
+    n_bins: int | None = None,
+    progressbar: bool = True,
+    discrepancy: DiscrepancyPrior | None = None,
+    backend: str | None = None,
+    cores: int | None = None,
+) -> FairnessPosterior:
+    """Fit a fairness model and return posterior draws of every group's rates.
+
+    Data with periods (``AssessmentData.from_frames(..., period=...)``) are audited
+    over time by :func:`fit_periods`.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Labeled (and optionally unlabeled) classifier outputs.
+    model : {"rbc", "bc", "bb", "hbb"}
+        ``"rbc"`` (default) the robust calibration model: hierarchical beta
+        calibration in which each stratum (group × side of the threshold) may
+        instead follow a positive rate of its own, so that a group whose scores
+        the beta-calibration family describes badly falls back on its labeled
+        examples (:class:`~bayesfair.models.calibration.DiscrepancyPrior`);
+        ``"bc"`` the hierarchical beta calibration of Ji et al. (trusts the
+        calibration family completely); ``"bb"`` the beta-binomial of the labeled
+        counts (one Dirichlet over each group's four cells); ``"hbb"`` hierarchical
+        beta-binomial on the labeled counts.
+    metrics : list of str, optional
+        Rates to compute (default: the whole catalogue, ``bayesfair.metrics.RATES``).
+    draws, tune, chains : int
+        Posterior draws and tuning steps per chain, and the number of chains.
+    random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The one source of randomness (spawned into the sampler's and the
+        predictive's generators). Recorded in ``settings["random_seed"]`` as
+        the entropy and spawn key of its ``SeedSequence`` (fresh entropy when
+        None), which rebuild it: ``np.random.SeedSequence(int(entropy),
+        spawn_key=spawn_key)`` as ``random_seed`` repeats the fit.
+    estimand : {"assessed", "expected"}, optional
+        Which gap the posterior describes (calibration models only).
+        ``"assessed"``: the rates on the assessed examples, labeled and
+        unlabeled together (a finite population): labeled examples count with
+        their labels, unlabeled ones with labels drawn from the calibrated
+        probabilities. This is what an audit of a data set reports, and what
+        the default interval covers. ``"expected"``: the classifier's expected
+        rates in each group's score distribution (a new example's), i.e. the
+        calibrated probabilities averaged over the unlabeled scores (Ji et
+        al. Eq. 1, generalised to every rate): narrower, since the labels of
+        the unlabeled examples are not drawn, and the right target when the
+        question is about the classifier on future data. Both have the same
+        posterior mean; with thousands of unlabeled rows per group they agree.
+        Default: ``"assessed"`` when there are unlabeled examples, else
+        ``"expected"`` (the assessed examples would then all be labeled and
+        their gap known exactly). ``bb`` and ``hbb`` model rates, not labels:
+        their posterior is always for the expected rates.
+    prior : BetaPrior, KappaPrior or CalibrationPriors, optional
+        One typed form per model: ``bb`` a
+        :class:`~bayesfair.models.beta_binomial.BetaPrior` (default Dirichlet(1) over
+        each group's cells: uniform for TPR-like rates, Beta(2, 2) for accuracy);
+        ``hbb`` a :class:`~bayesfair.models.beta_binomial.KappaPrior`; ``bc``
+        and ``rbc`` a :class:`~bayesfair.models.calibration.CalibrationPriors`.
+    variant : {"beta", "llo", "temperature"}, default "beta"
+        ``bc``/``rbc`` only: the calibration family.
+    score_clip : float, default 0.01
+        ``bc``/``rbc`` only: ε of the clipping of scores to ``[ε, 1 − ε]``.
+    sampler : {"auto", "exact", "nuts", "native", "nutpie", "pymc"}, default "auto"
+        How the draws are made (:mod:`bayesfair.models.sampling`). ``"auto"``: ``bb``'s
+        exact conjugate sampler for ``bb``, NUTS by its default implementation
+        for the other models. ``"exact"``: the exact conjugate sampler
+        (``bb`` only). ``"nuts"``: NUTS by its default implementation, the
+        hand-written log density where the model has one (``bc``, ``rbc``), else
+        the PyMC model compiled for nutpie. ``"native"``, ``"nutpie"``,
+        ``"pymc"``: NUTS by that implementation, for every model (``bb`` too, which
+        is then sampled with NUTS): the hand-written log density (``bc``, ``rbc``;
+        ``bb`` and ``hbb``, which have none, use the compiled PyMC model), the
+        PyMC model compiled for nutpie, or ``pm.sample``. Recorded in
+        ``settings``: ``"sampler"`` is ``"exact"`` or ``"nuts"``, ``"backend"``
+        the NUTS implementation asked for (``"auto"`` for the default one).
+    target_accept : float, optional
+        NUTS target acceptance rate. Default 0.99 for ``hbb`` and ``bc`` and
+        0.9 for ``bb`` with NUTS. Simulation-based calibration and the Ji et al.
+        reproduction found divergences at 0.9 for ``hbb`` (κ near 1 with very
+        different groups: 15 of 100 simulated data sets) and for ``bc`` with
+        many labels per group (n_L = 200: most fits), which 0.99 removes for
+        about 35% more sampling time.
+    n_bins : int, default 1024
+        ``bc``/``rbc`` only: histogram bins per group and side of the threshold
+        for the unlabeled reduction (:mod:`bayesfair.models.unlabeled`). The
+        calibration-only options (``variant``, ``score_clip``, ``n_bins``,
+        ``discrepancy``) given to a model that ignores them raise an
+        :class:`~bayesfair.exceptions.IgnoredOptionWarning`.
+    progressbar : bool
+        Show the sampler's progress bar (PyMC's name for the option).
+    discrepancy : DiscrepancyPrior, optional
+        ``rbc`` only: where the calibration map may be wrong, and the prior of
+        a misfitting stratum's rate.
+    backend : {"auto", "native", "nutpie", "pymc"}, optional
+        Deprecated in 0.4 (a ``FutureWarning``), removed in 0.5: it is now part of
+        ``sampler``. ``backend="nutpie"`` is ``sampler="nutpie"`` (likewise
+        ``"native"`` and ``"pymc"``); ``backend="auto"`` (the default
+        implementation) leaves ``sampler`` as it is (``"nuts"`` stays ``"nuts"``,
+        ``"auto"`` stays ``"auto"``). As in 0.3, ``bb``'s exact sampler
+        (``sampler="auto"``) ignores it (an ``IgnoredOptionWarning``). With
+        ``sampler="exact"``, or with a ``sampler`` that names another
+        implementation, it raises
+        :class:`~bayesfair.exceptions.InvalidParameterError`.
+    cores : int, optional
+        Chains run in parallel; default ``min(chains, os.cpu_count())``. ``bb``'s
+        exact sampler ignores it (an
+        :class:`~bayesfair.exceptions.IgnoredOptionWarning`).
+
+    Returns
+    -------
+    FairnessPosterior
+
+        .. deprecated:: 0.4
+            Given data with periods, ``fit`` still returns :func:`fit_periods`'
+            :class:`~bayesfair.posterior.PeriodPosterior`, with a ``FutureWarning``;
+            from 0.6 it raises. One function, one return type.
+
+    Warns
+    -----
+    SamplingWarning
+        When R-hat > 1.01 or there are divergences, with advice.
+    CalibrationWarning
+        ``rbc`` and ``bc``: when the calibration check
+        (:meth:`FairnessPosterior.calibration_check`) finds a group's map
+        contradicted by its labeled examples; the message is also added to
+        ``notes``.
+
+    Notes
+    -----
+    With ``rbc`` each posterior draw also says which strata (group × side of
+    the threshold) do not follow the calibration map (``posterior["misfit"]``)
+    and how probable that is (``p_misfit``, and ``p_misfit_shared`` for a side
+    in every group); see :class:`~bayesfair.models.calibration.DiscrepancyPrior`.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020, §2 (bb, bc, Eq. 1); Hoeting et al. 1999 (Bayesian
+    model averaging, rbc's per-stratum mixture); Angelopoulos et al. 2023 and
+    Fisch et al. 2024 (the stratified estimator rbc falls back on).
+    """
+    arguments = dict(locals())  # every argument as given, for each group of data with periods
+    _check_data(data)
+    if data.period_levels is not None:
+        return _fit_periods(arguments, entry="fit")
+    model = resolve_name(model, MODELS, what="model", argument="model")
+    _warn_ignored(
+        model, variant=variant, score_clip=score_clip, n_bins=n_bins, discrepancy=discrepancy
+    )
+    sampler, backend, cores = _resolve_sampler(model, sampler, backend, cores)
+    variant = "beta" if variant is None else variant
+    score_clip = 0.01 if score_clip is None else score_clip
+    n_bins = DEFAULT_BINS if n_bins is None else n_bins
+    draws = check_positive_int(draws, "draws")
+    chains = check_positive_int(chains, "chains")
+    tune = check_positive_int(tune, "tune", minimum=0)
+    estimand = _resolve_estimand(estimand, model, data)
+    _check_score_clip(score_clip)
+    metrics = (
+        list(RATES) if metrics is None else list(dict.fromkeys(get_rate(m).name for m in metrics))
+    )
+
+    seed_seq, sampler_seed, rng, prior_rng = _streams(random_seed)
+
+    notes = _no_labels_notes(data, model)
+
+    if target_accept is None:
+        target_accept = 0.9 if model == "bb" else 0.99
+    run = dict(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        random_seed=sampler_seed,
+        progressbar=progressbar,
+        target_accept=target_accept,
+        backend=backend,
+        cores=cores,
+    )
+    settings = {
+        "model": model,
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "random_seed": seed_record(seed_seq),
+        "threshold": data.threshold,
+        "estimand": estimand,
+        "backend": backend,
+    }
+    if model in models_with_map():
+        if variant not in VARIANTS:
+            raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
+        priors = _resolve_prior(model, prior)
+        disc = None
+        if model == "rbc":  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
+            disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
+        idata, rate_draws, prior_draws = _fit_bc(
+            data,
+            metrics,
+            priors,
+            variant,
+            score_clip,
+            estimand,
+            n_bins,
+            (rng, prior_rng),
+            run,
+            notes,
+            disc,
+        )
+        settings.update(
+            sampler="nuts",
+            variant=variant,
+            score_clip=score_clip,
+            prior=priors.to_dict(),
+            n_bins=n_bins,
+        )
+        if disc is not None:
+            settings["discrepancy"] = disc.to_dict()
+    else:
+        prior = _resolve_prior(model, prior)
+        idata, rate_draws, prior_draws = _fit_beta_binomial(
+            data, model, metrics, prior, sampler, (rng, prior_rng), run
+        )
+        settings.update(sampler=sampler, prior=prior.to_dict())
+
+    idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
+    reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
+    result = FairnessPosterior(
+        idata, model=model, reference=_plain(reference), notes=notes, settings=settings, data=data
+    )
+    result.check_diagnostics(stacklevel=2)
+    if model in models_with_map() and data.n_labeled > 0:
+        msg = misfit_message(model, result.calibration_check(warn=False))
+        if msg:
+            warnings.warn(msg, CalibrationWarning, stacklevel=2)
+            result.notes.append(msg)
+    return result
+
+
+def _check_score_clip(score_clip) -> None:
+    if not 0 < score_clip < 0.5:
+        raise InvalidParameterError(
+            f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip!r}."
+        )
+
+
+def _streams(random_seed) -> tuple:
+    """A fit's random streams: its seed sequence, the sampler's seed, the generator of the
+    predictive draws (the unlabeled labels, the strata's states) and of the prior draws."""
+    seed_seq = seed_sequence(random_seed)
+    sampler_seq, predictive_seq = seed_seq.spawn(2)
+    sampler_seed = int(sampler_seq.generate_state(1)[0])
+    rng = np.random.default_rng(predictive_seq)
+    # the prior predictive draws (bayesfair.posterior.sensitivity): the root's fourth child, so that
+    # the sampler's and the predictive's streams are those of earlier versions
+    prior_rng = np.random.default_rng(
+        np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
+    )
+    return seed_seq, sampler_seed, rng, prior_rng
+
+
+def _no_labels_notes(data, model) -> list[str]:
+    """The result's note on groups without a labeled example.
+
+    No warning here: such a group can only come from the unlabeled data, and
+    :class:`~bayesfair.AssessmentData` warned about it when the data were built
+    (``UnlabeledGroupWarning``); a second, near-identical warning per fit said nothing new.
+    """
+    counts = data.labeled_examples.confusion_counts()
+    no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
+    if not no_labels:
+        return []
+    how = {
+        "bc": "borrow strength through the calibration hierarchy",
+        "rbc": "borrow strength through the calibration hierarchy",
+        "hbb": "are pooled toward the population",
+        "bb": "are the prior",
+    }[model]
+    return [f"Group(s) {no_labels} have no labeled example: their rates {how}."]
+
+
+def _fit_bb(counts, fractions, metrics, prior, sampler, rng, run):
+    """``bb``'s draws: one Dirichlet over each group's cells (``cells`` and ``theta``), or,
+    for ``BetaPrior(..., cells=False)``, every rate its own Beta (Ji et al.'s form as
+    written, ``theta`` only: its rates are not one population's)."""
+    k = counts.shape[0]
+    coords = {"metric": metrics, "group": np.arange(k), "cell": list(COUNT_NAMES)}
+    if not prior.cells:
+        x, n = fractions
+        alpha, beta = prior.alpha, prior.beta
+        if sampler != "exact":
+            return sample_model(
+                lambda: build_bb_model(x, n, metrics=metrics, alpha=alpha, beta=beta),
+                cache_key=("bb", tuple(metrics), k, float(alpha), float(beta)),
+                data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
+                **run,
+            )
+        theta = sample_bb_exact(
+            x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
+        )
+        variables = {"theta": (("chain", "draw", "metric", "group"), theta)}
+    else:
+        alpha = bb_concentration(prior)
+        if sampler != "exact":
+            return sample_model(
+                lambda: build_bb_cells_model(counts, metrics=metrics, concentration=alpha),
+                cache_key=("bb-cells", tuple(metrics), k, float(alpha)),
+                data={"counts": counts.astype(np.int64)},
+                **run,
+            )
+        cells = sample_bb_cells(
+            counts, concentration=alpha, draws=run["draws"], chains=run["chains"], rng=rng
+        )
+        theta = np.stack([rate_from_counts(cells, m) for m in metrics], axis=2)
+        variables = {
+            "cells": (("chain", "draw", "group", "cell"), cells),
+            "theta": (("chain", "draw", "metric", "group"), theta),
+        }
+    chains, draws = theta.shape[:2]
+    coords |= {"chain": np.arange(chains), "draw": np.arange(draws)}
+    if "cells" not in variables:
+        del coords["cell"]
+    return make_tree({"posterior": xr.Dataset(variables, coords=coords)})
+
+
+def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
+    rng, prior_rng = rngs
+    counts = data.labeled_examples.confusion_counts()
+    fractions = [rate_fraction(counts, m) for m in metrics]
+    x = np.stack([f[0] for f in fractions])
+    n = np.stack([f[1] for f in fractions])
+    k = data.n_groups
+    if model == "bb":
+        idata = _fit_bb(counts, (x, n), metrics, prior, sampler, rng, run)
+    else:
+        kappa_min = prior.kappa_min
+        q = size_basis(n)
+        idata = sample_model(
+            lambda: build_hbb_model(x, n, metrics=metrics, kappa_min=kappa_min),
+            cache_key=("hbb-size-trend", tuple(metrics), k, kappa_min),
+            data={"successes": x.astype(np.int64), "trials": n.astype(np.int64), "size_basis": q},
+            **run,
+        )
+        post = get_group(idata, "posterior")
+        group_means = hbb_group_means(
+            post["mu"].transpose("chain", "draw", "metric").values,
+            post["size_effect"].transpose("chain", "draw", "metric", "size_term").values,
+            q,
+        )
+        theta = sample_hbb_rates(
+            group_means,
+            post["kappa"].transpose("chain", "draw", "metric").values,
+            x,
+            n,
+            rng=rng,
+        )
+        assign(idata, "posterior", theta=(("chain", "draw", "metric", "group"), theta))
+    theta = (
+        get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
+    )
+    coherent = model == "bb" and prior.cells
+    prior_rates = beta_binomial_prior_rates(
+        model, prior, n, PRIOR_DRAWS, prior_rng, metrics if coherent else None
+    )
+    return (
+        idata,
+        {m: theta[:, :, i, :] for i, m in enumerate(metrics)},
+        {m: prior_rates[:, i, :] for i, m in enumerate(metrics)},
+    )
+
+
+#: fit options that only the calibration models take.
+CALIBRATION_OPTIONS = ("estimand", "discrepancy", "variant", "score_clip", "n_bins")
+
+
+def model_options(model: str, fit_kwargs) -> dict:
+    """The options of ``fit_kwargs`` that apply to ``model``.
+
+    Harnesses that fit several models with one set of options (``compare``,
+    ``run_experiment``) pass the calibration models' own options
+    (:data:`CALIBRATION_OPTIONS`) to ``bc``/``rbc`` only.
+    """
+    options = dict(fit_kwargs or {})
+    if model in ("bb", "hbb"):
+        options = {k: v for k, v in options.items() if k not in CALIBRATION_OPTIONS}
+    return options
+
+
+def _resolve_estimand(estimand, model, data) -> str:
+    if estimand is not None and estimand not in ESTIMANDS:
+        raise InvalidParameterError(
+            f"The 'estimand' parameter must be one of {', '.join(map(repr, ESTIMANDS))}. "
+            f"Got {estimand!r}."
+        )
+    if model in ("bb", "hbb"):
+        if estimand == "assessed":
+            raise InvalidParameterError(
+                f"model={model!r} models the group rates, not the labels of the unlabeled "
+                "examples: its posterior is for estimand='expected'. Use a calibration model "
+                "('rbc' or 'bc') for the gap on the assessed examples."
+            )
+        return "expected"
+    if estimand is None:
+        return "assessed" if data.n_unlabeled > 0 else "expected"
+    return estimand
+
+
+def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, run, notes, disc):
+    rng, prior_rng = rngs
+    k = data.n_groups
+    labeled = data.labeled_summary(score_clip, n_bins)
+    if data.n_unlabeled == 0:
+        notes.append(
+            "No unlabeled data: the calibration model's rates are model-based estimates over "
+            "the labeled scores (each example's calibrated probability in place of its label)."
+        )
+        labeled_counts = np.zeros((k, 4))
+        summary = labeled.without_labels()
+    else:
+        labeled_counts = data.labeled_examples.confusion_counts().astype(float)
+        summary = data.unlabeled_reduction(score_clip, n_bins)
+    model_data = likelihood_data(labeled)
+    disc_key = None if disc is None else replace(disc, shift=None)
+    center = None
+    if disc is not None:
+        if disc.center is None:
+            center = free_center(labeled, summary, variant=variant, priors=priors)
+        else:
+            center = np.full((k, 2), float(disc.center))
+        model_data["log_free"] = free_log_likelihoods(*stratum_counts(labeled), center, disc)
+    idata = sample_model(
+        lambda: build_calibration_model(
+            labeled, variant=variant, priors=priors, discrepancy=disc, center=center
+        ),
+        # the shifts are drawn after sampling: the sampled model is the same with or without
+        cache_key=("bc", variant, priors, k, disc_key),
+        native=lambda: _native_calibration(variant, priors, k, disc_key),
+        data=model_data,
+        **run,
+    )
+    post = get_group(idata, "posterior")
+    a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
+    prior = None if disc is None else disc.shift
+    u_counts, shift, tau = map_counts(labeled, summary, a, b, c, prior, estimand, rng)
+    if shift is not None:
+        assign(
+            idata,
+            "posterior",
+            shift=(("chain", "draw", "group", "side"), shift),
+            shift_spread=(("chain", "draw"), tau),
+        )
+    if disc is not None:
+        u_counts = _robust_counts(
+            labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
+        )
+    total = u_counts + labeled_counts
+    # every assessed score with its label unknown: the population of the prior predictive
+    population = summary if data.n_unlabeled == 0 else summary + labeled.without_labels()
+    prior_counts = calibration_prior_counts(
+        population, priors, variant, disc, center, estimand, PRIOR_DRAWS, prior_rng
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prior_draws = {m: rate_from_counts(prior_counts, m) for m in metrics}
+    rates = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for m in metrics:
+            rates[m] = rate_from_counts(total, m)
+            share = np.isnan(rates[m]).mean(axis=(0, 1))
+            for g, q in zip(data.group_levels, share, strict=True):
+                if q > 0:
+                    notes.append(
+                        f"'{g}': {m} is undefined in {q:.1%} of the draws (no example in its "
+                        "denominator among the assessed examples in those draws); its "
+                        "intervals and probabilities use the other draws."
+                    )
+    return idata, rates, prior_draws
+
+
+def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, center):
+    """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
+
+    :func:`robust_unlabeled_counts` on the labeled summary; the draws of the
+    indicators and the probabilities of a misfit are added to the posterior
+    (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's fixed centre goes
+    to ``constant_data`` (``misfit_center``).
+    """
+    out, free, p_free, p_shared = robust_unlabeled_counts(
+        labeled, summary, u_counts, abc, disc, estimand, rng, center=center
+    )
+    dims = ("chain", "draw", "group", "side")
+    assign(
+        idata,
+        "posterior",
+        misfit=(dims, free.astype(np.int8)),
+        p_misfit=(dims, p_free),
+        p_misfit_shared=(("chain", "draw", "side"), p_shared),
+        misfit_center=(("group", "side"), center),
+    )
+    return out
+
+
+def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng, *, center):
+    """The unlabeled counts of ``rbc``: the map's, except in the strata drawn as free.
+
+    Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
+    which strata (group, side) are *free* given the labeled summary and draws
+    their own rate q; there the unlabeled positives (``summary``'s rows) are
+    ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
+
+    Returns
+    -------
+    counts : ndarray, shape (..., n_groups, 4)
+    free, p_free : ndarray, shape (..., n_groups, 2)
+    p_shared : ndarray, shape (..., 2)
+    """
+    free, rate, p_shared, p_free = sample_misfit(labeled, *abc, disc, rng, center=center)
+    if disc.label_free == "carried":
+        rate = carried_rates(labeled, summary, *abc, rate)
+    totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
+    if estimand == "expected":
+        own = totals * rate
+    else:
+        own = rng.binomial(np.broadcast_to(totals.astype(np.int64), rate.shape), rate).astype(float)
+    pos = np.stack([u_counts[..., 3], u_counts[..., 0]], axis=-1)  # fn (ŷ = 0), tp (ŷ = 1)
+    pos = np.where(free, own, pos)
+    out = np.stack(
+        [pos[..., 1], totals[:, 1] - pos[..., 1], totals[:, 0] - pos[..., 0], pos[..., 0]], axis=-1
+    )
+    return out, free, p_free, p_shared
+
+
+def _native_calibration(variant, priors, k, disc=None):
+    from bayesfair.models._calibration_native import compile_native_calibration
+
+    return compile_native_calibration(variant, priors, k, disc)
+
+
+def _attach(
+    idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None, prior_draws=None
+):
+    """Label groups; return the tree with observed counts and the ``rates`` group.
+
+    ``prior_draws`` (metric -> ``(draw, group)``), the rates' prior predictive draws,
+    become the ``prior`` group (one chain).
+
+    ``constant_data`` keeps the labeled examples' summary (``labeled_*`` on the
+    ``labeled_cell`` dimension; :func:`~bayesfair.posterior.checks.stored_labeled_summary`
+    reads it back) for the calibration check: its size does not grow with the
+    labeled set; and ``score_sum``, each group's sum of raw scores over the assessed
+    rows (:func:`bayesfair.posterior.calibration_view.assessed_mean_score`)."""
+    labels = _coord_labels(data.group_levels)
+    posterior = get_group(idata, "posterior")
+    if "group" in posterior.dims:
+        posterior = posterior.assign_coords(group=labels)
+    rates = xr.Dataset(
+        {m: (("chain", "draw", "group"), rate_draws[m]) for m in metrics},
+        coords={"chain": posterior.chain.values, "draw": posterior.draw.values, "group": labels},
+    )
+    counts = data.labeled_examples.confusion_counts()
+    observed = xr.Dataset(
+        {name: (("group",), counts[:, i]) for i, name in enumerate(COUNT_NAMES)},
+        coords={"group": labels},
+    )
+    sizes = data.group_sizes()
+    extra = {}
+    if "misfit_center" in posterior:  # rbc: the fixed centre of a misfitting stratum's rate
+        extra["misfit_center"] = (("group", "side"), posterior["misfit_center"].values)
+        posterior = posterior.drop_vars("misfit_center")
+    constant = xr.Dataset(
+        {
+            "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),
+            "n_unlabeled": (("group",), sizes["n_unlabeled"].to_numpy()),
+            # the raw scores' sum over the assessed rows (calibration_view's mean score)
+            "score_sum": (
+                ("group",),
+                data.labeled_examples.score_sums() + data.unlabeled_examples.score_sums(),
+            ),
+            **_cell_variables(data.labeled_summary(score_clip, n_bins)),
+            **extra,
+        },
+        coords={"group": labels},
+    )
+    groups = {"posterior": posterior, "observed_data": observed, "constant_data": constant}
+    if has_group(idata, "sample_stats"):
+        groups["sample_stats"] = get_group(idata, "sample_stats")
+    if prior_draws:
+        groups["prior"] = xr.Dataset(
+            {m: (("chain", "draw", "group"), v[None]) for m, v in prior_draws.items()},
+            coords={"group": labels},
+        )
+    return make_tree({**groups, RATES_GROUP: rates})
+
+
+def _cell_variables(labeled) -> dict:
+    """The labeled summary as ``constant_data`` variables on the ``labeled_cell`` dimension."""
+    cols = labeled._columns()
+    out = {"labeled_group": (("labeled_cell",), labeled.group.astype(np.int64))}
+    out.update({f"labeled_{k}": (("labeled_cell",), np.asarray(v)) for k, v in cols.items()})
+    return out
+
+
+def _coord_labels(levels: list) -> np.ndarray:
+    """Group labels as a netCDF-friendly coordinate (ints stay ints, else strings)."""
+    if all(isinstance(g, int | np.integer) and not isinstance(g, bool) for g in levels):
+        return np.asarray(levels, dtype=np.int64)
+    return np.asarray([str(g) for g in levels], dtype=object)
+
+
+def fit_periods(data: AssessmentData, model: str = "rbc", **kwargs) -> PeriodPosterior:
+    """Audit over time: each group fitted over its periods, and the drift flags.
+
+    Each group's periods share one fit (a period is the same group later: a
+    stratum without labels in one period carries its rate from the group's other
+    periods), and each group's labels are tested for drift between periods
+    (:mod:`bayesfair.posterior.periods` describes the model and the flag).
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Data with a period column (``AssessmentData.from_frames(..., period=...)``).
+    model : {"rbc", "bc", "bb", "hbb"}, default "rbc"
+        As in :func:`fit`.
+    **kwargs
+        Every other keyword of :func:`fit` (``metrics``, ``draws``, ``random_seed``,
+        ...), passed to each group's fit; each group gets its own child of
+        ``random_seed``'s seed sequence.
+
+    Returns
+    -------
+    PeriodPosterior
+        Its :meth:`~bayesfair.posterior.PeriodPosterior.period_summary` is the table
+        of the audit; :func:`bayesfair.report.periods.period_markdown` (and
+        ``period_html``, ``period_json``) the report.
+
+    Raises
+    ------
+    InvalidParameterError
+        When ``data`` has no periods (:func:`fit` fits it) or is not an
+        :class:`~bayesfair.data.AssessmentData`.
+    """
+    _check_data(data)
+    if data.period_levels is None:
+        raise InvalidParameterError(
+            "These data have no periods: bayesfair.fit(data, ...) fits them. Give a period "
+            "column (AssessmentData.from_frames(..., period='quarter')) for an audit over time."
+        )
+    bound = inspect.signature(fit).bind(data, model, **kwargs)  # fit's keywords, or TypeError
+    bound.apply_defaults()
+    return _fit_periods(dict(bound.arguments), entry="fit_periods")
+
+
+def _check_data(data) -> None:
+    if not isinstance(data, AssessmentData):
+        raise InvalidParameterError(
+            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
+        )
+
+
+def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
+    """:func:`fit_periods`: each group's fit over its periods, the drift flags.
+
+    :mod:`bayesfair.posterior.periods` describes the model and the flag. ``arguments`` are
+    :func:`fit`'s, passed on to each group's fit with the sampler resolved here (a
+    deprecated ``backend`` warns once); each group gets its own child of
+    ``random_seed``'s sequence. ``entry="fit"``: called by :func:`fit`, which returns
+    this until 0.6, with a ``FutureWarning``.
+    """
+    if entry == "fit":
+        warnings.warn(
+            "bf.fit on data with periods returns a PeriodPosterior until 0.6; call "
+            "bf.fit_periods(data, ...) for the audit over time (same arguments).",
+            FutureWarning,
+            stacklevel=3,
+        )
+    data = arguments["data"]
+    model = resolve_name(arguments["model"], MODELS, what="model", argument="model")
+    ignored = ("variant", "score_clip", "n_bins", "discrepancy")
+    # the warnings point at the caller of fit or fit_periods, a frame further up from here
+    _warn_ignored(model, stacklevel=4, **{name: arguments[name] for name in ignored})
+    sampler, backend, cores = _resolve_sampler(
+        model, arguments["sampler"], arguments["backend"], arguments["cores"], stacklevel=4
+    )
+    arguments = {**arguments, "model": model}
+    options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}
+    options["sampler"] = "exact" if sampler == "exact" else "nuts" if backend == "auto" else backend
+    options["cores"] = cores
+    disc = options.get("discrepancy")
+    carry = disc is None or (isinstance(disc, DiscrepancyPrior) and disc.label_free is None)
+    if options["model"] == "rbc" and carry:  # a period is the same group later
+        options["discrepancy"] = replace(
+            disc or DiscrepancyPrior(), label_free="carried", shift=None
+        )
+    seed_seq = seed_sequence(arguments["random_seed"])
+    fits = {}
+    for group, child in zip(data.group_levels, seed_seq.spawn(data.n_groups), strict=True):
+        sub = group_over_periods(data, group)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IgnoredOptionWarning)  # said once, by the caller's fit
+            fits[group] = None if sub is None else fit(sub, random_seed=child, **options)
+    clip = 0.01 if options["score_clip"] is None else options["score_clip"]
+    drift = family_drift(
+        pd.concat([drift_table(data, g, clip) for g in data.group_levels], ignore_index=True)
+    )
+    first = next(f for f in fits.values() if f is not None)
+    settings = {**first.settings, "random_seed": seed_record(seed_seq), "periods": "per group"}
+    options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")
+    settings["provenance"] = run_record(f"bayesfair.{entry}(data, {options_text})", data)
+    return PeriodPosterior(
+        fits, data.period_levels, data.reference, period_sizes(data), drift, settings
+    )

@@ -1,0 +1,604 @@
+"""Many groups: each group against all assessed rows, the family's verdict, impact ratios.
+
+With K groups the first question is not "A against one reference" but "is the
+family within ε, and which groups are worst off?". The functions here answer it
+from a fit's joint draws of the K group rates (``result.rates(metric)``, dims
+``chain, draw, group``); :class:`~bayesfair.posterior.FairnessPosterior` calls
+them as ``res.group_summary()``, ``res.family_summary()`` and
+``res.impact_ratios()``, and :func:`impact_ratios` also runs from a table of
+counts alone (category, applicants, selected), as a bias audit's tables give
+them.
+
+Why each choice (``docs/guides/many-groups.md`` and ``docs/concepts.md``,
+"Many groups"):
+
+* **Gap to all rows.** A group's gap is its rate minus the rate over *all*
+  assessed rows (fairlearn's ``MetricFrame.difference(method="to_overall")``),
+  computed per draw from the group rates weighted by each group's share of the
+  rate's denominator (:func:`overall_rate`). No group is the yardstick, so a
+  small reference group's luck cannot move every verdict.
+* **Simultaneous bands.** The K gaps of a metric get one joint band
+  (:func:`bayesfair.stats.simultaneous_band`: each group's equal-tailed interval at
+  one pointwise level, calibrated on the joint draws), so that a verdict read off
+  it holds for the family: the probability that *some* group is called unfair
+  wrongly is held at ``1 − ci_prob``, not ``K (1 − ci_prob)``.
+* **max − min without its upward bias.** The draws of ``max_k θ_k − min_k θ_k``
+  sit above the truth when the groups are alike (every draw's maximum picks up
+  the noise of K estimates: the bias Lum, Zhang & Bower 2022 §4 describe for
+  meta-metrics). The family interval is read off the joint band instead, by
+  projection: when every gap lies in its band, ``max − min`` lies in
+  ``[max(0, max_k L_k − min_k U_k), max_k U_k − min_k L_k]``. Its coverage is at
+  least the band's, and its lower end is 0 whenever the bands overlap: alike
+  groups are never called unfair by the noise of their maximum.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._internal.tree import get_group
+from bayesfair._internal.validation import (
+    check_epsilon,
+    check_probability,
+    check_random_state,
+    takes,
+)
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.frequentist.groups import max_gap_interval
+from bayesfair.metrics.rates import get_rate
+from bayesfair.stats import rope_decision, simultaneous_band
+
+__all__ = [
+    "FOUR_FIFTHS",
+    "adverse_direction",
+    "family_summary",
+    "group_summary",
+    "impact_ratio_table",
+    "impact_ratios",
+    "overall_rate",
+]
+
+#: The four-fifths rule (29 CFR § 1607.4(D)): an impact ratio below 0.8 is evidence of
+#: adverse impact.
+FOUR_FIFTHS = 0.8
+
+#: Which rate gives a group's share of a rate's denominator, per denominator: all rows
+#: (1), the positives (the base rate), the negatives, the predicted positives (the
+#: selection rate), the predicted negatives.
+_DENOMINATOR_SHARE = {
+    ("tp", "fp", "tn", "fn"): (None, False),
+    ("tp", "fn"): ("base_rate", False),
+    ("fp", "tn"): ("base_rate", True),
+    ("tp", "fp"): ("selection_rate", False),
+    ("tn", "fn"): ("selection_rate", True),
+}
+
+
+def metric_list(result, metrics) -> list[str]:
+    """The canonical names of ``metrics`` (one name or a list; default: all fitted)."""
+    if metrics is None:
+        return list(result.metrics)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    return list(dict.fromkeys(get_rate(m).name for m in metrics))
+
+
+def adverse_direction(metric: str) -> str:
+    """``"low"`` or ``"high"``: which end of a rate is the adverse one for a group.
+
+    A rate where higher is better (accuracy, TPR, ...) is adverse when low; an
+    error rate when high. A rate without a direction (selection rate, base
+    rate) counts as adverse when low, as the four-fifths rule reads a
+    selection rate (the least selected group is the one it protects).
+    """
+    better = get_rate(metric).higher_is_better
+    return "high" if better is False else "low"
+
+
+def group_sizes(result) -> pd.DataFrame:
+    """``n_labeled`` and ``n_unlabeled`` per group of a fit (``constant_data``)."""
+    const = get_group(result.idata, "constant_data")
+    return pd.DataFrame(
+        {
+            "n_labeled": const["n_labeled"].values.astype(int),
+            "n_unlabeled": const["n_unlabeled"].values.astype(int),
+        },
+        index=pd.Index(result.groups, name="group", dtype=object),
+    )
+
+
+def _flat_rates(result, metric) -> np.ndarray:
+    """The rate's draws as ``(S, K)``, chains stacked."""
+    r = result.rates(metric).transpose("chain", "draw", "group").values
+    return r.reshape(-1, r.shape[-1])
+
+
+@takes("FairnessPosterior")
+def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per draw, the rate over all assessed rows, and each group's weight in it.
+
+    The rate over all rows is ``Σ_k w_k θ_k / Σ_k w_k`` with ``w_k`` group k's
+    share of the rate's denominator: its number of rows ``n_k`` (labeled and
+    unlabeled), times its base rate for TPR and FNR (the positives), one minus
+    it for FPR and TNR, its selection rate for PPV and FDR, one minus it for NPV
+    and FOR. The base and selection rates are taken from the same draw when
+    they were fitted (the default catalogue fits them), else from the labeled
+    examples (add-one smoothed, a fixed weight). A group whose rate is
+    undefined in a draw has an empty denominator there and weight 0.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A fit (``bayesfair.fit``) in which ``metric`` was fitted.
+    metric : str
+        The rate, by name or alias (:func:`bayesfair.metrics.get_rate`).
+
+    Returns
+    -------
+    overall : ndarray, shape (S,)
+        The rate over all assessed rows in each of the S draws (chains stacked);
+        NaN in a draw in which no group's rate is defined.
+    weights : ndarray, shape (S, K)
+        Each of the K groups' weight ``w_k`` in each draw (0 where its rate is
+        undefined).
+    """
+    rate = get_rate(metric)
+    theta = _flat_rates(result, rate.name)
+    sizes = group_sizes(result)
+    n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
+    share_rate, complement = _DENOMINATOR_SHARE[tuple(rate.denominator)]
+    if share_rate is None:
+        share = np.ones_like(theta)
+    elif share_rate in result.metrics:
+        share = _flat_rates(result, share_rate)
+    else:
+        obs = get_group(result.idata, "observed_data")
+        num = sum(obs[c].values for c in get_rate(share_rate).numerator)
+        den = np.maximum(sizes["n_labeled"].to_numpy(float), 0)
+        share = np.broadcast_to((num + 1.0) / (den + 2.0), theta.shape)
+    if complement:
+        share = 1.0 - share
+    weights = np.where(np.isnan(theta), 0.0, n * share)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        overall = np.nansum(weights * np.nan_to_num(theta), axis=1) / weights.sum(axis=1)
+    return overall, weights
+
+
+def _prob_worst(theta: np.ndarray, metric: str) -> np.ndarray:
+    """P(group k's rate is the most adverse among the groups defined in the draw)."""
+    k = theta.shape[1]
+    keep = ~np.isnan(theta).all(axis=1)
+    if not keep.any():
+        return np.full(k, np.nan)
+    fill = np.inf if adverse_direction(metric) == "low" else -np.inf
+    filled = np.where(np.isnan(theta[keep]), fill, theta[keep])
+    pick = np.argmin if adverse_direction(metric) == "low" else np.argmax
+    return np.bincount(pick(filled, axis=1), minlength=k) / keep.sum()
+
+
+@takes("FairnessPosterior")
+def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
+    """One row per metric and group: its rate, its gap to all rows, a joint band, a verdict.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A fit (``bayesfair.fit``).
+    metrics : str or list of str, optional
+        Default: every fitted metric.
+    epsilon : float, default 0.02
+        Half-width of the region of practical equivalence around a gap of 0.
+    ci_prob : float, default 0.95
+        Probability of the rate intervals (each group's equal-tailed interval) and the *joint*
+        probability of the gap band over the groups of a metric.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, group, n_labeled, n_unlabeled, rate, rate_lower, rate_upper,
+        gap, gap_lower, gap_upper, prob_worst, prob_practically_fair, decision,
+        p_undefined, note``. ``rate`` and ``gap`` are posterior means; ``gap`` is
+        the group's rate minus the rate over all assessed rows
+        (:func:`overall_rate`); ``gap_lower``/``gap_upper`` are a simultaneous
+        band over the metric's groups (:func:`bayesfair.stats.simultaneous_band`):
+        with posterior probability at least ``ci_prob`` every gap lies in its
+        band. ``prob_worst`` is the posterior probability that the group's rate
+        is the most adverse (:func:`adverse_direction`); ``prob_practically_fair``
+        is P(|gap| < ε) for the group alone. ``decision`` is the HDI + ROPE rule
+        on the joint band (practically fair inside ±ε, unfair outside,
+        undecided otherwise), so the decisions hold as a family.
+        ``p_undefined`` is the share of draws in which the group's rate is
+        undefined (no example in its denominator there): they are set aside for
+        the group, and the joint band covers, in at least ``ci_prob`` of the
+        draws, every group defined in the draw. A group whose rate is never
+        defined has NaN and ``decision`` "undefined". The band's level is in
+        ``attrs["ci_prob"]``.
+    """
+    epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
+    sizes = group_sizes(result)
+    rows = []
+    for m in metric_list(result, metrics):
+        theta = _flat_rates(result, m)
+        overall, _ = overall_rate(result, m)
+        gaps = theta - overall[:, None]
+        lower, upper = np.clip(simultaneous_band(gaps, ci_prob), -1.0, 1.0)
+        worst = _prob_worst(theta, m)
+        for k, g in enumerate(result.groups):
+            t = theta[:, k]
+            t = t[~np.isnan(t)]
+            d = gaps[:, k]
+            d = d[~np.isnan(d)]
+            rate_iv = _eti_or_nan(t, ci_prob)
+            rows.append(
+                {
+                    "metric": m,
+                    "group": g,
+                    "n_labeled": int(sizes["n_labeled"].iloc[k]),
+                    "n_unlabeled": int(sizes["n_unlabeled"].iloc[k]),
+                    "rate": float(t.mean()) if t.size else np.nan,
+                    "rate_lower": rate_iv[0],
+                    "rate_upper": rate_iv[1],
+                    "gap": float(d.mean()) if d.size else np.nan,
+                    "gap_lower": float(lower[k]),
+                    "gap_upper": float(upper[k]),
+                    "prob_worst": float(worst[k]),
+                    "prob_practically_fair": float(np.mean(np.abs(d) < epsilon))
+                    if d.size
+                    else np.nan,
+                    "decision": rope_decision(float(lower[k]), float(upper[k]), epsilon),
+                    "p_undefined": float(1.0 - d.size / gaps.shape[0]),
+                    "note": result.rate_note(m, [g]),
+                }
+            )
+    out = pd.DataFrame(rows)
+    out.attrs.update(ci_prob=ci_prob, epsilon=epsilon, band="simultaneous over groups")
+    return out
+
+
+def _eti_or_nan(x: np.ndarray, ci_prob: float) -> tuple[float, float]:
+    if not x.size:
+        return np.nan, np.nan
+    lo, hi = np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
+    return float(lo), float(hi)
+
+
+@takes("FairnessPosterior")
+def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95):
+    """One row per metric: is the whole family of groups within ε, and who is worst off?
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A fit (``bayesfair.fit``).
+    metrics : str or list of str, optional
+        Default: every fitted metric.
+    epsilon : float, default 0.02
+        The family is practically fair when max − min of the group rates is
+        below ε.
+    ci_prob : float, default 0.95
+        Joint probability of the bands the intervals are read from.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, n_groups, max_gap, max_gap_lower, max_gap_upper,
+        prob_all_within, worst_group, prob_worst, min_ratio, min_ratio_lower,
+        min_ratio_upper, decision, p_undefined``.
+
+        * ``max_gap``: max − min of the groups' posterior mean rates (shrunk by
+          the model's pooling); its interval is the projection of the joint band
+          of the gaps (module docstring): ``[max(0, max_k L_k − min_k U_k),
+          max_k U_k − min_k L_k]``, whose probability is at least ``ci_prob``
+          and whose lower end is 0 when the bands overlap (the upward bias of
+          max − min handled).
+        * ``prob_all_within``: P(max_k θ_k − min_k θ_k < ε), every group within
+          ε of every other, from the joint draws.
+        * ``worst_group``: the group most probably the most adverse
+          (:func:`adverse_direction`), with that probability in ``prob_worst``.
+        * ``min_ratio``: min/max of the posterior mean rates (the impact ratio
+          of the least favoured group, for the selection rate the four-fifths
+          rule's number); its interval is the projection of the joint band of
+          the rates: ``[min_k l_k / max_k u_k, min(1, min_k u_k / max_k l_k)]``.
+        * ``decision``: "practically fair" when the max − min interval lies
+          below ε, "unfair" when it lies above ε, else "undecided".
+        * ``p_undefined``: the share of draws in which some group's rate is
+          undefined; there, max − min and the worst group are over the groups
+          defined in the draw. Groups whose rate is never defined are left out.
+    """
+    epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
+    groups = np.asarray(result.groups, dtype=object)
+    rows = []
+    for m in metric_list(result, metrics):
+        rows.append(_family_row(result, m, groups, epsilon, ci_prob))
+    out = pd.DataFrame(rows)
+    out.attrs.update(ci_prob=ci_prob, epsilon=epsilon)
+    return out
+
+
+def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
+    """:func:`family_summary`'s row of one metric."""
+    theta = _flat_rates(result, metric)
+    overall, _ = overall_rate(result, metric)
+    # a gap to the overall rate lies in [−1, 1], a rate in [0, 1]
+    g_lo, g_hi = np.clip(simultaneous_band(theta - overall[:, None], ci_prob), -1.0, 1.0)
+    r_lo, r_hi = np.clip(simultaneous_band(theta, ci_prob), 0.0, 1.0)
+    defined = ~np.isnan(theta).all(axis=0)
+    row = {"metric": metric, "n_groups": len(groups)}
+    if not defined.any():
+        nan_cols = ("max_gap", "max_gap_lower", "max_gap_upper", "prob_all_within")
+        row.update(dict.fromkeys(nan_cols, np.nan), worst_group=None, prob_worst=np.nan)
+        row.update(min_ratio=np.nan, min_ratio_lower=np.nan, min_ratio_upper=np.nan)
+        return {**row, "decision": "undefined", "p_undefined": 1.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # draws without a defined group
+        means = np.nanmean(theta[:, defined], axis=0)
+        spread = np.nanmax(theta, axis=1) - np.nanmin(theta, axis=1)
+    spread = spread[~np.isnan(spread)]
+    worst = _prob_worst(theta, metric)
+    k_worst = int(np.nanargmax(worst))
+    lower, upper = max_gap_interval(g_lo, g_hi)
+    r_lo, r_hi = r_lo[defined], r_hi[defined]
+    top, bottom = np.max(r_hi), np.max(r_lo)
+    row.update(
+        max_gap=float(means.max() - means.min()),
+        max_gap_lower=lower,
+        max_gap_upper=upper,
+        prob_all_within=float(np.mean(spread < epsilon)) if spread.size else np.nan,
+        worst_group=groups[k_worst],
+        prob_worst=float(worst[k_worst]),
+        min_ratio=float(means.min() / means.max()) if means.max() > 0 else np.nan,
+        min_ratio_lower=float(max(0.0, np.min(r_lo)) / top) if top > 0 else np.nan,
+        min_ratio_upper=float(min(1.0, np.min(r_hi) / bottom)) if bottom > 0 else 1.0,
+        decision=rope_decision(lower, upper, epsilon),
+        p_undefined=float(np.isnan(theta).any(axis=1).mean()),
+    )
+    return row
+
+
+# ---------------------------------------------------------------------------
+# Impact ratios (the bias-audit rule's table)
+# ---------------------------------------------------------------------------
+def impact_ratio_table(
+    groups,
+    n,
+    rate,
+    draws,
+    *,
+    exclude_below=None,
+    ci_prob: float = 0.95,
+    selected=None,
+) -> pd.DataFrame:
+    """The impact-ratio table from each category's rate and its draws.
+
+    ``rate`` (K,) is the table's rate (observed, or the posterior mean);
+    ``draws`` (S, K) are draws of the rates. The reference is the category with
+    the highest ``rate`` among those retained; a category's ratio is its rate
+    over the reference's, in the table and per draw. See :func:`impact_ratios`.
+
+    Parameters
+    ----------
+    groups : sequence
+        The K categories, in the order of ``n``, ``rate`` and the columns of ``draws``.
+    n : array_like, shape (K,)
+        Rows (applicants) per category: the shares ``exclude_below`` reads, and
+        the table's ``n`` column (as integers).
+    rate : array_like, shape (K,)
+        The table's rate of each category. A category whose rate is NaN is not
+        retained (``excluded`` True).
+    draws : array_like, shape (S, K)
+        Draws of the categories' rates; the ratio band and the probabilities
+        are read off them.
+    exclude_below : float, optional
+        A share in (0, 1): categories with fewer than this share of the total
+        ``n`` are left out of the ratios (they stay in the table with
+        ``excluded`` True). Every category below it raises
+        :class:`~bayesfair.exceptions.InvalidParameterError`. Default: none left out.
+    ci_prob : float, default 0.95
+        Joint probability of the ratio band over the retained categories other
+        than the reference (:func:`bayesfair.stats.simultaneous_band` on the log
+        ratios, back-transformed).
+    selected : array_like of int, shape (K,), optional
+        Selected rows per category; given, the table has a ``selected`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group, n, selected`` (with ``selected`` only), ``rate, ratio,
+        ratio_lower, ratio_upper, prob_below_four_fifths, prob_most_selected,
+        excluded``: the reference's band is [1, 1]; the ratio columns and the
+        probabilities are NaN for the categories not retained.
+        ``prob_below_four_fifths`` is the share of draws whose ratio to the
+        reference is below :data:`FOUR_FIFTHS`; ``prob_most_selected`` the
+        share of draws (those with every retained rate defined) in which the
+        category has the highest rate among the retained ones. ``attrs``:
+        ``reference``, ``ci_prob``, ``exclude_below``.
+    """
+    ci_prob = check_probability(ci_prob, "ci_prob")
+    groups = list(groups)
+    n = np.asarray(n, dtype=float)
+    rate = np.asarray(rate, dtype=float)
+    draws = np.asarray(draws, dtype=float)
+    total = n.sum()
+    if exclude_below is None:
+        retained = np.ones(len(groups), dtype=bool)
+    else:
+        share = check_probability(exclude_below, "exclude_below")
+        retained = n >= share * total
+        if not retained.any():
+            raise InvalidParameterError(
+                f"Every category is below exclude_below={share:g} of the {total:g} rows."
+            )
+    retained &= ~np.isnan(rate)
+    if not retained.any():
+        raise InvalidParameterError("No category has a defined rate: there is no ratio to take.")
+    ref = int(np.flatnonzero(retained)[np.argmax(rate[retained])])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio_draws = draws / draws[:, [ref]]
+        ratio = rate / rate[ref]
+    kept = np.flatnonzero(retained)
+    others = [k for k in kept if k != ref]
+    lo = np.full(len(groups), np.nan)
+    hi = np.full(len(groups), np.nan)
+    lo[ref] = hi[ref] = 1.0
+    if others:
+        # on the log scale, where a ratio of two rates is near symmetric (a ratio's draws
+        # are skewed to the right: a small category's band would reach below 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log(ratio_draws[:, others])
+        logs[np.isneginf(logs)] = np.log(np.finfo(float).tiny)
+        band = simultaneous_band(logs, ci_prob)
+        lo[others], hi[others] = np.exp(band.lower), np.exp(band.upper)
+    most = np.zeros(len(groups))
+    valid = ~np.isnan(draws[:, kept]).any(axis=1)
+    if valid.any():
+        top = kept[np.argmax(draws[valid][:, kept], axis=1)]
+        most = np.bincount(top, minlength=len(groups)) / valid.sum()
+    # over the draws where the ratio is defined (a NaN compares False: counted as "not
+    # below", it would make a category look safer than its draws say)
+    defined = ~np.isnan(ratio_draws)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        below = ((ratio_draws < FOUR_FIFTHS) & defined).sum(axis=0) / defined.sum(axis=0)
+    out = pd.DataFrame(
+        {
+            "group": pd.Series(groups, dtype=object),
+            "n": n.astype(int),
+            **({"selected": np.asarray(selected).astype(int)} if selected is not None else {}),
+            "rate": rate,
+            "ratio": ratio,
+            "ratio_lower": lo,
+            "ratio_upper": hi,
+            "prob_below_four_fifths": np.where(retained, below, np.nan),
+            "prob_most_selected": np.where(retained, most, np.nan),
+            "excluded": ~retained,
+        }
+    )
+    out.loc[~retained, ["ratio", "ratio_lower", "ratio_upper"]] = np.nan
+    out.attrs.update(reference=groups[ref], ci_prob=ci_prob, exclude_below=exclude_below)
+    return out
+
+
+def impact_ratios(
+    table,
+    *,
+    group="group",
+    n="n",
+    selected="selected",
+    exclude_below=None,
+    unknown: int = 0,
+    ci_prob: float = 0.95,
+    draws: int = 4000,
+    random_seed=None,
+) -> pd.DataFrame:
+    """Impact ratios of a selection audit from counts alone, with what the counts can say.
+
+    A selection audit under New York City's Local Law 144 (6 RCNY § 5-301)
+    needs only, per category, the applicants and the selected: the selection
+    rate is ``selected / n`` and a category's *impact ratio* is its rate over
+    the most selected category's. This function reproduces that table exactly
+    (``rate``, ``ratio``) and adds what it cannot say: how sure each ratio is,
+    given that the rates are estimated from a finite number of applicants.
+
+    The uncertainty is that of the tool's selection rate for each category
+    (the process that selected these applicants would select others at that
+    rate): independent ``Beta(1 + selected, 1 + n − selected)`` posteriors (a
+    uniform prior on each selection rate), ``draws`` of them.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per category.
+    group, n, selected : str
+        Column names: the category, its applicants, its selected applicants.
+    exclude_below : float, optional
+        The rule's exclusion: categories with fewer than this share of the
+        applicants (the rule allows 0.02) are left out of the ratios; they stay
+        in the table with ``excluded`` True and the reference is chosen among the
+        retained categories.
+    unknown : int, default 0
+        Applicants of unknown category (the rule asks that their number be
+        reported; they are in no category's rate). Recorded in
+        ``attrs["n_unknown"]``.
+    ci_prob : float, default 0.95
+        Joint probability of the ratio band: with probability at least
+        ``ci_prob`` every retained category's ratio lies in its interval
+        (:func:`bayesfair.stats.simultaneous_band` on the log ratios, back-
+        transformed), so that a category read as below four fifths is not one
+        of many chances taken.
+    draws : int, default 4000
+    random_seed : None, int, SeedSequence or Generator, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group, n, selected, rate, ratio, ratio_lower, ratio_upper,
+        prob_below_four_fifths, prob_most_selected, excluded``: the
+        probability that the category's ratio to the reference is below 0.8
+        (:data:`FOUR_FIFTHS`), and that the category is the most selected
+        among the retained ones. ``attrs``: ``reference`` (the most selected
+        retained category, the ratios' denominator), ``n_unknown``, ``ci_prob``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"group": ["a", "b"], "n": [100, 50], "selected": [50, 20]})
+    >>> impact_ratios(t, random_seed=0)[["group", "rate", "ratio"]]
+      group  rate  ratio
+    0     a   0.5    1.0
+    1     b   0.4    0.8
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise InvalidParameterError(
+            f"The 'table' parameter must be a pandas DataFrame. Got {type(table).__name__}."
+        )
+    missing = [c for c in (group, n, selected) if c not in table.columns]
+    if missing:
+        raise InvalidParameterError(
+            f"Column(s) {missing} not in the table; its columns: {list(table.columns)}."
+        )
+    counts_n = table[n].to_numpy()
+    counts_s = table[selected].to_numpy()
+    for name, values in ((n, counts_n), (selected, counts_s)):
+        v = np.asarray(values, dtype=float)
+        if np.isnan(v).any() or (v < 0).any() or (v != np.round(v)).any():
+            raise InvalidParameterError(
+                f"The column '{name}' must hold counts (whole numbers ≥ 0)."
+            )
+    if (counts_s > counts_n).any():
+        raise InvalidParameterError(f"'{selected}' exceeds '{n}' in some rows.")
+    if table[group].duplicated().any():
+        raise InvalidParameterError(f"The column '{group}' repeats a category.")
+    if isinstance(unknown, bool) or not isinstance(unknown, int | np.integer) or unknown < 0:
+        raise InvalidParameterError(f"The 'unknown' parameter must be a count. Got {unknown!r}.")
+    rng = check_random_state(random_seed)
+    n_f, s_f = counts_n.astype(float), counts_s.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = s_f / n_f
+    samples = rng.beta(1.0 + s_f, 1.0 + n_f - s_f, size=(int(draws), len(n_f)))
+    out = impact_ratio_table(
+        table[group].tolist(),
+        n_f,
+        rate,
+        samples,
+        exclude_below=exclude_below,
+        ci_prob=ci_prob,
+        selected=counts_s,
+    )
+    out.attrs["n_unknown"] = int(unknown)
+    return out
+
+
+def result_impact_ratios(result, metric="selection_rate", exclude_below=None, ci_prob=0.95):
+    """:func:`impact_ratios` from a fit's draws of ``metric`` (``res.impact_ratios``)."""
+    name = get_rate(metric).name
+    theta = _flat_rates(result, name)
+    sizes = group_sizes(result)
+    n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        rate = np.nanmean(theta, axis=0)
+    out = impact_ratio_table(
+        result.groups, n, rate, theta, exclude_below=exclude_below, ci_prob=ci_prob
+    )
+    out.attrs["metric"] = name
+    return out

@@ -1,0 +1,145 @@
+"""The tables of a fit's differences: one row per metric and pair.
+
+:func:`difference_row` is the one computation of a difference's summary (mean, sd,
+HDI, ETI, P(Δ > 0), P(|Δ| < ε), the decision, the prior's share): the result's
+:func:`summary` and :func:`bayesfair.report.compare` both build their rows with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bayesfair._internal.validation import check_epsilon, check_probability, takes
+from bayesfair.metrics.rates import get_rate, warn_undefined_draws
+from bayesfair.models.catalogue import models_with_map
+from bayesfair.posterior import contrasts
+from bayesfair.posterior.groups import metric_list
+from bayesfair.posterior.sensitivity import prior_verdict
+from bayesfair.stats import eti, hdi, prob_within, rope_decision
+
+__all__ = ["difference_row", "rate_note", "summary"]
+
+
+@takes("FairnessPosterior")
+def difference_row(
+    result, metric: str, pair, epsilon: float, ci_prob: float, intervals: bool = True
+) -> dict:
+    """The summary of one pair's difference Δ = rate(group) − rate(reference).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+    pair : tuple
+        ``(group, reference)``, labels of the result.
+    epsilon : float
+        Half-width of the region of practical equivalence.
+    ci_prob : float
+        Probability of the HDI and ETI.
+    intervals : bool, default True
+        False when the draws are too few for an interval: the HDI and ETI are NaN,
+        and so the decision is "undefined".
+
+    Returns
+    -------
+    dict
+        ``mean``, ``sd``, ``hdi_lower``, ``hdi_upper``, ``eti_lower``, ``eti_upper``,
+        ``prob_positive``, ``prob_practically_fair``, ``decision``, ``p_undefined``,
+        ``prior_sensitive`` and ``sentence`` (the prior's, "" if none); every number
+        over the defined draws (NaN draws are an undefined rate).
+    """
+    g, ref = pair
+    r = result.rates(metric)
+    d = (r.sel(group=g) - r.sel(group=ref)).values
+    nan = (np.nan, np.nan)
+    h = hdi(d, ci_prob) if intervals else nan
+    e = eti(d, ci_prob) if intervals else nan
+    decision, sensitive, sentence = prior_verdict(
+        result, metric, pair, d, rope_decision(*h, epsilon), epsilon, ci_prob
+    )
+    valid = d[~np.isnan(d)]
+    return {
+        "mean": float(valid.mean()) if valid.size else np.nan,
+        "sd": float(valid.std()) if valid.size else np.nan,
+        "hdi_lower": h[0],
+        "hdi_upper": h[1],
+        "eti_lower": e[0],
+        "eti_upper": e[1],
+        "prob_positive": float(np.mean(valid > 0)) if valid.size else np.nan,
+        "prob_practically_fair": prob_within(d, epsilon),
+        "decision": decision,
+        "p_undefined": 1.0 - valid.size / d.size,
+        "prior_sensitive": sensitive,
+        "sentence": sentence,
+    }
+
+
+@takes("FairnessPosterior")
+def summary(
+    result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, reference=None
+) -> pd.DataFrame:
+    """One row per metric and group-against-reference pair (:func:`difference_row`).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metrics : str or list of str, optional
+        Default: every fitted metric.
+    epsilon : float, default 0.02
+    ci_prob : float, default 0.95
+    reference : optional
+        Default: the fit's reference group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, group, reference, mean, sd, hdi_lower, hdi_upper, eti_lower,
+        eti_upper, prob_positive, prob_practically_fair, decision, p_undefined,
+        prior_sensitive, note, estimand``.
+    """
+    epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
+    rows, undefined = [], {}
+    for m in metric_list(result, metrics):
+        for g, ref in contrasts.pairs_for(result, None, reference):
+            row = difference_row(result, m, (g, ref), epsilon, ci_prob)
+            sentence = row.pop("sentence")
+            undefined[f"{m} of {g} vs {ref}"] = row["p_undefined"]
+            notes = [rate_note(result, m, (g, ref)), sentence]
+            rows.append(
+                {
+                    "metric": m,
+                    "group": g,
+                    "reference": ref,
+                    **row,
+                    "note": "; ".join(n for n in notes if n),
+                    "estimand": result.estimand_text,
+                }
+            )
+    warn_undefined_draws(undefined, stacklevel=4)
+    return pd.DataFrame(rows)
+
+
+@takes("FairnessPosterior")
+def rate_note(result, metric: str, groups) -> str:
+    """Which of ``groups`` have no labeled denominator for ``metric`` ("" if none).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+    groups : iterable
+        Group labels of the result.
+    """
+    rate = get_rate(metric)
+    notes = []
+    for g, den in contrasts.denominators(result, metric, groups).items():
+        if den != 0:
+            continue
+        what = (
+            "informed by the calibration model and the unlabeled scores only"
+            if result.model in models_with_map()
+            else "the posterior is the prior"
+        )
+        notes.append(f"'{g}' has no labeled {'+'.join(rate.denominator)}: {what}")
+    return "; ".join(notes)

@@ -1,0 +1,1050 @@
+"""Side-by-side tables: Bayesian posteriors next to frequentist intervals.
+
+:func:`compare` returns a :class:`Comparison`; its main tables:
+
+``pairs``
+    one row per metric and (group, reference) pair: the frequency estimate of
+    Δ with its Newcombe (hybrid Wilson), bootstrap-percentile and Bernstein
+    intervals, and for each Bayesian model its posterior mean of Δ, 95% HDI
+    and P(|Δ| < ε).
+``variance``
+    one row per metric: Lum et al.'s uncorrected, corrected and
+    double-corrected between-group variance with bootstrap intervals, and the
+    posterior of the between-group variance of each Bayesian model (for
+    ``hbb`` also its population variance).
+``calibration_view``
+    one row per group: calibration within groups, the group's mean score minus
+    its share of positives, from the default model's
+    :meth:`~bayesfair.posterior.FairnessPosterior.calibration_summary` beside the
+    labeled rows' :func:`~bayesfair.frequentist.calibration_intervals`; the labeled
+    rows' reliability curves are in ``reliability``.
+
+It also holds the group and family views (many groups), the calibration check and
+the metric clusters.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bayesfair import frequentist as fq
+from bayesfair._internal.tree import get_group, has_group
+from bayesfair._internal.validation import (
+    check_epsilon,
+    renamed,
+    run_record,
+    seed_record,
+    seed_sequence,
+)
+from bayesfair.data.assessment import AssessmentData
+from bayesfair.exceptions import (
+    InvalidParameterError,
+    SamplingWarning,
+    SmallReferenceWarning,
+    SparseStratumWarning,
+    warnings_at_caller,
+)
+from bayesfair.metrics.rates import (
+    COUNT_NAMES,
+    UndefinedRateWarning,
+    get_rate,
+    rate_fraction,
+    undefined_rate_message,
+)
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
+from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
+from bayesfair.posterior.checks import CHECK_COLUMNS
+from bayesfair.posterior.fitting import _coord_labels, fit, model_options
+from bayesfair.posterior.tables import difference_row
+from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
+from bayesfair.stats import hdi, rope_decision
+
+__all__ = ["Comparison", "compare"]
+
+DEFAULT_METRICS = ("accuracy", "tpr", "fpr")
+#: The rates the metric clusters rebuild each draw's counts from.
+CLUSTER_RATES = ("accuracy", "selection_rate", "base_rate")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        Per metric and group pair (see the module docstring).
+    variance : pandas.DataFrame
+        Per metric, between-group variance estimates with intervals; per Bayesian
+        model ``<model>_mean/_lower/_upper`` over the draws in which every group's
+        rate is defined, ``<model>_p_undefined`` (the share of the other draws) and a
+        ``note`` that says when that share is not 0.
+    groups : pandas.DataFrame
+        Labeled and unlabeled example counts per group.
+    settings : dict
+        Threshold, reference group, ε, ``ci_prob``, models and their priors.
+    posteriors : dict
+        The fitted :class:`~bayesfair.posterior.FairnessPosterior` per model.
+    calibration : pandas.DataFrame
+        The calibration check of the calibration model's maps
+        (:meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`);
+        empty when no calibration model was fitted.
+    clusters : pandas.DataFrame
+        ``compare(..., clusters=True)``: which fairness metrics say the same thing
+        (:meth:`~bayesfair.posterior.FairnessPosterior.metric_clusters` of the
+        calibration model), with ``group`` and ``reference`` columns, one block per
+        pair; empty otherwise.
+    group_view : pandas.DataFrame
+        Per metric and group, the group's gap to all rows with a band that holds
+        for the groups jointly: per Bayesian model ``<model>_gap``,
+        ``<model>_gap_lower``, ``<model>_gap_upper``, ``<model>_prob_worst``,
+        ``<model>_decision`` (:func:`bayesfair.posterior.groups.group_summary`), and the
+        labeled rows' ``freq_gap``, ``freq_gap_lower``, ``freq_gap_upper``,
+        ``freq_method`` (:func:`bayesfair.frequentist.group_intervals`) and
+        ``freq_decision`` (the HDI + ROPE rule on that band).
+    family_view : pandas.DataFrame
+        Per metric, the family's verdict: per Bayesian model the columns of
+        :func:`bayesfair.posterior.groups.family_summary` prefixed ``<model>_``, and
+        ``freq_max_gap``, ``freq_max_gap_lower``, ``freq_max_gap_upper``,
+        ``freq_decision`` from the frequentist band.
+    calibration_view : pandas.DataFrame
+        Calibration within groups, one row per group (the data's order): ``group,
+        n_labeled, n_unlabeled``; the columns of
+        :meth:`~bayesfair.posterior.FairnessPosterior.calibration_summary` of the
+        model ``settings["calibration_model"]`` (the first fitted of RBC, BC, HBB,
+        BB) prefixed ``<model>_`` (``<model>_mean_score``, ``<model>_positive_rate``
+        with ``_lower``/``_upper``, ``<model>_calibration_gap`` with
+        ``_lower``/``_upper``, ``<model>_decision``, ``<model>_prob_within``); the
+        labeled rows' :func:`bayesfair.frequentist.calibration_intervals` prefixed
+        ``freq_`` (the same names, Wilson and bootstrap-t intervals) with
+        ``freq_decision`` (the HDI + ROPE rule on the bootstrap-t interval);
+        ``sentence``, the gap in plain words where the verdict (the model's, else
+        the labeled rows') is decided, ``""`` otherwise; ``note``. The gap is
+        mean score − share of positives: positive where the scores overstate the
+        group's positives. Empty for a comparison built without it.
+    reliability : pandas.DataFrame
+        The labeled rows' reliability curves
+        (:func:`bayesfair.frequentist.reliability_curve`, one row per group and
+        bin; the report's figure); empty when the labeled examples are a summary.
+    verdicts : pandas.DataFrame
+        One row per metric and pair, the verdict at ε and what it rests on
+        (:func:`pair_verdicts`): decided when the comparison is built, rendered by
+        the reports.
+    view_method : str
+        The method the group and family verdicts rest on: the first fitted of RBC,
+        BC, HBB, BB whose views exist, else ``"freq"`` (the labeled rows' max-|t|
+        bootstrap).
+    """
+
+    pairs: pd.DataFrame
+    variance: pd.DataFrame
+    groups: pd.DataFrame
+    settings: dict
+    posteriors: dict = field(default_factory=dict, repr=False)
+    calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    clusters: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    group_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    family_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    calibration_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    reliability: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    verdicts: pd.DataFrame = field(init=False, repr=False)
+    view_method: str = field(init=False)
+
+    def __post_init__(self):
+        # the verdicts are decided here, once, from the tables above (a copy made with
+        # dataclasses.replace decides its own); the reports only render them
+        object.__setattr__(self, "verdicts", pair_verdicts(self))
+        object.__setattr__(self, "view_method", _view_method(self.family_view))
+
+    @property
+    def disagreements(self) -> list[str]:
+        """One plain sentence per pair whose intervals disagree (the ``disagreement`` column)."""
+        if "disagreement" not in self.pairs:
+            return []
+        return [d for d in self.pairs["disagreement"] if d]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The pair table (one row per metric and group pair), a copy.
+
+        As ``to_frame()`` of the Bernstein and the variance results: the
+        result as one tidy table, intervals as ``*_lower``/``*_upper`` columns.
+        """
+        return self.pairs.copy()
+
+    def to_markdown(self, digits: int = 3) -> str:
+        """The tables as Markdown text."""
+        return comparison_markdown(self, digits=digits)
+
+    def to_html(self, figures: bool = True, data=None) -> str:
+        """A self-contained HTML page: tables, settings, diagnostics, figures.
+
+        Parameters
+        ----------
+        figures : bool, default True
+            Embed the figures (PNG); False for a page of tables only.
+        data : AssessmentData, optional
+            The compared data: adds the figures that need its rows (the labeled
+            examples' reliability bins).
+        """
+        return comparison_html(self, figures=figures, data=data)
+
+    def to_json(self) -> str:
+        """The comparison as JSON (NaN as null)."""
+        return comparison_json(self)
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+
+def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
+    """Versions, the time, and the call, for the report's provenance block."""
+    call = (
+        f"bayesfair.report.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
+        f"reference={ref!r}, ci_prob={ci_prob!r}, models={tuple(models)!r}, "
+        f"n_resamples={n_resamples!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
+    )
+    return run_record(call, data)
+
+
+def min_interval_draws(ci_prob: float) -> int:
+    """Fewest posterior draws from which a ``ci_prob`` interval is printed.
+
+    Five expected draws beyond each end: ``⌈5 / ((1 − ci_prob)/2)⌉`` (200 for
+    95%). With fewer, the interval's ends are one or two draws, whose Monte
+    Carlo error is as large as the interval; a report would be more confident
+    than its own computation.
+    """
+    return math.ceil(5.0 / ((1.0 - ci_prob) / 2.0) - 1e-9)
+
+
+#: With more than two groups, a reference group with fewer labeled examples is warned about.
+MIN_REFERENCE_LABELS = 30
+
+
+def _warn_small_reference(data, ref) -> None:
+    """Warn when, with more than two groups, the reference has fewer than
+    MIN_REFERENCE_LABELS labeled examples: every pair leans on it."""
+    if data.n_groups <= 2:
+        return
+    n_ref = int(data.group_sizes().loc[ref, "n_labeled"])
+    if n_ref < MIN_REFERENCE_LABELS:
+        warnings.warn(
+            f"The reference group {ref!r} has {n_ref} labeled examples (fewer than "
+            f"{MIN_REFERENCE_LABELS}): every pair's difference inherits its uncertainty, and "
+            "its luck. The group view compares each group with all rows instead "
+            "(Comparison.group_view, FairnessPosterior.group_summary); or choose a larger "
+            "reference.",
+            SmallReferenceWarning,
+            stacklevel=3,
+        )
+
+
+def _too_few_draws(posteriors, ci_prob) -> set:
+    """Models whose draws are too few for an interval; warns once for each."""
+    need = min_interval_draws(ci_prob)
+    out = set()
+    for name, res in posteriors.items():
+        post = get_group(res.idata, "posterior")
+        n = int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
+        if n < need:
+            out.add(name)
+            warnings.warn(
+                f"{name}: {n} posterior draws are too few for a {ci_prob:.0%} interval (at "
+                f"least {need}); its intervals are not printed. Fit with more draws.",
+                SamplingWarning,
+                stacklevel=3,
+            )
+    return out
+
+
+def _check_same_data(name, res, data) -> None:
+    """Refuse a posterior fitted on other data: its groups and stored counts must match."""
+    import numpy as np
+
+    idata = getattr(res, "idata", None)
+    if idata is None or not has_group(idata, "observed_data"):
+        raise InvalidParameterError(
+            f"posteriors[{name!r}] is not a result of bayesfair.fit. Got {type(res).__name__}."
+        )
+    obs = get_group(idata, "observed_data")
+    same = list(obs.group.values) == list(_coord_labels(data.group_levels))
+    if same:
+        stored = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
+        same = np.array_equal(stored, data.labeled_examples.confusion_counts())
+    constant = get_group(idata, "constant_data") if has_group(idata, "constant_data") else {}
+    if same and "n_unlabeled" in constant:
+        sizes = data.group_sizes()["n_unlabeled"].to_numpy()
+        same = np.array_equal(constant["n_unlabeled"].values, sizes)
+    if not same:
+        raise InvalidParameterError(
+            f"posteriors[{name!r}] was fitted on other data (its groups or labeled counts "
+            "differ from 'data'); fit it on the data being compared, or leave it out."
+        )
+
+
+@warnings_at_caller
+@renamed(n_boot="n_resamples")
+def compare(
+    data: AssessmentData,
+    metrics=DEFAULT_METRICS,
+    *,
+    epsilon: float = 0.02,
+    reference=None,
+    ci_prob: float = 0.95,
+    models=("bb", "rbc"),
+    posteriors: dict | None = None,
+    n_resamples: int = 2000,
+    random_seed=None,
+    fit_kwargs: dict | None = None,
+    progressbar: bool = True,
+    selection: str = "random",
+    clusters: bool = False,
+) -> Comparison:
+    """Compare Bayesian posteriors and frequentist intervals for group differences.
+
+    Parameters
+    ----------
+    data : AssessmentData
+    metrics : str or sequence of str
+        Rates to compare (default accuracy, TPR, FPR); one name means that rate.
+    epsilon : float
+        Half-width of the region of practical equivalence for P(|Δ| < ε):
+        positive and finite.
+    reference : optional
+        Reference group of the pairs; default ``data.reference``.
+    ci_prob : float
+        Probability of every interval.
+    models : sequence of {"bb", "hbb", "bc", "rbc"}
+        Bayesian models to fit; ``()`` for the frequentist columns only.
+        Default: the labeled-only ``bb`` and the default model ``rbc``.
+    posteriors : dict, optional
+        Already fitted results by model name; they are used instead of fitting.
+        Each must have been fitted on ``data`` (same groups and labeled
+        counts), or the call raises.
+    n_resamples : int
+        Bootstrap samples of the frequentist intervals.
+    random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Spawned into the bootstraps and the fits; recorded in
+        ``settings["random_seed"]`` (entropy and spawn key, see :func:`bayesfair.fit`)
+        and printed in the reports, so that a report can be reproduced from its contents.
+    fit_kwargs : dict, optional
+        Passed to :func:`bayesfair.fit` (e.g. ``draws``, ``chains``); not the
+        arguments compare sets itself (``model``, ``metrics``, ``random_seed``,
+        ``progressbar``).
+    progressbar : bool
+        Show the samplers' progress bars.
+    selection : {"random", "stratum", "score", "mixed"}
+        How the labeled examples were chosen: at random (default), or by
+        :func:`bayesfair.suggest_labels` with ``within="stratum"``,
+        ``"score"`` or ``"mixed"``. After active selection the intervals that assume labels
+        drawn at random are left empty (NaN) and the note says why: Newcombe,
+        bootstrap, Bernstein, Lum et al.'s variances and the labeled-only
+        models ``bb`` and ``hbb`` (they do not condition on the scores the
+        selection looked at), and PPI++ after ``"score"`` and ``"mixed"``
+        (:mod:`bayesfair.labels`).
+    clusters : bool, default False
+        Also cluster the Fair-Enough metrics by their posterior draws under the
+        calibration model (``rbc`` or ``bc`` must be among ``models``), per pair:
+        the ``clusters`` table and the reports' section "Which metrics say the
+        same thing". The fits then also compute the accuracy, selection rate and
+        base rate, which the clusters are built from.
+
+    Returns
+    -------
+    Comparison
+        ``pairs`` has a ``disagreement`` column: for a pair where two of the
+        intervals of the calibration model, ``bb`` and Newcombe do not
+        overlap, one plain sentence that says so, with the calibration
+        check of the two groups; ``""`` otherwise.
+
+    References
+    ----------
+    Ji, Smyth & Steyvers 2020 (Bayesian columns); Newcombe 1998; Lum, Zhang &
+    Bower 2022 (variance); Ethayarajh 2020 (Bernstein).
+    """
+    metrics, epsilon = _checked_arguments(data, metrics, epsilon, selection, fit_kwargs)
+    ref = data.reference if reference is None else data.resolve_group(reference, "reference")
+    _warn_small_reference(data, ref)
+    seq = seed_sequence(random_seed)
+    # a fifth child for the calibration view: the first four are those of earlier versions
+    # (the second seeded the fits until 0.4; they now take the root, below)
+    boot_seq, _, ppi_seq, view_seq, calibration_seq = seq.spawn(5)
+    boot_seeds = boot_seq.spawn(2 * len(metrics))
+    posteriors = dict(posteriors or {})
+    for name, res in posteriors.items():
+        _check_same_data(name, res, data)
+    if clusters and not set(models_with_map()) & (set(models) | set(posteriors)):
+        raise InvalidParameterError(
+            "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
+        )
+    fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
+    view_model = _calibration_model(models, posteriors)
+    options = (fit_metrics, view_model, fit_kwargs, progressbar)
+    # each model's fit takes the caller's seed itself (not a child of it), so that
+    # bf.fit(data, model, random_seed=seed) gives the same draws
+    posteriors.update(_fit_models(data, models, posteriors, options, seq))
+
+    too_few = _too_few_draws(posteriors, ci_prob)
+    calibrated = next((m for m in models_with_map() if m in posteriors), None)
+    calibration = (
+        posteriors[calibrated].calibration_check(warn=False)
+        if calibrated is not None and posteriors[calibrated].model in models_with_map()
+        else pd.DataFrame(columns=list(CHECK_COLUMNS))
+    )
+    pair_rows, var_rows = [], []
+    for i, metric in enumerate(metrics):
+        with warnings.catch_warnings():
+            # Undefined rates are stated in the table (NaN and the 'note' column).
+            warnings.simplefilter("ignore", UndefinedRateWarning)
+            rates = fq.rate_intervals(data, metric, ci_prob)
+            diffs = fq.difference_intervals(
+                data,
+                metric,
+                reference=ref,
+                ci_prob=ci_prob,
+                n_resamples=n_resamples,
+                random_seed=boot_seeds[2 * i],
+            )
+        for (g, r), row in diffs.iterrows():
+            out, notes = _pair_row(
+                fq,
+                data,
+                metric,
+                (g, r),
+                row,
+                rates,
+                posteriors,
+                too_few,
+                (ci_prob, epsilon, ppi_seq),
+            )
+            notes += _blank_not_valid(out, selection, posteriors)
+            out["note"] = "; ".join(dict.fromkeys(notes))
+            out["disagreement"] = _disagreement(out, calibrated, calibration)
+            pair_rows.append(out)
+        var = _variance_row(fq, data, metric, n_resamples, ci_prob, boot_seeds[2 * i + 1])
+        var_rows.append(_posterior_variances(var, metric, posteriors, too_few, ci_prob, selection))
+
+    settings = {
+        "threshold": data.threshold,
+        "reference": ref,
+        "epsilon": epsilon,
+        "ci_prob": ci_prob,
+        "n_resamples": n_resamples,
+        "models": list(posteriors),
+        "priors": {name: res.settings.get("prior") for name, res in posteriors.items()},
+        "positive_label": data.pos_label,
+        "random_seed": seed_record(seq),
+        "selection": selection,
+        "estimands": {name: res.estimand_text for name, res in posteriors.items()},
+        "provenance": _provenance(
+            data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
+        ),
+    }
+    group_view, family_view = _group_views(
+        data, metrics, posteriors, too_few, (epsilon, ci_prob, n_resamples), view_seq
+    )
+    calibration_view, reliability = _calibration_view(
+        data,
+        {view_model: posteriors[view_model]} if view_model not in (None, *too_few) else {},
+        (epsilon, ci_prob, n_resamples),
+        selection,
+        calibration_seq,
+    )
+    settings["calibration_model"] = calibration_view.attrs["model"]
+    return Comparison(
+        group_view=group_view,
+        family_view=family_view,
+        calibration_view=calibration_view,
+        reliability=reliability,
+        pairs=pd.DataFrame(pair_rows),
+        variance=pd.DataFrame(var_rows).set_index("metric"),
+        groups=data.group_sizes(),
+        settings=settings,
+        posteriors=posteriors,
+        calibration=calibration,
+        clusters=_metric_clusters(posteriors, ref) if clusters else pd.DataFrame(),
+    )
+
+
+#: The columns of :attr:`Comparison.verdicts`.
+VERDICT_COLUMNS = [
+    "metric",
+    "group",
+    "reference",
+    "verdict",
+    "estimate",
+    "lower",
+    "upper",
+    "prob_practically_fair",
+    "method",
+    "set_aside",
+    "without_labels",
+]
+
+
+def pair_verdicts(comp) -> pd.DataFrame:
+    """One verdict per metric and pair, and the method it rests on.
+
+    The verdict is the HDI + ROPE rule (Kruschke 2018): *practically fair* when the
+    interval lies inside [−ε, ε], *unfair* when it lies outside, *undecided*
+    otherwise (and *undecided* where the prior decides, the posterior's own
+    ``<model>_decision``). It rests on the first model of RBC, BC, HBB, BB that was
+    fitted and has an interval. BC, which trusts its calibration maps completely, is
+    set aside for the next model when the calibration check flags a misfit in one of
+    the pair's two groups (its interval may be wrong); RBC is never set aside: it
+    exists to absorb a misfit (a misfitting stratum follows its own labeled rate),
+    and one group's check says nothing about another group's map. (Until 0.4 a flag
+    on the reference group set RBC aside in every pair, so that with many groups one
+    group's chance p-value moved every verdict onto BB.) With no Bayesian model,
+    Newcombe's interval decides (also when the models have too few draws for one)
+    and P(|Δ| < ε) is not given.
+
+    Parameters
+    ----------
+    comp : Comparison
+        Its ``pairs``, ``settings`` (``epsilon``, ``models``), ``calibration`` and
+        ``groups`` are read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`VERDICT_COLUMNS`: the verdict, the estimate and interval of the
+        method it rests on (``"newcombe"`` or a model's name), ``set_aside`` (the
+        models passed over, a tuple) and ``without_labels`` (the pair's groups
+        without a labeled example, a tuple).
+    """
+    eps = comp.settings["epsilon"]
+    calibration = comp.calibration
+    misfit = set()
+    if calibration is not None and len(calibration):
+        misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
+    sizes = comp.groups
+    no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
+    rows = []
+    for _, r in comp.pairs.iterrows():
+        pair = {str(r["group"]), str(r["reference"])}
+        set_aside, method = [], "newcombe"
+        for m in verdict_order():
+            fitted = m in comp.settings.get("models", ())
+            if not fitted or math.isnan(r.get(f"{m}_lower", math.nan)):
+                continue
+            spec = MODEL_SPECS[m]
+            if spec.has_map and not spec.absorbs_misfit and pair & misfit:
+                set_aside.append(m)
+                continue
+            method = m
+            break
+        lo, hi = r.get(f"{method}_lower", np.nan), r.get(f"{method}_upper", np.nan)
+        rows.append(
+            {
+                "metric": r["metric"],
+                "group": r["group"],
+                "reference": r["reference"],
+                "verdict": r.get(f"{method}_decision", rope_decision(lo, hi, eps)),
+                "estimate": r.get(f"{method}_mean", r.get("freq_estimate", np.nan)),
+                "lower": lo,
+                "upper": hi,
+                "prob_practically_fair": r.get(f"{method}_prob_practically_fair", np.nan),
+                "method": method,
+                "set_aside": tuple(set_aside),
+                "without_labels": tuple(
+                    g for g in (r["group"], r["reference"]) if str(g) in no_labels
+                ),
+            }
+        )
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _view_method(family_view: pd.DataFrame) -> str:
+    """The first model of :func:`verdict_order` whose family view exists, else "freq"."""
+    return next((m for m in verdict_order() if f"{m}_decision" in family_view), "freq")
+
+
+def _fit_models(data, models, given: dict, options, seq) -> dict:
+    """The fits of the models not ``given``, each seeded as ``bf.fit(random_seed=seq)``
+    would be (a fresh copy of ``seq`` per model, whatever ``seq`` has spawned: one seed,
+    one answer, through ``fit`` or ``compare``); the model of the calibration view
+    (``options[1]``) also computes the base rate (its other rates' draws do not depend
+    on it)."""
+    fit_metrics, view_model, fit_kwargs, progressbar = options
+    out = {}
+    for name in models:
+        if name in given:
+            continue
+        model_seq = np.random.SeedSequence(
+            seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size
+        )
+        # the calibration view reads the draws of each group's share of positives
+        extra = ["base_rate"] if name == view_model and "base_rate" not in fit_metrics else []
+        out[name] = fit(
+            data,
+            name,
+            metrics=[*fit_metrics, *extra],
+            random_seed=model_seq,
+            progressbar=progressbar,
+            **model_options(name, fit_kwargs),
+        )
+    return out
+
+
+def _checked_arguments(data, metrics, epsilon, selection, fit_kwargs) -> tuple[list[str], float]:
+    """:func:`compare`'s data, metrics (canonical names), ε, selection and fit_kwargs
+    (which may not set what compare sets for every model), checked."""
+    own = sorted(set(fit_kwargs or {}) & {"data", "model", "metrics", "random_seed", "progressbar"})
+    if own:
+        raise InvalidParameterError(
+            f"'fit_kwargs' may not set {', '.join(map(repr, own))}: compare sets them for "
+            "every model; pass them to compare itself (models=, metrics=, random_seed=, "
+            "progressbar=)."
+        )
+    if not isinstance(data, AssessmentData):
+        raise InvalidParameterError(
+            f"The 'data' parameter must be an AssessmentData. Got {type(data).__name__}."
+        )
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = [get_rate(m).name for m in metrics]
+    if not metrics:
+        raise InvalidParameterError(
+            "The 'metrics' parameter must name at least one rate, e.g. ['accuracy', 'tpr']."
+        )
+    epsilon = check_epsilon(epsilon)
+    if selection not in _NOT_VALID_AFTER:
+        raise InvalidParameterError(
+            "The 'selection' parameter must be 'random', 'stratum', 'score' or 'mixed'. "
+            f"Got {selection!r}."
+        )
+    data.require_groups(2, "a side-by-side comparison of group differences")
+    if data.period_levels is not None:
+        raise InvalidParameterError(
+            "This data has periods: compare sets the methods side by side at one time. "
+            "For the audit over time, res = bayesfair.fit_periods(data) (a "
+            "PeriodPosterior; res.period_summary() is its table), rendered with "
+            "bayesfair.report.periods.period_markdown(res) (or period_html, period_json); "
+            "to compare the methods on one period, build the data without 'period' from "
+            "that period's rows."
+        )
+    return metrics, epsilon
+
+
+def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
+    """The group and family views, side by side: each Bayesian model's and the labeled
+    rows' max-|t| bootstrap (:func:`bayesfair.frequentist.group_intervals`)."""
+    epsilon, ci_prob, n_resamples = options
+    sizes = data.group_sizes()
+    group_frames, family_rows = [], []
+    for metric, metric_seq in zip(metrics, seq.spawn(len(metrics)), strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedRateWarning)  # said in the pairs' notes
+            freq = fq.group_intervals(data, metric, ci_prob, n_resamples, metric_seq)
+        table = pd.DataFrame(
+            {
+                "metric": metric,
+                "group": freq["group"],
+                "n_labeled": sizes["n_labeled"].to_numpy(),
+                "n_unlabeled": sizes["n_unlabeled"].to_numpy(),
+            }
+        )
+        family = {"metric": metric}
+        for name, res in posteriors.items():
+            if name in too_few:
+                continue
+            view = res.group_summary(metric, epsilon, ci_prob)
+            for col in ("gap", "gap_lower", "gap_upper", "prob_worst", "decision"):
+                table[f"{name}_{col}"] = view[col].to_numpy()
+            fam = res.family_summary(metric, epsilon, ci_prob).iloc[0]
+            family.update({f"{name}_{k}": v for k, v in fam.items() if k != "metric"})
+        for col in ("gap", "gap_lower", "gap_upper"):
+            table[f"freq_{col}"] = freq[col].to_numpy()
+        table["freq_method"] = freq["method"].to_numpy()
+        table["freq_decision"] = [
+            rope_decision(lo, hi, epsilon)
+            for lo, hi in zip(table["freq_gap_lower"], table["freq_gap_upper"], strict=True)
+        ]
+        lo, hi = freq.attrs["max_gap_lower"], freq.attrs["max_gap_upper"]
+        family.update(
+            freq_max_gap=freq.attrs["max_gap"],
+            freq_max_gap_lower=lo,
+            freq_max_gap_upper=hi,
+            freq_decision=rope_decision(lo, hi, epsilon),
+        )
+        group_frames.append(table)
+        family_rows.append(family)
+    return pd.concat(group_frames, ignore_index=True), pd.DataFrame(family_rows)
+
+
+#: The models whose calibration view a comparison shows, in order of preference (the
+#: order the findings rest on).
+CALIBRATION_MODELS = verdict_order()
+
+
+def _calibration_model(models, posteriors) -> str | None:
+    """The model of the calibration view: the first of CALIBRATION_MODELS to be fitted, or
+    given with the draws of ``base_rate`` (a given result without them is passed over)."""
+    for name in CALIBRATION_MODELS:
+        given = posteriors.get(name)
+        if (given is None and name in models) or (
+            given is not None and "base_rate" in given.metrics
+        ):
+            return name
+    return None
+
+
+def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
+    """Calibration within groups, side by side: the model's ``calibration_summary`` (at most
+    one in ``posterior``) and the labeled rows' ``calibration_intervals``; and the labeled
+    rows' reliability curves (empty when the labeled examples are a summary)."""
+    epsilon, ci_prob, n_resamples = options
+    interval_seq, curve_seq = seq.spawn(2)
+    sizes = data.group_sizes()
+    table = pd.DataFrame(
+        {
+            "group": list(data.group_levels),
+            "n_labeled": sizes["n_labeled"].to_numpy(),
+            "n_unlabeled": sizes["n_unlabeled"].to_numpy(),
+        }
+    )
+    notes, model = [], None
+    for name, res in posterior.items():
+        try:
+            view = res.calibration_summary(ci_prob=ci_prob, epsilon=epsilon)
+        except InvalidParameterError as exc:  # a given result without its score sums
+            notes.append(f"{name.upper()}: {exc}")
+            continue
+        model = name
+        for col in CALIBRATION_COLUMNS:
+            if col not in ("group", "n_labeled", "n_unlabeled"):
+                table[f"{name}_{col}"] = view[col].to_numpy()
+    freq_cols = CALIBRATION_COLUMNS[2:9]
+    if data.labeled_is_summary:
+        freq, curve = None, pd.DataFrame()
+        notes.append(
+            "the labeled rows' intervals and reliability curves need the labeled examples "
+            "as rows, and they were given as a summary"
+        )
+    else:
+        freq = fq.calibration_intervals(data, ci_prob, n_resamples, interval_seq)
+        # bins of about ten rows or more in the smallest labeled group, between 2 and 10
+        labeled = sizes["n_labeled"][sizes["n_labeled"] > 0]
+        n_bins = int(np.clip(labeled.min() // 10 if len(labeled) else 2, 2, 10))
+        curve = fq.reliability_curve(data, n_bins, ci_prob, random_seed=curve_seq)
+    for col in freq_cols:
+        table[f"freq_{col}"] = np.nan if freq is None else freq[col].to_numpy(float)
+    table["freq_decision"] = [
+        rope_decision(lo, hi, epsilon)
+        for lo, hi in zip(
+            table["freq_calibration_gap_lower"], table["freq_calibration_gap_upper"], strict=True
+        )
+    ]
+    blanked = _NOT_VALID_AFTER[selection]
+    # after active selection: the labeled rows' intervals, and BB's and HBB's, do not hold
+    gone = [m for m in ("freq", model) if blanked and m in ("freq", *blanked)]
+    for m in gone:
+        for col in [c for c in table.columns if c.startswith(f"{m}_")]:
+            table[col] = "undefined" if col.endswith("_decision") else np.nan
+    if gone:
+        notes.append(
+            f"labels chosen actively (selection={selection!r}): "
+            f"{' and '.join(_CALIBRATION_WORDS.get(m, m.upper()) for m in gone)} assume labels "
+            "drawn at random and are left empty"
+        )
+    table["sentence"] = [
+        _calibration_sentence(r, model, ci_prob, epsilon) for _, r in table.iterrows()
+    ]
+    table["note"] = "; ".join(notes)
+    table.attrs.update(
+        model=model, quantity=QUANTITY, epsilon=epsilon, ci_prob=ci_prob, n_resamples=n_resamples
+    )
+    return table, curve
+
+
+_CALIBRATION_WORDS = {"freq": "the labeled rows' intervals", "bb": "BB", "hbb": "HBB"}
+
+
+def _points(values, digits: int) -> list[str]:
+    return [f"{100 * v:.{digits}f}".replace("-", "−") for v in values]
+
+
+def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
+    """The group's gap in plain words where the verdict (the model's, else the labeled
+    rows') is decided: which way the scores miss its positives and by how many points."""
+    m = model if model is not None and row[f"{model}_decision"] != "undefined" else "freq"
+    verdict = row[f"{m}_decision"]
+    gap, lo, hi = (row[f"{m}_calibration_gap{s}"] for s in ("", "_lower", "_upper"))
+    if verdict not in ("unfair", "practically fair") or not np.isfinite([gap, lo, hi]).all():
+        return ""
+    # whole points where the interval is wider than the region ±ε, else tenths: rounding
+    # then never blurs where the interval lies against ±ε
+    digits = 0 if hi - lo > 2 * epsilon else 1
+    pct, group = f"{ci_prob:.0%}", f"group {row['group']}'s"
+    if verdict == "unfair":
+        # the interval lies on one side of 0: its distance from 0, in points
+        way, sign = ("overstate", 1.0) if gap > 0 else ("understate", -1.0)
+        size, a, b = _points((sign * gap, *sorted((sign * lo, sign * hi))), digits)
+        return (
+            f"The scores {way} {group} positives by {size} points ({pct} interval {a} to {b} "
+            "points)."
+        )
+    g, a, b = _points((gap, lo, hi), digits)
+    return (
+        f"The scores match {group} positives to within {100 * epsilon:g} points (ε): off by "
+        f"{g} points ({pct} interval {a} to {b} points)."
+    )
+
+
+def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
+    """The calibration model's metric clusters for each group against the reference."""
+    res = posteriors["rbc" if "rbc" in posteriors else "bc"]
+    tables = []
+    for g in res.groups:
+        if g != reference:
+            t = res.metric_clusters(group=g, reference=reference)
+            t.insert(0, "group", g)
+            t.insert(1, "reference", reference)
+            tables.append(t)
+    out = pd.concat(tables, ignore_index=True)
+    out.attrs = tables[0].attrs  # the first pair's dendrogram (the report's figure)
+    return out
+
+
+#: The columns that lose their guarantee when the labels were chosen actively.
+_NOT_VALID_AFTER = {
+    "random": (),
+    "stratum": ("newcombe", "bootstrap", "bernstein", "bb", "hbb"),
+    "score": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
+    "mixed": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
+}
+
+
+#: Fewest labeled examples in a rate's denominator, in each group of a pair, for its
+#: percentile-bootstrap interval: below it a group's resampled rate takes at most
+#: ``n + 1`` values, the percentiles fall on a few of them, and the interval is as
+#: coarse as the data (with 1–3 labels it covered 15 of 21 truths in a user's run).
+MIN_BOOTSTRAP_TRIALS = 10
+
+
+def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings):
+    """One pair's row (frequency estimate, Newcombe, bootstrap, PPI++, Bernstein and each
+    posterior's mean, HDI and P(|Δ| < ε)) and its notes."""
+    ci_prob, epsilon, ppi_seq = settings
+    g, r = pair
+    out = {
+        "metric": metric,
+        "group": g,
+        "reference": r,
+        "n_group": int(rates.loc[g, "trials"]),
+        "n_reference": int(rates.loc[r, "trials"]),
+        "freq_estimate": row["estimate"],
+        "newcombe_lower": row["newcombe_lower"],
+        "newcombe_upper": row["newcombe_upper"],
+        "bootstrap_lower": row["bootstrap_lower"],
+        "bootstrap_upper": row["bootstrap_upper"],
+    }
+    few = [x for x in (g, r) if 0 < rates.loc[x, "trials"] < MIN_BOOTSTRAP_TRIALS]
+    if few:  # a handful of labels: the resamples take a few values; Newcombe's still holds
+        out["bootstrap_lower"] = out["bootstrap_upper"] = np.nan
+    ppi_cols, ppi_notes = _ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq)
+    out.update(ppi_cols)
+    try:
+        b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
+        # a difference of two rates lies in [-1, 1]: clip, and keep the half-width
+        out["bernstein_lower"] = max(b.interval[0], -1.0)
+        out["bernstein_upper"] = min(b.interval[1], 1.0)
+        out["bernstein_half_width"] = b.half_width
+    except ValueError:  # undefined rate in one of the groups
+        out["bernstein_lower"] = out["bernstein_upper"] = np.nan
+        out["bernstein_half_width"] = np.nan
+    undefined, prior_notes = [], []
+    for name, res in posteriors.items():
+        # the one computation of a difference's summary (the result's summary uses it too)
+        row = difference_row(res, metric, (g, r), epsilon, ci_prob, name not in too_few)
+        out[f"{name}_mean"] = row["mean"]
+        out[f"{name}_lower"], out[f"{name}_upper"] = row["hdi_lower"], row["hdi_upper"]
+        out[f"{name}_prob_practically_fair"] = row["prob_practically_fair"]
+        out[f"{name}_p_undefined"] = row["p_undefined"]
+        out[f"{name}_decision"] = row["decision"]
+        out[f"{name}_prior_sensitive"] = row["prior_sensitive"]
+        if row["sentence"]:
+            prior_notes.append(f"{name.upper()}: {row['sentence']}")
+        if row["p_undefined"] > 0:
+            undefined.append(f"{name.upper()} in {row['p_undefined']:.1%} of its draws")
+    notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
+    if few:
+        notes.append(
+            f"No bootstrap interval: {' and '.join(map(str, few))} has fewer than "
+            f"{MIN_BOOTSTRAP_TRIALS} labeled examples in the rate's denominator, so its "
+            "resamples take only a few values (Newcombe's interval stays valid)"
+        )
+    if undefined:
+        notes.append(
+            f"Δ is undefined ({', '.join(undefined)}: a group without an example in the "
+            "rate's denominator there); the intervals are over the defined draws"
+        )
+    notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
+    return out, notes + prior_notes
+
+
+def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -> dict:
+    """The variance row completed with each posterior's between-group variance; the
+    intervals that assume random labels blanked after active selection."""
+    if selection != "random":
+        for key in [k for k in var if k != "metric"]:
+            var[key] = "" if key == "dropped_groups" else np.nan
+    undefined = []
+    for name, res in posteriors.items():
+        v = res.between_group_variance(metric).values
+        defined = v[~np.isnan(v)]
+        var[f"{name}_mean"] = float(defined.mean()) if defined.size else np.nan
+        var[f"{name}_lower"], var[f"{name}_upper"] = (
+            hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
+        )
+        if name in ("bb", "hbb") and selection != "random":
+            var[f"{name}_mean"] = var[f"{name}_lower"] = var[f"{name}_upper"] = np.nan
+        elif name == "hbb":
+            pv = res.population_variance(metric).values
+            var["hbb_population_mean"] = float(np.mean(pv))
+            var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
+        # a draw in which a group's rate is undefined has no variance (it is NaN, set
+        # aside above): its share, as in the pairs rows, and a sentence
+        var[f"{name}_p_undefined"] = 1.0 - defined.size / v.size
+        if defined.size < v.size:
+            undefined.append(f"{name.upper()} in {1.0 - defined.size / v.size:.1%} of its draws")
+    var["note"] = (
+        f"The between-group variance is undefined ({', '.join(undefined)}: a group's rate is "
+        "undefined there); its interval is over the defined draws"
+        if undefined
+        else ""
+    )
+    return var
+
+
+def _blank_not_valid(row: dict, selection: str, posteriors: dict) -> list[str]:
+    """After active selection, empty the intervals that assume random labels; the note."""
+    gone = [m for m in _NOT_VALID_AFTER[selection] if m not in ("bb", "hbb") or m in posteriors]
+    if not gone:
+        return []
+    for key in list(row):
+        if any(key.startswith(f"{m}_") for m in gone):
+            row[key] = np.nan
+    row["freq_estimate"] = np.nan
+    names = {
+        "newcombe": "Newcombe",
+        "bootstrap": "bootstrap",
+        "bernstein": "Bernstein",
+        "bb": "BB",
+        "hbb": "HBB",
+        "ppi": "PPI++",
+    }
+    return [
+        f"labels chosen actively (selection={selection!r}): {', '.join(names[m] for m in gone)} "
+        "assume labels drawn at random and are left empty"
+    ]
+
+
+def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
+    """A sentence when two of the calibration model's, bb's, Newcombe's intervals are disjoint."""
+    intervals = []
+    if calibrated is not None:
+        intervals.append((calibrated, row[f"{calibrated}_lower"], row[f"{calibrated}_upper"]))
+    if "bb_lower" in row:
+        intervals.append(("bb", row["bb_lower"], row["bb_upper"]))
+    intervals.append(("Newcombe", row["newcombe_lower"], row["newcombe_upper"]))
+    intervals = [(n, lo, hi) for n, lo, hi in intervals if np.isfinite(lo) and np.isfinite(hi)]
+    clash = [
+        (a, b)
+        for i, a in enumerate(intervals)
+        for b in intervals[i + 1 :]
+        if a[2] < b[1] or b[2] < a[1]
+    ]
+    if not clash:
+        return ""
+    (n1, l1, h1), (n2, l2, h2) = clash[0]
+    what = (
+        "the calibrated unlabeled scores and the labeled examples alone point to different gaps"
+        if calibrated in (n1, n2)
+        else "the two labeled-only methods point to different gaps"
+    )
+    check = ""
+    if len(calibration):
+        by_group = calibration.set_index(calibration["group"].astype(str))
+        parts = []
+        for g in (row["group"], row["reference"]):
+            if str(g) in by_group.index:
+                c = by_group.loc[str(g)]
+                p_adj = c.get("p_adjusted", c["p_value"])  # the verdict's (Holm) p-value
+                p = "" if pd.isna(p_adj) else f", adjusted p = {p_adj:.3f}"
+                parts.append(f"{g} {c['verdict']}{p}")
+        check = f" Calibration check: {'; '.join(parts)}."
+    return (
+        f"Δ {row['metric']} ({row['group']} − {row['reference']}): {n1} [{l1:.3f}, {h1:.3f}] "
+        f"and {n2} [{l2:.3f}, {h2:.3f}] do not overlap: {what}.{check}"
+    )
+
+
+def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]:
+    """PPI++ estimate, interval and effective n of one pair (NaN without unlabeled data).
+
+    Also returns what PPI++ warned about a sparse stratum, for the pair's note
+    (an undefined rate is stated there already).
+    """
+    cols = dict.fromkeys(["ppi_estimate", "ppi_lower", "ppi_upper", "ppi_effective_n"], np.nan)
+    if data.n_unlabeled == 0:
+        return cols, []
+    if data.labeled_is_summary:  # PPI++ cross-fits its predictions on the labeled rows
+        return cols, [
+            "PPI++ is omitted: it needs the labeled examples as rows, and they "
+            "were given as a summary."
+        ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("ignore", UndefinedRateWarning)
+        warnings.simplefilter("always", SparseStratumWarning)
+        # the same folds for every pair and rate: one cross-fitted predictor per group
+        res = fq.ppi_difference(
+            data, metric, group=g, reference=r, ci_prob=ci_prob, random_seed=seq
+        )
+    notes = [f"PPI++: {w.message}" for w in caught if w.category is SparseStratumWarning]
+    cols["ppi_estimate"] = res.estimate
+    lo, hi = res.interval
+    # a difference of two rates lies in [-1, 1]: a normal interval of a few labels can
+    # run past it; clipped, and said
+    cols["ppi_lower"], cols["ppi_upper"] = max(lo, -1.0), min(hi, 1.0)
+    if lo < -1.0 or hi > 1.0:
+        notes.append(
+            f"PPI++'s normal interval [{lo:.3f}, {hi:.3f}] runs past the range of a "
+            "difference of rates (too few labeled examples for its normal approximation); "
+            "it is clipped to [-1, 1]"
+        )
+    cols["ppi_effective_n"] = res.effective_n
+    return cols, notes
+
+
+def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:
+    empty = [g for g in groups if rates.loc[g, "trials"] == 0]
+    if not empty:
+        return []
+    return [f"{undefined_rate_message(metric, empty)} (among the labeled examples)"]
+
+
+def _variance_row(fq, data, metric, n_resamples, ci_prob, seed) -> dict:
+    row = {"metric": metric}
+    _, den = rate_fraction(data.labeled_examples.confusion_counts(), metric)
+    if int((den > 0).sum()) < 2:
+        for key in ("uncorrected", "corrected", "double_corrected"):
+            row[f"{key}"] = row[f"{key}_lower"] = row[f"{key}_upper"] = np.nan
+        return row
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # dropped groups are listed in the notes
+        res = fq.double_corrected_bootstrap(
+            data, metric, n_resamples=n_resamples, ci_prob=ci_prob, random_seed=seed
+        )
+    for key in ("uncorrected", "corrected", "double_corrected"):
+        est = getattr(res, key)
+        row[key] = est.estimate
+        row[f"{key}_lower"], row[f"{key}_upper"] = est.interval
+    row["dropped_groups"] = ", ".join(map(str, res.dropped_groups))
+    return row

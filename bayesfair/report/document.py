@@ -1,0 +1,852 @@
+"""Render a :class:`~bayesfair.report.compare.Comparison` as Markdown, HTML or JSON.
+
+:func:`comparison_markdown` gives the tables as text; :func:`comparison_html`
+a self-contained page (inline CSS, figures as base64 PNG) that also states the
+settings, priors, sampler diagnostics and, in plain words, what P(|Δ| < ε)
+means for each pair; :func:`comparison_json` the same content for machines. Each
+has the section "Calibration within groups", drawn from the comparison's
+``calibration_view`` (its sentences included); the HTML page adds its figure, the
+``reliability`` curves.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from bayesfair._internal.render import REPORT_CSS
+from bayesfair._internal.render import html_list as _html_list
+from bayesfair._internal.render import html_table as _html_table
+from bayesfair._internal.render import markdown_table as _table
+from bayesfair._internal.render import png as _png
+from bayesfair._internal.tree import get_group
+from bayesfair._internal.validation import takes
+from bayesfair.metrics.fair_enough import representatives
+from bayesfair.metrics.rates import get_rate
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
+from bayesfair.models.priors import prior_from_record
+from bayesfair.report import groups as rg
+from bayesfair.report import plots
+
+__all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
+
+
+def _fmt(v, digits: int) -> str:
+    if isinstance(v, float):
+        return "—" if math.isnan(v) else f"{v:.{digits}f}"
+    return str(v)
+
+
+def _interval(row, prefix: str, digits: int) -> str:
+    lo, hi = row.get(f"{prefix}_lower"), row.get(f"{prefix}_upper")
+    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
+        return "—"
+    return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _pair_tables(comp, digits: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The display tables of differences, shared by the Markdown and HTML reports: the
+    models' posteriors, then the frequentist intervals, each pair a row of both (one
+    table of 15 columns ran to 370 characters in a terminal and scrolled sideways in a
+    1,280-pixel window)."""
+    models = comp.settings["models"]
+    # PPI++ is a column when any pair has it; a pair without (a group with no labels) shows —
+    with_ppi = "ppi_lower" in comp.pairs and comp.pairs["ppi_lower"].notna().any()
+    bayes, freq = [], []
+    for _, r in comp.pairs.iterrows():
+        pair = {"metric": r["metric"], "pair": f"{r['group']} − {r['reference']}"}
+        row = {**pair, "n (group/ref)": f"{r['n_group']}/{r['n_reference']}"}
+        for m in models:
+            row[f"{m.upper()} mean"] = _fmt(r[f"{m}_mean"], digits)
+            row[f"{m.upper()} HDI"] = _interval(r, m, digits)
+            row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
+        bayes.append(row)
+        row = {**pair, "freq Δ": _fmt(r["freq_estimate"], digits)}
+        row["Newcombe"] = _interval(r, "newcombe", digits)
+        row["bootstrap"] = _interval(r, "bootstrap", digits)
+        row["Bernstein"] = _bernstein(r, digits)
+        if with_ppi:
+            row["PPI++"] = _interval(r, "ppi", digits)
+            row["PPI++ n_eff"] = _fmt(float(r["ppi_effective_n"]), 0)
+        freq.append(row)
+    return pd.DataFrame(bayes), pd.DataFrame(freq)
+
+
+def _bernstein(r, digits: int) -> str:
+    """The Bernstein interval; clipped to [−1, 1], with its half-width when it was."""
+    text = _interval(r, "bernstein", digits)
+    half = r.get("bernstein_half_width", float("nan"))
+    if half == half and (r["bernstein_lower"] <= -1.0 or r["bernstein_upper"] >= 1.0):
+        text += f" (±{half:.{digits}f}, clipped)"
+    return text
+
+
+def _variance_notes(comp) -> list[str]:
+    """Sentences for variance figures that would otherwise surprise."""
+    notes = []
+    for metric, r in comp.variance.iterrows():
+        negative = [
+            (k, lab)
+            for k, lab in (("corrected", "corrected"), ("double_corrected", "double-corrected"))
+            if r.get(k, 0.0) < 0
+        ]
+        if negative:
+            (key, label), *_ = negative
+            notes.append(
+                f"{metric}: the {label} estimate is negative ({r[key]:.4f}). The correction "
+                "subtracts the groups' sampling variance, which here exceeds the observed "
+                "spread of the rates: the true variance is near 0, and the upper end of the "
+                "interval is the figure to read."
+            )
+        notes += [f"{metric}: {r['note']}."] if isinstance(r.get("note"), str) and r["note"] else []
+    return notes
+
+
+def _variance_table(comp, digits: int) -> pd.DataFrame:
+    """The display table of between-group variances (Markdown and HTML)."""
+    models = comp.settings["models"]
+    var_rows = []
+    for metric, r in comp.variance.iterrows():
+        row = {"metric": metric}
+        for key, label in (
+            ("uncorrected", "uncorrected"),
+            ("corrected", "corrected"),
+            ("double_corrected", "double-corrected"),
+        ):
+            row[label] = f"{_fmt(r[key], digits + 1)} {_interval(r, key, digits + 1)}"
+        for m in models:
+            row[f"{m.upper()} posterior"] = (
+                f"{_fmt(r[f'{m}_mean'], digits + 1)} {_interval(r, m, digits + 1)}"
+            )
+        if "hbb_population_mean" in r:
+            row["HBB population"] = (
+                f"{_fmt(r['hbb_population_mean'], digits + 1)} "
+                f"{_interval(r, 'hbb_population', digits + 1)}"
+            )
+        var_rows.append(row)
+    return pd.DataFrame(var_rows)
+
+
+def seed_text(record) -> str:
+    """The seed record of a result in words, with what reproduces it."""
+    if not record:
+        return "not recorded"
+    key = record.get("spawn_key", [])
+    entropy = record["entropy"]
+    if isinstance(entropy, list):
+        entropy = "[" + ", ".join(entropy) + "]"
+    if not key:
+        return f"{entropy} (random_seed={entropy} reproduces it)"
+    return f"{entropy}, child {tuple(key)} of its seed sequence (spawn_key={tuple(key)})"
+
+
+@takes("Comparison")
+def comparison_markdown(comp, digits: int = 3) -> str:
+    """Markdown of the pair table, the variance table and the other sections of a comparison.
+
+    With more than two groups the family and group views come first
+    (:func:`bayesfair.report.groups.group_markdown`).
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.report.compare`.
+    digits : int, default 3
+        Decimals of the tables.
+
+    Returns
+    -------
+    str
+        The report, Markdown lines joined by newlines.
+    """
+    s = comp.settings
+    pct = f"{s['ci_prob']:.0%}"
+    bayes, freq = _pair_tables(comp, digits)
+    out = rg.group_markdown(comp, digits) if rg.leads_with_family(comp) else []
+    out += [
+        "Findings by pair (each group against the reference):" if out else "Findings:",
+        "",
+        *[f"- {f['text']}" for f in findings(comp)],
+        "",
+        f"Threshold {s['threshold']:g}, reference group {s['reference']!r}, "
+        f"positive label {s['positive_label']!r}, ε = {s['epsilon']:g}, {pct} intervals.",
+        f"Random seed: {seed_text(s.get('random_seed'))}.",
+        "",
+        "Group sizes (labeled / unlabeled):",
+        "",
+        _table(comp.groups.reset_index()),
+        "",
+        f"Differences Δ = rate(group) − rate(reference), {pct} intervals: the models' posteriors,",
+        "",
+        _table(bayes),
+        "",
+        "and the frequentist estimates and intervals:",
+        "",
+        _table(freq),
+        "",
+        *_plain_markdown(comp),
+        "Between-group variance (Lum et al. 2022) and its posterior:",
+        "",
+        _table(_variance_table(comp, digits)),
+        *[f"\n- {n}" for n in _variance_notes(comp)],
+    ]
+    out += _estimand_lines(comp)
+    disagreements = comp.disagreements
+    if disagreements:
+        out += ["", "Where the methods disagree:", "", *[f"- {d}" for d in disagreements]]
+    out += _calibration_view_markdown(comp, digits)
+    calibration = _calibration_table(comp)
+    if calibration is not None:
+        out += [
+            "",
+            "Calibration check (each group's labeled examples against the calibration map the "
+            "groups share; the verdict on the step-down (Holm) adjusted p-value):",
+            "",
+            _table(calibration),
+        ]
+    clusters = _clusters_table(comp, digits)
+    if clusters is not None:
+        out += ["", f"{CLUSTERS_TITLE} (one metric per cluster):", "", _table(clusters)]
+    if comp.posteriors:
+        out += ["", "Sampler diagnostics:", "", _table(_diagnostics_shown(comp)), ""]
+        out += [DIAGNOSTICS_ADVICE]
+    notes = _notes(comp)
+    if notes:
+        out += ["", "Notes:", *[f"- {n}" for n in notes]]
+    out += [
+        "",
+        "Provenance:",
+        "",
+        _table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"])),
+    ]
+    return "\n".join(out)
+
+
+#: The heading of the section of the metric clusters (Majumder et al., Fair Enough).
+CLUSTERS_TITLE = "Which metrics say the same thing"
+
+
+def _clusters_table(comp, digits: int):
+    """The representatives of the metric clusters, or None without clusters."""
+    table = comp.clusters
+    return None if table is None or table.empty else representatives(table, digits)
+
+
+def _estimand_lines(comp) -> list[str]:
+    """Which quantity each model's intervals are for, in words."""
+    estimands = comp.settings.get("estimands", {})
+    if not estimands:
+        return []
+    return ["", "What the intervals are for:", ""] + [
+        f"- {m.upper()}: {text}." for m, text in estimands.items()
+    ]
+
+
+#: The heading of the section of calibration within groups.
+CALIBRATION_TITLE = "Calibration within groups"
+
+
+def _calibration_view_model(comp):
+    """The model of the comparison's calibration view, chosen when the comparison was
+    built (None: the labeled rows' alone)."""
+    return comp.settings.get("calibration_model")
+
+
+def _calibration_view_table(comp, digits: int):
+    """Calibration within groups as a display table, one row per group and method (the
+    model's over all assessed rows, then the labeled rows'); None without the view."""
+    view = comp.calibration_view
+    if view is None or view.empty:
+        return None
+    model = _calibration_view_model(comp)
+    rows = []
+    for _, r in view.iterrows():
+        for m in [model, "freq"] if model else ["freq"]:
+            rows.append(
+                {
+                    "group": str(r["group"]),
+                    "method": "labeled rows" if m == "freq" else m.upper(),
+                    "rows": str(r["n_labeled"])
+                    if m == "freq"
+                    else f"{r['n_labeled']} + {r['n_unlabeled']}",
+                    "mean score": _fmt(r[f"{m}_mean_score"], digits),
+                    "share of positives": _with_interval(r, f"{m}_positive_rate", digits),
+                    "gap": _with_interval(r, f"{m}_calibration_gap", digits),
+                    "P(|gap|<ε)": "—" if m == "freq" else _fmt(r[f"{m}_prob_within"], 2),
+                    "verdict": r[f"{m}_decision"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _with_interval(row, prefix: str, digits: int) -> str:
+    """An estimate and its interval, or one dash where neither is defined."""
+    value, interval = _fmt(float(row[prefix]), digits), _interval(row, prefix, digits)
+    return value if interval == "—" else f"{value} {interval}"
+
+
+def _calibration_view_intro(comp) -> str:
+    """What the section's numbers are, in words (Markdown and HTML alike)."""
+    s = comp.settings
+    model = _calibration_view_model(comp)
+    bayes = (
+        f"{model.upper()}: over the assessed rows (labeled and unlabeled), "
+        f"{s['ci_prob']:.0%} HDIs of the share and, for the gap, a band that holds for "
+        "all groups at once; "
+        if model
+        else ""
+    )
+    return (
+        "Gap = mean score − share of positives, per group (calibration in the large); "
+        "positive: the scores overstate the group's positives. "
+        f"{bayes}labeled rows alone: Wilson interval of the share, bootstrap-t interval of "
+        f"the gap. Verdicts at ε = {s['epsilon']:g}. A mean that matches does not make every "
+        "score calibrated: the reliability figure (HTML report) shows the whole curve."
+    )
+
+
+def _calibration_view_lines(comp) -> tuple[list[str], list[str]]:
+    """The section's sentences (one per group whose gap is decided, or one that says none
+    is) and its notes."""
+    view = comp.calibration_view
+    sentences = [t for t in view.get("sentence", []) if t]
+    if not sentences:
+        sentences = [
+            f"No group's gap is decided at ε = {comp.settings['epsilon']:g}: each interval "
+            "straddles ±ε (more labels narrow it) or is undefined."
+        ]
+    notes = list(dict.fromkeys(n for n in view.get("note", []) if n))
+    return sentences, notes
+
+
+def _calibration_view_markdown(comp, digits: int) -> list[str]:
+    """The section "Calibration within groups" as Markdown lines (none without the view)."""
+    table = _calibration_view_table(comp, digits)
+    if table is None:
+        return []
+    sentences, notes = _calibration_view_lines(comp)
+    return [
+        "",
+        f"{CALIBRATION_TITLE}:",
+        "",
+        _calibration_view_intro(comp),
+        "",
+        *[f"- {t}" for t in sentences],
+        "",
+        _table(table),
+        *[f"\n- {n}." for n in notes],
+    ]
+
+
+def _calibration_view_html(comp, digits: int) -> list[str]:
+    """The section "Calibration within groups" as HTML fragments (none without the view)."""
+    from html import escape
+
+    table = _calibration_view_table(comp, digits)
+    if table is None:
+        return []
+    sentences, notes = _calibration_view_lines(comp)
+    body = "".join(f"<li>{escape(t, quote=False)}</li>" for t in sentences)
+    return [
+        f'<h2 id="calibration-within-groups">{CALIBRATION_TITLE}</h2>',
+        f"<p>{escape(_calibration_view_intro(comp), quote=False)}</p>",
+        f'<ul class="plain">{body}</ul>',
+        _html_table(table, "calibration-groups"),
+        *[f"<p class='note'>{escape(n, quote=False)}.</p>" for n in notes],
+    ]
+
+
+def _calibration_table(comp):
+    """The calibration check as a display table (None when no calibration model was fitted)."""
+    check = comp.calibration
+    if check is None or not len(check):
+        return None
+    return pd.DataFrame(
+        {
+            "group": check["group"].astype(str),
+            "labeled": check["n_labeled"],
+            "statistic": check["statistic"].map(lambda v: _fmt(float(v), 1)),
+            "p-value": check["p_value"].map(lambda v: _fmt(float(v), 3)),
+            "adjusted p (step-down)": check.get("p_adjusted", check["p_value"]).map(
+                lambda v: _fmt(float(v), 3)
+            ),
+            "verdict": check["verdict"],
+            "where the labels depart most": check.get("where", ""),
+        }
+    )
+
+
+# --------------------------------------------------------------------------- plain words
+_METHOD_WORDS = {
+    **{name: spec.words for name, spec in MODEL_SPECS.items()},
+    "newcombe": "Newcombe's interval on the labeled examples (no Bayesian interval available)",
+}
+
+
+def _no_label_words(groups: list, method: str) -> str:
+    """What a verdict on a group without labeled examples rests on, in words."""
+    names = " and ".join(str(g) for g in groups)
+    if method in models_with_map():
+        source = (
+            "its rates come from its unlabeled scores through the calibration maps learned "
+            "on the other groups' labels, and no label of its own checks them"
+        )
+    else:
+        source = "its rates are the model's prior (pooled with the other groups for HBB)"
+    return f"{names} has no labeled example: {source}."
+
+
+@takes("Comparison")
+def findings(comp) -> list[dict]:
+    """One finding per metric and pair: the verdict at ε in words.
+
+    The verdicts and the method each rests on were decided when the comparison was
+    built (:attr:`~bayesfair.report.compare.Comparison.verdicts`,
+    :func:`bayesfair.report.compare.pair_verdicts`, which gives the rule); this function
+    only says them.
+    """
+    eps = comp.settings["epsilon"]
+    out = []
+    for v in comp.verdicts.to_dict("records"):
+        label = get_rate(v["metric"]).label
+        method, prob = v["method"], v["prob_practically_fair"]
+        pair = f"{v['group']} vs {v['reference']}"
+        if v["verdict"] == "undefined":
+            text = f"{label}, {pair}: undefined (too few labeled examples in its denominator)."
+        else:
+            chance = "" if math.isnan(prob) else f", P(|Δ| < {eps:g}) = {prob:.2f}"
+            text = (
+                f"{label}, {pair}: {v['verdict']} at ε = {eps:g}. Δ = {v['estimate']:+.3f}, "
+                f"interval [{v['lower']:.3f}, {v['upper']:.3f}]{chance}; rests on "
+                f"{_METHOD_WORDS[method]}."
+            )
+        if v["set_aside"]:
+            text += (
+                f" ({', '.join(m.upper() for m in v['set_aside'])} set aside: the calibration "
+                "check flags a misfit in this pair.)"
+            )
+        if v["without_labels"] and method in MODEL_SPECS:
+            text += f" ({_no_label_words(list(v['without_labels']), method)})"
+        keep = ("set_aside", "without_labels")
+        out.append({**{k: x for k, x in v.items() if k not in keep}, "text": text})
+    return out
+
+
+def provenance(comp) -> dict:
+    """What reproduces a report: versions, time, seed, sampler, priors, inputs, the call."""
+    return dict(comp.settings.get("provenance", {}))
+
+
+def _provenance_rows(comp) -> list[tuple[str, str]]:
+    fits = [(name.upper(), post.settings) for name, post in comp.posteriors.items()]
+    return provenance_table(comp.settings, fits)
+
+
+def provenance_table(settings: dict, fits) -> list[tuple[str, str]]:
+    """A report's provenance as (item, value) rows: the time, versions, seed, each fit's
+    sampler and priors, the input files and the call.
+
+    Parameters
+    ----------
+    settings : dict
+        The report's settings: ``provenance`` (:func:`bayesfair._internal.validation.run_record`,
+        with the command line's inputs) and ``random_seed``.
+    fits : iterable of (str, dict)
+        Each fit's name as the report shows it, and its settings.
+    """
+    prov = dict(settings.get("provenance", {}))
+    rows = []
+    if prov.get("created"):
+        rows.append(("created", prov["created"]))
+    if prov.get("versions"):
+        rows.append(("versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items())))
+    rows.append(("random seed", seed_text(settings.get("random_seed"))))
+    for name, s in fits:
+        rows.append(
+            (
+                f"{name} sampler",
+                f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
+                f"{s.get('tune')} tuning steps",
+            )
+        )
+        rows.append((f"{name} prior", prior_words(s.get("prior"))))
+        if s.get("discrepancy"):
+            rows.append((f"{name} discrepancy prior", prior_words(s["discrepancy"])))
+    for item in prov.get("inputs", []):
+        rows.append(
+            (
+                f"input ({item['role']})",
+                f"{item['path']}: {item['rows']:,} rows, SHA-256 {item['sha256']}",
+            )
+        )
+    if prov.get("call"):
+        rows.append(("call", prov["call"]))
+    return rows
+
+
+def prior_words(record) -> str:
+    """The prior a fit recorded (``settings["prior"]``), in its own words."""
+    prior = prior_from_record(record)
+    return "not recorded" if prior is None else prior.describe()
+
+
+def _plain_sentences(comp) -> list[str]:
+    """One sentence per pair and model saying what P(|Δ| < ε) (and P(Δ > 0)) means."""
+    eps = comp.settings["epsilon"]
+    out = []
+    for _, r in comp.pairs.iterrows():
+        label = get_rate(r["metric"]).label
+        for m in comp.settings["models"]:
+            p = r[f"{m}_prob_practically_fair"]
+            if isinstance(p, float) and math.isnan(p):
+                out.append(
+                    f"The {m.upper()} model cannot say how close {r['group']}'s {label} is to "
+                    f"{r['reference']}'s: the difference is undefined."
+                )
+                continue
+            sentence = (
+                f"Given the data and the {m.upper()} model, the probability that "
+                f"{r['group']}'s {label} is within ±{eps:g} of {r['reference']}'s is {p:.2f}"
+            )
+            post = comp.posteriors.get(m)
+            if post is not None:
+                up = post.prob_positive(r["metric"], r["group"], r["reference"])
+                if not math.isnan(up):
+                    sentence += f", and the probability that it is higher is {up:.2f}"
+            out.append(sentence + ".")
+    return out
+
+
+def _diagnostics(comp) -> pd.DataFrame:
+    """Max R-hat, min bulk ESS and divergences per fitted model."""
+    rows = []
+    for name, post in comp.posteriors.items():
+        d = post.diagnostics()
+        rows.append(
+            {
+                "model": name,
+                "sampler": post.settings.get("sampler", ""),
+                "chains": get_group(post.idata, "posterior").sizes["chain"],
+                "draws": get_group(post.idata, "posterior").sizes["draw"],
+                "max_r_hat": float(d["r_hat"].max()) if len(d) else math.nan,
+                "min_ess_bulk": float(d["ess_bulk"].min()) if len(d) else math.nan,
+                "divergences": int(d["divergences"].max()) if len(d) else 0,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "sampler",
+            "chains",
+            "draws",
+            "max_r_hat",
+            "min_ess_bulk",
+            "divergences",
+        ],
+    )
+
+
+#: What the sampler diagnostics ask of a reader, in every report format.
+DIAGNOSTICS_ADVICE = (
+    "R-hat above 1.01, a bulk ESS below about 400 or any divergence call for more draws "
+    "(or a higher target acceptance) before the numbers are trusted."
+)
+
+
+def _diagnostics_shown(comp) -> pd.DataFrame:
+    """:func:`_diagnostics` with its numbers written for a reader."""
+    diag = _diagnostics(comp)
+    return diag.assign(
+        max_r_hat=diag["max_r_hat"].map(lambda v: _fmt(v, 3)),
+        min_ess_bulk=diag["min_ess_bulk"].map(lambda v: _fmt(v, 0)),
+    )
+
+
+def _plain_markdown(comp) -> list[str]:
+    """The plain-words section as Markdown lines (nothing when it is empty)."""
+    sentences = _plain_sentences(comp)
+    return ["In plain words:", "", *[f"- {t}" for t in sentences], ""] if sentences else []
+
+
+def _notes(comp) -> list[str]:
+    notes = [n for n in comp.pairs.get("note", []) if n]
+    for post in comp.posteriors.values():
+        notes += list(post.notes)
+    return list(dict.fromkeys(notes))
+
+
+# --------------------------------------------------------------------------- HTML
+
+
+def _figures(comp, data=None) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) of the report's figures, drawn without pyplot's global state."""
+    from matplotlib.figure import Figure
+
+    out = []
+    eps = comp.settings["epsilon"]
+    if rg.many_groups(comp):
+        # one figure per pair, a pair forest and a reliability panel per group would make a
+        # page of megabytes: the forest plots of the group view stand for them
+        fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
+        plots.plot_variance_forest(comp, ax=fig.subplots())
+        return [("Between-group variance by estimator.", _png(fig))]
+    if comp.posteriors:
+        for _, r in comp.pairs.iterrows():
+            fig = Figure(figsize=(6.4, 3.8))
+            plots.plot_difference(
+                comp.posteriors,
+                r["metric"],
+                group=r["group"],
+                reference=r["reference"],
+                epsilon=eps,
+                freq_estimate=r["freq_estimate"],
+                ax=fig.subplots(),
+            )
+            out.append(
+                (
+                    f"Posterior of Δ {r['metric']} ({r['group']} − {r['reference']}); "
+                    "dashed: frequency estimate; shaded: ±ε.",
+                    _png(fig),
+                )
+            )
+    fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.pairs)))
+    plots.plot_forest(comp, ax=fig.subplots())
+    out.append(("Intervals of Δ by method.", _png(fig)))
+    fig = Figure(figsize=(7.0, 1.2 + 0.9 * len(comp.variance)))
+    plots.plot_variance_forest(comp, ax=fig.subplots())
+    out.append(("Between-group variance by estimator.", _png(fig)))
+    table = comp.clusters
+    if table is not None and len(table.attrs.get("linkage", [])):
+        fig = Figure(figsize=(7.0, 0.8 + 0.28 * len(table.attrs["linkage_metrics"])))
+        plots.plot_metric_dendrogram(table, ax=fig.subplots())
+        fig.tight_layout()
+        first = table.iloc[0]
+        out.append(
+            (
+                f"{CLUSTERS_TITLE} ({first['group']} vs {first['reference']}): 1 − |ρ| "
+                "across the draws, cut at the most stable height.",
+                _png(fig),
+            )
+        )
+    calibrated = next((m for m in models_with_map() if m in comp.posteriors), None)
+    if calibrated is not None:
+        post = comp.posteriors[calibrated]
+        k = len(post.groups)
+        fig = Figure(figsize=(min(3.4 * k, 14.0), 3.8))
+        axes = fig.subplots(1, k, squeeze=False)[0]
+        check = comp.calibration
+        plots.plot_reliability(post, axes=axes, check=check if len(check) else None)
+        fig.tight_layout()
+        out.append(
+            (
+                f"Reliability per group: the {calibrated.upper()} calibration map (band) against "
+                "the labeled examples binned by score on each side of the threshold (counts beside "
+                "the points; bars: Wilson 95% intervals).",
+                _png(fig),
+            )
+        )
+    return out + _reliability_figure(comp, calibrated)
+
+
+def _reliability_figure(comp, calibrated) -> list[tuple[str, str]]:
+    """The figure of calibration within groups: the labeled rows' reliability curves, with
+    the calibration model's maps where one was fitted (none without the curves)."""
+    from matplotlib.figure import Figure
+
+    curve = comp.reliability
+    if curve is None or curve.empty:
+        return []
+    pct = f"{comp.settings['ci_prob']:.0%}"
+    post = comp.posteriors.get(calibrated) if calibrated is not None else None
+    fig = Figure(figsize=(6.0, 4.8))
+    plots.plot_reliability_curves(curve, post, ax=fig.subplots(), ci_prob=comp.settings["ci_prob"])
+    maps = (
+        f"; dashed, each group's {calibrated.upper()} calibration map (posterior mean, {pct} "
+        "band"
+        + (
+            ", shifted on each side of the threshold)"
+            if MODEL_SPECS[calibrated].absorbs_misfit
+            else ")"
+        )
+        if post is not None
+        else ""
+    )
+    return [
+        (
+            f"{CALIBRATION_TITLE}: each group's labeled rows in up to "
+            f"{curve.attrs.get('n_bins', '')} equal-count bins by score, mean score against "
+            f"share of positives (bars: Wilson {pct} intervals); dotted: calibrated "
+            f"scores{maps}.",
+            _png(fig),
+        )
+    ]
+
+
+@takes("Comparison")
+def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> str:
+    """A self-contained HTML page of a comparison.
+
+    Parameters
+    ----------
+    comp : Comparison
+    figures : bool
+        Embed the figures (base64 PNG; needs matplotlib).
+    digits : int
+        Decimals of the tables.
+    data : AssessmentData, optional
+        Accepted for compatibility: the reliability figure of a calibration
+        model (``rbc`` or ``bc``) uses the labeled examples stored in the fit.
+
+    Returns
+    -------
+    str
+        The page: settings (threshold, reference, positive label, ε, priors),
+        group sizes, the tables of :func:`comparison_markdown`, sampler
+        diagnostics, the meaning of P(|Δ| < ε) in plain words, notes, figures.
+    """
+    from html import escape
+
+    s = comp.settings
+    pct = f"{s['ci_prob']:.0%}"
+    bayes, freq = _pair_tables(comp, digits)
+    settings = pd.DataFrame(
+        [
+            ("threshold", f"{s['threshold']:g} (predicted positive when score ≥ threshold)"),
+            ("positive label", repr(s["positive_label"])),
+            ("reference group", str(s["reference"])),
+            ("ε (practical equivalence)", f"±{s['epsilon']:g}"),
+            ("interval probability", pct),
+            ("bootstrap resamples", str(s.get("n_resamples", ""))),
+            ("random seed", seed_text(s.get("random_seed"))),
+            ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
+            *((f"prior of {m.upper()}", prior_words(p)) for m, p in s.get("priors", {}).items()),
+            *(
+                (f"{m.upper()} intervals are for", text)
+                for m, text in s.get("estimands", {}).items()
+            ),
+        ],
+        columns=["setting", "value"],
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>bayesfair assessment</title>",
+        f"<style>{REPORT_CSS}</style></head><body>",
+        "<h1>bayesfair assessment</h1>",
+        *rg.group_html(comp, digits, figures),
+        *rg.pair_findings_html(comp, findings(comp)),
+        "<h2>Settings</h2>",
+        _html_table(settings, "settings"),
+        "<h2>Data sizes per group</h2>",
+        _html_table(comp.groups.reset_index()),
+        f"<h2>Differences Δ = rate(group) − rate(reference), {pct} intervals</h2>",
+        "<p>The models' posteriors:</p>",
+        _html_table(bayes, "pairs"),
+        "<p>The frequentist estimates and intervals:</p>",
+        _html_table(freq, "pairs"),
+    ]
+    parts += _html_list("In plain words", _plain_sentences(comp), "plain")
+    parts += _html_list("Where the methods disagree", comp.disagreements, "warn")
+    parts += _calibration_view_html(comp, digits)
+    calibration = _calibration_table(comp)
+    if calibration is not None:
+        parts += [
+            "<h2>Calibration check</h2>",
+            "<p>Each group's labeled examples against the calibration map the groups share "
+            "(likelihood-ratio test of an intercept of the group's own on each side of the "
+            "threshold; the verdict on the p-value adjusted by Holm's method over the "
+            "groups). A <em>misfit</em> means the labels contradict the shared map: the "
+            "group's rates from a calibration model then rest on its labeled examples (RBC) "
+            "or may be wrong (BC). <em>too few labels</em>: the check cannot tell.</p>",
+            _html_table(calibration, "calibration"),
+        ]
+    clusters = _clusters_table(comp, digits)
+    if clusters is not None:
+        intro = (
+            "<p>The Fair-Enough metrics clustered by how they move together across "
+            "the draws: one metric per cluster says what its cluster says.</p>"
+        )
+        parts += [f"<h2>{CLUSTERS_TITLE}</h2>", intro, _html_table(clusters, "clusters")]
+    parts += [
+        "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
+        _html_table(_variance_table(comp, digits), "variance"),
+        *[f"<p class='note'>{escape(n)}</p>" for n in _variance_notes(comp)],
+    ]
+    if comp.posteriors:
+        parts += [
+            "<h2>Sampler diagnostics</h2>",
+            _html_table(_diagnostics_shown(comp), "diagnostics"),
+            f"<p>{escape(DIAGNOSTICS_ADVICE)}</p>",
+        ]
+    parts += _html_list("Notes", _notes(comp), "warn")
+    if figures:
+        parts.append("<h2>Figures</h2>")
+        for caption, png in _figures(comp, data):
+            parts.append(
+                f'<figure><img src="data:image/png;base64,{png}" alt="{escape(caption)}">'
+                f"<figcaption>{escape(caption)}</figcaption></figure>"
+            )
+    parts += [
+        "<h2>Provenance</h2>",
+        _html_table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"]), "provenance"),
+    ]
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- JSON
+def _jsonable(v):
+    import numpy as np
+
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    return str(v)
+
+
+@takes("Comparison")
+def comparison_json(comp) -> str:
+    """The comparison as JSON (NaN and infinities as ``null``).
+
+    Keys: ``family_findings``, ``group_findings``, ``family_view`` and ``group_view``
+    (the many-group views: :mod:`bayesfair.report.groups`), ``settings``,
+    ``groups`` (labeled/unlabeled counts), ``pairs`` and
+    ``variance`` (the rows of the :class:`~bayesfair.report.compare.Comparison`
+    tables, raw numbers), ``diagnostics`` (per model), ``notes``,
+    ``plain_words``, ``disagreements`` (one sentence per pair whose
+    intervals do not overlap), ``calibration`` (calibration within groups: the rows of
+    the comparison's ``calibration_view``, one record per group, with its
+    ``sentence``), ``calibration_check`` (one record per group) and
+    ``metric_clusters`` (one record per metric and pair; empty without clusters).
+    """
+    import json
+
+    doc = {
+        "family_findings": rg.family_findings(comp),
+        "group_findings": rg.group_findings(comp),
+        "family_view": comp.family_view.to_dict(orient="records"),
+        "group_view": comp.group_view.to_dict(orient="records"),
+        "findings": findings(comp),
+        "provenance": provenance(comp),
+        "settings": comp.settings,
+        "groups": comp.groups.reset_index().to_dict(orient="records"),
+        "pairs": comp.pairs.to_dict(orient="records"),
+        "variance": comp.variance.reset_index().to_dict(orient="records"),
+        "diagnostics": _diagnostics(comp).to_dict(orient="records") if comp.posteriors else [],
+        "notes": _notes(comp),
+        "plain_words": _plain_sentences(comp),
+        "disagreements": list(comp.disagreements),
+        "calibration": comp.calibration_view.to_dict(orient="records"),  # [] when empty
+        "calibration_check": comp.calibration.to_dict(orient="records"),  # [] when empty
+        "metric_clusters": comp.clusters.to_dict(orient="records"),
+    }
+    return json.dumps(_jsonable(doc), indent=2, ensure_ascii=False, allow_nan=False)

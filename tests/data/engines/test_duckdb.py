@@ -1,0 +1,136 @@
+"""bayesfair.data.engines.duckdb: Parquet or CSV paths and globs, relations, SQL and polars frames,
+summarised in DuckDB; the same summary as the in-memory engine."""
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from frames import (
+    assert_same,
+    assert_same_labeled,
+    coded_frame,
+    labeled_frame,
+    score_frame,
+    write_parts,
+)
+
+import bayesfair as bf
+from bayesfair.data.engines.duckdb import duckdb_engine
+from bayesfair.data.engines.numpy import numpy_engine
+from bayesfair.exceptions import InvalidParameterError
+
+SETTINGS = (0.5, 0.01, 64)  # threshold, score_clip, n_bins
+
+
+@pytest.mark.parametrize("parts", [1, 7, 64])
+@pytest.mark.parametrize("group", ["race", ["race", "sex"]])
+def test_duckdb_equals_the_in_memory_summary(tmp_path, parts, group):
+    frame = score_frame()
+    cols = [group] if isinstance(group, str) else group
+    ref = bf.summarize_unlabeled(frame, group=group)
+    got = bf.summarize_unlabeled(write_parts(frame, tmp_path, parts), group=group)
+    assert_same(ref, got)
+    assert got.n_total == len(frame) and got.attributes == (tuple(cols) if len(cols) > 1 else None)
+    # the group labels are those AssessmentData builds from the same columns
+    data = bf.AssessmentData(frame.score[:500], np.arange(500) % 2, frame[cols][:500])
+    assert sorted(map(str, got.group_levels)) == sorted(map(str, data.group_levels))
+
+
+def test_csv_and_sql_sources(tmp_path):
+    import duckdb
+
+    frame = score_frame(5_000, seed=1)
+    ref = bf.summarize_unlabeled(frame, group="race")
+    assert_same(ref, bf.summarize_unlabeled(write_parts(frame, tmp_path, 3, "csv"), group="race"))
+    path = write_parts(frame, tmp_path, 2)
+    assert_same(ref, bf.summarize_unlabeled(f"SELECT * FROM read_parquet('{path}')", group="race"))
+    assert_same(ref, bf.summarize_unlabeled(duckdb.sql("SELECT * FROM frame"), group="race"))
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_text_groups_keep_what_the_file_says(tmp_path, kind):
+    frame = coded_frame()
+    path = write_parts(frame, tmp_path, 2, kind)
+    for col, expected in (
+        ("code", {"1", "01", "2"}),
+        ("level", {"1.0", "2.5"}),
+        ("flag", {"True", "False"}),
+    ):
+        got = bf.summarize_unlabeled(path, group=col, text_groups=True)
+        assert set(got.group_levels) == expected, (col, got.group_levels)
+        ref = bf.summarize_unlabeled(frame.astype({col: str}), group=col)
+        assert_same(ref, got)
+
+
+def test_a_missing_column_lists_the_file_s_own_columns(tmp_path):
+    """DuckDB reads files with ``filename=True``; that column is not the file's and is
+    not listed among its columns when one is missing."""
+    path = tmp_path / "u.csv"
+    pd.DataFrame({"score": [0.2, 0.7], "grp": ["a", "b"]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"has no column\(s\) \['group'\]") as err:
+        bf.summarize_unlabeled(str(path), score="score", group="group", engine="duckdb")
+    assert "['score', 'grp']" in str(err.value) and "filename" not in str(err.value)
+
+
+# ---------------------------------------------------------------------- duckdb_engine itself
+def test_a_relation_on_its_own_connection_with_progress_equals_numpy():
+    """A relation of the user's own connection is summarised on that connection; the
+    progress option changes nothing in the result."""
+    frame = labeled_frame(4_000, seed=51)
+    con = duckdb.connect()
+    try:
+        relation = con.from_df(frame)
+        target = ("label", 1.0)
+        got = duckdb_engine(relation, "score", ["race"], *SETTINGS, progress=True, target=target)
+    finally:
+        con.close()
+    assert_same_labeled(numpy_engine(frame, "score", ["race"], *SETTINGS, target), got)
+
+
+def test_pos_label_zero_counts_the_zeros_as_positives(tmp_path):
+    frame = labeled_frame(3_000, seed=52)
+    path = write_parts(frame, tmp_path, 2)
+    ref = numpy_engine(frame, "score", ["race"], *SETTINGS, ("label", 0.0))
+    got = duckdb_engine(path, "score", ["race"], *SETTINGS, target=("label", 0.0))
+    assert_same_labeled(ref, got)
+    assert got.positives.sum() == (frame["label"] == 0).sum()
+
+
+def test_column_names_with_quotes_and_spaces(tmp_path):
+    frame = score_frame(2_000, seed=53).rename(columns={"score": 'the "score"', "race": "my race"})
+    frame.to_parquet(tmp_path / "odd.parquet")
+    got = duckdb_engine(str(tmp_path / "odd.parquet"), 'the "score"', ["my race"], *SETTINGS)
+    assert_same(numpy_engine(frame, 'the "score"', ["my race"], *SETTINGS), got)
+
+
+def test_bad_rows_in_files_name_the_file(tmp_path):
+    frame = labeled_frame(3_000, seed=54)
+    frame["race"] = frame["race"].astype(object)
+    frame.loc[2_100, "race"] = None  # the third of three files
+    glob = write_parts(frame, tmp_path, 3)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"Group column\(s\) \['race'\] must not contain missing values: 1 row\(s\) do, "
+        r"the first in file '.*part-002\.parquet'",
+    ):
+        duckdb_engine(glob, "score", ["race"], *SETTINGS)
+    labels = labeled_frame(3_000, seed=54)
+    labels.loc[1_500, "label"] = 5  # the second of three files
+    sub = tmp_path / "labels"
+    sub.mkdir()
+    glob = write_parts(labels, sub, 3)
+    with pytest.raises(
+        InvalidParameterError, match=r"the first in file '.*part-001\.parquet' \(value 5\.0\)"
+    ):
+        duckdb_engine(glob, "score", ["race"], *SETTINGS, target=("label", 1.0))
+
+
+def test_a_failing_query_and_an_unknown_source_are_named():
+    with pytest.raises(InvalidParameterError, match="The query failed in DuckDB"):
+        duckdb_engine("SELECT * FROM no_such_table", "score", ["race"], *SETTINGS)
+    for source in (42, []):
+        with pytest.raises(InvalidParameterError, match="The source must be a path or glob"):
+            duckdb_engine(source, "score", ["race"], *SETTINGS)
+    relation = duckdb.from_df(pd.DataFrame({"score": [0.1, 0.9], "race": ["a", "b"]}))
+    with pytest.raises(InvalidParameterError, match=r"The relation has no column\(s\) \['sex'\]"):
+        duckdb_engine(relation, "score", ["race", "sex"], *SETTINGS)
