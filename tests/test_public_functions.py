@@ -201,6 +201,7 @@ ARRAY_CALLS = {
     ),
     "bayesfair.metrics.fair_enough.stable_cut": ({"linkage": [[0, 1, 0.1, 2], [2, 3, 0.5, 3]]}, {}),
     "bayesfair.metrics.rates.rate_fraction": ({"counts": COUNTS}, {"metric": "tpr"}),
+    "bayesfair.models.labeled.labeled_fractions": ({"counts": COUNTS}, {"metrics": ["tpr"]}),
     "bayesfair.metrics.rates.rate_from_counts": ({"counts": COUNTS}, {"metric": "tpr"}),
     "bayesfair.posterior.checks.holm_adjust": ({"p_values": [0.01, 0.04, np.nan, 0.03]}, {}),
     "bayesfair.datasets.simulate.simulate_counts": (

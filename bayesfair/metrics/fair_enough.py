@@ -43,7 +43,6 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._internal.names import resolve_name, suggest
-from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import check_array, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import COMPOSITES, FAIR_RANGES, composite_value, rate_from_counts
@@ -444,6 +443,9 @@ def cluster_metrics(
 def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
     """Confusion counts ``(..., n_groups, 4)`` from three rates and the group sizes.
 
+    For rates known without their counts; a fit keeps its own
+    (:meth:`~bayesfair.FairnessPosterior.count_draws`).
+
     ``sel + base − (1 − acc) = 2 TP / n``; then ``FP = n sel − TP``,
     ``FN = n base − TP`` and ``TN = n − TP − FP − FN``.
 
@@ -471,16 +473,12 @@ def counts_from_rates(accuracy, selection_rate, base_rate, n) -> np.ndarray:
     return np.stack([tp, fp, n - tp - fp - fn, fn], axis=-1)
 
 
-_NEEDED = ("accuracy", "selection_rate", "base_rate")
-
-
 @takes("FairnessPosterior")
 def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.DataFrame:
     """:func:`cluster_metrics` over the posterior draws of a calibration fit.
 
-    Each draw's confusion counts per group are rebuilt from its accuracy,
-    selection rate and base rate and the groups' sizes (:func:`counts_from_rates`),
-    so every metric of a draw comes from one coherent set of counts; the metrics
+    Every metric of a draw is computed from that draw's confusion counts per group
+    (:meth:`~bayesfair.FairnessPosterior.count_draws`), one coherent set of counts; the metrics
     then move together across draws as far as they measure the same thing under
     this classifier's uncertainty. (The paper correlates metrics across models and
     data splits: which metrics agree *in general*; here it is which agree *for this
@@ -489,9 +487,9 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     Parameters
     ----------
     result : FairnessPosterior
-        A ``rbc``, ``bc`` or ``bb`` fit (``hbb`` draws each rate on its own, so its
-        draws are not the counts of one population) with the accuracy,
-        selection rate and base rate among its metrics (the default: every rate).
+        A fit that keeps its counts: ``rbc``, ``bc`` or ``bb`` (``hbb`` draws each
+        rate on its own, so its draws are not the counts of one population), whatever
+        metrics it was fitted with.
     metrics : list of str, optional
         Names of :data:`ALL_METRICS` (default: the 25 of :data:`FAIR_ENOUGH_METRICS`).
     group, reference
@@ -504,25 +502,13 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     """
     if not result.draws_counts:
         raise InvalidParameterError(
-            "metric_clusters needs a fit whose draws are the confusion counts of one "
-            "population (model='rbc', 'bc', or 'bb' since 0.4); this fit's rates "
-            f"(model '{result.model}') are drawn each on its own."
-        )
-    missing = [m for m in _NEEDED if m not in result.metrics]
-    if missing:
-        raise InvalidParameterError(
-            f"metric_clusters needs the rates {list(_NEEDED)} in the fit; refit with them "
-            f"in 'metrics' (missing: {missing})."
+            "metric_clusters needs a fit that keeps each draw's confusion counts "
+            "(model='rbc', 'bc' or 'bb', fitted with bayesfair 0.4 or later); this fit "
+            f"(model '{result.model}') keeps only its rates."
         )
     names = _metric_names(metrics)
-    rates = get_group(result.idata, "rates")
-    r = {
-        m: rates[m].transpose("chain", "draw", "group").values.reshape(-1, len(result.groups))
-        for m in _NEEDED
-    }
-    const = get_group(result.idata, "constant_data")
-    n = const["n_labeled"].values + const["n_unlabeled"].values
-    counts = counts_from_rates(r["accuracy"], r["selection_rate"], r["base_rate"], n)
+    counts = result.count_draws().values
+    counts = counts.reshape(-1, *counts.shape[2:])
     g, ref = result.groups.index(group), result.groups.index(reference)
     values = fair_enough_values(counts, g, ref)
     return cluster_metrics({m: values[m] for m in names})

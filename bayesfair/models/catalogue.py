@@ -4,12 +4,22 @@ What the rest of the package says about a model (its one-line description, its n
 in a report, the words a finding uses for it, whether it reads the unlabeled scores
 and has a calibration map, and the order in which a verdict rests on the fitted
 models) is read here, so that a table of descriptions or a loop over model names is
-written once. The fitting of each model stays in :mod:`bayesfair.posterior.fitting`.
+written once. How a model is fitted is named here too: a model of the labeled-count
+family (:mod:`bayesfair.models.labeled`) is its ``fit_counts`` and ``prior_rates``,
+which :func:`bayesfair.fit` calls; the calibration family (``has_map``) is fitted by
+:mod:`bayesfair.posterior.fitting`'s map fit, with the misfit states where
+``absorbs_misfit``. A new labeled-count model is one ``ModelSpec`` here and its two
+functions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
+from bayesfair.models.calibration import CalibrationPriors
+from bayesfair.models.labeled import bb_prior_rates, fit_bb, fit_hbb, hbb_prior_rates
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -23,7 +33,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """What the package knows about one model, outside its fitting.
+    """What the package knows about one model, and how it is fitted.
 
     Parameters
     ----------
@@ -51,6 +61,20 @@ class ModelSpec:
         (RBC)").
     color : str
         Its colour in every figure.
+    prior_type : type, optional
+        The class of its ``prior`` argument; ``prior_type()`` is its default prior, and
+        its ``to_dict()`` the record a fit keeps.
+    fit_counts : callable, optional
+        A labeled-count model's draws from the labeled counts
+        (:mod:`bayesfair.models.labeled` says its signature); None for the calibration
+        family.
+    prior_rates : callable, optional
+        A labeled-count model's prior draws of the rates (the prior predictive that
+        prior sensitivity and the prior check read).
+    exact_sampler : bool
+        Whether it has an exact sampler (``sampler="exact"``, the default for it).
+    target_accept : float
+        NUTS's target acceptance rate unless ``fit`` is told another.
     """
 
     name: str
@@ -62,6 +86,11 @@ class ModelSpec:
     absorbs_misfit: bool = False
     view_words: str = ""
     color: str = "#4d4d4d"
+    prior_type: type = CalibrationPriors
+    fit_counts: Callable | None = None
+    prior_rates: Callable | None = None
+    exact_sampler: bool = False
+    target_accept: float = 0.99
 
 
 #: The models, in the order a verdict rests on them when several are fitted: the
@@ -99,6 +128,9 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             has_map=False,
             view_words="the hierarchical beta-binomial (HBB, labeled examples only)",
             color="#2ca02c",
+            prior_type=KappaPrior,
+            fit_counts=fit_hbb,
+            prior_rates=hbb_prior_rates,
         ),
         ModelSpec(
             "bb",
@@ -109,6 +141,11 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             has_map=False,
             view_words="the beta-binomial (BB, labeled examples only)",
             color="#1f77b4",
+            prior_type=BetaPrior,
+            fit_counts=fit_bb,
+            prior_rates=bb_prior_rates,
+            exact_sampler=True,
+            target_accept=0.9,
         ),
     )
 }

@@ -205,7 +205,7 @@ __all__ = [
 ]
 
 #: rbc's variables drawn after sampling (not by the sampler): left out of the diagnostics.
-POST_HOC = ("misfit", "p_misfit", "p_misfit_shared", "shift", "shift_spread")
+POST_HOC = ("misfit", "p_misfit", "p_misfit_shared", "shift", "shift_spread", "cells")
 #: Per result, its calibration checks by their arguments (computed once; forgotten with it).
 _CHECKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -30,23 +30,9 @@ from bayesfair.exceptions import (
     InvalidParameterError,
     NoLabelsWarning,  # noqa: F401 - re-exported under its old name (exceptions module)
 )
-from bayesfair.metrics.rates import COUNT_NAMES, RATES, get_rate, rate_fraction, rate_from_counts
-from bayesfair.models.beta_binomial import (
-    BetaPrior,
-    KappaPrior,
-    bb_concentration,
-    build_bb_cells_model,
-    build_bb_model,
-    build_hbb_model,
-    hbb_group_means,
-    sample_bb_cells,
-    sample_bb_exact,
-    sample_hbb_rates,
-    size_basis,
-)
+from bayesfair.metrics.rates import COUNT_NAMES, RATES, get_rate, rate_from_counts
 from bayesfair.models.calibration import (
     VARIANTS,
-    CalibrationPriors,
     DiscrepancyPrior,
     build_calibration_model,
     carried_rates,
@@ -57,17 +43,14 @@ from bayesfair.models.calibration import (
     stratum_counts,
 )
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
+from bayesfair.models.labeled import labeled_fractions
 from bayesfair.models.sampling import BACKENDS, check_backend, sample_model
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.posterior.checks import misfit_message
 from bayesfair.posterior.periods import drift_table, family_drift, group_over_periods, period_sizes
 from bayesfair.posterior.result import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
-from bayesfair.posterior.sensitivity import (
-    PRIOR_DRAWS,
-    beta_binomial_prior_rates,
-    calibration_prior_counts,
-)
+from bayesfair.posterior.sensitivity import PRIOR_DRAWS, calibration_prior_counts
 
 __all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
 
@@ -76,17 +59,9 @@ __all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
 MODELS = {name: MODEL_SPECS[name].description for name in reversed(verdict_order())}
 
 
-_PRIOR_TYPES = {
-    "bb": BetaPrior,
-    "hbb": KappaPrior,
-    "bc": CalibrationPriors,
-    "rbc": CalibrationPriors,
-}
-
-
 def _resolve_prior(model: str, prior):
     """The model's typed prior: its default or the given one."""
-    kind = _PRIOR_TYPES[model]
+    kind = MODEL_SPECS[model].prior_type
     if prior is None:
         return kind()
     if isinstance(prior, kind):
@@ -148,7 +123,8 @@ def _merged_backend(model, sampler, backend) -> str:
             f"sampler={sampler!r} and backend={backend!r} disagree: 'backend' is now part of "
             f"'sampler' (bayesfair 0.4); pass sampler={sampler!r} or sampler={backend!r} alone."
         )
-    if backend == "auto" or sampler in _NUTS_CHOICES or (model == "bb" and sampler == "auto"):
+    exact = MODEL_SPECS[model].exact_sampler
+    if backend == "auto" or sampler in _NUTS_CHOICES or (exact and sampler == "auto"):
         return sampler
     return backend  # sampler "auto" (a NUTS model) or "nuts"
 
@@ -171,15 +147,19 @@ def _resolve_sampler(
             FutureWarning,
             stacklevel=stacklevel,
         )
-    if sampler == "exact" and model != "bb":
+    has_exact = MODEL_SPECS[model].exact_sampler
+    if sampler == "exact" and not has_exact:
+        exact_models = [name for name, spec in MODEL_SPECS.items() if spec.exact_sampler]
         raise InvalidParameterError(
-            "sampler='exact' exists only for model='bb' (the conjugate posterior)."
+            "sampler='exact' exists only for "
+            + ", ".join(f"model={name!r}" for name in exact_models)
+            + " (the conjugate posterior)."
         )
-    exact = model == "bb" and sampler in ("auto", "exact")
+    exact = has_exact and sampler in ("auto", "exact")
     if exact and (backend is not None or cores is not None):
         given = [k for k, v in (("backend", backend), ("cores", cores)) if v is not None]
         warnings.warn(
-            f"model='bb' draws from its exact posterior (sampler={sampler!r}) and ignores "
+            f"model={model!r} draws from its exact posterior (sampler={sampler!r}) and ignores "
             f"{', '.join(map(repr, given))}; pass sampler='nuts' (or one of "
             f"{', '.join(map(repr, _NUTS_CHOICES))}) to sample it with NUTS.",
             IgnoredOptionWarning,
@@ -370,7 +350,8 @@ def fit(
     _check_data(data)
     if data.period_levels is not None:
         return _fit_periods(arguments, entry="fit")
-    model = resolve_name(model, MODELS, what="model", argument="model")
+    model = resolve_name(model, MODEL_SPECS, what="model", argument="model")
+    spec = MODEL_SPECS[model]
     _warn_ignored(
         model, variant=variant, score_clip=score_clip, n_bins=n_bins, discrepancy=discrepancy
     )
@@ -392,7 +373,7 @@ def fit(
     notes = _no_labels_notes(data, model)
 
     if target_accept is None:
-        target_accept = 0.9 if model == "bb" else 0.99
+        target_accept = spec.target_accept
     run = dict(
         draws=draws,
         tune=tune,
@@ -413,12 +394,12 @@ def fit(
         "estimand": estimand,
         "backend": backend,
     }
-    if model in models_with_map():
+    if spec.has_map:
         if variant not in VARIANTS:
             raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
         priors = _resolve_prior(model, prior)
         disc = None
-        if model == "rbc":  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
+        if spec.absorbs_misfit:  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
             disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
         idata, rate_draws, prior_draws = _fit_bc(
             data,
@@ -444,8 +425,8 @@ def fit(
             settings["discrepancy"] = disc.to_dict()
     else:
         prior = _resolve_prior(model, prior)
-        idata, rate_draws, prior_draws = _fit_beta_binomial(
-            data, model, metrics, prior, sampler, (rng, prior_rng), run
+        idata, rate_draws, prior_draws = _fit_labeled(
+            data, spec, metrics, prior, sampler, (rng, prior_rng), run
         )
         settings.update(sampler=sampler, prior=prior.to_dict())
 
@@ -505,89 +486,17 @@ def _no_labels_notes(data, model) -> list[str]:
     return [f"Group(s) {no_labels} have no labeled example: their rates {how}."]
 
 
-def _fit_bb(counts, fractions, metrics, prior, sampler, rng, run):
-    """``bb``'s draws: one Dirichlet over each group's cells (``cells`` and ``theta``), or,
-    for ``BetaPrior(..., cells=False)``, every rate its own Beta (Ji et al.'s form as
-    written, ``theta`` only: its rates are not one population's)."""
-    k = counts.shape[0]
-    coords = {"metric": metrics, "group": np.arange(k), "cell": list(COUNT_NAMES)}
-    if not prior.cells:
-        x, n = fractions
-        alpha, beta = prior.alpha, prior.beta
-        if sampler != "exact":
-            return sample_model(
-                lambda: build_bb_model(x, n, metrics=metrics, alpha=alpha, beta=beta),
-                cache_key=("bb", tuple(metrics), k, float(alpha), float(beta)),
-                data={"successes": x.astype(np.int64), "trials": n.astype(np.int64)},
-                **run,
-            )
-        theta = sample_bb_exact(
-            x, n, alpha=alpha, beta=beta, draws=run["draws"], chains=run["chains"], rng=rng
-        )
-        variables = {"theta": (("chain", "draw", "metric", "group"), theta)}
-    else:
-        alpha = bb_concentration(prior)
-        if sampler != "exact":
-            return sample_model(
-                lambda: build_bb_cells_model(counts, metrics=metrics, concentration=alpha),
-                cache_key=("bb-cells", tuple(metrics), k, float(alpha)),
-                data={"counts": counts.astype(np.int64)},
-                **run,
-            )
-        cells = sample_bb_cells(
-            counts, concentration=alpha, draws=run["draws"], chains=run["chains"], rng=rng
-        )
-        theta = np.stack([rate_from_counts(cells, m) for m in metrics], axis=2)
-        variables = {
-            "cells": (("chain", "draw", "group", "cell"), cells),
-            "theta": (("chain", "draw", "metric", "group"), theta),
-        }
-    chains, draws = theta.shape[:2]
-    coords |= {"chain": np.arange(chains), "draw": np.arange(draws)}
-    if "cells" not in variables:
-        del coords["cell"]
-    return make_tree({"posterior": xr.Dataset(variables, coords=coords)})
-
-
-def _fit_beta_binomial(data, model, metrics, prior, sampler, rngs, run):
+def _fit_labeled(data, spec, metrics, prior, sampler, rngs, run):
+    """A labeled-count model's fit (its ``ModelSpec``'s ``fit_counts``), the rates' draws
+    and their prior draws (its ``prior_rates``)."""
     rng, prior_rng = rngs
     counts = data.labeled_examples.confusion_counts()
-    fractions = [rate_fraction(counts, m) for m in metrics]
-    x = np.stack([f[0] for f in fractions])
-    n = np.stack([f[1] for f in fractions])
-    k = data.n_groups
-    if model == "bb":
-        idata = _fit_bb(counts, (x, n), metrics, prior, sampler, rng, run)
-    else:
-        kappa_min = prior.kappa_min
-        q = size_basis(n)
-        idata = sample_model(
-            lambda: build_hbb_model(x, n, metrics=metrics, kappa_min=kappa_min),
-            cache_key=("hbb-size-trend", tuple(metrics), k, kappa_min),
-            data={"successes": x.astype(np.int64), "trials": n.astype(np.int64), "size_basis": q},
-            **run,
-        )
-        post = get_group(idata, "posterior")
-        group_means = hbb_group_means(
-            post["mu"].transpose("chain", "draw", "metric").values,
-            post["size_effect"].transpose("chain", "draw", "metric", "size_term").values,
-            q,
-        )
-        theta = sample_hbb_rates(
-            group_means,
-            post["kappa"].transpose("chain", "draw", "metric").values,
-            x,
-            n,
-            rng=rng,
-        )
-        assign(idata, "posterior", theta=(("chain", "draw", "metric", "group"), theta))
+    idata = spec.fit_counts(counts, metrics, prior, sampler, rng, run)
     theta = (
         get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
     )
-    coherent = model == "bb" and prior.cells
-    prior_rates = beta_binomial_prior_rates(
-        model, prior, n, PRIOR_DRAWS, prior_rng, metrics if coherent else None
-    )
+    _, trials = labeled_fractions(counts, metrics)
+    prior_rates = spec.prior_rates(prior, trials, PRIOR_DRAWS, prior_rng, metrics)
     return (
         idata,
         {m: theta[:, :, i, :] for i, m in enumerate(metrics)},
@@ -607,7 +516,8 @@ def model_options(model: str, fit_kwargs) -> dict:
     (:data:`CALIBRATION_OPTIONS`) to ``bc``/``rbc`` only.
     """
     options = dict(fit_kwargs or {})
-    if model in ("bb", "hbb"):
+    spec = MODEL_SPECS.get(model)
+    if spec is not None and not spec.has_map:
         options = {k: v for k, v in options.items() if k not in CALIBRATION_OPTIONS}
     return options
 
@@ -618,7 +528,7 @@ def _resolve_estimand(estimand, model, data) -> str:
             f"The 'estimand' parameter must be one of {', '.join(map(repr, ESTIMANDS))}. "
             f"Got {estimand!r}."
         )
-    if model in ("bb", "hbb"):
+    if not MODEL_SPECS[model].has_map:
         if estimand == "assessed":
             raise InvalidParameterError(
                 f"model={model!r} models the group rates, not the labels of the unlabeled "
@@ -680,6 +590,8 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
             labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
         )
     total = u_counts + labeled_counts
+    # every draw's confusion counts over the assessed rows: its rates are ratios of them
+    assign(idata, "posterior", cells=_cells_array(total))
     # every assessed score with its label unknown: the population of the prior predictive
     population = summary if data.n_unlabeled == 0 else summary + labeled.without_labels()
     prior_counts = calibration_prior_counts(
@@ -700,6 +612,13 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
                         "intervals and probabilities use the other draws."
                     )
     return idata, rates, prior_draws
+
+
+def _cells_array(counts: np.ndarray) -> xr.DataArray:
+    """``(chain, draw, group, 4)`` counts as the posterior's ``cells`` variable."""
+    return xr.DataArray(
+        counts, dims=("chain", "draw", "group", "cell"), coords={"cell": list(COUNT_NAMES)}
+    )
 
 
 def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, center):
@@ -899,7 +818,7 @@ def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
             stacklevel=3,
         )
     data = arguments["data"]
-    model = resolve_name(arguments["model"], MODELS, what="model", argument="model")
+    model = resolve_name(arguments["model"], MODEL_SPECS, what="model", argument="model")
     ignored = ("variant", "score_clip", "n_bins", "discrepancy")
     # the warnings point at the caller of fit or fit_periods, a frame further up from here
     _warn_ignored(model, stacklevel=4, **{name: arguments[name] for name in ignored})
@@ -912,7 +831,7 @@ def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
     options["cores"] = cores
     disc = options.get("discrepancy")
     carry = disc is None or (isinstance(disc, DiscrepancyPrior) and disc.label_free is None)
-    if options["model"] == "rbc" and carry:  # a period is the same group later
+    if MODEL_SPECS[options["model"]].absorbs_misfit and carry:  # a period is the same group later
         options["discrepancy"] = replace(
             disc or DiscrepancyPrior(), label_free="carried", shift=None
         )

@@ -38,6 +38,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import (
@@ -48,12 +49,13 @@ from bayesfair._internal.validation import (
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.groups import max_gap_interval
-from bayesfair.metrics.rates import get_rate
+from bayesfair.metrics.rates import COUNT_NAMES, get_rate
 from bayesfair.stats import rope_decision, simultaneous_band
 
 __all__ = [
     "FOUR_FIFTHS",
     "adverse_direction",
+    "count_draws",
     "family_summary",
     "group_summary",
     "impact_ratio_table",
@@ -64,17 +66,6 @@ __all__ = [
 #: The four-fifths rule (29 CFR § 1607.4(D)): an impact ratio below 0.8 is evidence of
 #: adverse impact.
 FOUR_FIFTHS = 0.8
-
-#: Which rate gives a group's share of a rate's denominator, per denominator: all rows
-#: (1), the positives (the base rate), the negatives, the predicted positives (the
-#: selection rate), the predicted negatives.
-_DENOMINATOR_SHARE = {
-    ("tp", "fp", "tn", "fn"): (None, False),
-    ("tp", "fn"): ("base_rate", False),
-    ("fp", "tn"): ("base_rate", True),
-    ("tp", "fp"): ("selection_rate", False),
-    ("tn", "fn"): ("selection_rate", True),
-}
 
 
 def metric_list(result, metrics) -> list[str]:
@@ -117,16 +108,88 @@ def _flat_rates(result, metric) -> np.ndarray:
 
 
 @takes("FairnessPosterior")
+def count_draws(result) -> xr.DataArray:
+    """Each draw's confusion counts per group, over the group's assessed rows.
+
+    A fit that keeps its counts (:attr:`~bayesfair.FairnessPosterior.draws_counts`:
+    ``rbc``, ``bc`` and ``bb`` since 0.4) has every rate of a draw as a ratio of its
+    counts (:func:`bayesfair.metrics.rate_from_counts`). ``bb`` draws the cells'
+    proportions (one Dirichlet per group); they are scaled here to the group's
+    ``n_labeled + n_unlabeled`` rows, so that every fit's counts are on one scale.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(chain, draw, group, cell)``, the cells ``tp, fp, tn, fn``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the fit keeps no counts (``hbb``, or a file written before 0.4).
+    """
+    if not result.draws_counts:
+        raise InvalidParameterError(
+            f"This fit (model '{result.model}') keeps no confusion counts per draw: its "
+            "model draws each rate on its own, or it was written before bayesfair 0.4, "
+            "which kept only the rates. Fit 'rbc', 'bc' or 'bb' with bayesfair 0.4 or "
+            "later to keep them."
+        )
+    cells = get_group(result.idata, "posterior")["cells"]
+    cells = cells.transpose("chain", "draw", "group", "cell")
+    sizes = group_sizes(result)
+    n = xr.DataArray((sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float), dims="group")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return cells / cells.sum("cell") * n
+
+
+def _denominator_weights(result, rate, theta: np.ndarray) -> np.ndarray:
+    """``(S, K)``: each group's expected number of rows in ``rate``'s denominator.
+
+    From the draw's own counts where the fit keeps them; else (``hbb``) the group's
+    rows times its share of the denominator, taken from a fitted rate over all rows
+    whose numerator is the denominator or its complement (the base rate for TPR, one
+    minus the selection rate for NPV), or from the labeled counts (add-one smoothed).
+    """
+    sizes = group_sizes(result)
+    n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
+    if result.draws_counts:
+        counts = result.count_draws().values
+        den = sum(counts[..., COUNT_NAMES.index(c)] for c in rate.denominator)
+        return den.reshape(theta.shape)
+    cells = set(rate.denominator)
+    if cells == set(COUNT_NAMES):
+        return np.broadcast_to(n, theta.shape)
+    for other in result.metrics:
+        share = get_rate(other)
+        if len(share.denominator) != len(COUNT_NAMES):
+            continue
+        if set(share.numerator) == cells:
+            return n * _flat_rates(result, other)
+        if set(share.numerator) == set(COUNT_NAMES) - cells:
+            return n * (1.0 - _flat_rates(result, other))
+    obs = get_group(result.idata, "observed_data")
+    num = sum(obs[c].values for c in rate.denominator)
+    den = np.maximum(sizes["n_labeled"].to_numpy(float), 0)
+    return np.broadcast_to(n * (num + 1.0) / (den + 2.0), theta.shape)
+
+
+@takes("FairnessPosterior")
 def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Per draw, the rate over all assessed rows, and each group's weight in it.
 
     The rate over all rows is ``Σ_k w_k θ_k / Σ_k w_k`` with ``w_k`` group k's
-    share of the rate's denominator: its number of rows ``n_k`` (labeled and
-    unlabeled), times its base rate for TPR and FNR (the positives), one minus
-    it for FPR and TNR, its selection rate for PPV and FDR, one minus it for NPV
-    and FOR. The base and selection rates are taken from the same draw when
-    they were fitted (the default catalogue fits them), else from the labeled
-    examples (add-one smoothed, a fixed weight). A group whose rate is
+    number of rows in the rate's denominator (the positives for TPR and FNR, the
+    predicted positives for PPV, all rows for accuracy). A fit that keeps its counts
+    (``rbc``, ``bc``, ``bb``) gives them per draw, so the overall rate is the ratio
+    of the summed counts. For ``hbb``, which draws each rate on its own, ``w_k`` is
+    the group's rows times its share of the denominator: from the same draw when a
+    rate over all rows measures that share (the base rate for TPR and FPR, the
+    selection rate for PPV and NPV; the default catalogue fits them), else from the
+    labeled examples (add-one smoothed, a fixed weight). A group whose rate is
     undefined in a draw has an empty denominator there and weight 0.
 
     Parameters
@@ -147,21 +210,7 @@ def overall_rate(result, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """
     rate = get_rate(metric)
     theta = _flat_rates(result, rate.name)
-    sizes = group_sizes(result)
-    n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
-    share_rate, complement = _DENOMINATOR_SHARE[tuple(rate.denominator)]
-    if share_rate is None:
-        share = np.ones_like(theta)
-    elif share_rate in result.metrics:
-        share = _flat_rates(result, share_rate)
-    else:
-        obs = get_group(result.idata, "observed_data")
-        num = sum(obs[c].values for c in get_rate(share_rate).numerator)
-        den = np.maximum(sizes["n_labeled"].to_numpy(float), 0)
-        share = np.broadcast_to((num + 1.0) / (den + 2.0), theta.shape)
-    if complement:
-        share = 1.0 - share
-    weights = np.where(np.isnan(theta), 0.0, n * share)
+    weights = np.where(np.isnan(theta), 0.0, _denominator_weights(result, rate, theta))
     with np.errstate(invalid="ignore", divide="ignore"):
         overall = np.nansum(weights * np.nan_to_num(theta), axis=1) / weights.sum(axis=1)
     return overall, weights

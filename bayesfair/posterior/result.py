@@ -35,7 +35,6 @@ from bayesfair.exceptions import (  # the warnings re-exported under their old h
 )
 from bayesfair.metrics.fair_enough import posterior_clusters
 from bayesfair.metrics.rates import get_rate
-from bayesfair.models.catalogue import MODEL_SPECS
 from bayesfair.posterior import (
     calibration_view,
     checks,
@@ -431,14 +430,16 @@ class FairnessPosterior:
 
     @property
     def draws_counts(self) -> bool:
-        """Whether each draw's rates come from one draw of every group's confusion counts:
-        the models with calibration maps, and ``bb`` since 0.4 (its draws of the cells are
-        kept); ``hbb``, and ``bb`` before 0.4, draw each rate on its own."""
-        spec = MODEL_SPECS.get(self.model)
-        has_map = spec is not None and spec.has_map
-        if has_map or not has_group(self.idata, "posterior"):
-            return has_map
-        return "cells" in get_group(self.idata, "posterior")
+        """Whether the result keeps each draw's confusion counts per group (the posterior's
+        ``cells``), every rate of a draw a ratio of them: ``rbc``, ``bc`` and ``bb`` fits
+        since 0.4. ``hbb`` draws each rate on its own; a file written before 0.4 kept
+        only the rates."""
+        return has_group(self.idata, "posterior") and "cells" in get_group(self.idata, "posterior")
+
+    def count_draws(self):
+        """Each draw's confusion counts per group over its assessed rows:
+        :func:`bayesfair.posterior.groups.count_draws`."""
+        return _groups.count_draws(self)
 
     def rate_note(self, metric: str, groups) -> str:
         """Which of ``groups`` have no labeled denominator for ``metric`` ("" if none).

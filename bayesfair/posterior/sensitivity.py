@@ -51,17 +51,16 @@ from scipy.special import betaln
 
 from bayesfair._internal.tree import get_group, has_group
 from bayesfair._internal.validation import check_array, takes
-from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_fraction, rate_from_counts
+from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_fraction
 from bayesfair.models.beta_binomial import (
-    KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
     SIZE_EFFECT_SD,
-    bb_concentration,
     hbb_group_means,
     size_basis,
 )
 from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
 from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.labeled import bb_prior_rates, hbb_prior_rates
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.shift import shifted_counts
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
@@ -365,53 +364,30 @@ def calibration_prior_counts(
 
 
 def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng, metrics=None) -> np.ndarray:
-    """Group rates under ``bb``'s or ``hbb``'s prior, ``(n, n_metrics, k)``.
-
-    ``bb``: each group's cells ``~ Dirichlet(α, α, α, α)`` and the ``metrics`` as
-    ratios of them (one population per draw; without ``metrics``, each rate
-    ``Beta(α, β)`` on its own, the prior of a fit before 0.4). ``hbb``: ``μ ~ Beta(1, 1)``, the size
-    trend's coefficients ``~ N(0, SIZE_EFFECT_SD)``, ``κ ~ Pareto(1/2, κ_min)``
-    truncated at ``KAPPA_MAX`` (by its inverse CDF), ``θ_g ~ Beta(m_g κ, (1 − m_g) κ)``
-    with ``m_g`` the size trend's mean at group g's labeled denominator ``trials``
-    (shape ``(n_metrics, k)``).
+    """Group rates under ``bb``'s or ``hbb``'s prior, ``(n, n_metrics, k)``: the model's
+    ``prior_rates`` (:func:`bayesfair.models.labeled.bb_prior_rates`,
+    :func:`~bayesfair.models.labeled.hbb_prior_rates`).
 
     Parameters
     ----------
     model : {"bb", "hbb"}
         ``"bb"``; any other value is taken as ``"hbb"``.
     prior : BetaPrior or KappaPrior
-        ``bb``: its ``alpha`` and ``beta``; ``hbb``: its ``kappa_min`` (κ_min).
     trials : array_like, shape (n_metrics, k)
-        Labeled examples in each metric's denominator per group (``bb`` uses
-        only its shape).
+        Labeled examples in each metric's denominator per group.
     n : int
         Number of prior draws.
     rng : numpy.random.Generator
-        The source of randomness.
     metrics : list of str, optional
-        The rates, one per row of ``trials`` (``bb``).
+        The rates, one per row of ``trials`` (``bb``'s Dirichlet needs them).
 
     Returns
     -------
     numpy.ndarray, shape (n, n_metrics, k)
         Prior draws of the rates, in [0, 1].
     """
-    trials = np.asarray(trials, dtype=float)
-    shape = (n, *trials.shape)
-    if model == "bb" and metrics is not None:
-        cells = rng.dirichlet(np.full(4, bb_concentration(prior)), size=(n, trials.shape[1]))
-        return np.stack([rate_from_counts(cells, m) for m in metrics], axis=1)
-    if model == "bb":
-        return rng.beta(prior.alpha, prior.beta, size=shape)
-    m_count = trials.shape[0]
-    mu = rng.uniform(size=(n, m_count))
-    effect = rng.normal(0.0, SIZE_EFFECT_SD, (n, m_count, 2))
-    top = 1.0 - (prior.kappa_min / KAPPA_MAX) ** KAPPA_PARETO_ALPHA  # F(KAPPA_MAX)
-    u = rng.uniform(0.0, top, (n, m_count))
-    kappa = prior.kappa_min * (1.0 - u) ** (-1.0 / KAPPA_PARETO_ALPHA)
-    means = hbb_group_means(mu, effect, size_basis(trials))
-    kap = kappa[..., None]
-    return rng.beta(np.maximum(means * kap, 1e-300), np.maximum((1.0 - means) * kap, 1e-300))
+    draw = bb_prior_rates if model == "bb" else hbb_prior_rates
+    return draw(prior, trials, n, rng, metrics)
 
 
 # ---------------------------------------------------------------------------
@@ -524,7 +500,7 @@ def _log_prior(result, metric: str):
     """The power-scaled prior at every draw (one array for the calibration models, whose
     prior does not depend on the metric; one per metric for bb/hbb), computed once."""
     cache = _LOG_PRIORS.setdefault(result, {})
-    key = metric if result.model in ("bb", "hbb") else None
+    key = None if result.model in models_with_map() else metric
     if key not in cache:
         cache[key] = log_prior_draws(result.idata, result.model, result.settings, metric)
     return cache[key]

@@ -67,8 +67,6 @@ from bayesfair.stats import hdi, rope_decision
 __all__ = ["Comparison", "compare"]
 
 DEFAULT_METRICS = ("accuracy", "tpr", "fpr")
-#: The rates the metric clusters rebuild each draw's counts from.
-CLUSTER_RATES = ("accuracy", "selection_rate", "base_rate")
 
 
 @dataclass(frozen=True)
@@ -351,8 +349,7 @@ def compare(
         Also cluster the Fair-Enough metrics by their posterior draws under the
         calibration model (``rbc`` or ``bc`` must be among ``models``), per pair:
         the ``clusters`` table and the reports' section "Which metrics say the
-        same thing". The fits then also compute the accuracy, selection rate and
-        base rate, which the clusters are built from.
+        same thing", built from each draw's confusion counts.
 
     Returns
     -------
@@ -382,9 +379,8 @@ def compare(
         raise InvalidParameterError(
             "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
         )
-    fit_metrics = list(dict.fromkeys([*metrics, *CLUSTER_RATES])) if clusters else metrics
     view_model = _calibration_model(models, posteriors)
-    options = (fit_metrics, view_model, fit_kwargs, progressbar)
+    options = (metrics, view_model, fit_kwargs, progressbar)
     # each model's fit takes the caller's seed itself (not a child of it), so that
     # bf.fit(data, model, random_seed=seed) gives the same draws
     posteriors.update(_fit_models(data, models, posteriors, options, seq))
@@ -799,7 +795,7 @@ def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
     """The calibration model's metric clusters for each group against the reference."""
-    res = posteriors["rbc" if "rbc" in posteriors else "bc"]
+    res = posteriors[next(m for m in models_with_map() if m in posteriors)]
     tables = []
     for g in res.groups:
         if g != reference:

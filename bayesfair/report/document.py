@@ -378,10 +378,13 @@ def _calibration_table(comp):
 
 
 # --------------------------------------------------------------------------- plain words
-_METHOD_WORDS = {
-    **{name: spec.words for name, spec in MODEL_SPECS.items()},
-    "newcombe": "Newcombe's interval on the labeled examples (no Bayesian interval available)",
-}
+_NEWCOMBE_WORDS = "Newcombe's interval on the labeled examples (no Bayesian interval available)"
+
+
+def _method_words(method: str) -> str:
+    """What a verdict rests on, in words: a model's (its ``ModelSpec``) or Newcombe's."""
+    spec = MODEL_SPECS.get(method)
+    return _NEWCOMBE_WORDS if spec is None else spec.words
 
 
 def _no_label_words(groups: list, method: str) -> str:
@@ -419,7 +422,7 @@ def findings(comp) -> list[dict]:
             text = (
                 f"{label}, {pair}: {v['verdict']} at ε = {eps:g}. Δ = {v['estimate']:+.3f}, "
                 f"interval [{v['lower']:.3f}, {v['upper']:.3f}]{chance}; rests on "
-                f"{_METHOD_WORDS[method]}."
+                f"{_method_words(method)}."
             )
         if v["set_aside"]:
             text += (

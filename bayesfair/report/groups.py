@@ -38,10 +38,14 @@ __all__ = [
 #: Above this many groups the report leads with the family and group views.
 MANY_GROUPS = 5
 
-_WORDS = {
-    **{name: spec.view_words for name, spec in MODEL_SPECS.items()},
-    "freq": "the max-|t| bootstrap of the labeled examples",
-}
+_FREQUENTIST_WORDS = "the max-|t| bootstrap of the labeled examples"
+
+
+def _view_words(method: str) -> str:
+    """What a group or family verdict rests on: a model's (its ``ModelSpec``) or the
+    frequentist band's."""
+    spec = MODEL_SPECS.get(method)
+    return _FREQUENTIST_WORDS if spec is None else spec.view_words
 
 
 @takes("Comparison")
@@ -92,7 +96,7 @@ def family_findings(comp) -> list[dict]:
                 f"{r[f'{m}_min_ratio']:.3f} [{r[f'{m}_min_ratio_lower']:.3f}, "
                 f"{r[f'{m}_min_ratio_upper']:.3f}]"
             )
-        text += f"; rests on {_WORDS[m]}."
+        text += f"; rests on {_view_words(m)}."
         out.append(
             {
                 "metric": r["metric"],
@@ -124,7 +128,7 @@ def group_findings(comp) -> list[dict]:
         text = (
             f"{get_rate(r['metric']).label}, {r['group']} against all rows: unfair at "
             f"ε = {eps:g}. gap = {r[f'{m}_gap']:+.3f}, joint band "
-            f"[{r[f'{m}_gap_lower']:.3f}, {r[f'{m}_gap_upper']:.3f}]; rests on {_WORDS[m]}."
+            f"[{r[f'{m}_gap_lower']:.3f}, {r[f'{m}_gap_upper']:.3f}]; rests on {_view_words(m)}."
         )
         out.append(
             {

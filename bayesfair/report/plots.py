@@ -70,7 +70,9 @@ def _label(name: str) -> str:
 
 
 def _color(name: str, i: int) -> str:
-    return COLORS.get(name, f"C{i % 10}")
+    """A method's colour: a model's from its ``ModelSpec``, the others' from :data:`COLORS`."""
+    spec = MODEL_SPECS.get(name)
+    return spec.color if spec is not None else COLORS.get(name, f"C{i % 10}")
 
 
 def _axes(ax, figsize=(6.4, 4.0)):

@@ -132,21 +132,25 @@ def test_algebraic_identities_cluster_together_on_every_bundled_score_set(bundle
     """Δ TPR and Δ FNR (and C0 under its fairlearn name), Δ accuracy and Δ error rate,
     Δ FPR and Δ TNR: one is an affine function of the other in every draw, |ρ| = 1, so
     they merge at height 0 and no cut separates them."""
-    identities = [
-        (
+    identities = {
+        "tpr": (
             "true_positive_rate_difference",
             "false_negative_rate_difference",
             "equal_opportunity_difference",
         ),
-        ("error_rate_difference", "accuracy_difference"),
-    ]
+        "accuracy": ("error_rate_difference", "accuracy_difference"),
+    }
     for name, res in bundled_fits.items():
         table = res.metric_clusters(
-            metrics=[m for group in identities for m in group] + ["false_positive_rate_difference"]
+            metrics=[m for group in identities.values() for m in group]
+            + ["false_positive_rate_difference"]
         )
         c = table.set_index("metric")["cluster"]
-        for group in identities:
-            assert c[list(group)].nunique() == 1, (name, group)
+        for rate, group in identities.items():
+            gap = res.difference(rate).values
+            if np.nanmax(gap) > np.nanmin(gap):  # a constant gap (a classifier that
+                # predicts one class: German-sex MLP's Δ TPR is 0 in every draw) is alone
+                assert c[list(group)].nunique() == 1, (name, group)
         # Δ FPR and Δ TNR (not a Fair-Enough metric: its draws straight from the fit)
         fpr, tnr = res.difference("fpr").values.ravel(), res.difference("tnr").values.ravel()
         pair = cluster_metrics(
@@ -236,7 +240,7 @@ def test_models_without_coherent_counts_are_refused(no_positive_in_b, fast):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(no_positive_in_b, model="hbb", **fast, random_seed=0)
-    with pytest.raises(InvalidParameterError, match="confusion counts of one population"):
+    with pytest.raises(InvalidParameterError, match="keeps only its rates"):
         res.metric_clusters()
 
 

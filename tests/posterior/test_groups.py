@@ -601,3 +601,49 @@ def test_the_work_per_gradient_grows_beyond_three_times_from_2_to_56_groups():
     assert entries["intersection"] / entries["sex"] > 3
     work = {g: entries[g] + groups_[g] for g in entries}
     assert work["intersection"] / work["sex"] > 3
+
+
+# --------------------------------------------------------------------- a new rate
+def test_a_new_rate_is_one_line_in_the_catalogue(eight, monkeypatch, fast):
+    """A rate with a denominator no other rate has (the threat score, TP / (TP + FP +
+    FN)) added by one entry of ``RATES``: a fit draws it, the group view weighs the
+    groups by its own denominator (from each draw's counts), and the tables and views
+    read it, with no second table to teach."""
+    from bayesfair.metrics import RATES, Rate, rate_from_counts
+
+    toy = Rate("threat_score", "threat score", ("tp",), ("tp", "fp", "fn"), True)
+    monkeypatch.setitem(RATES, toy.name, toy)  # the one line
+    data, _, _ = eight
+    for model in ("bc", "bb"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = bf.fit(data, model, metrics=["threat_score", "tpr"], random_seed=2, **fast)
+        counts = res.count_draws()
+        np.testing.assert_allclose(
+            res.rates("threat_score").transpose(*counts.dims[:3]).values,
+            rate_from_counts(counts.values, "threat_score"),
+        )
+        overall, weights = groups.overall_rate(res, "threat_score")
+        total = counts.values.reshape(-1, K, 4)
+        den = total[..., 0] + total[..., 1] + total[..., 3]
+        np.testing.assert_allclose(weights, den)
+        np.testing.assert_allclose(overall, total[..., 0].sum(1) / den.sum(1))
+        view = res.group_summary("threat_score")
+        assert len(view) == K and view["decision"].notna().all()
+        assert set(res.summary("threat_score")["metric"]) == {"threat_score"}
+
+
+def test_hbb_weighs_by_the_share_a_fitted_rate_gives(eight, fast):
+    """``hbb`` keeps no counts: a denominator's share comes from a rate over all rows
+    fitted in the same draw (the base rate's complement for FPR)."""
+    data, _, _ = eight
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, "hbb", metrics=["fpr", "base_rate"], random_seed=3, **fast)
+    assert not res.draws_counts
+    with pytest.raises(InvalidParameterError, match="keeps no confusion counts"):
+        res.count_draws()
+    _, weights = groups.overall_rate(res, "fpr")
+    base = res.rates("base_rate").transpose("chain", "draw", "group").values.reshape(-1, K)
+    n = res.idata.constant_data["n_labeled"].values + res.idata.constant_data["n_unlabeled"].values
+    np.testing.assert_allclose(weights, n * (1 - base))
