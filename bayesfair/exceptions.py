@@ -92,7 +92,7 @@ def warnings_at_caller(func):
     """Decorate a public function that calls others: the package's warnings raised inside
     it are re-raised at the line that called it, not inside the package.
 
-    A function such as :func:`bayesfair.report.compare` calls ``fit`` and others, whose
+    A function such as :func:`bayesfair.compare` calls ``fit`` and others, whose
     ``stacklevel`` points at their caller, which is then package code. Warnings of other
     libraries keep their own place (and so their default filters)."""
     import functools

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pandas as pd
 
-__all__ = ["REPORT_CSS", "html_list", "html_table", "markdown_table", "png"]
+__all__ = [
+    "REPORT_CSS",
+    "Section",
+    "html_list",
+    "html_table",
+    "markdown_table",
+    "png",
+    "sections_html",
+    "sections_markdown",
+]
 
 #: The style sheet of every HTML report.
 REPORT_CSS = """
@@ -71,3 +82,94 @@ def png(fig, dpi: int = 100) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of a report, drawn alike by the Markdown, HTML and JSON renderers.
+
+    Parameters
+    ----------
+    key : str
+        Its name (the HTML element's id).
+    title : str
+        Its heading.
+    blocks : tuple
+        Its content in order, each a tuple: ``("text", str)`` a paragraph, ``("items",
+        list of str, css class)`` a bullet list, ``("table", DataFrame, css class)`` a
+        display table, ``("note", str)`` a remark under a table, ``("figure", caption,
+        base64 PNG)`` a figure (HTML only: Markdown has no figures).
+    records : dict
+        What the JSON document holds for it (key -> raw values), whether or not it is
+        shown.
+    shown : bool
+        Whether Markdown and HTML show it (a section with nothing to say is not).
+    fold : str
+        HTML only: fold the section into a ``<details>`` element with this summary.
+    """
+
+    key: str
+    title: str
+    blocks: tuple = ()
+    records: dict = field(default_factory=dict)
+    shown: bool = True
+    fold: str = ""
+
+
+def sections_markdown(sections, heading: str = "{title}:") -> list[str]:
+    """The shown sections as Markdown lines: the heading (``heading`` formatted with the
+    section's ``title``: ``Title:`` by default, ``## {title}`` for a document with
+    headings), then each block, blank lines between (figures left out)."""
+    out = []
+    for section in sections:
+        blocks = [b for b in section.blocks if b[0] != "figure"]
+        if not section.shown or not blocks:
+            continue
+        out += [heading.format(title=section.title), ""]
+        for block in blocks:
+            kind = block[0]
+            if kind == "text":
+                out += [block[1], ""]
+            elif kind == "items":
+                out += [*[f"- {t}" for t in block[1]], ""]
+            elif kind == "table":
+                out += [markdown_table(block[1]), ""]
+            elif kind == "note":
+                out += [f"- {block[1]}", ""]
+    return out[:-1] if out and out[-1] == "" else out
+
+
+def sections_html(sections) -> list[str]:
+    """The shown sections as HTML fragments: an ``<h2>`` with the section's id, then each
+    block (or one ``<details>`` element where the section folds)."""
+    from html import escape
+
+    out = []
+    for section in sections:
+        if not section.shown or not section.blocks:
+            continue
+        body = []
+        for block in section.blocks:
+            kind = block[0]
+            if kind == "text":
+                body.append(f"<p>{escape(block[1], quote=False)}</p>")
+            elif kind == "items":
+                items = "".join(f"<li>{escape(t, quote=False)}</li>" for t in block[1])
+                body.append(f'<ul class="{block[2]}">{items}</ul>')
+            elif kind == "table":
+                body.append(html_table(block[1], block[2]))
+            elif kind == "note":
+                body.append(f"<p class='note'>{escape(block[1], quote=False)}</p>")
+            elif kind == "figure":
+                caption = escape(block[1])
+                body.append(
+                    f'<figure><img src="data:image/png;base64,{block[2]}" alt="{caption}">'
+                    f"<figcaption>{caption}</figcaption></figure>"
+                )
+        if section.fold:
+            out.append(
+                f"<details><summary>{escape(section.fold)}</summary>{''.join(body)}</details>"
+            )
+        else:
+            out += [f'<h2 id="{section.key}">{escape(section.title)}</h2>', *body]
+    return out

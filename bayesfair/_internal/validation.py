@@ -317,7 +317,7 @@ def seed_record(seq: np.random.SeedSequence) -> dict:
     """What reproduces a ``SeedSequence``: its entropy (as a string) and spawn key.
 
     ``np.random.SeedSequence(int(rec["entropy"]), spawn_key=rec["spawn_key"])``
-    rebuilds it; :func:`bayesfair.fit` and :func:`bayesfair.report.compare` accept it as
+    rebuilds it; :func:`bayesfair.fit` and :func:`bayesfair.compare` accept it as
     ``random_seed``. The entropy is a string because it may exceed 64 bits
     (netCDF attributes and some JSON readers cannot hold such integers).
     """

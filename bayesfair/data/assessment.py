@@ -331,15 +331,24 @@ class AssessmentData:
             index=pd.Index(self.group_levels, name="group", dtype=object),
         )
 
-    def unlabeled_summary(self) -> pd.DataFrame:
-        """Per-group summary of the unlabeled scores.
+    def unlabeled_score_table(self) -> pd.DataFrame:
+        """Per group, a table of the unlabeled scores.
 
         Columns: ``n``, ``n_predicted_positive``, ``mean_score``, ``min``,
         ``median``, ``max``. Rows of groups without unlabeled data hold ``n = 0``
         and NaN elsewhere. For unlabeled data given as a summary, ``min``,
         ``median`` and ``max`` are NaN (a histogram does not keep them).
+
+        (Named ``unlabeled_summary`` before 0.4: in bayesfair a *summary* is a
+        :class:`~bayesfair.ScoreSummary`, the histogram a fit reads, or a result's
+        table of differences, ``res.summary()``.)
         """
         return self.unlabeled_examples.score_table()
+
+    @deprecated("data.unlabeled_score_table()")
+    def unlabeled_summary(self) -> pd.DataFrame:
+        """The table of :meth:`unlabeled_score_table` (its name before 0.4)."""
+        return self.unlabeled_score_table()
 
     def unlabeled_reduction(self, score_clip: float = 0.01, n_bins: int | None = None):
         """The unlabeled examples as a summary coded to the data's groups (cached).

@@ -558,7 +558,7 @@ def _metric_names(metrics) -> list[str]:
 
 def representatives(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """The reports' view of a clusters table (with ``group``/``reference`` columns, as
-    :func:`bayesfair.report.compare` makes it): one row per pair and cluster, its representative,
+    :func:`bayesfair.compare` makes it): one row per pair and cluster, its representative,
     the number of members, mean and 95% interval, verdict and insensitivity.
 
     Parameters

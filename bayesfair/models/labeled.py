@@ -25,6 +25,7 @@ import numpy as np
 import xarray as xr
 
 from bayesfair._internal.tree import assign, get_group, make_tree
+from bayesfair._internal.validation import check_array, check_count_array
 from bayesfair.metrics.rates import COUNT_NAMES, rate_fraction, rate_from_counts
 from bayesfair.models.beta_binomial import (
     KAPPA_MAX,
@@ -83,6 +84,7 @@ def fit_bb(counts, metrics, prior, sampler, rng, run) -> xr.DataTree:
     -------
     xarray.DataTree
     """
+    counts = check_count_array(check_array(counts, "counts"), "counts")
     k = counts.shape[0]
     coords = {"metric": metrics, "group": np.arange(k), "cell": list(COUNT_NAMES)}
     if not prior.cells:
@@ -137,6 +139,7 @@ def fit_hbb(counts, metrics, prior, sampler, rng, run) -> xr.DataTree:
     -------
     xarray.DataTree
     """
+    counts = check_count_array(check_array(counts, "counts"), "counts")
     x, n = labeled_fractions(counts, metrics)
     k = counts.shape[0]
     kappa_min = prior.kappa_min

@@ -2,7 +2,7 @@
 
 :func:`difference_row` is the one computation of a difference's summary (mean, sd,
 HDI, ETI, P(Δ > 0), P(|Δ| < ε), the decision, the prior's share): the result's
-:func:`summary` and :func:`bayesfair.report.compare` both build their rows with it.
+:func:`summary` and :func:`bayesfair.compare` both build their rows with it.
 """
 
 from __future__ import annotations

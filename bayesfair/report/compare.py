@@ -6,7 +6,8 @@
     one row per metric and (group, reference) pair: the frequency estimate of
     Δ with its Newcombe (hybrid Wilson), bootstrap-percentile and Bernstein
     intervals, and for each Bayesian model its posterior mean of Δ, 95% HDI
-    and P(|Δ| < ε).
+    and P(|Δ| < ε): the wide pivot of ``estimates``, one row per metric, pair and
+    method (:mod:`bayesfair.report.estimates`).
 ``variance``
     one row per metric: Lum et al.'s uncorrected, corrected and
     double-corrected between-group variance with bootstrap intervals, and the
@@ -62,6 +63,7 @@ from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import _coord_labels, fit, model_options
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
+from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
 from bayesfair.stats import hdi, rope_decision
 
 __all__ = ["Comparison", "compare"]
@@ -76,7 +78,8 @@ class Comparison:
     Attributes
     ----------
     pairs : pandas.DataFrame
-        Per metric and group pair (see the module docstring).
+        Per metric and group pair (see the module docstring): the wide table, the pivot
+        of ``estimates`` (:func:`~bayesfair.report.estimates.pivot_pairs`).
     variance : pandas.DataFrame
         Per metric, between-group variance estimates with intervals; per Bayesian
         model ``<model>_mean/_lower/_upper`` over the draws in which every group's
@@ -88,6 +91,12 @@ class Comparison:
         Threshold, reference group, ε, ``ci_prob``, models and their priors.
     posteriors : dict
         The fitted :class:`~bayesfair.posterior.FairnessPosterior` per model.
+    estimates : pandas.DataFrame
+        Every method's estimate of every pair's gap as one long table, one row per
+        metric, pair and method (``metric, group, reference, method, estimate, lower,
+        upper, half_width, effective_n, prob_practically_fair, p_undefined, decision,
+        prior_sensitive``; a statistic a method does not give is empty); ``pairs`` is
+        its pivot. Empty for a comparison built without it.
     calibration : pandas.DataFrame
         The calibration check of the calibration model's maps
         (:meth:`~bayesfair.posterior.FairnessPosterior.calibration_check`);
@@ -144,6 +153,7 @@ class Comparison:
     groups: pd.DataFrame
     settings: dict
     posteriors: dict = field(default_factory=dict, repr=False)
+    estimates: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     clusters: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     group_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
@@ -202,7 +212,7 @@ class Comparison:
 def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
     """Versions, the time, and the call, for the report's provenance block."""
     call = (
-        f"bayesfair.report.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
+        f"bayesfair.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
         f"reference={ref!r}, ci_prob={ci_prob!r}, models={tuple(models)!r}, "
         f"n_resamples={n_resamples!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
     )
@@ -392,7 +402,8 @@ def compare(
         if calibrated is not None and posteriors[calibrated].model in models_with_map()
         else pd.DataFrame(columns=list(CHECK_COLUMNS))
     )
-    pair_rows, var_rows = [], []
+    pair_rows, estimate_rows, var_rows = [], [], []
+    gone = _set_aside_methods(selection, posteriors)
     for i, metric in enumerate(metrics):
         with warnings.catch_warnings():
             # Undefined rates are stated in the table (NaN and the 'note' column).
@@ -406,25 +417,22 @@ def compare(
                 n_resamples=n_resamples,
                 random_seed=boot_seeds[2 * i],
             )
-        for (g, r), row in diffs.iterrows():
-            out, notes = _pair_row(
-                fq,
-                data,
-                metric,
-                (g, r),
-                row,
-                rates,
-                posteriors,
-                too_few,
-                (ci_prob, epsilon, ppi_seq),
-            )
-            notes += _blank_not_valid(out, selection, posteriors)
-            out["note"] = "; ".join(dict.fromkeys(notes))
-            out["disagreement"] = _disagreement(out, calibrated, calibration)
-            pair_rows.append(out)
+        rows, records = _metric_pairs(
+            fq,
+            data,
+            metric,
+            (diffs, rates),
+            posteriors,
+            too_few,
+            (ci_prob, epsilon, ppi_seq),
+            (gone, selection),
+        )
+        pair_rows += rows
+        estimate_rows += records
         var = _variance_row(fq, data, metric, n_resamples, ci_prob, boot_seeds[2 * i + 1])
         var_rows.append(_posterior_variances(var, metric, posteriors, too_few, ci_prob, selection))
 
+    estimates = set_aside(pd.DataFrame(estimate_rows, columns=ESTIMATE_COLUMNS), gone)
     settings = {
         "threshold": data.threshold,
         "reference": ref,
@@ -457,7 +465,8 @@ def compare(
         family_view=family_view,
         calibration_view=calibration_view,
         reliability=reliability,
-        pairs=pd.DataFrame(pair_rows),
+        pairs=_pairs_table(pair_rows, estimates, posteriors, calibrated, calibration),
+        estimates=estimates,
         variance=pd.DataFrame(var_rows).set_index("metric"),
         groups=data.group_sizes(),
         settings=settings,
@@ -824,9 +833,29 @@ _NOT_VALID_AFTER = {
 MIN_BOOTSTRAP_TRIALS = 10
 
 
+def _metric_pairs(fq, data, metric, tables, posteriors, too_few, settings, set_aside_for):
+    """Every pair's own columns and estimates for one metric (:func:`_pair_row`), with
+    the methods set aside after active selection said in each pair's note."""
+    diffs, rates = tables
+    gone, selection = set_aside_for
+    pair_rows, estimate_rows = [], []
+    for (g, r), row in diffs.iterrows():
+        out, records, notes = _pair_row(
+            fq, data, metric, (g, r), row, rates, posteriors, too_few, settings
+        )
+        if gone:
+            out["freq_estimate"] = np.nan
+            notes.append(_set_aside_note(gone, selection))
+        out["note"] = "; ".join(dict.fromkeys(notes))
+        pair_rows.append(out)
+        estimate_rows += records
+    return pair_rows, estimate_rows
+
+
 def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings):
-    """One pair's row (frequency estimate, Newcombe, bootstrap, PPI++, Bernstein and each
-    posterior's mean, HDI and P(|Δ| < ε)) and its notes."""
+    """One pair's own columns (sizes, frequency estimate), its estimates (one record per
+    method: Newcombe, bootstrap, PPI++, Bernstein, each posterior's mean, HDI and
+    P(|Δ| < ε); :data:`~bayesfair.report.estimates.ESTIMATE_COLUMNS`) and its notes."""
     ci_prob, epsilon, ppi_seq = settings
     g, r = pair
     out = {
@@ -836,39 +865,60 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         "n_group": int(rates.loc[g, "trials"]),
         "n_reference": int(rates.loc[r, "trials"]),
         "freq_estimate": row["estimate"],
-        "newcombe_lower": row["newcombe_lower"],
-        "newcombe_upper": row["newcombe_upper"],
-        "bootstrap_lower": row["bootstrap_lower"],
-        "bootstrap_upper": row["bootstrap_upper"],
     }
+
+    def record(method, **values):
+        return {"metric": metric, "group": g, "reference": r, "method": method, **values}
+
+    records = [
+        record(
+            "newcombe",
+            estimate=row["estimate"],
+            lower=row["newcombe_lower"],
+            upper=row["newcombe_upper"],
+        ),
+    ]
     few = [x for x in (g, r) if 0 < rates.loc[x, "trials"] < MIN_BOOTSTRAP_TRIALS]
-    if few:  # a handful of labels: the resamples take a few values; Newcombe's still holds
-        out["bootstrap_lower"] = out["bootstrap_upper"] = np.nan
-    ppi_cols, ppi_notes = _ppi_columns(fq, data, metric, g, r, ci_prob, ppi_seq)
-    out.update(ppi_cols)
+    # a handful of labels: the resamples take a few values; Newcombe's still holds
+    boot = (np.nan, np.nan) if few else (row["bootstrap_lower"], row["bootstrap_upper"])
+    records.append(record("bootstrap", estimate=row["estimate"], lower=boot[0], upper=boot[1]))
+    ppi, ppi_notes = _ppi_record(fq, data, metric, g, r, ci_prob, ppi_seq)
+    records.append(record("ppi", **ppi))
     try:
         b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
         # a difference of two rates lies in [-1, 1]: clip, and keep the half-width
-        out["bernstein_lower"] = max(b.interval[0], -1.0)
-        out["bernstein_upper"] = min(b.interval[1], 1.0)
-        out["bernstein_half_width"] = b.half_width
+        bounds = (max(b.interval[0], -1.0), min(b.interval[1], 1.0), b.half_width)
     except ValueError:  # undefined rate in one of the groups
-        out["bernstein_lower"] = out["bernstein_upper"] = np.nan
-        out["bernstein_half_width"] = np.nan
+        bounds = (np.nan, np.nan, np.nan)
+    records.append(
+        record(
+            "bernstein",
+            estimate=row["estimate"],
+            lower=bounds[0],
+            upper=bounds[1],
+            half_width=bounds[2],
+        )
+    )
     undefined, prior_notes = [], []
     for name, res in posteriors.items():
         # the one computation of a difference's summary (the result's summary uses it too)
-        row = difference_row(res, metric, (g, r), epsilon, ci_prob, name not in too_few)
-        out[f"{name}_mean"] = row["mean"]
-        out[f"{name}_lower"], out[f"{name}_upper"] = row["hdi_lower"], row["hdi_upper"]
-        out[f"{name}_prob_practically_fair"] = row["prob_practically_fair"]
-        out[f"{name}_p_undefined"] = row["p_undefined"]
-        out[f"{name}_decision"] = row["decision"]
-        out[f"{name}_prior_sensitive"] = row["prior_sensitive"]
-        if row["sentence"]:
-            prior_notes.append(f"{name.upper()}: {row['sentence']}")
-        if row["p_undefined"] > 0:
-            undefined.append(f"{name.upper()} in {row['p_undefined']:.1%} of its draws")
+        d = difference_row(res, metric, (g, r), epsilon, ci_prob, name not in too_few)
+        records.append(
+            record(
+                name,
+                estimate=d["mean"],
+                lower=d["hdi_lower"],
+                upper=d["hdi_upper"],
+                prob_practically_fair=d["prob_practically_fair"],
+                p_undefined=d["p_undefined"],
+                decision=d["decision"],
+                prior_sensitive=d["prior_sensitive"],
+            )
+        )
+        if d["sentence"]:
+            prior_notes.append(f"{name.upper()}: {d['sentence']}")
+        if d["p_undefined"] > 0:
+            undefined.append(f"{name.upper()} in {d['p_undefined']:.1%} of its draws")
     notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
     if few:
         notes.append(
@@ -882,7 +932,17 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
             "rate's denominator there); the intervals are over the defined draws"
         )
     notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
-    return out, notes + prior_notes
+    return out, records, notes + prior_notes
+
+
+def _pairs_table(pair_rows, estimates, posteriors, calibrated, calibration) -> pd.DataFrame:
+    """The wide pair table (:func:`~bayesfair.report.estimates.pivot_pairs`) with each
+    pair's disagreement sentence."""
+    pairs = pivot_pairs(pd.DataFrame(pair_rows), estimates, list(posteriors))
+    pairs["disagreement"] = [
+        _disagreement(row, calibrated, calibration) for row in pairs.to_dict("records")
+    ]
+    return pairs
 
 
 def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -> dict:
@@ -919,27 +979,25 @@ def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -
     return var
 
 
-def _blank_not_valid(row: dict, selection: str, posteriors: dict) -> list[str]:
-    """After active selection, empty the intervals that assume random labels; the note."""
-    gone = [m for m in _NOT_VALID_AFTER[selection] if m not in ("bb", "hbb") or m in posteriors]
-    if not gone:
-        return []
-    for key in list(row):
-        if any(key.startswith(f"{m}_") for m in gone):
-            row[key] = np.nan
-    row["freq_estimate"] = np.nan
+def _set_aside_methods(selection: str, posteriors: dict) -> list[str]:
+    """The methods whose intervals assume labels drawn at random, fitted or computed here:
+    left empty after active selection."""
+    return [m for m in _NOT_VALID_AFTER[selection] if m not in ("bb", "hbb") or m in posteriors]
+
+
+def _set_aside_note(gone: list[str], selection: str) -> str:
+    """The note of a pair whose methods ``gone`` were left empty."""
     names = {
         "newcombe": "Newcombe",
         "bootstrap": "bootstrap",
         "bernstein": "Bernstein",
-        "bb": "BB",
-        "hbb": "HBB",
         "ppi": "PPI++",
     }
-    return [
-        f"labels chosen actively (selection={selection!r}): {', '.join(names[m] for m in gone)} "
-        "assume labels drawn at random and are left empty"
-    ]
+    words = ", ".join(names.get(m, m.upper()) for m in gone)
+    return (
+        f"labels chosen actively (selection={selection!r}): {words} assume labels drawn "
+        "at random and are left empty"
+    )
 
 
 def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
@@ -982,13 +1040,13 @@ def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
     )
 
 
-def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]:
+def _ppi_record(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]:
     """PPI++ estimate, interval and effective n of one pair (NaN without unlabeled data).
 
     Also returns what PPI++ warned about a sparse stratum, for the pair's note
     (an undefined rate is stated there already).
     """
-    cols = dict.fromkeys(["ppi_estimate", "ppi_lower", "ppi_upper", "ppi_effective_n"], np.nan)
+    cols = dict.fromkeys(["estimate", "lower", "upper", "effective_n"], np.nan)
     if data.n_unlabeled == 0:
         return cols, []
     if data.labeled_is_summary:  # PPI++ cross-fits its predictions on the labeled rows
@@ -1004,18 +1062,18 @@ def _ppi_columns(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]
             data, metric, group=g, reference=r, ci_prob=ci_prob, random_seed=seq
         )
     notes = [f"PPI++: {w.message}" for w in caught if w.category is SparseStratumWarning]
-    cols["ppi_estimate"] = res.estimate
+    cols["estimate"] = res.estimate
     lo, hi = res.interval
     # a difference of two rates lies in [-1, 1]: a normal interval of a few labels can
     # run past it; clipped, and said
-    cols["ppi_lower"], cols["ppi_upper"] = max(lo, -1.0), min(hi, 1.0)
+    cols["lower"], cols["upper"] = max(lo, -1.0), min(hi, 1.0)
     if lo < -1.0 or hi > 1.0:
         notes.append(
             f"PPI++'s normal interval [{lo:.3f}, {hi:.3f}] runs past the range of a "
             "difference of rates (too few labeled examples for its normal approximation); "
             "it is clipped to [-1, 1]"
         )
-    cols["ppi_effective_n"] = res.effective_n
+    cols["effective_n"] = res.effective_n
     return cols, notes
 
 

@@ -15,10 +15,12 @@ import math
 
 import pandas as pd
 
-from bayesfair._internal.render import REPORT_CSS
-from bayesfair._internal.render import html_list as _html_list
-from bayesfair._internal.render import html_table as _html_table
-from bayesfair._internal.render import markdown_table as _table
+from bayesfair._internal.render import (
+    REPORT_CSS,
+    Section,
+    sections_html,
+    sections_markdown,
+)
 from bayesfair._internal.render import png as _png
 from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import takes
@@ -29,7 +31,7 @@ from bayesfair.models.priors import prior_from_record
 from bayesfair.report import groups as rg
 from bayesfair.report import plots
 
-__all__ = ["comparison_html", "comparison_json", "comparison_markdown"]
+__all__ = ["comparison_html", "comparison_json", "comparison_markdown", "comparison_sections"]
 
 
 def _fmt(v, digits: int) -> str:
@@ -141,17 +143,173 @@ def seed_text(record) -> str:
     return f"{entropy}, child {tuple(key)} of its seed sequence (spawn_key={tuple(key)})"
 
 
-@takes("Comparison")
-def comparison_markdown(comp, digits: int = 3) -> str:
-    """Markdown of the pair table, the variance table and the other sections of a comparison.
+def _settings_sentence(comp) -> str:
+    """The settings every reader needs first, in one sentence."""
+    s = comp.settings
+    return (
+        f"Threshold {s['threshold']:g} (predicted positive when score ≥ threshold), reference "
+        f"group {s['reference']!r}, positive label {s['positive_label']!r}, ε = "
+        f"{s['epsilon']:g}, {s['ci_prob']:.0%} intervals, {s.get('n_resamples', '')} bootstrap "
+        f"resamples. Random seed: {seed_text(s.get('random_seed'))}."
+    )
 
-    With more than two groups the family and group views come first
-    (:func:`bayesfair.report.groups.group_markdown`).
+
+def _settings_table(comp) -> pd.DataFrame:
+    """The models and their priors, one row each."""
+    s = comp.settings
+    rows = [("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)")]
+    rows += [(f"prior of {m.upper()}", prior_words(p)) for m, p in s.get("priors", {}).items()]
+    return pd.DataFrame(rows, columns=["setting", "value"])
+
+
+@takes("Comparison")
+def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None) -> list:
+    """The report's sections, in order: the one list that the Markdown, HTML and JSON
+    renderers each draw (:class:`~bayesfair._internal.render.Section`), so that the three
+    carry the same content.
 
     Parameters
     ----------
     comp : Comparison
-        From :func:`bayesfair.report.compare`.
+        From :func:`bayesfair.compare`.
+    digits : int, default 3
+        Decimals of the tables.
+    figures : bool, default False
+        Draw the figures (base64 PNG; needs matplotlib; only HTML shows them).
+    data : AssessmentData, optional
+        Accepted for compatibility (the figures read the fits' stored examples).
+
+    Returns
+    -------
+    list of Section
+    """
+    s = comp.settings
+    pct = f"{s['ci_prob']:.0%}"
+    bayes, freq = _pair_tables(comp, digits)
+    plain, disagreements, notes = _plain_sentences(comp), comp.disagreements, _notes(comp)
+    estimands = s.get("estimands", {})
+    calibration = _calibration_table(comp)
+    clusters = _clusters_table(comp, digits)
+    sections = [
+        *rg.group_sections(comp, digits, figures),
+        rg.pair_findings_section(comp, findings(comp)),
+        Section(
+            "settings",
+            "Settings",
+            (("text", _settings_sentence(comp)), ("table", _settings_table(comp), "settings")),
+            {"settings": s},
+        ),
+        Section(
+            "groups",
+            "Group sizes (labeled / unlabeled)",
+            (("table", comp.groups.reset_index(), ""),),
+            {"groups": comp.groups.reset_index().to_dict(orient="records")},
+        ),
+        Section(
+            "pairs",
+            f"Differences Δ = rate(group) − rate(reference), {pct} intervals",
+            (
+                ("text", "The models' posteriors:"),
+                ("table", bayes, "pairs"),
+                ("text", "The frequentist estimates and intervals:"),
+                ("table", freq, "pairs"),
+            ),
+            {"pairs": comp.pairs.to_dict(orient="records")},
+        ),
+        Section(
+            "estimands",
+            "What the intervals are for",
+            (("items", [f"{m.upper()}: {text}." for m, text in estimands.items()], "plain"),),
+            shown=bool(estimands),
+        ),
+        Section(
+            "plain-words",
+            "In plain words",
+            (("items", plain, "plain"),),
+            {"plain_words": plain},
+            shown=bool(plain),
+        ),
+        Section(
+            "disagreements",
+            "Where the methods disagree",
+            (("items", list(disagreements), "warn"),),
+            {"disagreements": list(disagreements)},
+            shown=bool(disagreements),
+        ),
+        _calibration_view_section(comp, digits),
+        Section(
+            "calibration-check",
+            "Calibration check",
+            (("text", CHECK_INTRO), ("table", calibration, "calibration"))
+            if calibration is not None
+            else (),
+            {"calibration_check": comp.calibration.to_dict(orient="records")},
+            shown=calibration is not None,
+        ),
+        Section(
+            "clusters",
+            CLUSTERS_TITLE,
+            (("text", CLUSTERS_INTRO), ("table", clusters, "clusters"))
+            if clusters is not None
+            else (),
+            {"metric_clusters": comp.clusters.to_dict(orient="records")},
+            shown=clusters is not None,
+        ),
+        Section(
+            "variance",
+            "Between-group variance (Lum et al. 2022) and its posterior",
+            (
+                ("table", _variance_table(comp, digits), "variance"),
+                *(("note", n) for n in _variance_notes(comp)),
+            ),
+            {"variance": comp.variance.reset_index().to_dict(orient="records")},
+        ),
+        Section(
+            "diagnostics",
+            "Sampler diagnostics",
+            (("table", _diagnostics_shown(comp), "diagnostics"), ("text", DIAGNOSTICS_ADVICE))
+            if comp.posteriors
+            else (),
+            {
+                "diagnostics": _diagnostics(comp).to_dict(orient="records")
+                if comp.posteriors
+                else []
+            },
+            shown=bool(comp.posteriors),
+        ),
+        Section("notes", "Notes", (("items", notes, "warn"),), {"notes": notes}, bool(notes)),
+    ]
+    if figures:
+        blocks = tuple(("figure", caption, png) for caption, png in _figures(comp, data))
+        sections.append(Section("figures", "Figures", blocks))
+    sections.append(
+        Section(
+            "provenance",
+            "Provenance",
+            (
+                (
+                    "table",
+                    pd.DataFrame(_provenance_rows(comp), columns=["item", "value"]),
+                    "provenance",
+                ),
+            ),
+            {"provenance": provenance(comp)},
+        )
+    )
+    return sections
+
+
+@takes("Comparison")
+def comparison_markdown(comp, digits: int = 3) -> str:
+    """Markdown of a comparison: its sections (:func:`comparison_sections`), figures aside.
+
+    With more than two groups the family and group views come first
+    (:func:`bayesfair.report.groups.group_sections`).
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`.
     digits : int, default 3
         Decimals of the tables.
 
@@ -160,67 +318,23 @@ def comparison_markdown(comp, digits: int = 3) -> str:
     str
         The report, Markdown lines joined by newlines.
     """
-    s = comp.settings
-    pct = f"{s['ci_prob']:.0%}"
-    bayes, freq = _pair_tables(comp, digits)
-    out = rg.group_markdown(comp, digits) if rg.leads_with_family(comp) else []
-    out += [
-        "Findings by pair (each group against the reference):" if out else "Findings:",
-        "",
-        *[f"- {f['text']}" for f in findings(comp)],
-        "",
-        f"Threshold {s['threshold']:g}, reference group {s['reference']!r}, "
-        f"positive label {s['positive_label']!r}, ε = {s['epsilon']:g}, {pct} intervals.",
-        f"Random seed: {seed_text(s.get('random_seed'))}.",
-        "",
-        "Group sizes (labeled / unlabeled):",
-        "",
-        _table(comp.groups.reset_index()),
-        "",
-        f"Differences Δ = rate(group) − rate(reference), {pct} intervals: the models' posteriors,",
-        "",
-        _table(bayes),
-        "",
-        "and the frequentist estimates and intervals:",
-        "",
-        _table(freq),
-        "",
-        *_plain_markdown(comp),
-        "Between-group variance (Lum et al. 2022) and its posterior:",
-        "",
-        _table(_variance_table(comp, digits)),
-        *[f"\n- {n}" for n in _variance_notes(comp)],
-    ]
-    out += _estimand_lines(comp)
-    disagreements = comp.disagreements
-    if disagreements:
-        out += ["", "Where the methods disagree:", "", *[f"- {d}" for d in disagreements]]
-    out += _calibration_view_markdown(comp, digits)
-    calibration = _calibration_table(comp)
-    if calibration is not None:
-        out += [
-            "",
-            "Calibration check (each group's labeled examples against the calibration map the "
-            "groups share; the verdict on the step-down (Holm) adjusted p-value):",
-            "",
-            _table(calibration),
-        ]
-    clusters = _clusters_table(comp, digits)
-    if clusters is not None:
-        out += ["", f"{CLUSTERS_TITLE} (one metric per cluster):", "", _table(clusters)]
-    if comp.posteriors:
-        out += ["", "Sampler diagnostics:", "", _table(_diagnostics_shown(comp)), ""]
-        out += [DIAGNOSTICS_ADVICE]
-    notes = _notes(comp)
-    if notes:
-        out += ["", "Notes:", *[f"- {n}" for n in notes]]
-    out += [
-        "",
-        "Provenance:",
-        "",
-        _table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"])),
-    ]
-    return "\n".join(out)
+    return "\n".join(sections_markdown(comparison_sections(comp, digits)))
+
+
+#: What the calibration check's table is, in words.
+CHECK_INTRO = (
+    "Each group's labeled examples against the calibration map the groups share "
+    "(likelihood-ratio test of an intercept of the group's own on each side of the "
+    "threshold; the verdict on the p-value adjusted by Holm's method over the groups). "
+    "A misfit means the labels contradict the shared map: the group's rates from a "
+    "calibration model then rest on its labeled examples (RBC) or may be wrong (BC). "
+    "'too few labels': the check cannot tell."
+)
+#: What the metric clusters' table is, in words.
+CLUSTERS_INTRO = (
+    "The Fair-Enough metrics clustered by how they move together across the draws: one "
+    "metric per cluster says what its cluster says."
+)
 
 
 #: The heading of the section of the metric clusters (Majumder et al., Fair Enough).
@@ -231,16 +345,6 @@ def _clusters_table(comp, digits: int):
     """The representatives of the metric clusters, or None without clusters."""
     table = comp.clusters
     return None if table is None or table.empty else representatives(table, digits)
-
-
-def _estimand_lines(comp) -> list[str]:
-    """Which quantity each model's intervals are for, in words."""
-    estimands = comp.settings.get("estimands", {})
-    if not estimands:
-        return []
-    return ["", "What the intervals are for:", ""] + [
-        f"- {m.upper()}: {text}." for m, text in estimands.items()
-    ]
 
 
 #: The heading of the section of calibration within groups.
@@ -320,41 +424,20 @@ def _calibration_view_lines(comp) -> tuple[list[str], list[str]]:
     return sentences, notes
 
 
-def _calibration_view_markdown(comp, digits: int) -> list[str]:
-    """The section "Calibration within groups" as Markdown lines (none without the view)."""
+def _calibration_view_section(comp, digits: int) -> Section:
+    """The section "Calibration within groups" (not shown without the view)."""
     table = _calibration_view_table(comp, digits)
+    records = {"calibration": comp.calibration_view.to_dict(orient="records")}
     if table is None:
-        return []
+        return Section("calibration-within-groups", CALIBRATION_TITLE, (), records, False)
     sentences, notes = _calibration_view_lines(comp)
-    return [
-        "",
-        f"{CALIBRATION_TITLE}:",
-        "",
-        _calibration_view_intro(comp),
-        "",
-        *[f"- {t}" for t in sentences],
-        "",
-        _table(table),
-        *[f"\n- {n}." for n in notes],
-    ]
-
-
-def _calibration_view_html(comp, digits: int) -> list[str]:
-    """The section "Calibration within groups" as HTML fragments (none without the view)."""
-    from html import escape
-
-    table = _calibration_view_table(comp, digits)
-    if table is None:
-        return []
-    sentences, notes = _calibration_view_lines(comp)
-    body = "".join(f"<li>{escape(t, quote=False)}</li>" for t in sentences)
-    return [
-        f'<h2 id="calibration-within-groups">{CALIBRATION_TITLE}</h2>',
-        f"<p>{escape(_calibration_view_intro(comp), quote=False)}</p>",
-        f'<ul class="plain">{body}</ul>',
-        _html_table(table, "calibration-groups"),
-        *[f"<p class='note'>{escape(n, quote=False)}.</p>" for n in notes],
-    ]
+    blocks = (
+        ("text", _calibration_view_intro(comp)),
+        ("items", sentences, "plain"),
+        ("table", table, "calibration-groups"),
+        *(("note", f"{n}.") for n in notes),
+    )
+    return Section("calibration-within-groups", CALIBRATION_TITLE, blocks, records)
 
 
 def _calibration_table(comp):
@@ -567,12 +650,6 @@ def _diagnostics_shown(comp) -> pd.DataFrame:
     )
 
 
-def _plain_markdown(comp) -> list[str]:
-    """The plain-words section as Markdown lines (nothing when it is empty)."""
-    sentences = _plain_sentences(comp)
-    return ["In plain words:", "", *[f"- {t}" for t in sentences], ""] if sentences else []
-
-
 def _notes(comp) -> list[str]:
     notes = [n for n in comp.pairs.get("note", []) if n]
     for post in comp.posteriors.values():
@@ -689,7 +766,8 @@ def _reliability_figure(comp, calibrated) -> list[tuple[str, str]]:
 
 @takes("Comparison")
 def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> str:
-    """A self-contained HTML page of a comparison.
+    """A self-contained HTML page of a comparison: its sections
+    (:func:`comparison_sections`) and, with ``figures``, its figures.
 
     Parameters
     ----------
@@ -705,97 +783,17 @@ def comparison_html(comp, figures: bool = True, digits: int = 3, data=None) -> s
     Returns
     -------
     str
-        The page: settings (threshold, reference, positive label, ε, priors),
-        group sizes, the tables of :func:`comparison_markdown`, sampler
-        diagnostics, the meaning of P(|Δ| < ε) in plain words, notes, figures.
+        The page.
     """
-    from html import escape
-
-    s = comp.settings
-    pct = f"{s['ci_prob']:.0%}"
-    bayes, freq = _pair_tables(comp, digits)
-    settings = pd.DataFrame(
-        [
-            ("threshold", f"{s['threshold']:g} (predicted positive when score ≥ threshold)"),
-            ("positive label", repr(s["positive_label"])),
-            ("reference group", str(s["reference"])),
-            ("ε (practical equivalence)", f"±{s['epsilon']:g}"),
-            ("interval probability", pct),
-            ("bootstrap resamples", str(s.get("n_resamples", ""))),
-            ("random seed", seed_text(s.get("random_seed"))),
-            ("models", ", ".join(m.upper() for m in s["models"]) or "none (frequentist only)"),
-            *((f"prior of {m.upper()}", prior_words(p)) for m, p in s.get("priors", {}).items()),
-            *(
-                (f"{m.upper()} intervals are for", text)
-                for m, text in s.get("estimands", {}).items()
-            ),
-        ],
-        columns=["setting", "value"],
-    )
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         "<title>bayesfair assessment</title>",
         f"<style>{REPORT_CSS}</style></head><body>",
         "<h1>bayesfair assessment</h1>",
-        *rg.group_html(comp, digits, figures),
-        *rg.pair_findings_html(comp, findings(comp)),
-        "<h2>Settings</h2>",
-        _html_table(settings, "settings"),
-        "<h2>Data sizes per group</h2>",
-        _html_table(comp.groups.reset_index()),
-        f"<h2>Differences Δ = rate(group) − rate(reference), {pct} intervals</h2>",
-        "<p>The models' posteriors:</p>",
-        _html_table(bayes, "pairs"),
-        "<p>The frequentist estimates and intervals:</p>",
-        _html_table(freq, "pairs"),
+        *sections_html(comparison_sections(comp, digits, figures, data)),
+        "</body></html>",
     ]
-    parts += _html_list("In plain words", _plain_sentences(comp), "plain")
-    parts += _html_list("Where the methods disagree", comp.disagreements, "warn")
-    parts += _calibration_view_html(comp, digits)
-    calibration = _calibration_table(comp)
-    if calibration is not None:
-        parts += [
-            "<h2>Calibration check</h2>",
-            "<p>Each group's labeled examples against the calibration map the groups share "
-            "(likelihood-ratio test of an intercept of the group's own on each side of the "
-            "threshold; the verdict on the p-value adjusted by Holm's method over the "
-            "groups). A <em>misfit</em> means the labels contradict the shared map: the "
-            "group's rates from a calibration model then rest on its labeled examples (RBC) "
-            "or may be wrong (BC). <em>too few labels</em>: the check cannot tell.</p>",
-            _html_table(calibration, "calibration"),
-        ]
-    clusters = _clusters_table(comp, digits)
-    if clusters is not None:
-        intro = (
-            "<p>The Fair-Enough metrics clustered by how they move together across "
-            "the draws: one metric per cluster says what its cluster says.</p>"
-        )
-        parts += [f"<h2>{CLUSTERS_TITLE}</h2>", intro, _html_table(clusters, "clusters")]
-    parts += [
-        "<h2>Between-group variance (Lum et al. 2022) and its posterior</h2>",
-        _html_table(_variance_table(comp, digits), "variance"),
-        *[f"<p class='note'>{escape(n)}</p>" for n in _variance_notes(comp)],
-    ]
-    if comp.posteriors:
-        parts += [
-            "<h2>Sampler diagnostics</h2>",
-            _html_table(_diagnostics_shown(comp), "diagnostics"),
-            f"<p>{escape(DIAGNOSTICS_ADVICE)}</p>",
-        ]
-    parts += _html_list("Notes", _notes(comp), "warn")
-    if figures:
-        parts.append("<h2>Figures</h2>")
-        for caption, png in _figures(comp, data):
-            parts.append(
-                f'<figure><img src="data:image/png;base64,{png}" alt="{escape(caption)}">'
-                f"<figcaption>{escape(caption)}</figcaption></figure>"
-            )
-    parts += [
-        "<h2>Provenance</h2>",
-        _html_table(pd.DataFrame(_provenance_rows(comp), columns=["item", "value"]), "provenance"),
-    ]
-    parts.append("</body></html>")
     return "\n".join(parts)
 
 
@@ -833,23 +831,7 @@ def comparison_json(comp) -> str:
     """
     import json
 
-    doc = {
-        "family_findings": rg.family_findings(comp),
-        "group_findings": rg.group_findings(comp),
-        "family_view": comp.family_view.to_dict(orient="records"),
-        "group_view": comp.group_view.to_dict(orient="records"),
-        "findings": findings(comp),
-        "provenance": provenance(comp),
-        "settings": comp.settings,
-        "groups": comp.groups.reset_index().to_dict(orient="records"),
-        "pairs": comp.pairs.to_dict(orient="records"),
-        "variance": comp.variance.reset_index().to_dict(orient="records"),
-        "diagnostics": _diagnostics(comp).to_dict(orient="records") if comp.posteriors else [],
-        "notes": _notes(comp),
-        "plain_words": _plain_sentences(comp),
-        "disagreements": list(comp.disagreements),
-        "calibration": comp.calibration_view.to_dict(orient="records"),  # [] when empty
-        "calibration_check": comp.calibration.to_dict(orient="records"),  # [] when empty
-        "metric_clusters": comp.clusters.to_dict(orient="records"),
-    }
+    doc = {}
+    for section in comparison_sections(comp):
+        doc.update(section.records)
     return json.dumps(_jsonable(doc), indent=2, ensure_ascii=False, allow_nan=False)

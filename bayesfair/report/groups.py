@@ -2,7 +2,7 @@
 
 Content (which verdict, resting on which method) and its rendering for a
 :class:`~bayesfair.report.compare.Comparison` whose ``family_view`` and ``group_view``
-:func:`bayesfair.report.compare` filled. With more than two groups a report leads with
+:func:`bayesfair.compare` filled. With more than two groups a report leads with
 these (:func:`leads_with_family`): the first question is then whether the
 family is within ε and who is worst off, not how one group compares with a
 reference. With more than :data:`MANY_GROUPS` groups it also draws one forest
@@ -13,11 +13,10 @@ pairwise findings below (:func:`many_groups`).
 from __future__ import annotations
 
 import math
-from html import escape
 
 import pandas as pd
 
-from bayesfair._internal.render import html_list, html_table, markdown_table, png
+from bayesfair._internal.render import Section, png, sections_html, sections_markdown
 from bayesfair._internal.validation import takes
 from bayesfair.metrics.rates import get_rate
 from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
@@ -29,9 +28,11 @@ __all__ = [
     "group_findings",
     "group_html",
     "group_markdown",
+    "group_sections",
     "leads_with_family",
     "many_groups",
     "pair_findings_html",
+    "pair_findings_section",
     "view_method",
 ]
 
@@ -198,53 +199,148 @@ def _num(v, digits: int) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
-# --------------------------------------------------------------------------- rendering
+# --------------------------------------------------------------------------- sections
+def _gap_figures(comp) -> list[tuple]:
+    """One forest plot of the groups' gaps per metric (figure blocks)."""
+    from matplotlib.figure import Figure
+
+    method = view_method(comp)
+    blocks = []
+    for metric in comp.family_view["metric"]:
+        fig = Figure(figsize=gap_figure_size(len(comp.groups)))
+        plot_group_gaps(
+            comp.group_view, metric, method, comp.settings["epsilon"], ax=fig.subplots()
+        )
+        caption = (
+            f"Each group's gap in {metric} to all rows, the most adverse first; "
+            f"bars: the joint band ({method.upper()}); grey: ±ε."
+        )
+        blocks.append(("figure", caption, png(fig, 100)))
+    return blocks
+
+
 @takes("Comparison")
-def group_markdown(comp, digits: int) -> list[str]:
-    """The family verdicts, the family table and the group table, as Markdown lines.
+def group_sections(comp, digits: int = 3, figures: bool = False) -> list[Section]:
+    """The family's verdicts and table, and each group against all rows, as report sections
+    (:class:`~bayesfair._internal.render.Section`): shown first in a report with more than
+    two groups (:func:`leads_with_family`); their records always go to JSON.
 
     Parameters
     ----------
     comp : Comparison
-        From :func:`bayesfair.report.compare`, with its ``family_view`` and ``group_view``
-        (the caller checks :func:`leads_with_family`; this function does not).
+        From :func:`bayesfair.compare`.
+    digits : int, default 3
+        Decimals of the tables.
+    figures : bool, default False
+        Draw the forest plots of the gaps (base64 PNG; needs matplotlib), one per
+        metric, when there are more than :data:`MANY_GROUPS` groups.
+
+    Returns
+    -------
+    list of Section
+    """
+    pct = f"{comp.settings['ci_prob']:.0%}"
+    shown = leads_with_family(comp)
+    family, unfair = family_findings(comp), group_findings(comp)
+    records = {
+        "family_findings": family,
+        "group_findings": unfair,
+        "family_view": comp.family_view.to_dict(orient="records"),
+    }
+    blocks, group_blocks = [], []
+    if shown:
+        blocks = [
+            ("items", [f["text"] for f in family + unfair], "findings"),
+            (
+                "text",
+                f"max − min of the group rates, {pct} intervals (projected from the joint band):",
+            ),
+            ("table", family_table(comp, digits), "family"),
+        ]
+        if figures and many_groups(comp):
+            blocks += _gap_figures(comp)
+        group_blocks = [
+            (
+                "text",
+                f"Gap = rate(group) − rate(all rows); the bands hold for the groups jointly "
+                f"at {pct}.",
+            ),
+            ("table", group_table(comp, digits), "groups"),
+        ]
+    title = f"Family verdicts ({len(comp.groups)} groups; max − min of the group rates)"
+    return [
+        Section("family", title, tuple(blocks), records, shown),
+        Section(
+            "group-view",
+            "Each group against all rows",
+            tuple(group_blocks),
+            {"group_view": comp.group_view.to_dict(orient="records")},
+            shown,
+        ),
+    ]
+
+
+@takes("Comparison")
+def pair_findings_section(comp, pair_findings) -> Section:
+    """The pairwise findings (``pair_findings``: :func:`bayesfair.report.findings`) as a
+    report section, folded (HTML) below the family view when there are many groups.
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`.
+    pair_findings : list of dict
+        The findings, each with its sentence under ``"text"``.
+
+    Returns
+    -------
+    Section
+    """
+    lead = leads_with_family(comp)
+    fold = (
+        f"Findings by pair ({len(comp.pairs)} pairs against the reference)"
+        if many_groups(comp)
+        else ""
+    )
+    return Section(
+        "findings",
+        "Findings by pair (each group against the reference)" if lead else "Findings",
+        (("items", [f["text"] for f in pair_findings], "findings"),),
+        {"findings": pair_findings},
+        fold=fold,
+    )
+
+
+# --------------------------------------------------------------------------- rendering
+@takes("Comparison")
+def group_markdown(comp, digits: int) -> list[str]:
+    """The family verdicts, the family table and the group table, as Markdown lines
+    (:func:`group_sections`, rendered).
+
+    Parameters
+    ----------
+    comp : Comparison
+        From :func:`bayesfair.compare`, with its ``family_view`` and ``group_view``.
     digits : int
         Decimals of the tables.
 
     Returns
     -------
     list of str
-        The lines, to be joined by newlines.
+        The lines, to be joined by newlines; empty unless :func:`leads_with_family`.
     """
-    pct = f"{comp.settings['ci_prob']:.0%}"
-    unfair = group_findings(comp)
-    return [
-        f"Family verdicts ({len(comp.groups)} groups; max − min of the group rates):",
-        "",
-        *[f"- {f['text']}" for f in family_findings(comp)],
-        *[f"- {f['text']}" for f in unfair],
-        "",
-        f"max − min of the group rates, {pct} intervals (projected from the joint band):",
-        "",
-        markdown_table(family_table(comp, digits)),
-        "",
-        f"Each group against all rows (gap = rate(group) − rate(all rows); bands hold for the "
-        f"groups jointly at {pct}):",
-        "",
-        markdown_table(group_table(comp, digits)),
-        "",
-    ]
+    return sections_markdown(group_sections(comp, digits))
 
 
 @takes("Comparison")
 def group_html(comp, digits: int, figures: bool) -> list[str]:
     """The family verdicts, a forest plot of the gaps per metric (many groups) and the group
-    table: first in the page with more than two groups.
+    table (:func:`group_sections`, rendered).
 
     Parameters
     ----------
     comp : Comparison
-        From :func:`bayesfair.report.compare`.
+        From :func:`bayesfair.compare`.
     digits : int
         Decimals of the tables.
     figures : bool
@@ -256,48 +352,17 @@ def group_html(comp, digits: int, figures: bool) -> list[str]:
     list of str
         HTML fragments; empty unless :func:`leads_with_family`.
     """
-    if not leads_with_family(comp):
-        return []
-    parts = html_list(
-        f"Family verdicts ({len(comp.groups)} groups)",
-        [f["text"] for f in family_findings(comp)] + [f["text"] for f in group_findings(comp)],
-        "findings",
-    )
-    parts.append(html_table(family_table(comp, digits), "family"))
-    if figures and many_groups(comp):
-        from matplotlib.figure import Figure
-
-        method = view_method(comp)
-        for metric in comp.family_view["metric"]:
-            fig = Figure(figsize=gap_figure_size(len(comp.groups)))
-            plot_group_gaps(
-                comp.group_view, metric, method, comp.settings["epsilon"], ax=fig.subplots()
-            )
-            caption = (
-                f"Each group's gap in {metric} to all rows, the most adverse first; "
-                f"bars: the joint band ({method.upper()}); grey: ±ε."
-            )
-            parts.append(
-                f'<figure><img src="data:image/png;base64,{png(fig, 100)}" '
-                f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption>'
-                "</figure>"
-            )
-    parts += [
-        "<h2>Each group against all rows</h2>",
-        html_table(group_table(comp, digits), "groups"),
-    ]
-    return parts
+    return sections_html(group_sections(comp, digits, figures))
 
 
 @takes("Comparison")
 def pair_findings_html(comp, pair_findings) -> list[str]:
-    """The pairwise findings (``pair_findings``: :func:`bayesfair.report.findings`) as an
-    HTML list, folded below the family view when there are many groups.
+    """The pairwise findings as HTML (:func:`pair_findings_section`, rendered).
 
     Parameters
     ----------
     comp : Comparison
-        From :func:`bayesfair.report.compare`.
+        From :func:`bayesfair.compare`.
     pair_findings : list of dict
         The findings, each with its sentence under ``"text"``.
 
@@ -308,12 +373,6 @@ def pair_findings_html(comp, pair_findings) -> list[str]:
         with more than :data:`MANY_GROUPS` groups, one ``<details>`` element
         holding the list.
     """
-    title = "Findings by pair" if leads_with_family(comp) else "Findings"
-    items = html_list(title, [f["text"] for f in pair_findings], "findings")
-    if not many_groups(comp):
-        return items
-    body = "".join(items[1:])
-    return [
-        f"<details><summary>Findings by pair ({len(comp.pairs)} pairs against the "
-        f"reference)</summary>{body}</details>"
-    ]
+    if not pair_findings:
+        return []
+    return sections_html([pair_findings_section(comp, pair_findings)])

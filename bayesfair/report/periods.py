@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import math
-from html import escape
 
 import numpy as np
 import pandas as pd
 
-from bayesfair._internal.render import REPORT_CSS, html_list, html_table, markdown_table, png
+from bayesfair._internal.render import REPORT_CSS, Section, png, sections_html, sections_markdown
 from bayesfair._internal.validation import takes
 from bayesfair.models.catalogue import DEFAULT_MODEL
 from bayesfair.posterior.periods import DRIFT_LEVEL, DRIFT_POWER
@@ -30,6 +29,7 @@ __all__ = [
     "period_html",
     "period_json",
     "period_markdown",
+    "period_sections",
     "period_table",
     "provenance_rows",
 ]
@@ -198,82 +198,26 @@ def _content(result, metrics, epsilon, ci_prob):
 
 
 @takes("PeriodPosterior")
-def period_markdown(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95) -> str:
-    """The audit over time as Markdown.
+def period_sections(
+    result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, figures: bool = False
+) -> list[Section]:
+    """The audit over time's sections, the one list that the Markdown, HTML and JSON
+    renderers draw (:class:`~bayesfair._internal.render.Section`, as a comparison's).
 
     Parameters
     ----------
     result : PeriodPosterior
     metrics, epsilon, ci_prob
         As in :func:`bayesfair.posterior.periods.period_summary`.
+    figures : bool, default False
+        One figure of the gaps over the periods per metric (only HTML shows them).
+
+    Returns
+    -------
+    list of Section
     """
     table, findings = _content(result, metrics, epsilon, ci_prob)
-    lines = ["# bayesfair audit over time", "", "## Findings", ""]
-    lines += [f"- {f}" for f in findings]
-    lines += [
-        "",
-        f"## {_gaps_heading(ci_prob, epsilon)}",
-        "",
-        markdown_table(period_table(table)),
-        "",
-        _method_sentence(result),
-        "",
-        "## Provenance",
-        "",
-        markdown_table(pd.DataFrame(provenance_rows(result), columns=["item", "value"])),
-    ]
-    return "\n".join(lines) + "\n"
-
-
-@takes("PeriodPosterior")
-def period_json(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95) -> str:
-    """The audit over time as JSON: findings, the period table, the drift table, settings.
-
-    Parameters
-    ----------
-    result : PeriodPosterior
-    metrics, epsilon, ci_prob
-        As in :func:`bayesfair.posterior.periods.period_summary`.
-    """
-    table, findings = _content(result, metrics, epsilon, ci_prob)
-    payload = {
-        "findings": findings,
-        "periods": json.loads(table.to_json(orient="records", date_format="iso")),
-        "drift": json.loads(result.drift.to_json(orient="records", date_format="iso")),
-        "settings": {
-            "epsilon": epsilon,
-            "ci_prob": ci_prob,
-            "band": table.attrs.get("band"),
-            "method": _method_sentence(result),
-        },
-        "provenance": dict(result.settings.get("provenance", {})),
-    }
-    return json.dumps(payload, indent=2, default=str)
-
-
-@takes("PeriodPosterior")
-def period_html(
-    result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, figures: bool = True
-) -> str:
-    """The audit over time as one self-contained HTML page.
-
-    Parameters
-    ----------
-    result : PeriodPosterior
-    metrics, epsilon, ci_prob
-        As in :func:`bayesfair.posterior.periods.period_summary`.
-    figures : bool, default True
-        One figure of the gaps over the periods per metric.
-    """
-    table, findings = _content(result, metrics, epsilon, ci_prob)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>bayesfair audit over time</title>",
-        f"<style>{REPORT_CSS}</style></head><body>",
-        "<h1>bayesfair audit over time</h1>",
-        *html_list("Findings", findings, "findings"),
-    ]
+    blocks = []
     if figures:
         from matplotlib.figure import Figure
 
@@ -283,16 +227,85 @@ def period_html(
             caption = (
                 f"Gap in {metric} per period; band: {ci_prob:.0%} simultaneous; ▼: drifted labels."
             )
-            parts.append(
-                f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{png(fig)}">'
-                f"<figcaption>{escape(caption)}</figcaption></figure>"
-            )
-    parts += [
-        f"<h2>{escape(_gaps_heading(ci_prob, epsilon))}</h2>",
-        html_table(period_table(table)),
-        f"<p>{escape(_method_sentence(result))}</p>",
-        "<h2>Provenance</h2>",
-        html_table(pd.DataFrame(provenance_rows(result), columns=["item", "value"])),
+            blocks.append(("figure", caption, png(fig)))
+    blocks += [("table", period_table(table), ""), ("text", _method_sentence(result))]
+    gaps = {
+        "periods": json.loads(table.to_json(orient="records", date_format="iso")),
+        "drift": json.loads(result.drift.to_json(orient="records", date_format="iso")),
+        "settings": {
+            "epsilon": epsilon,
+            "ci_prob": ci_prob,
+            "band": table.attrs.get("band"),
+            "method": _method_sentence(result),
+        },
+    }
+    provenance = pd.DataFrame(provenance_rows(result), columns=["item", "value"])
+    return [
+        Section("findings", "Findings", (("items", findings, "findings"),), {"findings": findings}),
+        Section("periods", _gaps_heading(ci_prob, epsilon), tuple(blocks), gaps),
+        Section(
+            "provenance",
+            "Provenance",
+            (("table", provenance, ""),),
+            {"provenance": dict(result.settings.get("provenance", {}))},
+        ),
+    ]
+
+
+@takes("PeriodPosterior")
+def period_markdown(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95) -> str:
+    """The audit over time as Markdown (:func:`period_sections`, rendered).
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metrics, epsilon, ci_prob
+        As in :func:`bayesfair.posterior.periods.period_summary`.
+    """
+    sections = period_sections(result, metrics, epsilon, ci_prob)
+    lines = ["# bayesfair audit over time", "", *sections_markdown(sections, "## {title}")]
+    return "\n".join(lines) + "\n"
+
+
+@takes("PeriodPosterior")
+def period_json(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95) -> str:
+    """The audit over time as JSON: findings, the period table, the drift table, settings
+    (:func:`period_sections`' records).
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metrics, epsilon, ci_prob
+        As in :func:`bayesfair.posterior.periods.period_summary`.
+    """
+    payload = {}
+    for section in period_sections(result, metrics, epsilon, ci_prob):
+        payload.update(section.records)
+    return json.dumps(payload, indent=2, default=str)
+
+
+@takes("PeriodPosterior")
+def period_html(
+    result, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, figures: bool = True
+) -> str:
+    """The audit over time as one self-contained HTML page (:func:`period_sections`,
+    rendered).
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metrics, epsilon, ci_prob
+        As in :func:`bayesfair.posterior.periods.period_summary`.
+    figures : bool, default True
+        One figure of the gaps over the periods per metric.
+    """
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>bayesfair audit over time</title>",
+        f"<style>{REPORT_CSS}</style></head><body>",
+        "<h1>bayesfair audit over time</h1>",
+        *sections_html(period_sections(result, metrics, epsilon, ci_prob, figures)),
         "</body></html>",
     ]
     return "\n".join(parts)

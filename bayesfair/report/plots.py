@@ -248,7 +248,7 @@ def plot_forest(comparison, metric: str | None = None, ax=None):
     Parameters
     ----------
     comparison : Comparison
-        From :func:`bayesfair.report.compare`.
+        From :func:`bayesfair.compare`.
     metric : str, optional
         Show only this metric (default: all).
     ax : matplotlib.axes.Axes, optional
@@ -307,7 +307,7 @@ def plot_variance_forest(comparison, ax=None):
     Parameters
     ----------
     comparison : Comparison
-        From :func:`bayesfair.report.compare` (its ``variance`` table and ``settings``).
+        From :func:`bayesfair.compare` (its ``variance`` table and ``settings``).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; default new axes sized to the number of metrics.
 

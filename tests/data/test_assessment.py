@@ -42,10 +42,13 @@ def test_from_frames_with_intersections_and_unlabeled():
     data = AssessmentData.from_frames(lab, unl, score="s", label="y", group=["race", "sex"])
     assert data.group_levels == ["b & f", "b & m", "w & f", "w & m"]
     assert data.attributes == ["race", "sex"]
-    summary = data.unlabeled_summary()
-    assert summary.loc["b & m", "n"] == 1 and summary.loc["b & m", "n_predicted_positive"] == 1
-    assert summary.loc["w & f", "n"] == 0 and np.isnan(summary.loc["w & f", "mean_score"])
+    table = data.unlabeled_score_table()
+    assert table.loc["b & m", "n"] == 1 and table.loc["b & m", "n_predicted_positive"] == 1
+    assert table.loc["w & f", "n"] == 0 and np.isnan(table.loc["w & f", "mean_score"])
     assert data.group_sizes()["n_labeled"].sum() == 6
+    with pytest.warns(FutureWarning, match="unlabeled_score_table"):
+        old = data.unlabeled_summary()  # its name before 0.4
+    pd.testing.assert_frame_equal(old, table)
 
 
 def test_labels_bool_and_pos_label():

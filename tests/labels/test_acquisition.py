@@ -17,22 +17,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.labels.acquisition import Acquisition, AcquisitionPosterior, Pool
 
 
-@pytest.fixture(scope="module")
-def frames():
-    """COMPAS-race LR: 60 labeled rows and the rest as an unlabeled pool with ids."""
-    df = bf.datasets.load_scores("compas-race", "LR").reset_index()
-    df = df.rename(columns={"row": "case"})[["case", "score", "label", "group"]]
-    return df.iloc[:60].copy(), df.iloc[60:].drop(columns="label").copy()
-
-
-@pytest.fixture(scope="module")
-def data(frames):
-    lab, unl = frames
-    return bf.AssessmentData.from_frames(
-        lab, unl, score="score", label="label", group="group", id="case"
-    )
-
-
 def _pool_of(group, scores, count, k, threshold=0.5):
     """A pool of one entry per score (in the order given), ``count`` examples each."""
     s, n = np.asarray(scores, float), np.asarray(count, float)

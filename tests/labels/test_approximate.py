@@ -10,22 +10,6 @@ import bayesfair as bf
 from bayesfair.labels.acquisition import Pool
 
 
-@pytest.fixture(scope="module")
-def frames():
-    """COMPAS-race LR: 60 labeled rows and the rest as an unlabeled pool with ids."""
-    df = bf.datasets.load_scores("compas-race", "LR").reset_index()
-    df = df.rename(columns={"row": "case"})[["case", "score", "label", "group"]]
-    return df.iloc[:60].copy(), df.iloc[60:].drop(columns="label").copy()
-
-
-@pytest.fixture(scope="module")
-def data(frames):
-    lab, unl = frames
-    return bf.AssessmentData.from_frames(
-        lab, unl, score="score", label="label", group="group", id="case"
-    )
-
-
 def test_importance_mixture_recovers_a_known_posterior():
     """The planner's importance sampler from a two-t mixture proposal (the adaptive step's),
     on a target it does not fit: a Gaussian in θ (k = 2, six dimensions) with its own mean and

@@ -10,22 +10,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.labels.acquisition import Pool
 
 
-@pytest.fixture(scope="module")
-def frames():
-    """COMPAS-race LR: 60 labeled rows and the rest as an unlabeled pool with ids."""
-    df = bf.datasets.load_scores("compas-race", "LR").reset_index()
-    df = df.rename(columns={"row": "case"})[["case", "score", "label", "group"]]
-    return df.iloc[:60].copy(), df.iloc[60:].drop(columns="label").copy()
-
-
-@pytest.fixture(scope="module")
-def data(frames):
-    lab, unl = frames
-    return bf.AssessmentData.from_frames(
-        lab, unl, score="score", label="label", group="group", id="case"
-    )
-
-
 def test_plan_contract(data):
     plan = bf.plan_labels(
         data, metric="accuracy", epsilon=0.05, budgets=[60, 120], n_sims=4, random_seed=0

@@ -1,4 +1,4 @@
-"""bayesfair.report.compare: the side-by-side table of every method, built from the same rows."""
+"""bayesfair.compare: the side-by-side table of every method, built from the same rows."""
 
 import pytest
 

@@ -14,7 +14,12 @@ matplotlib.use("Agg")
 import pytest
 
 import bayesfair as bf
-from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
+from bayesfair.report.document import (
+    comparison_html,
+    comparison_json,
+    comparison_markdown,
+    comparison_sections,
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,16 +38,17 @@ def test_html_tables_settings_and_sizes(html, comparison):
     assert f"<td>Female</td><td>{sizes.loc['Female', 'n_labeled']}</td>" in html
     assert f"<td>{sizes.loc['Male', 'n_unlabeled']}</td>" in html
     # threshold, reference group, ε and priors
-    assert "<td>reference group</td><td>Male</td>" in html
-    assert "<td>threshold</td><td>0.5" in html
-    assert "±0.02" in html
+    assert "<p>Threshold 0.5 (predicted positive when score ≥ threshold)" in html
+    assert "reference group &#x27;Male&#x27;" in html or "reference group 'Male'" in html
+    assert "ε = 0.02" in html
     assert "<td>prior of BC</td><td>calibration map σ(c + a log s − b log(1 − s)) per group" in html
     assert "CalibrationPriors(" not in html and "SeedSequence(" not in html  # words, not reprs
     assert "<td>prior of BB</td><td>each group's confusion cells ~ Dirichlet(1, 1, 1, 1)" in html
 
 
 def test_html_diagnostics_per_model(html, comparison):
-    section = html.split("<h2>Sampler diagnostics</h2>", 1)[1].split("</table>", 1)[0]
+    section = html.split('<h2 id="diagnostics">Sampler diagnostics</h2>', 1)[1]
+    section = section.split("</table>", 1)[0]
     assert "<th>max_r_hat</th><th>min_ess_bulk</th><th>divergences</th>" in section
     diag = comparison.posteriors["bc"].diagnostics()
     rhat = f"{diag['r_hat'].max():.3f}"
@@ -182,7 +188,7 @@ def test_html_and_markdown_print_the_variance_table_alike(no_positive_in_b):
 
     md = comparison_markdown(comp)
     html = comparison_html(comp, figures=False)
-    md_var = md[md.index("Between-group variance") : md.index("What the intervals")]
+    md_var = md[md.index("Between-group variance") : md.index("Sampler diagnostics")]
     start = html.index('class="variance"')
     html_var = html[start : html.index("</table>", start)]
     assert decimals(md_var) == decimals(html_var) == [4]
@@ -305,15 +311,16 @@ def test_the_three_formats_carry_the_same_sections(comparison):
     html = comparison_html(comparison, figures=False)
     payload = json.loads(comparison_json(comparison))
     sections = {  # JSON key: (Markdown marker, HTML marker)
-        "findings": ("Findings:", "Findings"),
-        "groups": ("Group sizes", "<h2>Data sizes per group</h2>"),
-        "pairs": ("Differences Δ = rate(group)", "<h2>Differences Δ = rate(group)"),
-        "plain_words": ("In plain words:", "In plain words"),
-        "variance": ("Between-group variance", "<h2>Between-group variance"),
-        "calibration_check": ("Calibration check", "<h2>Calibration check</h2>"),
-        "diagnostics": ("Sampler diagnostics:", "<h2>Sampler diagnostics</h2>"),
-        "notes": ("Notes:", "Notes"),
-        "provenance": ("Provenance:", "<h2>Provenance</h2>"),
+        "findings": ("Findings:", '<h2 id="findings">Findings</h2>'),
+        "settings": ("Settings:", '<h2 id="settings">Settings</h2>'),
+        "groups": ("Group sizes (labeled / unlabeled):", '<h2 id="groups">Group sizes'),
+        "pairs": ("Differences Δ = rate(group)", '<h2 id="pairs">Differences Δ = rate(group)'),
+        "plain_words": ("In plain words:", '<h2 id="plain-words">In plain words</h2>'),
+        "variance": ("Between-group variance", '<h2 id="variance">Between-group variance'),
+        "calibration_check": ("Calibration check:", '<h2 id="calibration-check">'),
+        "diagnostics": ("Sampler diagnostics:", '<h2 id="diagnostics">Sampler diagnostics'),
+        "notes": ("Notes:", '<h2 id="notes">Notes</h2>'),
+        "provenance": ("Provenance:", '<h2 id="provenance">Provenance</h2>'),
     }
     for key, (in_md, in_html) in sections.items():
         assert payload[key], key
@@ -324,3 +331,25 @@ def test_the_three_formats_carry_the_same_sections(comparison):
             assert html_escape(sentence, quote=False) in html or html_escape(sentence) in html
     for finding in payload["findings"]:
         assert finding["text"] in md
+
+
+def test_the_three_formats_draw_one_list_of_sections(comparison):
+    """The one list of sections (comparison_sections): each shown section is a heading
+    in Markdown and HTML, its tables' rows are in both, and the JSON document is the
+    union of the sections' records, shown or not."""
+    from html import escape
+
+    sections = comparison_sections(comparison)
+    md = comparison_markdown(comparison)
+    html = comparison_html(comparison, figures=False)
+    payload = json.loads(comparison_json(comparison))
+    assert set(payload) == {k for s in sections for k in s.records}
+    shown = [s for s in sections if s.shown and s.blocks]
+    assert md.index(f"{shown[0].title}:") == 0
+    for section in shown:
+        assert f"{section.title}:" in md, section.key
+        assert f'<h2 id="{section.key}">{escape(section.title)}</h2>' in html, section.key
+        for block in section.blocks:
+            if block[0] == "table" and len(block[1]):
+                cell = str(block[1].iloc[0, 0])
+                assert cell in md and escape(cell, quote=False) in html, (section.key, cell)

@@ -240,6 +240,6 @@ def test_many_groups_report_leads_with_the_family_and_stays_small(report32, tmp_
     proc = _chromium(["--dump-dom", report32.as_uri()], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom = proc.stdout
-    assert dom.index("Family verdicts (32 groups)") < dom.index("Findings by pair (93 pairs")
+    assert dom.index("Family verdicts (32 groups;") < dom.index("Findings by pair (93 pairs")
     assert dom.count('src="data:image/png;base64,') == 3 + 1  # forest plots + variance
     assert "<details>" in dom and "<details open" not in dom

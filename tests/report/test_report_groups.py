@@ -3,7 +3,7 @@ the groups' gaps to all rows, and when a report leads with them.
 
 The comparisons here are built by hand (a :class:`~bayesfair.report.compare.Comparison` is a
 dataclass), so each number in a sentence or a table is known; one test reads a real
-:func:`bayesfair.report.compare`."""
+:func:`bayesfair.compare`."""
 
 import base64
 import math
@@ -256,7 +256,7 @@ def test_group_markdown_lists_the_verdicts_then_the_tables():
     assert "max − min of the group rates, 90% intervals (projected from the joint band):" in lines
     assert "| accuracy | BB | 0.12 | [0.07, 0.17] | unfair |" in "\n".join(lines)
     assert "| accuracy | g1 | 11 / 100 | -0.12 [-0.20, -0.05] | 0.90 | unfair |" in "\n".join(lines)
-    assert lines[-1] == ""
+    assert "Each group against all rows:" in lines
 
 
 def test_group_html_is_nothing_unless_the_report_leads_with_the_family():
@@ -267,11 +267,13 @@ def test_group_html_is_nothing_unless_the_report_leads_with_the_family():
 def test_group_html_draws_a_forest_plot_per_metric_for_many_groups():
     parts = group_html(_comparison(6, methods=("bb", "rbc")), 3, figures=True)
     page = "".join(parts)
-    assert parts[0] == "<h2>Family verdicts (6 groups)</h2>"
+    assert parts[0] == (
+        '<h2 id="family">Family verdicts (6 groups; max − min of the group rates)</h2>'
+    )
     assert page.count("<li>") == 3
     assert '<table class="family">' in page and '<table class="groups">' in page
-    assert page.index("<h2>Family verdicts") < page.index("<figure>")
-    assert page.index("</figure>") < page.index("<h2>Each group against all rows</h2>")
+    assert page.index(">Family verdicts") < page.index("<figure>")
+    assert page.index("</figure>") < page.index(">Each group against all rows</h2>")
     images = re.findall(r'<img src="data:image/png;base64,([^"]+)"', page)
     assert len(images) == 2  # accuracy and fpr
     assert all(base64.b64decode(i)[:4] == b"\x89PNG" for i in images)
@@ -292,8 +294,14 @@ def test_pair_findings_are_a_list_or_folded_with_many_groups():
         '<ul class="findings"><li>accuracy, g1 vs g0: unfair</li>'
         "<li>fpr, g1 vs g0: a &lt; b</li></ul>"
     )
-    assert pair_findings_html(_comparison(2), findings) == ["<h2>Findings</h2>", items]
-    assert pair_findings_html(_comparison(3), findings) == ["<h2>Findings by pair</h2>", items]
+    assert pair_findings_html(_comparison(2), findings) == [
+        '<h2 id="findings">Findings</h2>',
+        items,
+    ]
+    assert pair_findings_html(_comparison(3), findings) == [
+        '<h2 id="findings">Findings by pair (each group against the reference)</h2>',
+        items,
+    ]
     assert pair_findings_html(_comparison(7, n_pairs=12), findings) == [
         "<details><summary>Findings by pair (12 pairs against the reference)</summary>"
         f"{items}</details>"
@@ -303,7 +311,7 @@ def test_pair_findings_are_a_list_or_folded_with_many_groups():
 
 # --------------------------------------------------------------------------- a real comparison
 def test_a_comparison_of_six_groups_reads_like_the_hand_built_ones():
-    """A real :func:`bayesfair.report.compare` of six groups, frequentist only (no fit: fast)."""
+    """A real :func:`bayesfair.compare` of six groups, frequentist only (no fit: fast)."""
     import bayesfair as bf
     from bayesfair.datasets.simulate import many_groups as simulate_groups
 

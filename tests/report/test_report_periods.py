@@ -12,6 +12,7 @@ from bayesfair.report.periods import (
     period_html,
     period_json,
     period_markdown,
+    period_sections,
     period_table,
     provenance_rows,
 )
@@ -80,7 +81,7 @@ def test_the_reports_close_with_their_provenance(result):
     assert "200 draws" in rows["RBC per group sampler"]
     markdown = period_markdown(result, ["accuracy"])
     assert "## Provenance" in markdown and "random seed" in markdown
-    assert "<h2>Provenance</h2>" in period_html(result, ["accuracy"], figures=False)
+    assert '<h2 id="provenance">Provenance</h2>' in period_html(result, ["accuracy"], figures=False)
     assert json.loads(period_json(result, ["accuracy"]))["provenance"]["call"] == rows["call"]
 
 
@@ -101,3 +102,18 @@ def test_the_table_says_possible_for_a_flag_that_holds_only_on_its_own(result):
     # a table from before drift_family_in reads as it did
     older = table.drop(columns="drift_family_in").head(2)
     assert period_table(older)["drift"].tolist() == cells[:2]
+
+
+def test_the_three_formats_draw_one_list_of_sections(result):
+    """Markdown, HTML and JSON render the same sections (period_sections): every section
+    is a heading of the first two and its records are keys of the third."""
+    sections = period_sections(result, ["accuracy"])
+    markdown = period_markdown(result, ["accuracy"])
+    html = period_html(result, ["accuracy"], figures=False)
+    payload = json.loads(period_json(result, ["accuracy"]))
+    assert [s.key for s in sections] == ["findings", "periods", "provenance"]
+    for section in sections:
+        assert f"## {section.title}" in markdown
+        assert f'<h2 id="{section.key}">' in html
+        assert set(section.records) <= set(payload)
+    assert set(payload) == {k for s in sections for k in s.records}

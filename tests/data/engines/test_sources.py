@@ -52,9 +52,9 @@ def test_assessment_data_on_a_summary_fits_as_on_arrays(tmp_path):
     )
     assert summary.n_unlabeled == arrays.n_unlabeled and summary.unlabeled_is_summary
     pd.testing.assert_frame_equal(summary.group_sizes(), arrays.group_sizes())
-    table = summary.unlabeled_summary()
-    pd.testing.assert_series_equal(table["n"], arrays.unlabeled_summary()["n"])
-    np.testing.assert_allclose(table["mean_score"], arrays.unlabeled_summary()["mean_score"])
+    table = summary.unlabeled_score_table()
+    pd.testing.assert_series_equal(table["n"], arrays.unlabeled_score_table()["n"])
+    np.testing.assert_allclose(table["mean_score"], arrays.unlabeled_score_table()["mean_score"])
     with pytest.raises(ValueError, match="holds its .* unlabeled examples as a summary"):
         _ = summary.unlabeled_scores
     # the in-memory summary gives the arrays' posterior exactly; DuckDB's to its sums' 1e-14

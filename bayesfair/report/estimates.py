@@ -1,0 +1,136 @@
+"""A comparison's estimates as one long table, and the wide table the reports read.
+
+:func:`~bayesfair.compare` computes, for every metric and pair of groups, each method's
+estimate and interval. They are kept as one long (tidy) table, one row per metric,
+pair and method (:data:`ESTIMATE_COLUMNS`; ``Comparison.estimates``), where a method
+that does not give a statistic leaves it empty (Newcombe's interval has no
+``prob_practically_fair``). ``Comparison.pairs``, the wide table whose
+``<method>_<statistic>`` columns the reports, the figures and outside checks read, is
+its pivot (:func:`pivot_pairs`), joined to each pair's own columns (the sizes, the
+frequency estimate, the note, the disagreement). Setting a method aside (after active
+label selection) is a filter on the ``method`` column, not a search of column names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "ESTIMATE_COLUMNS",
+    "FREQUENTIST_STATS",
+    "MODEL_STATS",
+    "pivot_pairs",
+    "set_aside",
+    "wide_name",
+]
+
+#: The columns of ``Comparison.estimates``: one row per metric, pair and method.
+ESTIMATE_COLUMNS = [
+    "metric",
+    "group",
+    "reference",
+    "method",
+    "estimate",
+    "lower",
+    "upper",
+    "half_width",
+    "effective_n",
+    "prob_practically_fair",
+    "p_undefined",
+    "decision",
+    "prior_sensitive",
+]
+#: The statistics of each frequentist method that the wide table shows, in its order.
+FREQUENTIST_STATS = {
+    "newcombe": ("lower", "upper"),
+    "bootstrap": ("lower", "upper"),
+    "ppi": ("estimate", "lower", "upper", "effective_n"),
+    "bernstein": ("lower", "upper", "half_width"),
+}
+#: The statistics of a Bayesian model that the wide table shows (its estimate is the
+#: posterior mean, ``<model>_mean``).
+MODEL_STATS = (
+    "estimate",
+    "lower",
+    "upper",
+    "prob_practically_fair",
+    "p_undefined",
+    "decision",
+    "prior_sensitive",
+)
+_KEY = ["metric", "group", "reference"]
+_VALUES = ESTIMATE_COLUMNS[4:]
+
+
+def wide_name(method: str, stat: str) -> str:
+    """A statistic's column in the wide table: ``<method>_<stat>``, a model's estimate
+    ``<model>_mean``.
+
+    Parameters
+    ----------
+    method : str
+    stat : str
+        One of :data:`ESTIMATE_COLUMNS`' statistics.
+
+    Returns
+    -------
+    str
+    """
+    if stat == "estimate" and method not in FREQUENTIST_STATS:
+        return f"{method}_mean"
+    return f"{method}_{stat}"
+
+
+def set_aside(estimates: pd.DataFrame, methods) -> pd.DataFrame:
+    """A copy of ``estimates`` with every statistic of ``methods`` emptied (NaN).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        Columns :data:`ESTIMATE_COLUMNS`.
+    methods : iterable of str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    out = estimates.copy()
+    rows = out["method"].isin(list(methods))
+    for column in _VALUES:
+        if rows.any():
+            out[column] = out[column].astype(object)
+            out.loc[rows, column] = np.nan
+    return out
+
+
+def pivot_pairs(pair_columns: pd.DataFrame, estimates: pd.DataFrame, models) -> pd.DataFrame:
+    """The wide pair table: each pair's own columns and every method's statistics.
+
+    Parameters
+    ----------
+    pair_columns : pandas.DataFrame
+        One row per metric and pair: ``metric, group, reference``, then the pair's own
+        columns; ``note`` and ``disagreement``, where present, go last.
+    estimates : pandas.DataFrame
+        Columns :data:`ESTIMATE_COLUMNS`.
+    models : list of str
+        The Bayesian models, in the order of their columns (after the frequentist
+        methods of :data:`FREQUENTIST_STATS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, group, reference``, the pair's columns, ``<method>_<stat>`` per method
+        (:func:`wide_name`), then ``note`` and ``disagreement``.
+    """
+    tail = [c for c in ("note", "disagreement") if c in pair_columns]
+    out = pair_columns.drop(columns=tail).reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(out[_KEY])
+    for method in [*FREQUENTIST_STATS, *models]:
+        rows = estimates[estimates["method"] == method].set_index(_KEY).reindex(index)
+        for stat in FREQUENTIST_STATS.get(method, MODEL_STATS):
+            out[wide_name(method, stat)] = rows[stat].infer_objects().to_numpy()
+    for column in tail:
+        out[column] = pair_columns[column].to_numpy()
+    return out

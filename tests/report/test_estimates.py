@@ -1,0 +1,52 @@
+"""A comparison's estimates as one long table and the wide table as its pivot
+(bayesfair.report.estimates)."""
+
+import numpy as np
+import pandas as pd
+
+from bayesfair.report.estimates import (
+    ESTIMATE_COLUMNS,
+    FREQUENTIST_STATS,
+    MODEL_STATS,
+    pivot_pairs,
+    set_aside,
+    wide_name,
+)
+
+KEY = ["metric", "group", "reference"]
+
+
+def test_one_row_per_metric_pair_and_method(comparison):
+    est = comparison.estimates
+    assert list(est.columns) == ESTIMATE_COLUMNS
+    methods = [*FREQUENTIST_STATS, *comparison.posteriors]
+    assert len(est) == len(comparison.pairs) * len(methods)
+    assert not est.duplicated([*KEY, "method"]).any()
+    assert set(est["method"]) == set(methods)
+    # a statistic a method does not give is empty: Newcombe has no P(|Δ| < ε)
+    assert est.loc[est["method"] == "newcombe", "prob_practically_fair"].isna().all()
+
+
+def test_the_wide_table_is_its_pivot(comparison):
+    pairs = comparison.pairs
+    stats = {
+        wide_name(m, s)
+        for m in [*FREQUENTIST_STATS, *comparison.posteriors]
+        for s in FREQUENTIST_STATS.get(m, MODEL_STATS)
+    }
+    own = [c for c in pairs.columns if c not in stats]
+    rebuilt = pivot_pairs(pairs[own], comparison.estimates, list(comparison.posteriors))
+    pd.testing.assert_frame_equal(rebuilt, pairs)
+    row = comparison.estimates.iloc[-1]  # a model's row: its mean is <model>_mean
+    match = pairs[(pairs[KEY] == row[KEY].to_numpy()).all(axis=1)]
+    assert match[f"{row['method']}_mean"].item() == row["estimate"]
+
+
+def test_setting_a_method_aside_empties_its_rows_only(comparison):
+    est = comparison.estimates
+    out = set_aside(est, ["bootstrap", "bb"])
+    gone = out["method"].isin(["bootstrap", "bb"])
+    assert out.loc[gone, ESTIMATE_COLUMNS[4:]].isna().all().all()
+    kept = est.loc[~gone, ESTIMATE_COLUMNS[4:]].astype(object)
+    pd.testing.assert_frame_equal(out.loc[~gone, ESTIMATE_COLUMNS[4:]].astype(object), kept)
+    assert np.isfinite(est.loc[gone & (est["method"] == "bb"), "lower"]).all()  # not mutated
