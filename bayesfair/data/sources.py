@@ -160,33 +160,21 @@ def summarize(
         group,
         threshold,
         engine,
-        label=label,
-        pos_label=pos_label,
-        score_clip=score_clip,
-        n_bins=n_bins,
-        scheduler=scheduler,
-        progressbar=progressbar,
-        text_groups=text_groups,
+        label,
+        pos_label,
+        (score_clip, n_bins),
+        (scheduler, progressbar, text_groups),
     )
 
 
 def _summarize(
-    source,
-    score: str = "score",
-    group="group",
-    threshold: float = 0.5,
-    engine: str = "auto",
-    *,
-    label: str | None = None,
-    pos_label=1,
-    score_clip: float = 0.01,
-    n_bins: int | None = None,
-    scheduler=None,
-    progressbar: bool = False,
-    text_groups: bool = False,
+    source, score, group, threshold, engine, label, pos_label, grid, run
 ) -> ScoreSummary:
     """:func:`summarize` and :func:`summarize_unlabeled` (``label=None``), without the
-    deprecation warning."""
+    deprecation warning: ``grid`` is ``(score_clip, n_bins)``, ``run`` is ``(scheduler,
+    progressbar, text_groups)``."""
+    score_clip, n_bins = grid
+    scheduler, progressbar, text_groups = run
     threshold = check_threshold(threshold)
     n_bins = DEFAULT_BINS if n_bins is None else int(n_bins)
     if n_bins < 1:
@@ -296,11 +284,10 @@ def summarize_unlabeled(
         group,
         threshold,
         engine,
-        score_clip=score_clip,
-        n_bins=n_bins,
-        scheduler=scheduler,
-        progressbar=progressbar,
-        text_groups=text_groups,
+        None,
+        1,
+        (score_clip, n_bins),
+        (scheduler, progressbar, text_groups),
     )
 
 

@@ -146,6 +146,10 @@ class Comparison:
         The method the group and family verdicts rest on: the first fitted of RBC,
         BC, HBB, BB whose views exist, else ``"freq"`` (the labeled rows' max-|t|
         bootstrap).
+    map_model : str or None
+        The fitted model whose calibration maps the comparison reads (its calibration
+        check, the disagreement sentences, the reliability figure): the first fitted of
+        the models with maps (RBC, BC); None without one.
     """
 
     pairs: pd.DataFrame
@@ -162,12 +166,14 @@ class Comparison:
     reliability: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     verdicts: pd.DataFrame = field(init=False, repr=False)
     view_method: str = field(init=False)
+    map_model: str | None = field(init=False)
 
     def __post_init__(self):
         # the verdicts are decided here, once, from the tables above (a copy made with
         # dataclasses.replace decides its own); the reports only render them
         object.__setattr__(self, "verdicts", pair_verdicts(self))
         object.__setattr__(self, "view_method", _view_method(self.family_view))
+        object.__setattr__(self, "map_model", _map_model(self.posteriors))
 
     @property
     def disagreements(self) -> list[str]:
@@ -396,7 +402,7 @@ def compare(
     posteriors.update(_fit_models(data, models, posteriors, options, seq))
 
     too_few = _too_few_draws(posteriors, ci_prob)
-    calibrated = next((m for m in models_with_map() if m in posteriors), None)
+    calibrated = _map_model(posteriors)
     calibration = (
         posteriors[calibrated].calibration_check(warn=False)
         if calibrated is not None and posteriors[calibrated].model in models_with_map()
@@ -563,6 +569,11 @@ def pair_verdicts(comp) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _map_model(posteriors: dict) -> str | None:
+    """The first fitted model with calibration maps, in the catalogue's order (None)."""
+    return next((m for m in models_with_map() if m in posteriors), None)
 
 
 def _view_method(family_view: pd.DataFrame) -> str:
@@ -804,7 +815,7 @@ def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
     """The calibration model's metric clusters for each group against the reference."""
-    res = posteriors[next(m for m in models_with_map() if m in posteriors)]
+    res = posteriors[_map_model(posteriors)]
     tables = []
     for g in res.groups:
         if g != reference:

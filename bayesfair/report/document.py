@@ -710,7 +710,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
                 _png(fig),
             )
         )
-    calibrated = next((m for m in models_with_map() if m in comp.posteriors), None)
+    calibrated = comp.map_model
     if calibrated is not None:
         post = comp.posteriors[calibrated]
         k = len(post.groups)

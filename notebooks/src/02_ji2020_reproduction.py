@@ -78,7 +78,7 @@ for j, name in enumerate(FIG_PAIRS):
             axes[0, j].axvline(truth, color="k", lw=2)
             axes[0, j].set_title(name, fontsize=10)
         for k, (label, res) in enumerate(fits.items()):
-            lo, hi = bf.posterior.hdi(res.difference("accuracy").values)
+            lo, hi = bf.stats.hdi(res.difference("accuracy").values)
             y = r + 0.3 * k
             axes[1, j].hlines(y, lo, hi, color=["tab:blue", "tab:red"][k],
                               label=label if r == 0 else None)

@@ -41,7 +41,7 @@ for n_l in n_grid:
                 warnings.simplefilter("ignore")
                 res = bf.fit(data, model=model, metrics=["accuracy"], random_seed=r,
                              progressbar=False, **FIT)
-            lo, hi = bf.posterior.hdi(res.difference("accuracy").values)
+            lo, hi = bf.stats.hdi(res.difference("accuracy").values)
             rows.append({"n_labeled": n_l, "model": model, "width": hi - lo})
 widths = pd.DataFrame(rows).groupby(["n_labeled", "model"])["width"].mean().unstack()
 widths["bernstein (2t)"] = [2 * float(bernstein_half_width(n, min_group_fraction=0.32,
