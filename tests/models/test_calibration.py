@@ -1,7 +1,7 @@
 """bayesfair.models.calibration: the hierarchical beta calibration (bc) and the robust
 model's strata (rbc): priors, the calibration map, the strata's own rates and their draws.
 
-Fits of the models are tested in tests/models/test_robust.py and tests/posterior/test_fit.py.
+Fits of the models are tested in tests/models/test_robust.py and tests/posterior/test_fitting.py.
 """
 
 import numpy as np
