@@ -86,7 +86,7 @@ class ModelSpec:
     absorbs_misfit: bool = False
     view_words: str = ""
     color: str = "#4d4d4d"
-    prior_type: type = CalibrationPriors
+    prior_type: type | None = None
     fit_counts: Callable | None = None
     prior_rates: Callable | None = None
     exact_sampler: bool = False
@@ -108,6 +108,7 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             absorbs_misfit=True,
             view_words="the robust calibration model (RBC)",
             color="#ff7f0e",
+            prior_type=CalibrationPriors,
         ),
         ModelSpec(
             "bc",
@@ -118,6 +119,7 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             has_map=True,
             view_words="the calibration model (BC)",
             color="#d62728",
+            prior_type=CalibrationPriors,
         ),
         ModelSpec(
             "hbb",

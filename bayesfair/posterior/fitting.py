@@ -62,6 +62,11 @@ MODELS = {name: MODEL_SPECS[name].description for name in reversed(verdict_order
 def _resolve_prior(model: str, prior):
     """The model's typed prior: its default or the given one."""
     kind = MODEL_SPECS[model].prior_type
+    if kind is None:
+        raise InvalidParameterError(
+            f"Model {model!r} cannot be fitted: its ModelSpec names no prior_type (the "
+            "class of its prior, whose default instance a fit records)."
+        )
     if prior is None:
         return kind()
     if isinstance(prior, kind):

@@ -97,10 +97,12 @@ def set_aside(estimates: pd.DataFrame, methods) -> pd.DataFrame:
     """
     out = estimates.copy()
     rows = out["method"].isin(list(methods))
+    if not rows.any():
+        return out
     for column in _VALUES:
-        if rows.any():
+        if not pd.api.types.is_float_dtype(out[column]):  # decisions, flags: NaN needs object
             out[column] = out[column].astype(object)
-            out.loc[rows, column] = np.nan
+        out.loc[rows, column] = np.nan
     return out
 
 

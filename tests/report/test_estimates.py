@@ -3,6 +3,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bayesfair.report.estimates import (
     ESTIMATE_COLUMNS,
@@ -37,9 +38,22 @@ def test_the_wide_table_is_its_pivot(comparison):
     own = [c for c in pairs.columns if c not in stats]
     rebuilt = pivot_pairs(pairs[own], comparison.estimates, list(comparison.posteriors))
     pd.testing.assert_frame_equal(rebuilt, pairs)
-    row = comparison.estimates.iloc[-1]  # a model's row: its mean is <model>_mean
-    match = pairs[(pairs[KEY] == row[KEY].to_numpy()).all(axis=1)]
-    assert match[f"{row['method']}_mean"].item() == row["estimate"]
+    # and the wide columns hold what each method computes on its own: every model's
+    # posterior mean of the gap, and Newcombe's interval from the frequentist comparator
+    from bayesfair import frequentist as fq
+
+    for _, row in pairs.iterrows():
+        for name, res in comparison.posteriors.items():
+            d = res.difference(row["metric"], row["group"], row["reference"]).values
+            assert row[f"{name}_mean"] == pytest.approx(np.nanmean(d), abs=1e-12)
+    data = next(iter(comparison.posteriors.values())).data
+    for metric in dict.fromkeys(pairs["metric"]):
+        diffs = fq.difference_intervals(data, metric, reference=comparison.settings["reference"])
+        ours = pairs[pairs["metric"] == metric].set_index(["group", "reference"])
+        np.testing.assert_allclose(
+            ours[["newcombe_lower", "newcombe_upper"]].to_numpy(dtype=float),
+            diffs.loc[ours.index, ["newcombe_lower", "newcombe_upper"]].to_numpy(dtype=float),
+        )
 
 
 def test_setting_a_method_aside_empties_its_rows_only(comparison):
@@ -50,3 +64,4 @@ def test_setting_a_method_aside_empties_its_rows_only(comparison):
     kept = est.loc[~gone, ESTIMATE_COLUMNS[4:]].astype(object)
     pd.testing.assert_frame_equal(out.loc[~gone, ESTIMATE_COLUMNS[4:]].astype(object), kept)
     assert np.isfinite(est.loc[gone & (est["method"] == "bb"), "lower"]).all()  # not mutated
+    assert out["lower"].dtype == est["lower"].dtype == float  # numbers stay numbers
