@@ -295,7 +295,8 @@ def calibration_prior_counts(
     (``discrepancy`` given) the strata's states from their prior probabilities and
     an off stratum's rate from :func:`~bayesfair.models.calibration.draw_prior_rates`
     at ``center``, and the strata's shifts from their prior (``discrepancy.shift``:
-    ``τ = max(floor, |N(0, scale)|)``, ``δ ~ N(0, τ)``); then the positives of each
+    ``τ = max(floor, |N(0, scale)|)``, ``δ ~ N(0, τ)``, or δ = 0 for a group that
+    shares the pooled map, with probability ``share``); then the positives of each
     stratum, drawn (``"assessed"``) or expected (``"expected"``).
 
     Parameters
@@ -340,6 +341,7 @@ def calibration_prior_counts(
     if shift is not None:  # the strata's shifts from their prior (models.shift)
         tau = np.maximum(np.abs(rng.normal(0.0, shift.scale, (n, 1, 1))), shift.floor)
         delta = tau * rng.standard_normal((n, k, 2))
+        delta *= rng.random((n, k, 1)) >= shift.share  # a group that shares the pooled map
     expected = estimand == "expected"
     counts_fn, extra = (expected_counts, ()) if expected else (sampled_counts, (rng,))
     if shift is None:

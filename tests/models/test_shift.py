@@ -113,6 +113,31 @@ def test_the_spread_grows_when_a_group_differs():
     assert shift[:, 1, 1].mean() < -0.5 and shift[:, 1, 0].mean() > 0.5
 
 
+def test_a_group_shares_the_pooled_map_with_its_posterior_probability():
+    """τ fixed at 0.7 and a prior share of 1/2: a group's shifts are both 0 in a share
+    of draws equal to its exact posterior probability p L(0) / (p L(0) + (1 − p) ∫ L(δ)
+    N(δ; 0, 0.7²) dδ) (quadrature on a fine grid), within 4 binomial SE plus 0.01 for
+    the sampler's grid; the group with 30% of its labels flipped almost never shares."""
+    rng = np.random.default_rng(11)
+    labeled = _labeled(rng, n=(150, 150), flip=(0.0, 0.3))
+    n, share, tau = 4000, 0.5, 0.7
+    a, b, c = np.full((n, 2), 1.0), np.full((n, 2), 1.0), np.zeros((n, 2))
+    shift, _ = sample_shifts(labeled, a, b, c, ShiftPrior(1e-9, tau, share=share), rng)
+    shared = np.all(shift == 0.0, axis=2).mean(axis=0)  # per group
+    fine = np.linspace(-5, 5, 20001)
+    ll = stratum_shift_loglik(likelihood_data(labeled), a[:1], b[:1], c[:1], 2, fine)[0]
+    zero = np.argmin(np.abs(fine))
+    top = ll.max(axis=1, keepdims=True)
+    prior = norm.pdf(fine, 0, tau) * (fine[1] - fine[0])
+    own = np.log(np.exp(ll - top) @ prior) + top[:, 0]  # per stratum
+    log_odds = (ll[:, zero] - own).reshape(2, 2).sum(axis=1)  # share against own, per group
+    exact = 1 / (1 + np.exp(-log_odds))
+    assert exact[0] > 0.5 and exact[1] < 0.01
+    assert np.all(np.abs(shared - exact) < 4 * np.sqrt(exact * (1 - exact) / n) + 0.01)
+    # a group that shares keeps the pooled map on both sides; one that does not, shifts
+    assert np.all((shift[:, :, 0] == 0) == (shift[:, :, 1] == 0))
+
+
 def test_shifted_counts_take_each_side_from_its_own_shift(labeled):
     unl = summarize_arrays(np.random.default_rng(2).beta(2, 2, 5000), np.zeros(5000, int), [0, 1])
     a = b = np.ones((3, 2))
@@ -137,6 +162,9 @@ def test_the_prior_checks_its_numbers_and_reads_back_from_its_record():
         ShiftPrior(scale=0)
     with pytest.raises(InvalidParameterError, match="'floor' must be a finite number"):
         ShiftPrior(floor=-1)
+    for bad in (1.0, -0.1, True):
+        with pytest.raises(InvalidParameterError, match="'share' must be a probability"):
+            ShiftPrior(share=bad)
     with pytest.raises(InvalidParameterError, match="'shift' must be None or a ShiftPrior"):
         DiscrepancyPrior(shift=1.0)
     grid = ShiftPrior(scale=1.0, floor=0.5).tau_grid()
@@ -147,3 +175,7 @@ def test_the_prior_checks_its_numbers_and_reads_back_from_its_record():
     old = {k: v for k, v in prior.to_dict().items() if k != "shift"}  # before shifts
     assert prior_from_record(old).shift is None
     assert "spread of at least 0.5" in prior.describe()
+    shares = DiscrepancyPrior(shift=ShiftPrior(share=0.5))
+    assert prior_from_record(shares.to_dict()) == shares
+    assert "shares the pooled map" in shares.describe()
+    assert "shares" not in prior.describe()

@@ -15,6 +15,8 @@ from bayesfair.data.summary import summarize_arrays
 from bayesfair.datasets.simulate import miscalibrated_scores
 from bayesfair.models.beta_binomial import BetaPrior
 from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+from bayesfair.models.shift import ShiftPrior
+from bayesfair.models.unlabeled import expected_counts
 from bayesfair.posterior.sensitivity import (
     PRIOR_DRAWS,
     SENSITIVITY_THRESHOLD,
@@ -80,6 +82,25 @@ def test_prior_draws_of_every_model(few_labels, quiet_fit):
         assert prior.shape == (1, PRIOR_DRAWS, 2)
         assert np.all((prior >= 0) & (prior <= 1))
         assert abs(prior.mean() - 0.5) < 5 * prior.std() / np.sqrt(prior.size / 2)
+
+
+def test_calibration_prior_counts_leave_a_sharing_group_on_the_pooled_map():
+    """Maps fixed at the identity (hyperprior sds of 1e-9), misfit 1e-12, shifts of spread
+    3: a group keeps the identity map's expected counts exactly in a share of draws
+    equal to ``ShiftPrior.share`` (0.5, within 4 binomial SE), and never without it."""
+    rng = np.random.default_rng(4)
+    pop = summarize_arrays(rng.uniform(0.01, 0.99, 400), rng.integers(0, 2, 400), range(2))
+    tiny = CalibrationPriors(**{f"{p}_{v}_sd": 1e-9 for p in ("mu", "sigma") for v in "abc"})
+    center = np.full((2, 2), 0.4)
+    pooled = expected_counts(pop, np.ones((1, 2)), np.ones((1, 2)), np.zeros((1, 2)))[0]
+    n = 2000
+    for share in (0.0, 0.5):
+        disc = DiscrepancyPrior(
+            prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(3.0, 3.0, share=share)
+        )
+        counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
+        kept = np.all(np.isclose(counts, pooled, rtol=0, atol=1e-6), axis=-1).mean(axis=0)
+        assert np.all(np.abs(kept - share) <= 4 * np.sqrt(0.25 / n))
 
 
 def test_calibration_prior_counts_keep_every_strata_total():
