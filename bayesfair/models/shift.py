@@ -252,7 +252,11 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     Per draw: τ from its conditional posterior on the prior's quantile grid
     (:meth:`ShiftPrior.tau_grid`; each stratum's likelihood integrated over its
     shift on :data:`SHIFT_GRID`), then each stratum's shift given τ, from the grid
-    and jittered uniformly within its cell.
+    and jittered uniformly within its cell. With ``prior.share > 0`` each group's
+    likelihood given τ is the mixture ``share · L(0) + (1 − share) · ∫ L(δ) N(δ; 0, τ²)``
+    (its two sides' shifts 0, or its own), τ is drawn under that mixture, and then
+    each group's choice given τ, with odds ``share · L(0)`` to the rest; a group that
+    shares has both its shifts set to 0.
 
     Parameters
     ----------
@@ -308,15 +312,16 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
         j = (cdf < u[..., None]).sum(axis=-1).clip(max=grid.size - 1)
         shift[sl] = grid[j] + step * (rng.random(j.shape) - 0.5)
         if prior.share > 0:  # given τ, each group shares the pooled map with its odds
+            from scipy.special import expit
+
             rows = np.arange(i.size)
-            odds = shares[rows, :, 0] - (np.log1p(-prior.share) + own_tau(marginal, i, k))
-            p_share = 1.0 / (1.0 + np.exp(-odds))  # (m, k)
-            shared = rng.random(p_share.shape) < p_share
+            odds = shares[rows, :, 0] - (np.log1p(-prior.share) + _own_tau(marginal, i, k))
+            shared = rng.random(odds.shape) < expit(odds)  # (m, k)
             shift[sl] *= ~np.repeat(shared, 2, axis=1)
     return shift.reshape(*lead, k, 2), tau.reshape(lead)
 
 
-def own_tau(marginal, i, k):
+def _own_tau(marginal, i, k):
     """Each group's log likelihood of its own shifts at the drawn τ, ``(m, k)``."""
     rows = np.arange(i.size)
     return marginal[rows, :, i].reshape(-1, k, 2).sum(axis=2)

@@ -138,6 +138,17 @@ def test_a_group_shares_the_pooled_map_with_its_posterior_probability():
     assert np.all((shift[:, :, 0] == 0) == (shift[:, :, 1] == 0))
 
 
+def test_overwhelming_evidence_for_a_shift_draws_without_overflow():
+    """20,000 labels in a group with 40% of them flipped: the odds of sharing are far
+    below exp(−700), and the draw says "own shifts" without a floating-point warning
+    (the suite turns warnings into errors)."""
+    rng = np.random.default_rng(12)
+    labeled = _labeled(rng, n=(2000, 20000), flip=(0.0, 0.4))
+    ones = np.ones((50, 2))
+    shift, _ = sample_shifts(labeled, ones, ones, 0 * ones, ShiftPrior(share=0.5), rng)
+    assert np.all(shift[:, 1, :] != 0)
+
+
 def test_shifted_counts_take_each_side_from_its_own_shift(labeled):
     unl = summarize_arrays(np.random.default_rng(2).beta(2, 2, 5000), np.zeros(5000, int), [0, 1])
     a = b = np.ones((3, 2))

@@ -99,8 +99,14 @@ def test_calibration_prior_counts_leave_a_sharing_group_on_the_pooled_map():
             prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(3.0, 3.0, share=share)
         )
         counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
-        kept = np.all(np.isclose(counts, pooled, rtol=0, atol=1e-6), axis=-1).mean(axis=0)
-        assert np.all(np.abs(kept - share) <= 4 * np.sqrt(0.25 / n))
+        kept = np.all(np.isclose(counts, pooled, rtol=0, atol=1e-6), axis=-1)  # (n, k)
+        if share == 0:
+            assert not kept.any()
+        else:
+            assert np.all(np.abs(kept.mean(axis=0) - share) <= 4 * np.sqrt(0.25 / n))
+            # each group chooses on its own: both kept in about share² of draws
+            both = kept.all(axis=1).mean()
+            assert abs(both - share**2) <= 4 * np.sqrt(share**2 * (1 - share**2) / n)
 
 
 def test_calibration_prior_counts_keep_every_strata_total():
