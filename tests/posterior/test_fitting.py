@@ -235,17 +235,21 @@ def adult(repo_root):
     return d.iloc[perm[:100]], d.iloc[perm[100:3100]]
 
 
-@pytest.fixture(scope="module")
-def data(adult):
-    labeled, unlabeled = adult
+def _by_sex(*frames) -> AssessmentData:
+    """Adult's MLP scores by sex (Male the reference): the labeled frame, and the
+    unlabeled one if given."""
     return AssessmentData.from_frames(
-        labeled,
-        unlabeled,
+        *frames,
         score="score_MultiLayerPerceptron",
         label="income-per-year",
         group="sex",
         reference="Male",
     )
+
+
+@pytest.fixture(scope="module")
+def data(adult):
+    return _by_sex(*adult)
 
 
 @pytest.fixture(scope="module")
@@ -423,14 +427,7 @@ def test_group_without_labels_warns_and_falls_back(adult, fast):
         sex=np.where(np.arange(len(unlabeled)) % 10 == 0, "Other", unlabeled["sex"])
     )
     with pytest.warns(UserWarning, match="no labeled example"):
-        data = AssessmentData.from_frames(
-            labeled,
-            unl,
-            score="score_MultiLayerPerceptron",
-            label="income-per-year",
-            group="sex",
-            reference="Male",
-        )
+        data = _by_sex(labeled, unl)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoLabelsWarning)  # warned once, when the data were built
         bb = fit(data, model="bb", random_seed=0, **fast)
@@ -455,14 +452,7 @@ def test_group_without_labels_warns_and_falls_back(adult, fast):
 def test_group_without_positive_labels(adult, fast):
     labeled, unlabeled = adult
     lab = labeled[~((labeled["sex"] == "Female") & (labeled["income-per-year"] == 1))]
-    data = AssessmentData.from_frames(
-        lab,
-        unlabeled,
-        score="score_MultiLayerPerceptron",
-        label="income-per-year",
-        group="sex",
-        reference="Male",
-    )
+    data = _by_sex(lab, unlabeled)
     bb = fit(data, model="bb", random_seed=0, **fast)
     note = bb.summary(["tpr"]).loc[0, "note"]
     assert "'Female' has no labeled tp+fn: the posterior is the prior" in note
@@ -471,13 +461,7 @@ def test_group_without_positive_labels(adult, fast):
 
 def test_bc_without_unlabeled_data(adult, fast):
     labeled, _ = adult
-    data = AssessmentData.from_frames(
-        labeled,
-        score="score_MultiLayerPerceptron",
-        label="income-per-year",
-        group="sex",
-        reference="Male",
-    )
+    data = _by_sex(labeled)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
         res = fit(data, model="bc", random_seed=0, **fast)
