@@ -341,7 +341,8 @@ def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
     shift : array_like, shape (..., n_groups, 2)
         The strata's shifts (ŷ = 0, ŷ = 1).
     *args
-        Passed on to ``counts_fn`` (``sampled_counts``' generator).
+        Passed on to ``counts_fn``: ``sampled_counts``' generator, or ``expected_counts``'
+        ``score_seed`` (the same seed in both calls: both sides weigh the same rows).
 
     Returns
     -------
@@ -372,7 +373,9 @@ def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: st
     prior : ShiftPrior or None
         The shifts' prior; None for no shifts.
     estimand : {"assessed", "expected"}
-        ``"expected"``: the expected counts; otherwise drawn.
+        ``"expected"``: the expected counts, the rows of each group weighed by a
+        Bayesian bootstrap per draw (:func:`~bayesfair.models.unlabeled.expected_counts`'
+        ``score_seed``); otherwise drawn.
     rng : numpy.random.Generator
 
     Returns
@@ -381,7 +384,10 @@ def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: st
     shift : ndarray, shape (..., n_groups, 2), or None
     tau : ndarray, shape (...), or None
     """
-    counts_fn, extra = (expected_counts, ()) if estimand == "expected" else (sampled_counts, (rng,))
+    if estimand == "expected":  # one seed: both sides of a shifted map weigh the same rows
+        counts_fn, extra = expected_counts, (int(rng.integers(2**63)),)
+    else:
+        counts_fn, extra = sampled_counts, (rng,)
     if prior is None:
         return counts_fn(summary, a, b, c, *extra), None, None
     shift, tau = sample_shifts(labeled, a, b, c, prior, rng)

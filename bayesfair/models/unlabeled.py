@@ -32,6 +32,8 @@ from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
     "DEFAULT_BINS",
+    "PRIOR_ROWS",
+    "bootstrap_entry_counts",
     "exact_expected_counts",
     "expected_counts",
     "reduce_unlabeled",
@@ -108,12 +110,16 @@ def cell_of_rows(scores, group_codes, summary: ScoreSummary) -> np.ndarray:
     return np.searchsorted(held, dense)
 
 
-def _counts_from_positives(summary: ScoreSummary, pos: np.ndarray) -> np.ndarray:
-    """Assemble (draws, groups, 4) counts from per-(group, side) positive totals."""
-    totals = summary.totals()  # (K, 2): ŷ=0, ŷ=1
+def _counts_from_positives(summary: ScoreSummary, pos: np.ndarray, totals=None) -> np.ndarray:
+    """Assemble (draws, groups, 4) counts from per-(group, side) positive totals.
+
+    ``totals``: rows per group and side, ``(groups, 2)`` or per draw ``(draws, groups, 2)``
+    (ŷ = 0, ŷ = 1); default the summary's.
+    """
+    totals = summary.totals() if totals is None else totals
     tp = pos[:, :, 1]
     fn = pos[:, :, 0]
-    return np.stack([tp, totals[:, 1] - tp, totals[:, 0] - fn, fn], axis=-1)
+    return np.stack([tp, totals[..., 1] - tp, totals[..., 0] - fn, fn], axis=-1)
 
 
 def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
@@ -123,7 +129,101 @@ def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]
     return a.reshape(-1, k), b.reshape(-1, k), c.reshape(-1, k), lead
 
 
-def expected_counts(summary: ScoreSummary, a, b, c) -> np.ndarray:
+#: The weight, in rows, of all groups' pooled scores in each group's sample of scores
+#: under the Bayesian bootstrap (:func:`bootstrap_entry_counts`): one row.
+PRIOR_ROWS = 1.0
+
+
+def bootstrap_entry_counts(summary: ScoreSummary, group: int, n_draws: int, score_seed: int):
+    """A Bayesian bootstrap of one group's rows: per draw, the rows each entry stands for.
+
+    The posterior of a group's score distribution ``G`` given its ``n`` rows, under a
+    Dirichlet-process prior ``DP(α, G₀)`` (Ferguson 1973): ``DP(α + n, (α G₀ + Σ δ_sᵢ)
+    / (α + n))``, whose weights on the rows and on ``G₀`` are ``Dirichlet(1, …, 1, α)``
+    (Rubin 1981's Bayesian bootstrap as ``α → 0``). Summed over an entry's ``n_e``
+    rows they are ``Dirichlet(n_e, …, α)`` over the entries and the prior (the
+    Dirichlet's aggregation property), drawn as normalised ``Gamma`` variables and
+    scaled to the group's rows, so that each draw's counts add up to the group's.
+    ``G₀`` is the pooled scores of all groups (:func:`_pooled_entries`), with ``α`` =
+    :data:`PRIOR_ROWS`, and the part of ``G`` drawn from it is itself a draw of
+    ``DP(α, G₀)``: on the pooled entries, ``Dirichlet(α G₀(entry))`` weights, a few
+    atoms. So where a group has a handful of rows its scores may still fall anywhere
+    the other groups' do (three scores below the threshold do not make a
+    true-positive rate of 0 certain); with hundreds of rows the prior's weight is
+    negligible.
+
+    Parameters
+    ----------
+    summary : ScoreSummary
+    group : int
+        The group's code.
+    n_draws : int
+    score_seed : int
+        The same seed gives the same counts (both sides of a shifted map read them).
+
+    Returns
+    -------
+    entries : ndarray of int, shape (n_e,)
+        The group's entries in ``summary``.
+    counts : ndarray, shape (n_draws, n_e)
+        The rows each entry stands for, per draw.
+    prior : ndarray, shape (n_draws, n_pooled)
+        The rows that stand for each pooled entry of ``G₀`` (:func:`_pooled_entries`'
+        order), per draw.
+    """
+    entries = np.flatnonzero(summary.group == group)
+    rng = np.random.default_rng([score_seed, group])
+    count = summary.count[entries]
+    counts = rng.standard_gamma(count, size=(n_draws, entries.size))
+    # DP(α, G₀) on the pooled entries: Dirichlet(α G₀(entry)) weights, a few atoms
+    share = _pooled_entries(summary)[3]
+    prior = rng.standard_gamma(PRIOR_ROWS * share, size=(n_draws, share.size))
+    scale = count.sum() / (counts.sum(axis=1) + prior.sum(axis=1))
+    return entries, counts * scale[:, None], prior * scale[:, None]
+
+
+#: Bins of the pooled scores ``G₀`` over the logit range (:func:`_pooled_entries`):
+#: coarser than the summary's, since ``G₀`` is a prior's centre, not an estimate.
+_POOLED_BINS = 128
+
+
+def _pooled_entries(summary: ScoreSummary) -> tuple:
+    """All groups' rows on a coarse grid (:data:`_POOLED_BINS` bins), per side.
+
+    Returns the entries' side, mean ``ln s``, mean ``ln(1 − s)`` and share of the rows.
+    """
+    coarse = summary.bin * _POOLED_BINS // summary.n_bins
+    key = summary.side.astype(np.intp) * _POOLED_BINS + coarse
+    keys, inverse = np.unique(key, return_inverse=True)
+    count = np.bincount(inverse, weights=summary.count)
+    log_s = np.bincount(inverse, weights=summary.sum_log_s) / count
+    log_1ms = np.bincount(inverse, weights=summary.sum_log_1ms) / count
+    return keys // _POOLED_BINS, log_s, log_1ms, count / count.sum()
+
+
+def _weighted_positives(a, b, c, log_s, log_1ms, weights) -> np.ndarray:
+    """``Σ_e w_e σ(c + a ln s_e − b ln(1 − s_e))`` per draw of one group's map.
+
+    ``a, b, c``: shape (n_draws,); ``weights``: shape (n_e,), or (n_draws, n_e) for
+    weights that differ per draw. Computed in blocks of draws, in place, as the
+    logistic function ``0.5 (1 + tanh(η / 2))`` (overflow-free).
+    """
+    out = np.empty(a.shape[0])
+    step = max(1, _CHUNK_ELEMENTS // max(log_s.size, 1))
+    for start in range(0, a.shape[0], step):
+        sl = slice(start, start + step)
+        half_eta = np.multiply.outer(a[sl], log_s)
+        half_eta -= np.multiply.outer(b[sl], log_1ms)
+        half_eta += c[sl, None]
+        half_eta *= 0.5
+        p = np.tanh(half_eta, out=half_eta)
+        p *= 0.5
+        p += 0.5
+        out[sl] = p @ weights if weights.ndim == 1 else np.einsum("de,de->d", p, weights[sl])
+    return out
+
+
+def expected_counts(summary: ScoreSummary, a, b, c, score_seed: int | None = None) -> np.ndarray:
     """Expected unlabeled confusion counts for each draw of the calibration maps.
 
     Parameters
@@ -132,6 +232,13 @@ def expected_counts(summary: ScoreSummary, a, b, c) -> np.ndarray:
         The unlabeled rows (:mod:`bayesfair.data.summary`), coded to the maps' groups.
     a, b, c : array_like, shape (..., n_groups)
         Draws of the beta-calibration parameters per group.
+    score_seed : int, optional
+        None: the summary's rows are the groups' score distributions (Ji et al.'s
+        Eq. 1). An int: the rows are a sample of them, and each draw weighs them by
+        a Bayesian bootstrap (:func:`bootstrap_entry_counts`, seeded by it), so that
+        the counts carry the uncertainty about each group's score distribution:
+        with a handful of rows in a group, how its scores fall is itself uncertain.
+        Each group's rows add up to the same total in every draw.
 
     Returns
     -------
@@ -141,33 +248,46 @@ def expected_counts(summary: ScoreSummary, a, b, c) -> np.ndarray:
     References
     ----------
     Ji, Smyth & Steyvers 2020, §2.3, Eq. (1), generalised to every rate.
+    Rubin 1981, *The Bayesian bootstrap*, Ann. Statist. 9, 130–134.
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
-    pos = np.zeros((a.shape[0], k, 2))
-    # Per (group, side) block of bins: the group's draws of a, b, c broadcast against
-    # the block's bins (no per-bin gather), computed in place, and the count-weighted
-    # sum over bins is one matrix-vector product.
+    n = a.shape[0]
+    pos = np.zeros((n, k, 2))
     side = summary.side.astype(np.intp)
+    if score_seed is None:
+        for g in range(k):
+            for y_hat in (0, 1):
+                idx = np.flatnonzero((summary.group == g) & (side == y_hat))
+                if idx.size:
+                    pos[:, g, y_hat] = _weighted_positives(
+                        a[:, g], b[:, g], c[:, g], *_entry_logs(summary, idx), summary.count[idx]
+                    )
+        return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
+    totals = np.zeros((n, k, 2))
+    pooled_side, pooled_log_s, pooled_log_1ms, _ = _pooled_entries(summary)
     for g in range(k):
+        entries, drawn, prior = bootstrap_entry_counts(summary, g, n, score_seed)
         for y_hat in (0, 1):
-            idx = np.flatnonzero((summary.group == g) & (side == y_hat))
-            if idx.size == 0:
-                continue
-            log_s, log_1ms = summary.mean_log_s[idx], summary.mean_log_1ms[idx]
-            count = summary.count[idx]
-            step = max(1, _CHUNK_ELEMENTS // idx.size)
-            for start in range(0, a.shape[0], step):
-                sl = slice(start, start + step)
-                half_eta = np.multiply.outer(a[sl, g], log_s)
-                half_eta -= np.multiply.outer(b[sl, g], log_1ms)
-                half_eta += c[sl, g, None]
-                half_eta *= 0.5
-                p = np.tanh(half_eta, out=half_eta)
-                p *= 0.5
-                p += 0.5  # the logistic function 0.5 (1 + tanh(eta / 2)), overflow-free
-                pos[sl, g, y_hat] = p @ count
-    return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
+            mine = side[entries] == y_hat
+            idx = entries[mine]
+            if idx.size:
+                weights = drawn[:, mine]
+                pos[:, g, y_hat] = _weighted_positives(
+                    a[:, g], b[:, g], c[:, g], *_entry_logs(summary, idx), weights
+                )
+                totals[:, g, y_hat] = weights.sum(axis=1)
+            on = pooled_side == y_hat
+            if on.any():  # the rows drawn from G₀ on this side, at the group's map
+                pos[:, g, y_hat] += _weighted_positives(
+                    a[:, g], b[:, g], c[:, g], pooled_log_s[on], pooled_log_1ms[on], prior[:, on]
+                )
+                totals[:, g, y_hat] += prior[:, on].sum(axis=1)
+    return _counts_from_positives(summary, pos, totals).reshape(*lead, k, 4)
+
+
+def _entry_logs(summary: ScoreSummary, idx) -> tuple[np.ndarray, np.ndarray]:
+    return summary.mean_log_s[idx], summary.mean_log_1ms[idx]
 
 
 def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:

@@ -255,13 +255,19 @@ def fit(
         the default interval covers. ``"expected"``: the classifier's expected
         rates in each group's score distribution (a new example's), i.e. the
         calibrated probabilities averaged over the unlabeled scores (Ji et
-        al. Eq. 1, generalised to every rate): narrower, since the labels of
-        the unlabeled examples are not drawn, and the right target when the
-        question is about the classifier on future data. Both have the same
-        posterior mean; with thousands of unlabeled rows per group they agree.
-        Default: ``"assessed"`` when there are unlabeled examples, else
-        ``"expected"`` (the assessed examples would then all be labeled and
-        their gap known exactly). ``bb`` and ``hbb`` model rates, not labels:
+        al. Eq. 1, generalised to every rate), the labels of the unlabeled
+        examples not drawn; the right target when the question is about the
+        classifier on future data. The unlabeled scores are a sample of each
+        group's score distribution, so each draw weighs them by a Bayesian
+        bootstrap whose prior puts the weight of one row on the pooled scores of
+        all groups (:func:`~bayesfair.models.unlabeled.bootstrap_entry_counts`):
+        with thousands of rows per group this adds little, with a handful it is
+        most of the width. A group without unlabeled rows has its labeled scores
+        as its sample. Both estimands have about the same posterior mean; with
+        thousands of unlabeled rows per group they agree. Default:
+        ``"assessed"`` when there are unlabeled examples, else ``"expected"``
+        (the assessed examples would then all be labeled and their gap known
+        exactly). ``bb`` and ``hbb`` model rates, not labels:
         their posterior is always for the expected rates.
     prior : BetaPrior, KappaPrior or CalibrationPriors, optional
         One typed form per model: ``bb`` a
@@ -553,13 +559,17 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     if data.n_unlabeled == 0:
         notes.append(
             "No unlabeled data: the calibration model's rates are model-based estimates over "
-            "the labeled scores (each example's calibrated probability in place of its label)."
+            "the labeled scores (each example's calibrated probability in place of its label), "
+            "taken as a sample of each group's scores (a Bayesian bootstrap)."
         )
         labeled_counts = np.zeros((k, 4))
         summary = labeled.without_labels()
     else:
         labeled_counts = data.labeled_examples.confusion_counts().astype(float)
         summary = data.unlabeled_reduction(score_clip, n_bins)
+        summary, labeled_counts = _groups_without_unlabeled(
+            data, labeled, summary, labeled_counts, estimand, notes
+        )
     model_data = likelihood_data(labeled)
     disc_key = None if disc is None else replace(disc, shift=None)
     center = None
@@ -619,6 +629,41 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     return idata, rates, prior_draws
 
 
+def _groups_without_unlabeled(data, labeled, summary, labeled_counts, estimand, notes):
+    """Groups with labeled rows only, among groups with unlabeled ones.
+
+    ``"assessed"``: their rates are their labeled rows', known exactly; a note says so
+    (a verdict on such a group is about those rows). ``"expected"``: their labeled
+    scores become their sample of scores, so that their rates are the map's over those
+    scores, weighed by the Bayesian bootstrap like every group's
+    (:func:`~bayesfair.models.unlabeled.expected_counts`), not their labeled rows'
+    counts, which would be a population known exactly from a few rows.
+
+    Returns
+    -------
+    summary : ScoreSummary
+    labeled_counts : ndarray, shape (n_groups, 4)
+    """
+    lacking = summary.totals().sum(axis=1) == 0
+    if not lacking.any():
+        return summary, labeled_counts
+    names = ", ".join(f"'{g}'" for g, m in zip(data.group_levels, lacking, strict=True) if m)
+    if estimand == "assessed":
+        notes.append(
+            f"{names}: no unlabeled rows; the assessed examples are the labeled ones, whose "
+            "rates are known exactly: a gap or verdict on them describes those rows only "
+            "(estimand='expected' gives the rates of the group's scores)."
+        )
+        return summary, labeled_counts
+    notes.append(
+        f"{names}: no unlabeled rows; the expected rates are the calibration model's over "
+        "the labeled scores, taken as a sample of the group's scores (a Bayesian bootstrap)."
+    )
+    own = labeled.without_labels().with_counts(np.where(lacking[labeled.group], labeled.count, 0))
+    labeled_counts = np.where(lacking[:, None], 0.0, labeled_counts)
+    return (summary + own).with_levels(summary.levels), labeled_counts
+
+
 def _cells_array(counts: np.ndarray) -> xr.DataArray:
     """``(chain, draw, group, 4)`` counts as the posterior's ``cells`` variable."""
     return xr.DataArray(
@@ -666,15 +711,19 @@ def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng
     free, rate, p_shared, p_free = sample_misfit(labeled, *abc, disc, rng, center=center)
     if disc.label_free == "carried":
         rate = carried_rates(labeled, summary, *abc, rate)
-    totals = summary.totals()  # (k, 2): unlabeled examples with ŷ = 0, ŷ = 1
+    # unlabeled examples with ŷ = 0, ŷ = 1 in each draw (the bootstrap of "expected"
+    # moves them from draw to draw; drawn labels do not)
+    tp, fp, tn, fn = np.moveaxis(u_counts, -1, 0)
+    totals = np.stack([tn + fn, tp + fp], axis=-1)
     if estimand == "expected":
         own = totals * rate
     else:
-        own = rng.binomial(np.broadcast_to(totals.astype(np.int64), rate.shape), rate).astype(float)
+        own = rng.binomial(np.rint(totals).astype(np.int64), rate).astype(float)
     pos = np.stack([u_counts[..., 3], u_counts[..., 0]], axis=-1)  # fn (ŷ = 0), tp (ŷ = 1)
     pos = np.where(free, own, pos)
     out = np.stack(
-        [pos[..., 1], totals[:, 1] - pos[..., 1], totals[:, 0] - pos[..., 0], pos[..., 0]], axis=-1
+        [pos[..., 1], totals[..., 1] - pos[..., 1], totals[..., 0] - pos[..., 0], pos[..., 0]],
+        axis=-1,
     )
     return out, free, p_free, p_shared
 

@@ -6,6 +6,8 @@ import pytest
 
 from bayesfair.metrics.rates import RATES, rate_from_counts
 from bayesfair.models.unlabeled import (
+    PRIOR_ROWS,
+    bootstrap_entry_counts,
     exact_expected_counts,
     expected_counts,
     reduce_unlabeled,
@@ -163,3 +165,60 @@ def test_sampled_counts_depend_on_the_seed_not_the_threads(repo_root, monkeypatc
     one = sampled_counts(summary, a, b, c, np.random.default_rng(9))
     assert np.array_equal(several, one)
     assert not np.array_equal(one, sampled_counts(summary, a, b, c, np.random.default_rng(10)))
+
+
+# ------------------------------------------------- the Bayesian bootstrap of "expected"
+def _two_groups(rng, n=(400, 3)):
+    """Group 0: n[0] scores from Beta(2, 3); group 1: n[1] scores, all below 0.5."""
+    s = np.concatenate([rng.beta(2, 3, n[0]), rng.uniform(0.05, 0.45, n[1])])
+    g = np.repeat([0, 1], n)
+    return reduce_unlabeled(s, g, 2), s, g
+
+
+def test_bootstrap_counts_keep_each_group_s_rows_and_repeat_with_the_seed():
+    rng = np.random.default_rng(5)
+    summary, _, g = _two_groups(rng)
+    a, b, c = _calibration_draws(rng, 300, 2)
+    counts = expected_counts(summary, a, b, c, score_seed=11)
+    np.testing.assert_allclose(counts.sum(axis=-1), np.broadcast_to(np.bincount(g), (300, 2)))
+    np.testing.assert_array_equal(counts, expected_counts(summary, a, b, c, score_seed=11))
+    assert not np.array_equal(counts, expected_counts(summary, a, b, c, score_seed=12))
+
+
+def test_bootstrap_counts_are_dirichlet_over_the_rows_and_the_pooled_prior():
+    """Mean and variance of the share of a group's rows above the threshold against the
+    Dirichlet's: ``Dirichlet(n_e, …, α G₀(e))`` has, for a set of entries holding ``m``
+    of the group's ``n`` rows and share ``q₀`` of G₀, mean ``(m + α q₀) / (n + α)`` and
+    variance ``μ (1 − μ) / (n + α + 1)``. 20,000 draws: the mean within 5 Monte Carlo
+    SE, the variance within 5 SE of a sample variance (``σ² sqrt(2 / (N − 1))``, close
+    to normal here)."""
+    rng = np.random.default_rng(6)
+    summary, s, g = _two_groups(rng)
+    n_draws = 20_000
+    # a map with p = 1 everywhere: a draw's positives are its rows, tp those above 0.5
+    a, b, c = np.zeros((n_draws, 2)), np.zeros((n_draws, 2)), np.full((n_draws, 2), 50.0)
+    counts = expected_counts(summary, a, b, c, score_seed=3)
+    for group in (0, 1):
+        _, own, prior = bootstrap_entry_counts(summary, group, 10, score_seed=3)
+        n = np.sum(g == group)
+        np.testing.assert_allclose(own.sum(axis=1) + prior.sum(axis=1), n)
+        above = counts[:, group, 0] / n
+        m = np.sum(s[g == group] >= 0.5)
+        q0 = np.mean(s >= 0.5)
+        mu = (m + PRIOR_ROWS * q0) / (n + PRIOR_ROWS)
+        var = mu * (1 - mu) / (n + PRIOR_ROWS + 1)
+        assert abs(above.mean() - mu) < 5 * np.sqrt(var / n_draws)
+        assert abs(above.var() - var) < 5 * var * np.sqrt(2 / (n_draws - 1))
+
+
+def test_three_rows_below_the_threshold_do_not_make_a_tpr_of_zero_certain():
+    """The pooled prior puts some of a tiny group's rows above the threshold in some
+    draws; a group of 400 rows barely moves (its mean within 1% of the fixed rows')."""
+    rng = np.random.default_rng(7)
+    summary, _, _ = _two_groups(rng)
+    a, b, c = np.ones((2000, 2)), np.ones((2000, 2)), np.zeros((2000, 2))
+    tpr = rate_from_counts(expected_counts(summary, a, b, c, score_seed=1), "tpr")
+    fixed = rate_from_counts(expected_counts(summary, a[:1], b[:1], c[:1]), "tpr")
+    assert fixed[0, 1] == 0.0
+    assert np.mean(tpr[:, 1] > 0.05) > 0.1
+    assert abs(tpr[:, 0].mean() / fixed[0, 0] - 1) < 0.01

@@ -520,3 +520,23 @@ def test_rate_note_accepts_metric_aliases(no_positive_in_b):
         progressbar=False,
     )
     assert res.rate_note("recall", ["B"]) == res.rate_note("tpr", ["B"]) != ""
+
+
+def test_a_group_with_labeled_rows_only_is_said_and_sampled_under_each_estimand(quiet_fit):
+    """Among groups with unlabeled rows, a group with three labeled rows and none
+    unlabeled: under "assessed" its rates are its rows' (a note says so); under
+    "expected" its labeled scores are its sample, so its selection rate is uncertain."""
+    rng = np.random.default_rng(3)
+    s = rng.beta(2, 3, 2 * 300 + 3)
+    g = np.repeat(["A", "B", "C"], [300, 300, 3])
+    y = rng.binomial(1, s)
+    lab = np.r_[np.arange(0, 40), np.arange(300, 340), np.arange(600, 603)]
+    unl = np.r_[np.arange(40, 300), np.arange(340, 600)]
+    data = AssessmentData(s[lab], y[lab], g[lab], s[unl], g[unl], reference="A")
+    assessed = quiet_fit(data, metrics=["selection_rate"])
+    assert any(n.startswith("'C': no unlabeled rows; the assessed") for n in assessed.notes)
+    rates = assessed.rates("selection_rate").sel(group="C").values
+    assert np.ptp(rates) == 0  # three known rows
+    expected = quiet_fit(data, metrics=["selection_rate"], estimand="expected")
+    assert any(n.startswith("'C': no unlabeled rows; the expected") for n in expected.notes)
+    assert np.std(expected.rates("selection_rate").sel(group="C").values) > 0.1

@@ -16,8 +16,13 @@ Because h may depend on the data, the rate differences that ``fit`` reports
 are valid SBC statistics *provided the truth is computed from the simulated
 parameters with the same function and the same data*:
 
-* ``delta_expected`` (bc): Ji et al.'s Eq. (1) generalised, as ``fit``
-  computes it by default: Δ accuracy where each group's accuracy is (labeled
+* ``delta_expected`` (bc): Ji et al.'s Eq. (1) generalised, as
+  :func:`~bayesfair.models.unlabeled.expected_counts` computes it over the given
+  unlabeled scores (``fit``'s ``estimand="expected"`` also weighs the scores by a
+  Bayesian bootstrap, the uncertainty of each group's score distribution, which
+  no h of (φ, y) with the scores fixed has; the draws side here is therefore
+  computed from the posterior's maps with the scores fixed, like the truth):
+  Δ accuracy where each group's accuracy is (labeled
   correct + Σ_j z_j(φ)) / (n_L,g + n_U,g), z_j the calibrated probability that
   unlabeled prediction j is correct. The truth uses φ̃ and the simulated
   labeled labels, through the same unlabeled reduction
@@ -243,8 +248,8 @@ def bc_ranks():
             "accuracy[g1]": t_acc[1],
         }
 
-        acc = res.rates("accuracy").transpose("chain", "draw", "group").values
         a, b, c = (post[v].transpose("chain", "draw", "group").values for v in "abc")
+        acc = rate_from_counts(expected_counts(summary, a, b, c) + labeled_counts, "accuracy")
         fin_counts = sampled_counts(summary, a, b, c, rank_rng) + labeled_counts
         fin = rate_from_counts(fin_counts, "accuracy")
         draws = {
