@@ -179,10 +179,32 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
     if frame.shape[1] == 1:
         labels = frame.iloc[:, 0].reset_index(drop=True)
     else:
-        labels = frame.iloc[:, 0].astype(str).reset_index(drop=True)
-        for col in range(1, frame.shape[1]):
-            labels = labels + INTERSECTION_SEP + frame.iloc[:, col].astype(str).to_numpy()
+        parts = [
+            frame.iloc[:, col].astype(str).reset_index(drop=True) for col in range(frame.shape[1])
+        ]
+        for name, part in zip(frame.columns, parts, strict=True):
+            holding = part.str.contains(INTERSECTION_SEP, regex=False)
+            if holding.any():
+                raise ambiguous_intersection(argument, name, part[holding].iloc[0])
+        labels = parts[0]
+        for part in parts[1:]:
+            labels = labels + INTERSECTION_SEP + part.to_numpy()
     return labels, attributes
+
+
+def ambiguous_intersection(argument: str, column, value=None) -> InvalidParameterError:
+    """The error for a group value that holds the intersections' separator.
+
+    Several group columns are joined into one label per row with
+    :data:`INTERSECTION_SEP`; a value holding it would make two intersections one
+    (``("a & b", "c")`` and ``("a", "b & c")``).
+    """
+    which = f" (e.g. {value!r})" if value is not None else ""
+    return InvalidParameterError(
+        f"The '{argument}' parameter combines several group columns into labels joined by "
+        f"{INTERSECTION_SEP!r}, and column {column!r} has values holding it{which}: two "
+        "different intersections could get the same label. Rename those values first."
+    )
 
 
 def _as_pandas(frame):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from bayesfair.data._inputs import INTERSECTION_SEP
+from bayesfair.data._inputs import INTERSECTION_SEP, ambiguous_intersection
 from bayesfair.data.engines._common import (
     _aggregate,
     _columns,
@@ -76,6 +76,13 @@ def duckdb_engine(
     )[0]
     if any(bad):
         _raise_bad_rows(run, s, nulls, where, bad, score, columns, y)
+    for c in columns if len(columns) > 1 else ():  # a value holding the separator
+        held = run(
+            f"SELECT {as_text(c)} FROM _bf_source "
+            f"WHERE contains({as_text(c)}, '{INTERSECTION_SEP}') LIMIT 1"
+        )
+        if held:
+            raise ambiguous_intersection("group", c, held[0][0])
     if target and target[1] == 0.0:
         y = f"(1.0 - {y})"
     label_sums = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from bayesfair.data._inputs import INTERSECTION_SEP
+from bayesfair.data._inputs import INTERSECTION_SEP, ambiguous_intersection
 from bayesfair.data.engines._common import (
     _aggregate,
     _check_reachable,
@@ -106,6 +106,10 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
         label = as_text(columns[0])
     else:
         label = F.concat_ws(INTERSECTION_SEP, *(as_text(c) for c in columns))
+        for c in columns:  # a value holding the separator would merge two intersections
+            held = sdf.filter(as_text(c).contains(INTERSECTION_SEP)).limit(1).collect()
+            if held:
+                raise ambiguous_intersection("group", c, held[0][c])
     bad = (s.isNull() | F.isnan(s) | (s < 0) | (s > 1)).cast("long")
     missing_group = F.lit(0).cast("long")
     for col in columns:

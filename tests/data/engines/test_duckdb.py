@@ -134,3 +134,14 @@ def test_a_failing_query_and_an_unknown_source_are_named():
     relation = duckdb.from_df(pd.DataFrame({"score": [0.1, 0.9], "race": ["a", "b"]}))
     with pytest.raises(InvalidParameterError, match=r"The relation has no column\(s\) \['sex'\]"):
         duckdb_engine(relation, "score", ["race", "sex"], *SETTINGS)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_a_group_value_holding_the_separator_is_refused(engine, tmp_path):
+    """Several group columns are joined with " & ": ("a & b", "c") and ("a", "b & c")
+    would be one intersection, so a value holding the separator is refused, by name."""
+    frame = score_frame(200, seed=74)
+    frame.loc[5, "race"] = "w & b"
+    source = frame if engine == "numpy" else write_parts(frame, tmp_path, 1)
+    with pytest.raises(InvalidParameterError, match=r"column 'race' has values holding it"):
+        bf.summarize_unlabeled(source, group=["race", "sex"], engine=engine)

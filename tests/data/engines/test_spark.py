@@ -93,3 +93,13 @@ def test_bad_rows_are_named_by_value_and_file(spark, tmp_path):
     ok = score_frame(3_000, seed=74)
     got = _spark(write_parts(ok, good, 3), ["race"])
     assert_same(numpy_engine(ok, "score", ["race"], *SETTINGS), got)
+
+
+@pytest.mark.slow
+def test_a_group_value_holding_the_separator_is_refused(spark):
+    """Two group columns are joined with " & ": a value holding it is refused, as the
+    in-memory engine refuses it, rather than merging two intersections."""
+    frame = score_frame(200, seed=74)
+    frame.loc[5, "race"] = "w & b"
+    with pytest.raises(InvalidParameterError, match=r"column 'race' has values holding it"):
+        _spark(spark.createDataFrame(frame), ["race", "sex"])
