@@ -174,7 +174,11 @@ def group_intervals(
         # studentised in every resample (bootstrap-t): far closer to its level with tens
         # of labels per group than one standard error for all resamples (joint coverage of
         # 20 groups of 20-120 labels: 0.86 with a fixed SE, tests/posterior/test_groups.py)
-        t = np.abs(boot_gap[:, usable] - gap[usable]) / boot_se[:, usable]
+        # a resample in which a group is all 0 or all 1 has no standard error: its
+        # statistic is infinite (conservative) unless its gap did not move (then 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.abs(boot_gap[:, usable] - gap[usable]) / boot_se[:, usable]
+        t = np.where(np.isnan(t), 0.0, t)
         crit = float(np.quantile(t.max(axis=1), boot_level, method="higher"))
         lower[usable] = gap[usable] - crit * se[usable]
         upper[usable] = gap[usable] + crit * se[usable]

@@ -272,6 +272,22 @@ def test_group_intervals_floor_for_small_groups_and_projection():
     assert 0 <= lo <= out.attrs["max_gap"] <= hi <= 1
 
 
+def test_a_resample_without_a_standard_error_raises_no_numpy_warning():
+    """Two groups, one without positive labels: the TPR's overall rate is the other
+    group's, so its gap to it is 0 in every resample, with a standard error of 0. The
+    statistic 0 / 0 counts as 0 (the gap did not move) and the band is exactly [0, 0],
+    without numpy's "invalid value" warning (the suite turns warnings into errors); a
+    moved gap over a zero error counts as infinite."""
+    rng = np.random.default_rng(4)
+    g = np.repeat(["a", "b"], [80, 100])
+    y = np.r_[np.zeros(80, int), rng.integers(0, 2, 100)]
+    data = bf.AssessmentData(scores=rng.random(g.size), labels=y, groups=g)
+    with pytest.warns(bf.exceptions.UndefinedRateWarning, match="'a'"):
+        out = bf.frequentist.group_intervals(data, "tpr", random_seed=0).set_index("group")
+    assert out.loc["b", "method"] == "max-t bootstrap"
+    assert out.loc["b", ["gap", "gap_lower", "gap_upper"]].tolist() == [0.0, 0.0, 0.0]
+
+
 def test_group_intervals_cover_jointly():
     """Joint coverage of the max-|t| band of 20 groups, 200 simulated data sets.
 
