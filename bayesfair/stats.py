@@ -13,6 +13,7 @@ al. 2021), vectorised over columns and tested equal to ArviZ's
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -28,6 +29,7 @@ __all__ = [
     "ess_bulk",
     "eti",
     "hdi",
+    "min_interval_draws",
     "pareto_smoothed_log_weights",
     "prob_within",
     "rank_rhat",
@@ -587,3 +589,14 @@ def simultaneous_band(draws, ci_prob: float = 0.95) -> Interval:
     undefined = counts == 0
     lower, upper = np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
     return Interval(lower, upper, ci_prob=ci_prob, kind="simultaneous")
+
+
+def min_interval_draws(ci_prob: float) -> int:
+    """Fewest posterior draws from which a ``ci_prob`` interval is printed.
+
+    Five expected draws beyond each end: ``⌈5 / ((1 − ci_prob)/2)⌉`` (200 for
+    95%). With fewer, the interval's ends are one or two draws, whose Monte
+    Carlo error is as large as the interval; a report would be more confident
+    than its own computation.
+    """
+    return math.ceil(5.0 / ((1.0 - ci_prob) / 2.0) - 1e-9)

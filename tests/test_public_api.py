@@ -103,6 +103,6 @@ def test_too_few_draws_give_no_interval():
     row = comp.pairs.iloc[0]
     assert np.isnan(row["bb_lower"]) and np.isnan(row["bb_upper"])
     assert np.isfinite(row["bb_mean"])
-    from bayesfair.report.compare import min_interval_draws
+    from bayesfair.stats import min_interval_draws
 
     assert min_interval_draws(0.95) == 200 and min_interval_draws(0.9) == 100

@@ -95,6 +95,9 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
             return arr.astype(np.int8), True
         if all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct):
             return np.asarray([float(v) for v in arr]).astype(np.int8), 1
+        words = series.astype(str).str.strip().str.lower()
+        if set(words.unique()) <= {"true", "false"}:  # booleans written as text (Parquet)
+            return (words == "true").to_numpy().astype(np.int8), True
         shown = ", ".join(repr(_plain(v)) for v in distinct)
         raise InvalidParameterError(
             f"The '{argument}' parameter has values {shown}, which are not {{0, 1}} or bool: "
@@ -236,6 +239,16 @@ def _ordered_levels(*series: pd.Series) -> list:
         for v in pd.unique(s):
             seen.setdefault(_plain(v), None)
     levels = list(seen)
+    as_text: dict = {}
+    for v in levels:
+        other = as_text.setdefault(str(v), v)
+        if other is not v:  # e.g. 1 in the labeled rows and '1' in the unlabeled ones
+            raise InvalidParameterError(
+                f"The groups {other!r} ({type(other).__name__}) and {v!r} "
+                f"({type(v).__name__}) differ only in type: the labeled and unlabeled group "
+                "columns seem to hold the same groups as different types (a CSV and a "
+                "Parquet file, say). Convert one of them, e.g. with .astype(str)."
+            )
     try:
         return sorted(levels)
     except TypeError:

@@ -66,7 +66,8 @@ class AssessmentData:
         Default 0.5, or the threshold ``labeled`` was built with. A summary built
         with another threshold than the data's is refused.
     pos_label : optional
-        The positive label, required when the labels are not ``{0, 1}`` or bool.
+        The positive label, required when the labels are not ``{0, 1}``, bool, or
+        ``"true"``/``"false"`` written as text (any case; a Parquet file's text column).
     reference : optional
         The reference (privileged) group for differences and ratios. Default:
         the group with the most labeled examples.

@@ -7,16 +7,20 @@ HDI, ETI, P(Δ > 0), P(|Δ| < ε), the decision, the prior's share): the result'
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
+from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import check_epsilon, check_probability, takes
+from bayesfair.exceptions import SamplingWarning
 from bayesfair.metrics.rates import get_rate, warn_undefined_draws
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.posterior import contrasts
 from bayesfair.posterior.groups import metric_list
 from bayesfair.posterior.sensitivity import prior_verdict
-from bayesfair.stats import eti, hdi, prob_within, rope_decision
+from bayesfair.stats import eti, hdi, min_interval_draws, prob_within, rope_decision
 
 __all__ = ["difference_row", "rate_note", "summary"]
 
@@ -117,7 +121,24 @@ def summary(
                 }
             )
     warn_undefined_draws(undefined, stacklevel=4)
+    _warn_few_draws(result, ci_prob)
     return pd.DataFrame(rows)
+
+
+def _warn_few_draws(result, ci_prob: float) -> None:
+    """Warn when the draws are too few for a ``ci_prob`` interval
+    (:func:`~bayesfair.stats.min_interval_draws`): its ends, and the verdicts read
+    from them, are then one or two draws."""
+    post = get_group(result.idata, "posterior")
+    n, need = post.sizes.get("chain", 1) * post.sizes.get("draw", 1), min_interval_draws(ci_prob)
+    if n < need:
+        warnings.warn(
+            f"{n} posterior draws are too few for a {ci_prob:.0%} interval (at least "
+            f"{need}): the intervals' ends and the verdicts rest on one or two draws. Fit "
+            "with more draws.",
+            SamplingWarning,
+            stacklevel=4,
+        )
 
 
 @takes("FairnessPosterior")

@@ -64,7 +64,7 @@ from bayesfair.posterior.fitting import _coord_labels, fit, model_options
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
 from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
-from bayesfair.stats import hdi, rope_decision
+from bayesfair.stats import hdi, min_interval_draws, rope_decision
 
 __all__ = ["Comparison", "compare"]
 
@@ -223,17 +223,6 @@ def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs
         f"n_resamples={n_resamples!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
     )
     return run_record(call, data)
-
-
-def min_interval_draws(ci_prob: float) -> int:
-    """Fewest posterior draws from which a ``ci_prob`` interval is printed.
-
-    Five expected draws beyond each end: ``⌈5 / ((1 − ci_prob)/2)⌉`` (200 for
-    95%). With fewer, the interval's ends are one or two draws, whose Monte
-    Carlo error is as large as the interval; a report would be more confident
-    than its own computation.
-    """
-    return math.ceil(5.0 / ((1.0 - ci_prob) / 2.0) - 1e-9)
 
 
 #: With more than two groups, a reference group with fewer labeled examples is warned about.

@@ -7,7 +7,11 @@ import pandas as pd
 import pytest
 
 from bayesfair.data.assessment import AssessmentData, UnlabeledGroupWarning
-from bayesfair.exceptions import HardPredictionWarning, UndefinedRateWarning
+from bayesfair.exceptions import (
+    HardPredictionWarning,
+    InvalidParameterError,
+    UndefinedRateWarning,
+)
 
 S = [0.9, 0.2, 0.7, 0.4, 0.6, 0.1]
 Y = [1, 0, 0, 1, 1, 0]
@@ -306,3 +310,14 @@ def test_summaries_with_and_without_recorded_group_columns_add_up():
     other = summarize_arrays(s, g, levels, attributes=("race", "age"))
     with pytest.raises(InvalidParameterError, match="can be added"):
         recorded + other
+
+
+def test_groups_that_differ_only_in_type_are_refused():
+    """Integer groups in the labeled rows and the same groups as text in the unlabeled
+    ones (a CSV beside a Parquet file) would make four groups, two of them without
+    labels; they are refused by name. 1 and 1.0 are one group."""
+    scores = np.array([0.2, 0.8, 0.3, 0.7])
+    with pytest.raises(InvalidParameterError, match=r"The groups 1 \(int\) and '1' \(str\)"):
+        AssessmentData(scores, [0, 1, 0, 1], [1, 2, 1, 2], scores, np.array(["1", "2"] * 2))
+    data = AssessmentData(scores, [0, 1, 0, 1], [1, 2, 1, 2], scores, np.array([1.0, 2.0] * 2))
+    assert data.group_levels == [1, 2]

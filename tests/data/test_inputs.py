@@ -148,6 +148,9 @@ def test_a_score_outside_0_1_is_shown_as_the_number_it_is():
         ([1, 0, 1], None, [1, 0, 1], 1),
         ([1.0, 0.0, 0.0], None, [1, 0, 0], 1),
         ([True, False, True], None, [1, 0, 1], True),
+        (["true", "false", "true"], None, [1, 0, 1], True),  # booleans as text (Parquet)
+        (["False", "True", "False"], None, [0, 1, 0], True),
+        (["false", "false", "false"], None, [0, 0, 0], True),
         (["y", "n", "y"], "y", [1, 0, 1], "y"),
         (["y", "n", "y"], "n", [0, 1, 0], "n"),
         ([1, 0, 1], 0, [0, 1, 0], 0),

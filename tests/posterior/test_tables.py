@@ -1,6 +1,8 @@
 """The table of differences (bayesfair.posterior.tables): one computation of a difference's row,
 shared by a result's summary and by compare."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -30,3 +32,14 @@ def test_without_intervals_the_decision_waits(fitted):
     row = tables.difference_row(res, "accuracy", pair, 0.02, 0.95, intervals=False)
     assert np.isnan(row["hdi_lower"]) and np.isnan(row["eti_upper"])
     assert row["decision"] == "undefined"  # no interval, no verdict
+
+
+def test_a_summary_from_too_few_draws_warns(quiet_fit, data):
+    """100 draws are too few for a 95% interval (at least 200: five draws expected
+    beyond each end); the summary says so, as compare does."""
+    res = quiet_fit(data, model="bb", metrics=["tpr"], draws=50, chains=2)
+    with pytest.warns(bf.exceptions.SamplingWarning, match="100 posterior draws are too few"):
+        res.summary("tpr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bf.exceptions.SamplingWarning)
+        res.summary("tpr", ci_prob=0.8)  # 0.8 needs 50
