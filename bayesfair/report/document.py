@@ -549,11 +549,13 @@ def provenance_table(settings: dict, fits) -> list[tuple[str, str]]:
         rows.append(("versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items())))
     rows.append(("random seed", seed_text(settings.get("random_seed"))))
     for name, s in fits:
+        # an exact (conjugate) sampler draws independently: no tuning steps to report
+        tuning = "" if s.get("sampler") == "exact" else f" after {s.get('tune')} tuning steps"
         rows.append(
             (
                 f"{name} sampler",
-                f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws after "
-                f"{s.get('tune')} tuning steps",
+                f"{s.get('sampler', '')}, {s.get('chains')} chains × {s.get('draws')} draws"
+                f"{tuning}",
             )
         )
         rows.append((f"{name} prior", prior_words(s.get("prior"))))

@@ -19,6 +19,7 @@ from bayesfair.report.document import (
     comparison_json,
     comparison_markdown,
     comparison_sections,
+    provenance_table,
 )
 
 
@@ -353,3 +354,12 @@ def test_the_three_formats_draw_one_list_of_sections(comparison):
             if block[0] == "table" and len(block[1]):
                 cell = str(block[1].iloc[0, 0])
                 assert cell in md and escape(cell, quote=False) in html, (section.key, cell)
+
+
+def test_the_provenance_of_an_exact_sampler_names_no_tuning_steps():
+    """bb's exact sampler draws independently: its row has no tuning steps; NUTS's has."""
+    fits = [("BB", {"sampler": "exact", "chains": 4, "draws": 1000, "tune": 1000})]
+    fits.append(("RBC", {"sampler": "nuts", "chains": 4, "draws": 1000, "tune": 1000}))
+    rows = dict(provenance_table({}, fits))
+    assert rows["BB sampler"] == "exact, 4 chains × 1000 draws"
+    assert rows["RBC sampler"] == "nuts, 4 chains × 1000 draws after 1000 tuning steps"
