@@ -50,13 +50,16 @@ class AssessmentData:
     scores : array_like of float, shape (n_L,)
         Classifier scores of the labeled examples, in [0, 1]. ``scores``,
         ``labels`` and ``groups`` are given together, or not at all when the
-        labeled examples come as a summary (``labeled``).
+        labeled examples come as a summary (``labeled``). They are paired by
+        position: a pandas Series' index is not aligned (to pair rows by index,
+        pass the columns of one DataFrame, or use :meth:`from_frames`).
     labels : array_like, shape (n_L,)
         True labels: ``{0, 1}``, bool, or any two values with ``pos_label``.
     groups : array_like, shape (n_L,) or (n_L, n_attributes), or DataFrame
         Sensitive-attribute value(s) per labeled example (strings or integers).
         Several attributes (columns) define intersectional groups labelled
-        ``"value1 & value2"``.
+        ``"value1 & value2"``; a value holding ``" & "`` is then refused (two
+        intersections could share a label).
     unlabeled_scores : array_like of float, shape (n_U,), optional
         Scores of the unlabeled examples.
     unlabeled_groups : array_like, shape (n_U,) or (n_U, n_attributes), optional
