@@ -185,28 +185,37 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
         parts = [
             frame.iloc[:, col].astype(str).reset_index(drop=True) for col in range(frame.shape[1])
         ]
-        for name, part in zip(frame.columns, parts, strict=True):
-            holding = part.str.contains(INTERSECTION_SEP, regex=False)
-            if holding.any():
-                raise ambiguous_intersection(argument, name, part[holding].iloc[0])
         labels = parts[0]
         for part in parts[1:]:
             labels = labels + INTERSECTION_SEP + part.to_numpy()
+        if any(INTERSECTION_SEP in v for part in parts for v in pd.unique(part)):
+            _refuse_shared_labels(argument, labels, parts)
     return labels, attributes
 
 
-def ambiguous_intersection(argument: str, column, value=None) -> InvalidParameterError:
-    """The error for a group value that holds the intersections' separator.
+def _refuse_shared_labels(argument: str, labels: pd.Series, parts: list) -> None:
+    """Refuse two combinations of the group columns' values joined into one label."""
+    combos = pd.DataFrame({"label": labels, **dict(enumerate(parts))}).drop_duplicates()
+    shared = combos[combos["label"].duplicated(keep=False)]
+    if len(shared):
+        first = shared[shared["label"] == shared["label"].iloc[0]]
+        tuples = [tuple(row) for row in first.drop(columns="label").to_numpy()[:2]]
+        raise ambiguous_intersection(argument, first["label"].iloc[0], tuples)
+
+
+def ambiguous_intersection(argument: str, label, combinations=()) -> InvalidParameterError:
+    """The error for two intersections that get one label.
 
     Several group columns are joined into one label per row with
-    :data:`INTERSECTION_SEP`; a value holding it would make two intersections one
-    (``("a & b", "c")`` and ``("a", "b & c")``).
+    :data:`INTERSECTION_SEP`, so values holding it can make two intersections one
+    (``("a & b", "c")`` and ``("a", "b & c")``); a value holding it alone is fine.
     """
-    which = f" (e.g. {value!r})" if value is not None else ""
+    which = " and ".join(map(repr, combinations))
+    which = f" ({which})" if which else ""
     return InvalidParameterError(
         f"The '{argument}' parameter combines several group columns into labels joined by "
-        f"{INTERSECTION_SEP!r}, and column {column!r} has values holding it{which}: two "
-        "different intersections could get the same label. Rename those values first."
+        f"{INTERSECTION_SEP!r}, and two intersections{which} get the same label "
+        f"{label!r}. Rename the values that hold {INTERSECTION_SEP!r}."
     )
 
 

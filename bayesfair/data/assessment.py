@@ -58,8 +58,8 @@ class AssessmentData:
     groups : array_like, shape (n_L,) or (n_L, n_attributes), or DataFrame
         Sensitive-attribute value(s) per labeled example (strings or integers).
         Several attributes (columns) define intersectional groups labelled
-        ``"value1 & value2"``; a value holding ``" & "`` is then refused (two
-        intersections could share a label).
+        ``"value1 & value2"``; two combinations of values that would get one label
+        (``("a & b", "c")`` and ``("a", "b & c")``) are refused.
     unlabeled_scores : array_like of float, shape (n_U,), optional
         Scores of the unlabeled examples.
     unlabeled_groups : array_like, shape (n_U,) or (n_U, n_attributes), optional

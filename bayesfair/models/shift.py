@@ -354,7 +354,9 @@ def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
     return np.concatenate([above[..., :2], below[..., 2:]], axis=-1)
 
 
-def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: str, rng):
+def map_counts(
+    labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: str, rng, labeled_counts=None
+):
     """The unlabeled confusion counts under draws of the maps, moved by the strata's shifts.
 
     The one step from map draws to predictive counts, for a fit and for the label
@@ -376,6 +378,9 @@ def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: st
         ``"expected"``: the expected counts, the rows of each group weighed by a
         Bayesian bootstrap per draw (:func:`~bayesfair.models.unlabeled.expected_counts`'
         ``score_seed``); otherwise drawn.
+    labeled_counts : array_like, shape (n_groups, 4), optional
+        ``"expected"`` only: the labeled rows per group and confusion cell, weighed in
+        the same bootstrap and included in the counts.
     rng : numpy.random.Generator
 
     Returns
@@ -385,7 +390,7 @@ def map_counts(labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: st
     tau : ndarray, shape (...), or None
     """
     if estimand == "expected":  # one seed: both sides of a shifted map weigh the same rows
-        counts_fn, extra = expected_counts, (int(rng.integers(2**63)),)
+        counts_fn, extra = expected_counts, (int(rng.integers(2**63)), labeled_counts)
     else:
         counts_fn, extra = sampled_counts, (rng,)
     if prior is None:

@@ -36,6 +36,7 @@ __all__ = [
     "bootstrap_entry_counts",
     "exact_expected_counts",
     "expected_counts",
+    "pooled_entries",
     "reduce_unlabeled",
     "sampled_counts",
 ]
@@ -134,7 +135,14 @@ def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]
 PRIOR_ROWS = 1.0
 
 
-def bootstrap_entry_counts(summary: ScoreSummary, group: int, n_draws: int, score_seed: int):
+def bootstrap_entry_counts(
+    summary: ScoreSummary,
+    group: int,
+    n_draws: int,
+    score_seed: int,
+    labeled_counts=None,
+    pooled=None,
+):
     """A Bayesian bootstrap of one group's rows: per draw, the rows each entry stands for.
 
     The posterior of a group's score distribution ``G`` given its ``n`` rows, under a
@@ -144,7 +152,9 @@ def bootstrap_entry_counts(summary: ScoreSummary, group: int, n_draws: int, scor
     rows they are ``Dirichlet(n_e, …, α)`` over the entries and the prior (the
     Dirichlet's aggregation property), drawn as normalised ``Gamma`` variables and
     scaled to the group's rows, so that each draw's counts add up to the group's.
-    ``G₀`` is the pooled scores of all groups (:func:`_pooled_entries`), with ``α`` =
+    The group's labeled rows, when given, are rows of the same sample, aggregated by
+    confusion cell (their labels known: Ji et al.'s Eq. 1 counts them as they are).
+    ``G₀`` is the pooled scores of all groups (:func:`pooled_entries`), with ``α`` =
     :data:`PRIOR_ROWS`, and the part of ``G`` drawn from it is itself a draw of
     ``DP(α, G₀)``: on the pooled entries, ``Dirichlet(α G₀(entry))`` weights, a few
     atoms. So where a group has a handful of rows its scores may still fall anywhere
@@ -155,11 +165,16 @@ def bootstrap_entry_counts(summary: ScoreSummary, group: int, n_draws: int, scor
     Parameters
     ----------
     summary : ScoreSummary
+        The rows whose labels are unknown.
     group : int
         The group's code.
     n_draws : int
     score_seed : int
         The same seed gives the same counts (both sides of a shifted map read them).
+    labeled_counts : array_like, shape (4,), optional
+        The group's labeled rows per confusion cell (``tp, fp, tn, fn``).
+    pooled : tuple, optional
+        :func:`pooled_entries` of ``summary`` (computed when not given).
 
     Returns
     -------
@@ -168,29 +183,41 @@ def bootstrap_entry_counts(summary: ScoreSummary, group: int, n_draws: int, scor
     counts : ndarray, shape (n_draws, n_e)
         The rows each entry stands for, per draw.
     prior : ndarray, shape (n_draws, n_pooled)
-        The rows that stand for each pooled entry of ``G₀`` (:func:`_pooled_entries`'
-        order), per draw.
+        The rows that stand for each pooled entry of ``G₀``, per draw.
+    cells : ndarray, shape (n_draws, 4)
+        The rows each labeled confusion cell stands for, per draw (0 without
+        ``labeled_counts``).
     """
     entries = np.flatnonzero(summary.group == group)
+    share = (pooled if pooled is not None else pooled_entries(summary))[3]
+    cells_n = np.zeros(4) if labeled_counts is None else np.asarray(labeled_counts, float)
     rng = np.random.default_rng([score_seed, group])
     count = summary.count[entries]
     counts = rng.standard_gamma(count, size=(n_draws, entries.size))
     # DP(α, G₀) on the pooled entries: Dirichlet(α G₀(entry)) weights, a few atoms
-    share = _pooled_entries(summary)[3]
     prior = rng.standard_gamma(PRIOR_ROWS * share, size=(n_draws, share.size))
-    scale = count.sum() / (counts.sum(axis=1) + prior.sum(axis=1))
-    return entries, counts * scale[:, None], prior * scale[:, None]
+    cells = rng.standard_gamma(cells_n, size=(n_draws, 4))
+    total = counts.sum(axis=1) + prior.sum(axis=1) + cells.sum(axis=1)
+    scale = (count.sum() + cells_n.sum()) / total
+    counts *= scale[:, None]
+    prior *= scale[:, None]
+    cells *= scale[:, None]
+    return entries, counts, prior, cells
 
 
-#: Bins of the pooled scores ``G₀`` over the logit range (:func:`_pooled_entries`):
+#: Bins of the pooled scores ``G₀`` over the logit range (:func:`pooled_entries`):
 #: coarser than the summary's, since ``G₀`` is a prior's centre, not an estimate.
 _POOLED_BINS = 128
 
 
-def _pooled_entries(summary: ScoreSummary) -> tuple:
+def pooled_entries(summary: ScoreSummary) -> tuple:
     """All groups' rows on a coarse grid (:data:`_POOLED_BINS` bins), per side.
 
-    Returns the entries' side, mean ``ln s``, mean ``ln(1 − s)`` and share of the rows.
+    Returns
+    -------
+    side, mean_log_s, mean_log_1ms, share : ndarray, shape (n_pooled,)
+        Each entry's side of the threshold, its mean ``ln s`` and ``ln(1 − s)``, and
+        its share of the rows.
     """
     coarse = summary.bin * _POOLED_BINS // summary.n_bins
     key = summary.side.astype(np.intp) * _POOLED_BINS + coarse
@@ -223,7 +250,9 @@ def _weighted_positives(a, b, c, log_s, log_1ms, weights) -> np.ndarray:
     return out
 
 
-def expected_counts(summary: ScoreSummary, a, b, c, score_seed: int | None = None) -> np.ndarray:
+def expected_counts(
+    summary: ScoreSummary, a, b, c, score_seed: int | None = None, labeled_counts=None
+) -> np.ndarray:
     """Expected unlabeled confusion counts for each draw of the calibration maps.
 
     Parameters
@@ -239,11 +268,16 @@ def expected_counts(summary: ScoreSummary, a, b, c, score_seed: int | None = Non
         the counts carry the uncertainty about each group's score distribution:
         with a handful of rows in a group, how its scores fall is itself uncertain.
         Each group's rows add up to the same total in every draw.
+    labeled_counts : array_like, shape (n_groups, 4), optional
+        With ``score_seed``: the groups' labeled rows per confusion cell, rows of the
+        same samples (weighed with the unlabeled ones, their labels as they are). The
+        result then holds every row of each group's sample, labeled and unlabeled.
 
     Returns
     -------
     ndarray, shape (..., n_groups, 4)
-        Expected ``tp, fp, tn, fn`` of the unlabeled examples per draw and group.
+        Expected ``tp, fp, tn, fn`` of the unlabeled examples (and, with
+        ``labeled_counts``, of the labeled ones) per draw and group.
 
     References
     ----------
@@ -265,9 +299,14 @@ def expected_counts(summary: ScoreSummary, a, b, c, score_seed: int | None = Non
                     )
         return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
     totals = np.zeros((n, k, 2))
-    pooled_side, pooled_log_s, pooled_log_1ms, _ = _pooled_entries(summary)
+    cells = np.zeros((n, k, 4))
+    pooled = pooled_entries(summary)
+    pooled_side, pooled_log_s, pooled_log_1ms, _ = pooled
     for g in range(k):
-        entries, drawn, prior = bootstrap_entry_counts(summary, g, n, score_seed)
+        own = None if labeled_counts is None else labeled_counts[g]
+        entries, drawn, prior, cells[:, g] = bootstrap_entry_counts(
+            summary, g, n, score_seed, own, pooled
+        )
         for y_hat in (0, 1):
             mine = side[entries] == y_hat
             idx = entries[mine]
@@ -283,7 +322,8 @@ def expected_counts(summary: ScoreSummary, a, b, c, score_seed: int | None = Non
                     a[:, g], b[:, g], c[:, g], pooled_log_s[on], pooled_log_1ms[on], prior[:, on]
                 )
                 totals[:, g, y_hat] += prior[:, on].sum(axis=1)
-    return _counts_from_positives(summary, pos, totals).reshape(*lead, k, 4)
+    counts = _counts_from_positives(summary, pos, totals) + cells
+    return counts.reshape(*lead, k, 4)
 
 
 def _entry_logs(summary: ScoreSummary, idx) -> tuple[np.ndarray, np.ndarray]:

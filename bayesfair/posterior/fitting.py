@@ -592,7 +592,15 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     post = get_group(idata, "posterior")
     a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
     prior = None if disc is None else disc.shift
-    u_counts, shift, tau = map_counts(labeled, summary, a, b, c, prior, estimand, rng)
+    if estimand == "expected":
+        # the labeled rows are rows of each group's sample: weighed in the same bootstrap
+        # as the unlabeled ones (their labels as they are), and counted in u_counts
+        labeled_counts, in_sample = np.zeros_like(labeled_counts), labeled_counts
+    else:
+        in_sample = None
+    u_counts, shift, tau = map_counts(
+        labeled, summary, a, b, c, prior, estimand, rng, labeled_counts=in_sample
+    )
     if shift is not None:
         assign(
             idata,

@@ -186,12 +186,14 @@ def test_bootstrap_counts_keep_each_group_s_rows_and_repeat_with_the_seed():
 
 
 def test_bootstrap_counts_are_dirichlet_over_the_rows_and_the_pooled_prior():
-    """Mean and variance of the share of a group's rows above the threshold against the
-    Dirichlet's: ``Dirichlet(n_e, …, α G₀(e))`` has, for a set of entries holding ``m``
-    of the group's ``n`` rows and share ``q₀`` of G₀, mean ``(m + α q₀) / (n + α)`` and
-    variance ``μ (1 − μ) / (n + α + 1)``. 20,000 draws: the mean within 5 Monte Carlo
-    SE, the variance within 5 SE of a sample variance (``σ² sqrt(2 / (N − 1))``, close
-    to normal here)."""
+    """The share of a group's rows above the threshold against its law: for entries
+    holding ``m`` of the group's ``n`` rows and a share ``q₀`` of G₀, the Dirichlet
+    ``(n_e, …, α G₀(e))`` aggregates to ``Beta(m + α q₀, n − m + α (1 − q₀))``. 20,000
+    draws: the mean within 5 Monte Carlo SE, the variance within 5 SE of a sample
+    variance, ``σ² sqrt((2 + κ) / N)`` with ``κ`` the Beta's excess kurtosis (large for
+    the three-row group, whose share above is nearly always small)."""
+    from scipy import stats
+
     rng = np.random.default_rng(6)
     summary, s, g = _two_groups(rng)
     n_draws = 20_000
@@ -199,16 +201,39 @@ def test_bootstrap_counts_are_dirichlet_over_the_rows_and_the_pooled_prior():
     a, b, c = np.zeros((n_draws, 2)), np.zeros((n_draws, 2)), np.full((n_draws, 2), 50.0)
     counts = expected_counts(summary, a, b, c, score_seed=3)
     for group in (0, 1):
-        _, own, prior = bootstrap_entry_counts(summary, group, 10, score_seed=3)
+        _, own, prior, cells = bootstrap_entry_counts(summary, group, 10, score_seed=3)
         n = np.sum(g == group)
         np.testing.assert_allclose(own.sum(axis=1) + prior.sum(axis=1), n)
+        assert not cells.any()  # no labeled rows given
         above = counts[:, group, 0] / n
-        m = np.sum(s[g == group] >= 0.5)
-        q0 = np.mean(s >= 0.5)
-        mu = (m + PRIOR_ROWS * q0) / (n + PRIOR_ROWS)
-        var = mu * (1 - mu) / (n + PRIOR_ROWS + 1)
+        m, q0 = np.sum(s[g == group] >= 0.5), np.mean(s >= 0.5)
+        law = stats.beta(m + PRIOR_ROWS * q0, n - m + PRIOR_ROWS * (1 - q0))
+        mu, var, kurt = (float(v) for v in law.stats(moments="mvk"))
         assert abs(above.mean() - mu) < 5 * np.sqrt(var / n_draws)
-        assert abs(above.var() - var) < 5 * var * np.sqrt(2 / (n_draws - 1))
+        assert abs(above.var() - var) < 5 * var * np.sqrt((2 + kurt) / n_draws)
+
+
+def test_labeled_rows_join_their_group_s_sample_with_their_labels():
+    """With the labeled rows' cells given, each draw's counts hold every row of the
+    group (labeled and unlabeled), and the labeled cells' share of them is Dirichlet:
+    a group of 30 labeled rows and 2 unlabeled ones is as uncertain as 32 rows are,
+    not 2 (its share of true positives has the Beta's sd within 5 Monte Carlo SE, the
+    sd's relative SE being ``sqrt((2 + κ) / N) / 2`` by the delta method)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(8)
+    s = rng.uniform(size=402)
+    g = np.repeat([0, 1], [400, 2])
+    summary = reduce_unlabeled(s, g, 2)
+    labeled = np.array([[40, 10, 30, 20], [9, 6, 9, 6]], dtype=float)  # tp, fp, tn, fn
+    n_draws = 20_000
+    a, b, c = np.zeros((n_draws, 2)), np.zeros((n_draws, 2)), np.full((n_draws, 2), -50.0)
+    counts = expected_counts(summary, a, b, c, score_seed=4, labeled_counts=labeled)
+    np.testing.assert_allclose(counts.sum(axis=-1), np.broadcast_to([500.0, 32.0], (n_draws, 2)))
+    share = counts[:, 1, 0] / 32  # p = 0: the unlabeled rows add no true positive
+    law = stats.beta(9, 32 - 9 + PRIOR_ROWS)
+    kurt = float(law.stats(moments="k"))
+    assert abs(share.std() / law.std() - 1) < 5 * np.sqrt((2 + kurt) / n_draws) / 2
 
 
 def test_three_rows_below_the_threshold_do_not_make_a_tpr_of_zero_certain():

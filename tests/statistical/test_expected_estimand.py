@@ -20,7 +20,10 @@ is the group's against A's. Two cells of ``R`` data sets each, the default model
 * ``no_unlabeled``: A and B, 30 labeled rows each, no unlabeled rows (the estimand
   the fit takes by itself there); the gap of B;
 * ``three_rows``: A and B with 200 labeled and 1,000 unlabeled rows each, C with 3
-  labeled rows and none unlabeled; the gap of C (0 in every rate).
+  labeled rows and none unlabeled; the gap of C (0 in every rate);
+* ``two_unlabeled``: the same, C with 30 labeled rows and 2 unlabeled ones (its
+  labeled rows are rows of its sample too: were they counted as known, two unlabeled
+  rows would make C's rates nearly certain).
 
 Claim, per cell and metric (accuracy, TPR, FPR, selection rate): the 95% HDI of the
 gap covers the population gap in at least ``0.90 − 2 sqrt(0.9 · 0.1 / R)`` of the
@@ -49,6 +52,7 @@ CELLS = {
     # cell: (labeled rows, unlabeled rows) per group, the group whose gap to A is read
     "no_unlabeled": ({"A": (30, 0), "B": (30, 0)}, "B"),
     "three_rows": ({"A": (200, 1000), "B": (200, 1000), "C": (3, 0)}, "C"),
+    "two_unlabeled": ({"A": (200, 1000), "B": (200, 1000), "C": (30, 2)}, "C"),
 }
 
 

@@ -76,13 +76,14 @@ def duckdb_engine(
     )[0]
     if any(bad):
         _raise_bad_rows(run, s, nulls, where, bad, score, columns, y)
-    for c in columns if len(columns) > 1 else ():  # a value holding the separator
+    if len(columns) > 1:  # two combinations of values joined into one label
+        parts = ", ".join(as_text(c) for c in columns)
         held = run(
-            f"SELECT {as_text(c)} FROM _bf_source "
-            f"WHERE contains({as_text(c)}, '{INTERSECTION_SEP}') LIMIT 1"
+            f"SELECT lbl FROM (SELECT DISTINCT {label} AS lbl, {parts} FROM _bf_source) "
+            "GROUP BY lbl HAVING count(*) > 1 LIMIT 1"
         )
         if held:
-            raise ambiguous_intersection("group", c, held[0][0])
+            raise ambiguous_intersection("group", held[0][0])
     if target and target[1] == 0.0:
         y = f"(1.0 - {y})"
     label_sums = (

@@ -106,10 +106,19 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
         label = as_text(columns[0])
     else:
         label = F.concat_ws(INTERSECTION_SEP, *(as_text(c) for c in columns))
-        for c in columns:  # a value holding the separator would merge two intersections
-            held = sdf.filter(as_text(c).contains(INTERSECTION_SEP)).limit(1).collect()
-            if held:
-                raise ambiguous_intersection("group", c, held[0][c])
+        # two combinations of values joined into one label
+        parts = [as_text(c).alias(f"_bf_{i}") for i, c in enumerate(columns)]
+        held = (
+            sdf.select(label.alias("lbl"), *parts)
+            .distinct()
+            .groupBy("lbl")
+            .count()
+            .filter(F.col("count") > 1)
+            .limit(1)
+            .collect()
+        )
+        if held:
+            raise ambiguous_intersection("group", held[0]["lbl"])
     bad = (s.isNull() | F.isnan(s) | (s < 0) | (s > 1)).cast("long")
     missing_group = F.lit(0).cast("long")
     for col in columns:
