@@ -257,13 +257,14 @@ def fit(
         calibrated probabilities averaged over the unlabeled scores (Ji et
         al. Eq. 1, generalised to every rate), the labels of the unlabeled
         examples not drawn; the right target when the question is about the
-        classifier on future data. The unlabeled scores are a sample of each
-        group's score distribution, so each draw weighs them by a Bayesian
-        bootstrap whose prior puts the weight of one row on the pooled scores of
-        all groups (:func:`~bayesfair.models.unlabeled.bootstrap_entry_counts`):
-        with thousands of rows per group this adds little, with a handful it is
-        most of the width. A group without unlabeled rows has its labeled scores
-        as its sample. Both estimands have about the same posterior mean; with
+        classifier on future data. A group's rows, labeled (with their labels)
+        and unlabeled, are a sample of its score distribution, so each draw weighs
+        them by a Bayesian bootstrap whose prior puts the weight of one row on the
+        pooled scores of all groups
+        (:func:`~bayesfair.models.unlabeled.bootstrap_entry_counts`): with
+        thousands of rows per group this adds little, with a handful it is most of
+        the width. A group without unlabeled rows has its labeled scores, through
+        the map, as its sample. Both estimands have about the same posterior mean; with
         thousands of unlabeled rows per group they agree. Default:
         ``"assessed"`` when there are unlabeled examples, else ``"expected"``
         (the assessed examples would then all be labeled and their gap known
