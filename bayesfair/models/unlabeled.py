@@ -32,6 +32,7 @@ from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
     "DEFAULT_BINS",
+    "LABELED_PRIOR",
     "PRIOR_ROWS",
     "bootstrap_entry_counts",
     "exact_expected_counts",
@@ -134,6 +135,10 @@ def _validate_draws(a, b, c) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]
 #: under the Bayesian bootstrap (:func:`bootstrap_entry_counts`): one row.
 PRIOR_ROWS = 1.0
 
+#: Prior rows per confusion cell of a group's labeled rows in its bootstrap
+#: (:func:`bootstrap_entry_counts`): Jeffreys's Dirichlet(½).
+LABELED_PRIOR = 0.5
+
 
 def bootstrap_entry_counts(
     summary: ScoreSummary,
@@ -153,7 +158,12 @@ def bootstrap_entry_counts(
     Dirichlet's aggregation property), drawn as normalised ``Gamma`` variables and
     scaled to the group's rows, so that each draw's counts add up to the group's.
     The group's labeled rows, when given, are rows of the same sample, aggregated by
-    confusion cell (their labels known: Ji et al.'s Eq. 1 counts them as they are).
+    confusion cell (their labels known: Ji et al.'s Eq. 1 counts them as they are),
+    each cell with :data:`LABELED_PRIOR` = ½ row more, Jeffreys's Dirichlet(½): with
+    30 labeled rows and 2 unlabeled ones in a group, the bootstrap alone covered its
+    population's accuracy and FPR gaps in 0.86 and 0.84 of 100 simulated data sets
+    (Wald-like intervals: Brown, Cai & DasGupta 2001, *Statist. Sci.* 16), with the
+    half rows 0.90 and 0.88 (``tests/statistical/test_expected_estimand.py``).
     ``G₀`` is the pooled scores of all groups (:func:`pooled_entries`), with ``α`` =
     :data:`PRIOR_ROWS`, and the part of ``G`` drawn from it is itself a draw of
     ``DP(α, G₀)``: on the pooled entries, ``Dirichlet(α G₀(entry))`` weights, a few
@@ -196,7 +206,7 @@ def bootstrap_entry_counts(
     counts = rng.standard_gamma(count, size=(n_draws, entries.size))
     # DP(α, G₀) on the pooled entries: Dirichlet(α G₀(entry)) weights, a few atoms
     prior = rng.standard_gamma(PRIOR_ROWS * share, size=(n_draws, share.size))
-    cells = rng.standard_gamma(cells_n, size=(n_draws, 4))
+    cells = rng.standard_gamma(cells_n + LABELED_PRIOR * (cells_n.sum() > 0), size=(n_draws, 4))
     total = counts.sum(axis=1) + prior.sum(axis=1) + cells.sum(axis=1)
     scale = (count.sum() + cells_n.sum()) / total
     counts *= scale[:, None]

@@ -6,6 +6,7 @@ import pytest
 
 from bayesfair.metrics.rates import RATES, rate_from_counts
 from bayesfair.models.unlabeled import (
+    LABELED_PRIOR,
     PRIOR_ROWS,
     bootstrap_entry_counts,
     exact_expected_counts,
@@ -215,7 +216,8 @@ def test_bootstrap_counts_are_dirichlet_over_the_rows_and_the_pooled_prior():
 
 def test_labeled_rows_join_their_group_s_sample_with_their_labels():
     """With the labeled rows' cells given, each draw's counts hold every row of the
-    group (labeled and unlabeled), and the labeled cells' share of them is Dirichlet:
+    group (labeled and unlabeled), and the labeled cells' share of them is Dirichlet,
+    each cell with Jeffreys's half row more:
     a group of 30 labeled rows and 2 unlabeled ones is as uncertain as 32 rows are,
     not 2 (its share of true positives has the Beta's sd within 5 Monte Carlo SE, the
     sd's relative SE being ``sqrt((2 + κ) / N) / 2`` by the delta method)."""
@@ -231,7 +233,7 @@ def test_labeled_rows_join_their_group_s_sample_with_their_labels():
     counts = expected_counts(summary, a, b, c, score_seed=4, labeled_counts=labeled)
     np.testing.assert_allclose(counts.sum(axis=-1), np.broadcast_to([500.0, 32.0], (n_draws, 2)))
     share = counts[:, 1, 0] / 32  # p = 0: the unlabeled rows add no true positive
-    law = stats.beta(9, 32 - 9 + PRIOR_ROWS)
+    law = stats.beta(9 + LABELED_PRIOR, 32 - 9 + PRIOR_ROWS + 3 * LABELED_PRIOR)
     kurt = float(law.stats(moments="k"))
     assert abs(share.std() / law.std() - 1) < 5 * np.sqrt((2 + kurt) / n_draws) / 2
 
