@@ -708,8 +708,10 @@ def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng
 
     Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
     which strata (group, side) are *free* given the labeled summary and draws
-    their own rate q; there the unlabeled positives (``summary``'s rows) are
-    ``n_U q`` (expected) or ``Binomial(n_U, q)`` (assessed).
+    their own rate q; there the positives of the rows ``u_counts`` holds (``summary``'s,
+    and under ``"expected"`` the labeled rows of the bootstrap's sample too) are
+    ``n q`` (expected, ``n`` the draw's rows on that side) or ``Binomial(n, q)``
+    (assessed).
 
     Returns
     -------
@@ -720,8 +722,9 @@ def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng
     free, rate, p_shared, p_free = sample_misfit(labeled, *abc, disc, rng, center=center)
     if disc.label_free == "carried":
         rate = carried_rates(labeled, summary, *abc, rate)
-    # unlabeled examples with ŷ = 0, ŷ = 1 in each draw (the bootstrap of "expected"
-    # moves them from draw to draw; drawn labels do not)
+    # the rows the counts hold with ŷ = 0, ŷ = 1 in each draw: the unlabeled ones, and
+    # under "expected" the labeled ones too (its bootstrap moves them from draw to draw;
+    # drawn labels do not)
     tp, fp, tn, fn = np.moveaxis(u_counts, -1, 0)
     totals = np.stack([tn + fn, tp + fp], axis=-1)
     if estimand == "expected":
