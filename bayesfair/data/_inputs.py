@@ -84,6 +84,10 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
             f"Got {int(series.isna().sum())} missing value(s)."
         )
     distinct = list(pd.unique(series))
+    if pos_label is None and arr.dtype != bool:
+        words = series.astype(str).str.strip().str.lower()
+        if set(words.unique()) <= {"true", "false"}:  # booleans written as text (Parquet)
+            return (words == "true").to_numpy().astype(np.int8), True
     if len(distinct) > 2:
         shown = ", ".join(repr(_plain(v)) for v in distinct[:6])
         raise InvalidParameterError(
@@ -95,9 +99,6 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
             return arr.astype(np.int8), True
         if all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct):
             return np.asarray([float(v) for v in arr]).astype(np.int8), 1
-        words = series.astype(str).str.strip().str.lower()
-        if set(words.unique()) <= {"true", "false"}:  # booleans written as text (Parquet)
-            return (words == "true").to_numpy().astype(np.int8), True
         shown = ", ".join(repr(_plain(v)) for v in distinct)
         raise InvalidParameterError(
             f"The '{argument}' parameter has values {shown}, which are not {{0, 1}} or bool: "

@@ -150,6 +150,7 @@ def test_a_score_outside_0_1_is_shown_as_the_number_it_is():
         ([True, False, True], None, [1, 0, 1], True),
         (["true", "false", "true"], None, [1, 0, 1], True),  # booleans as text (Parquet)
         (["False", "True", "False"], None, [0, 1, 0], True),
+        (["true", "True", "FALSE"], None, [1, 1, 0], True),  # in any case
         (["false", "false", "false"], None, [0, 0, 0], True),
         (["y", "n", "y"], "y", [1, 0, 1], "y"),
         (["y", "n", "y"], "n", [0, 1, 0], "n"),
