@@ -300,6 +300,11 @@ def expected_counts(
     pos = np.zeros((n, k, 2))
     side = summary.side.astype(np.intp)
     if score_seed is None:
+        if labeled_counts is not None:
+            raise InvalidParameterError(
+                "'labeled_counts' joins the labeled rows to the Bayesian bootstrap's "
+                "samples: give 'score_seed' with it."
+            )
         for g in range(k):
             for y_hat in (0, 1):
                 idx = np.flatnonzero((summary.group == g) & (side == y_hat))

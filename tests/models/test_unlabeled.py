@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import RATES, rate_from_counts
 from bayesfair.models.unlabeled import (
     LABELED_PRIOR,
@@ -184,6 +185,8 @@ def test_bootstrap_counts_keep_each_group_s_rows_and_repeat_with_the_seed():
     np.testing.assert_allclose(counts.sum(axis=-1), np.broadcast_to(np.bincount(g), (300, 2)))
     np.testing.assert_array_equal(counts, expected_counts(summary, a, b, c, score_seed=11))
     assert not np.array_equal(counts, expected_counts(summary, a, b, c, score_seed=12))
+    with pytest.raises(InvalidParameterError, match="give 'score_seed' with it"):
+        expected_counts(summary, a, b, c, labeled_counts=np.ones((2, 4)))
 
 
 def test_bootstrap_counts_are_dirichlet_over_the_rows_and_the_pooled_prior():
