@@ -295,42 +295,38 @@ def expected_counts(
     Rubin 1981, *The Bayesian bootstrap*, Ann. Statist. 9, 130–134.
     """
     a, b, c, lead = _validate_draws(a, b, c)
+    if score_seed is None and labeled_counts is not None:
+        raise InvalidParameterError(
+            "'labeled_counts' joins the labeled rows to the Bayesian bootstrap's "
+            "samples: give 'score_seed' with it."
+        )
     k = summary.n_groups
     n = a.shape[0]
     pos = np.zeros((n, k, 2))
-    side = summary.side.astype(np.intp)
-    if score_seed is None:
-        if labeled_counts is not None:
-            raise InvalidParameterError(
-                "'labeled_counts' joins the labeled rows to the Bayesian bootstrap's "
-                "samples: give 'score_seed' with it."
-            )
-        for g in range(k):
-            for y_hat in (0, 1):
-                idx = np.flatnonzero((summary.group == g) & (side == y_hat))
-                if idx.size:
-                    pos[:, g, y_hat] = _weighted_positives(
-                        a[:, g], b[:, g], c[:, g], *_entry_logs(summary, idx), summary.count[idx]
-                    )
-        return _counts_from_positives(summary, pos).reshape(*lead, k, 4)
     totals = np.zeros((n, k, 2))
     cells = np.zeros((n, k, 4))
-    pooled = pooled_entries(summary)
-    pooled_side, pooled_log_s, pooled_log_1ms, _ = pooled
+    side = summary.side.astype(np.intp)
+    pooled = None if score_seed is None else pooled_entries(summary)
     for g in range(k):
-        own = None if labeled_counts is None else labeled_counts[g]
-        entries, drawn, prior, cells[:, g] = bootstrap_entry_counts(
-            summary, g, n, score_seed, own, pooled
-        )
+        if pooled is None:  # fixed weights: each entry's rows (Eq. 1)
+            entries = np.flatnonzero(summary.group == g)
+            drawn, prior = summary.count[entries], None
+        else:
+            own = None if labeled_counts is None else labeled_counts[g]
+            entries, drawn, prior, cells[:, g] = bootstrap_entry_counts(
+                summary, g, n, score_seed, own, pooled
+            )
         for y_hat in (0, 1):
             mine = side[entries] == y_hat
-            idx = entries[mine]
-            if idx.size:
-                weights = drawn[:, mine]
+            if mine.any():
+                weights = drawn[..., mine]
                 pos[:, g, y_hat] = _weighted_positives(
-                    a[:, g], b[:, g], c[:, g], *_entry_logs(summary, idx), weights
+                    a[:, g], b[:, g], c[:, g], *_entry_logs(summary, entries[mine]), weights
                 )
-                totals[:, g, y_hat] = weights.sum(axis=1)
+                totals[:, g, y_hat] = weights.sum(axis=-1)
+            if prior is None:
+                continue
+            pooled_side, pooled_log_s, pooled_log_1ms, _ = pooled
             on = pooled_side == y_hat
             if on.any():  # the rows drawn from G₀ on this side, at the group's map
                 pos[:, g, y_hat] += _weighted_positives(

@@ -114,6 +114,13 @@ class FairnessPosterior:
         return list(get_group(self.idata, RATES_GROUP).data_vars)
 
     @property
+    def n_draws(self) -> int:
+        """Posterior draws in all (chains × draws per chain): with fewer than
+        :func:`~bayesfair.stats.min_interval_draws`, intervals rest on one or two draws."""
+        post = get_group(self.idata, "posterior")
+        return int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
+
+    @property
     def estimand(self) -> str:
         """``"assessed"`` or ``"expected"``: which gap the posterior describes (see ``fit``)."""
         return self.settings.get("estimand", "expected")

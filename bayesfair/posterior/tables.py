@@ -12,7 +12,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import check_epsilon, check_probability, takes
 from bayesfair.exceptions import SamplingWarning
 from bayesfair.metrics.rates import get_rate, warn_undefined_draws
@@ -129,8 +128,7 @@ def _warn_few_draws(result, ci_prob: float) -> None:
     """Warn when the draws are too few for a ``ci_prob`` interval
     (:func:`~bayesfair.stats.min_interval_draws`): its ends, and the verdicts read
     from them, are then one or two draws."""
-    post = get_group(result.idata, "posterior")
-    n, need = post.sizes.get("chain", 1) * post.sizes.get("draw", 1), min_interval_draws(ci_prob)
+    n, need = result.n_draws, min_interval_draws(ci_prob)
     if n < need:
         warnings.warn(
             f"{n} posterior draws are too few for a {ci_prob:.0%} interval (at least "

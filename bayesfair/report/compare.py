@@ -252,8 +252,7 @@ def _too_few_draws(posteriors, ci_prob) -> set:
     need = min_interval_draws(ci_prob)
     out = set()
     for name, res in posteriors.items():
-        post = get_group(res.idata, "posterior")
-        n = int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
+        n = res.n_draws
         if n < need:
             out.add(name)
             warnings.warn(

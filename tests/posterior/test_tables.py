@@ -38,6 +38,7 @@ def test_a_summary_from_too_few_draws_warns(quiet_fit, data):
     """100 draws are too few for a 95% interval (at least 200: five draws expected
     beyond each end); the summary says so, as compare does."""
     res = quiet_fit(data, model="bb", metrics=["tpr"], draws=50, chains=2)
+    assert res.n_draws == 100  # chains × draws
     with pytest.warns(bf.exceptions.SamplingWarning, match="100 posterior draws are too few"):
         res.summary("tpr")
     with warnings.catch_warnings():
