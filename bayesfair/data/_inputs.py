@@ -243,22 +243,28 @@ def _encode(labels: pd.Series, levels: list) -> np.ndarray:
     return lookup[codes] if codes.size else np.empty(0, dtype=np.intp)
 
 
-def _ordered_levels(*series: pd.Series) -> list:
-    seen: dict = {}
-    for s in series:
+def _ordered_levels(labeled: pd.Series, unlabeled: pd.Series) -> list:
+    """The groups of both sets of rows, sorted; groups that differ only in type refused."""
+    seen: dict = {}  # level -> the rows it was first seen in
+    for rows, s in (("labeled", labeled), ("unlabeled", unlabeled)):
         for v in pd.unique(s):
-            seen.setdefault(_plain(v), None)
-    levels = list(seen)
+            seen.setdefault(_plain(v), rows)
     as_text: dict = {}
-    for v in levels:
+    for v, rows in seen.items():
         other = as_text.setdefault(str(v), v)
         if other is not v:  # e.g. 1 in the labeled rows and '1' in the unlabeled ones
+            where = (
+                f"both in the {rows} rows' group column"
+                if seen[other] == rows
+                else f"{other!r} in the {seen[other]} rows and {v!r} in the {rows} ones"
+            )
             raise InvalidParameterError(
                 f"The groups {other!r} ({type(other).__name__}) and {v!r} "
-                f"({type(v).__name__}) differ only in type: the labeled and unlabeled group "
-                "columns seem to hold the same groups as different types (a CSV and a "
-                "Parquet file, say). Convert one of them, e.g. with .astype(str)."
+                f"({type(v).__name__}) differ only in type ({where}): they seem to be one "
+                "group written in two types (a CSV and a Parquet file, say). Convert the "
+                "column, e.g. with .astype(str)."
             )
+    levels = list(seen)
     try:
         return sorted(levels)
     except TypeError:

@@ -319,5 +319,11 @@ def test_groups_that_differ_only_in_type_are_refused():
     scores = np.array([0.2, 0.8, 0.3, 0.7])
     with pytest.raises(InvalidParameterError, match=r"The groups 1 \(int\) and '1' \(str\)"):
         AssessmentData(scores, [0, 1, 0, 1], [1, 2, 1, 2], scores, np.array(["1", "2"] * 2))
+    with pytest.raises(InvalidParameterError, match="1 in the labeled rows and '1' in the"):
+        AssessmentData(scores, [0, 1, 0, 1], [1, 2, 1, 2], scores, np.array(["1", "2"] * 2))
+    # one column mixing the types: the message does not blame the other rows
+    mixed = np.array([1, "1", 2, 2], dtype=object)
+    with pytest.raises(InvalidParameterError, match="both in the labeled rows' group column"):
+        AssessmentData(scores, [0, 1, 0, 1], mixed)
     data = AssessmentData(scores, [0, 1, 0, 1], [1, 2, 1, 2], scores, np.array([1.0, 2.0] * 2))
     assert data.group_levels == [1, 2]
