@@ -184,7 +184,7 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
         labels = frame.iloc[:, 0].reset_index(drop=True)
     else:
         parts = [
-            frame.iloc[:, col].astype(str).reset_index(drop=True) for col in range(frame.shape[1])
+            _as_text(frame.iloc[:, col].reset_index(drop=True)) for col in range(frame.shape[1])
         ]
         labels = parts[0]
         for part in parts[1:]:
@@ -192,6 +192,23 @@ def _as_groups(values: Any, argument: str) -> tuple[pd.Series, list[str] | None]
         if any(INTERSECTION_SEP in v for part in parts for v in pd.unique(part)):
             _refuse_shared_labels(argument, labels, parts)
     return labels, attributes
+
+
+def _as_text(column: pd.Series) -> pd.Series:
+    """A group column's values as text for an intersection's label. A whole float is
+    written as an integer (``1.0`` as ``"1"``), as ``1`` and ``1.0`` are one group in a
+    single column: a column read as integers in one file and as floats in another (a
+    missing value elsewhere in it) would otherwise split every intersection in two."""
+    codes, uniques = pd.factorize(column, sort=False)
+    text = np.array([_value_text(u) for u in uniques] or [""], dtype=object)
+    return pd.Series(text[codes], index=column.index, dtype=object)
+
+
+def _value_text(v: Any) -> str:
+    v = _plain(v)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def _refuse_shared_labels(argument: str, labels: pd.Series, parts: list) -> None:

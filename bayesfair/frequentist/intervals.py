@@ -163,6 +163,12 @@ def bootstrap_difference(
     exactly ``Binomial(n_i, x_i/n_i)`` per group (``resampler="binomial"``,
     the default; ``"rows"`` draws the rows).
 
+    A group with 0 or all successes resamples to itself, and the interval would
+    collapse onto its observed rate as if it were known: with 12 all-correct rows
+    beside 120 and equal true rates of 0.95, the interval covered the true 0 in 54%
+    of samples (by enumeration), against 99.6% where neither group was all or none.
+    The ``interval`` is then ``(nan, nan)``; :func:`newcombe_interval` holds there.
+
     Parameters
     ----------
     x1, n1, x2, n2 : int
@@ -175,8 +181,8 @@ def bootstrap_difference(
     Returns
     -------
     BootstrapEstimate
-        ``estimate = x1/n1 - x2/n2``, the percentile ``interval`` and the
-        ``draws`` of the difference.
+        ``estimate = x1/n1 - x2/n2``, the percentile ``interval`` (NaN where a group
+        has 0 or all successes) and the ``draws`` of the difference.
 
     References
     ----------
@@ -203,9 +209,10 @@ def bootstrap_difference(
     rng = check_random_state(random_seed)
     boot = resample_successes(x, n, n_resamples, rng, resampler) / n
     draws = boot[:, 0] - boot[:, 1]
+    fixed = ((x == 0) | (x == n)).any()  # a group that resamples to itself
     return BootstrapEstimate(
         estimate=float(x[0] / n[0] - x[1] / n[1]),
-        interval=percentile_interval(draws, ci_prob),
+        interval=(np.nan, np.nan) if fixed else percentile_interval(draws, ci_prob),
         draws=draws,
     )
 
@@ -300,7 +307,8 @@ def difference_intervals(
         One row per ``(group, reference)`` pair of ``data.pairs(reference)``,
         indexed by ``(group, reference)``; columns ``estimate`` (group minus
         reference), ``newcombe_lower``, ``newcombe_upper``, ``bootstrap_lower``,
-        ``bootstrap_upper``. NaN for pairs with an undefined rate.
+        ``bootstrap_upper``. NaN for pairs with an undefined rate, and the bootstrap's
+        where a group has 0 or all successes (:func:`bootstrap_difference`).
 
     Warns
     -----
@@ -319,9 +327,10 @@ def difference_intervals(
     >>> table = difference_intervals(data, "tpr", n_resamples=200, random_seed=0)
     >>> table.index.tolist()
     [('b', 'a')]
-    >>> table.loc[("b", "a")].round(3).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    >>> table.loc[("b", "a")].round(3).to_dict()  # b's 2 positives both found: no bootstrap
+    ... # doctest: +NORMALIZE_WHITESPACE
     {'estimate': 0.333, 'newcombe_lower': -0.378, 'newcombe_upper': 0.792,
-     'bootstrap_lower': 0.0, 'bootstrap_upper': 1.0}
+     'bootstrap_lower': nan, 'bootstrap_upper': nan}
     """
     rate = get_rate(metric)
     ci_prob = check_probability(ci_prob)

@@ -26,7 +26,7 @@ def positives_by_draw(a, b, c, starts, log_s, log_1ms, count, totals, min_varian
     that concurrent fits in one process stay safe). The result depends on ``rng``
     and not on the number of threads.
     """
-    a, b, c = (np.ascontiguousarray(v, dtype=float) for v in (a, b, c))
+    a, b, c = (np.ascontiguousarray(v, dtype=float) for v in (a, b, c))  # c: per cell
     n_draws = a.shape[0]
     pos = np.empty((n_draws, starts.size - 1))
     blocks = [slice(i, i + _TASK_DRAWS) for i in range(0, n_draws, _TASK_DRAWS)]
@@ -53,7 +53,9 @@ def positives_by_draw(a, b, c, starts, log_s, log_1ms, count, totals, min_varian
 def cell_positives(rng, a, b, c, starts, log_s, log_1ms, count, totals, min_variance, pos):
     """Per draw and (group, side) cell: its unlabeled positives, drawn.
 
-    The cell's bins have ``p_b = σ(c_g + a_g ln s̄_b − b_g ln(1 − s)‾_b)``; its total
+    The cell's bins have ``p_b = σ(c_j + a_g ln s̄_b − b_g ln(1 − s)‾_b)`` (``g`` the
+    cell's group, ``c_j`` the cell's own intercept: its group's, moved by the side's
+    shift where the strata's shifts apply); its total
     ``Σ_b Binomial(n_b, p_b)`` has mean ``μ = Σ n_b p_b`` and variance
     ``V = Σ n_b p_b (1 − p_b)``. Where ``V ≥ min_variance`` the total is drawn as
     ``round(μ + √V Z)`` clipped to ``[0, totals[cell]]``, else bin by bin
@@ -66,7 +68,9 @@ def cell_positives(rng, a, b, c, starts, log_s, log_1ms, count, totals, min_vari
     ----------
     rng : numpy.random.Generator
         Its state is advanced by the draws.
-    a, b, c : ndarray, shape (n_draws, n_groups)
+    a, b : ndarray, shape (n_draws, n_groups)
+    c : ndarray, shape (n_draws, n_cells)
+        The intercept of each cell (``group * 2 + side``).
     starts : ndarray of int, shape (n_cells + 1,)
         The entries are sorted by cell (``group * 2 + side``); cell ``j`` holds
         entries ``starts[j]:starts[j + 1]``.
@@ -86,7 +90,7 @@ def cell_positives(rng, a, b, c, starts, log_s, log_1ms, count, totals, min_vari
     for t in range(n_draws):
         for cell in range(n_cells):
             g = cell // 2
-            aa, bb, cc = a[t, g], b[t, g], c[t, g]
+            aa, bb, cc = a[t, g], b[t, g], c[t, cell]
             lo, hi = starts[cell], starts[cell + 1]
             m = 0.0
             v = 0.0

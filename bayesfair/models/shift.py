@@ -326,8 +326,9 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
 def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
     """Unlabeled confusion counts under maps whose intercept is shifted per side.
 
-    ``counts_fn`` is called once per side with ``c + shift[..., h]``, and each side's
-    columns are taken from its own call (``tp, fp`` from ŷ = 1, ``tn, fn`` from ŷ = 0).
+    The rows with ŷ = h are mapped with ``c + shift[..., h]``: ``tp, fp`` come from
+    the ŷ = 1 side's map, ``tn, fn`` from the ŷ = 0 side's, in one call of
+    ``counts_fn`` (its ``shift`` argument), so that each side's rows are counted once.
 
     Parameters
     ----------
@@ -342,16 +343,13 @@ def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
         The strata's shifts (ŷ = 0, ŷ = 1).
     *args
         Passed on to ``counts_fn``: ``sampled_counts``' generator, or ``expected_counts``'
-        ``score_seed`` (the same seed in both calls: both sides weigh the same rows).
+        ``score_seed`` (both sides weigh the same rows).
 
     Returns
     -------
     ndarray, shape (..., n_groups, 4)
     """
-    shift = np.asarray(shift, dtype=float)
-    below = counts_fn(summary, a, b, c + shift[..., 0], *args)
-    above = counts_fn(summary, a, b, c + shift[..., 1], *args)
-    return np.concatenate([above[..., :2], below[..., 2:]], axis=-1)
+    return counts_fn(summary, a, b, c, *args, shift=np.asarray(shift, dtype=float))
 
 
 def map_counts(

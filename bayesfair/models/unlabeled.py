@@ -261,7 +261,7 @@ def _weighted_positives(a, b, c, log_s, log_1ms, weights) -> np.ndarray:
 
 
 def expected_counts(
-    summary: ScoreSummary, a, b, c, score_seed: int | None = None, labeled_counts=None
+    summary: ScoreSummary, a, b, c, score_seed: int | None = None, labeled_counts=None, shift=None
 ) -> np.ndarray:
     """Expected unlabeled confusion counts for each draw of the calibration maps.
 
@@ -282,6 +282,10 @@ def expected_counts(
         With ``score_seed``: the groups' labeled rows per confusion cell, rows of the
         same samples (weighed with the unlabeled ones, their labels as they are). The
         result then holds every row of each group's sample, labeled and unlabeled.
+    shift : array_like, shape (..., n_groups, 2), optional
+        Per side, a shift of each group's intercept: the rows with ŷ = h are mapped
+        with ``c + shift[..., h]`` (the strata's shifts, :mod:`bayesfair.models.shift`).
+        Both sides weigh the same bootstrap draws.
 
     Returns
     -------
@@ -307,6 +311,7 @@ def expected_counts(
     cells = np.zeros((n, k, 4))
     side = summary.side.astype(np.intp)
     pooled = None if score_seed is None else pooled_entries(summary)
+    side_c = _side_intercepts(c, shift)
     for g in range(k):
         if pooled is None:  # fixed weights: each entry's rows (Eq. 1)
             entries = np.flatnonzero(summary.group == g)
@@ -317,11 +322,12 @@ def expected_counts(
                 summary, g, n, score_seed, own, pooled
             )
         for y_hat in (0, 1):
+            c_h = side_c[:, g, y_hat]
             mine = side[entries] == y_hat
             if mine.any():
                 weights = drawn[..., mine]
                 pos[:, g, y_hat] = _weighted_positives(
-                    a[:, g], b[:, g], c[:, g], *_entry_logs(summary, entries[mine]), weights
+                    a[:, g], b[:, g], c_h, *_entry_logs(summary, entries[mine]), weights
                 )
                 totals[:, g, y_hat] = weights.sum(axis=-1)
             if prior is None:
@@ -330,18 +336,29 @@ def expected_counts(
             on = pooled_side == y_hat
             if on.any():  # the rows drawn from G₀ on this side, at the group's map
                 pos[:, g, y_hat] += _weighted_positives(
-                    a[:, g], b[:, g], c[:, g], pooled_log_s[on], pooled_log_1ms[on], prior[:, on]
+                    a[:, g], b[:, g], c_h, pooled_log_s[on], pooled_log_1ms[on], prior[:, on]
                 )
                 totals[:, g, y_hat] += prior[:, on].sum(axis=1)
     counts = _counts_from_positives(summary, pos, totals) + cells
     return counts.reshape(*lead, k, 4)
 
 
+def _side_intercepts(c: np.ndarray, shift) -> np.ndarray:
+    """Each group's intercept on each side, shape (n_draws, n_groups, 2): ``c`` moved by
+    ``shift`` (shape (..., n_groups, 2), flattened over the draws as ``c`` is)."""
+    side_c = np.repeat(c[..., None], 2, axis=-1)
+    if shift is not None:
+        side_c = side_c + np.asarray(shift, dtype=float).reshape(side_c.shape)
+    return side_c
+
+
 def _entry_logs(summary: ScoreSummary, idx) -> tuple[np.ndarray, np.ndarray]:
     return summary.mean_log_s[idx], summary.mean_log_1ms[idx]
 
 
-def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> np.ndarray:
+def sampled_counts(
+    summary: ScoreSummary, a, b, c, rng: np.random.Generator, shift=None
+) -> np.ndarray:
     """Unlabeled confusion counts *drawn* from the calibrated probabilities.
 
     The finite-population predictive: for each draw, the unknown labels are
@@ -368,6 +385,9 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
         Draws of the beta-calibration parameters per group.
     rng : numpy.random.Generator
         Source of the draws (each block of draws gets a generator seeded from it).
+    shift : array_like, shape (..., n_groups, 2), optional
+        Per side, a shift of each group's intercept: the rows with ŷ = h are mapped
+        with ``c + shift[..., h]`` (the strata's shifts, :mod:`bayesfair.models.shift`).
 
     Returns
     -------
@@ -376,6 +396,7 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     """
     a, b, c, lead = _validate_draws(a, b, c)
     k = summary.n_groups
+    side_c = _side_intercepts(c, shift).reshape(-1, 2 * k)  # cell g * 2 + h
     from bayesfair.models._unlabeled_kernels import positives_by_draw  # numba: compiled loops
 
     cell = (summary.group * 2 + summary.side.astype(np.intp)).astype(np.intp)
@@ -386,7 +407,7 @@ def sampled_counts(summary: ScoreSummary, a, b, c, rng: np.random.Generator) -> 
     count = summary.count[order].astype(float)
     totals = summary.totals().reshape(-1)  # (2k,), the same cell order
     pos = positives_by_draw(
-        a, b, c, starts, log_s, log_1ms, count, totals, _NORMAL_MIN_VARIANCE, rng
+        a, b, side_c, starts, log_s, log_1ms, count, totals, _NORMAL_MIN_VARIANCE, rng
     )
     out = _counts_from_positives(summary, pos.reshape(-1, k, 2))
     return out.reshape(*lead, k, 4)

@@ -878,6 +878,14 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         ),
     ]
     few = [x for x in (g, r) if 0 < rates.loc[x, "trials"] < MIN_BOOTSTRAP_TRIALS]
+    # a group of 0 or all successes resamples to itself (fq.bootstrap_difference)
+    fixed = [
+        x
+        for x in (g, r)
+        if x not in few
+        and rates.loc[x, "trials"] > 0
+        and rates.loc[x, "successes"] in (0, rates.loc[x, "trials"])
+    ]
     # a handful of labels: the resamples take a few values; Newcombe's still holds
     boot = (np.nan, np.nan) if few else (row["bootstrap_lower"], row["bootstrap_upper"])
     records.append(record("bootstrap", estimate=row["estimate"], lower=boot[0], upper=boot[1]))
@@ -924,6 +932,12 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
             f"No bootstrap interval: {' and '.join(map(str, few))} has fewer than "
             f"{MIN_BOOTSTRAP_TRIALS} labeled examples in the rate's denominator, so its "
             "resamples take only a few values (Newcombe's interval stays valid)"
+        )
+    if fixed:
+        notes.append(
+            f"No bootstrap interval: {' and '.join(map(str, fixed))} has a rate of 0 or 1 "
+            "in its labeled examples, so its resamples never vary and the interval would "
+            "treat that rate as known (Newcombe's interval stays valid)"
         )
     if undefined:
         notes.append(

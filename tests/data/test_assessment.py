@@ -327,3 +327,14 @@ def test_groups_that_differ_only_in_type_are_refused():
         AssessmentData(scores, [0, 1, 0, 1], mixed)
     data = AssessmentData(scores, [0, 1, 0, 1], [1, 2, 1, 2], scores, np.array([1.0, 2.0] * 2))
     assert data.group_levels == [1, 2]
+
+
+def test_an_intersection_is_one_group_whether_a_column_holds_integers_or_floats():
+    """``age`` read as integers in the labeled file and as floats in the unlabeled one
+    (a missing value dropped from it): the intersections are the same four groups,
+    not eight, half of them without labels."""
+    lab = pd.DataFrame({"s": S[:4], "y": Y[:4], "sex": ["F", "M", "F", "M"], "age": [1, 2, 2, 1]})
+    unl = pd.DataFrame({"s": S[:4], "sex": ["F", "M", "F", "M"], "age": [1.0, 2.0, 2.0, 1.0]})
+    data = AssessmentData.from_frames(lab, unl, score="s", label="y", group=["sex", "age"])
+    assert data.group_levels == ["F & 1", "F & 2", "M & 1", "M & 2"]
+    assert (data.group_sizes()["n_unlabeled"] == 1).all()

@@ -124,6 +124,29 @@ def test_bootstrap_difference_reproducible_and_centred():
     )
 
 
+def test_a_group_of_all_or_no_successes_gets_no_bootstrap_interval():
+    """It resamples to itself, and the interval would take its rate as known. Exact
+    coverage by enumeration (12 rows beside 120, both true rates 0.95, Δ = 0): where the
+    interval is given it covers 0 at least at its level (0.996 measured; every outcome
+    of the two binomials with probability above 1e-7, one bootstrap seed). Before, the
+    collapsed intervals brought it to 0.54."""
+    assert np.isnan(bootstrap_difference(12, 12, 110, 120, random_seed=0).interval).all()
+    assert np.isnan(bootstrap_difference(0, 20, 3, 200, random_seed=0).interval).all()
+    n1, n2, p = 12, 120, 0.95
+    shown = covered = 0.0
+    for x1 in range(n1 + 1):
+        for x2 in range(n2 + 1):
+            w = stats.binom.pmf(x1, n1, p) * stats.binom.pmf(x2, n2, p)
+            if w < 1e-7:
+                continue
+            lo, hi = bootstrap_difference(x1, n1, x2, n2, n_resamples=2000, random_seed=0).interval
+            assert np.isnan(lo) == (x1 in (0, n1) or x2 in (0, n2))
+            if not np.isnan(lo):
+                shown += w
+                covered += w * (lo <= 0 <= hi)
+    assert covered / shown >= 0.95
+
+
 def test_bootstrap_difference_resamplers_agree():
     a = bootstrap_difference(20, 30, 9, 25, n_resamples=3000, random_seed=2)
     b = bootstrap_difference(20, 30, 9, 25, n_resamples=3000, resampler="rows", random_seed=3)

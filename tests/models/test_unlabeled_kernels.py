@@ -31,8 +31,10 @@ def _probabilities(a, b, c):
     return 1 / (1 + np.exp(-eta))
 
 
-def _draw(a, b, c, min_variance, seed):
+def _draw(a, b, c, min_variance, seed, per_cell=False):
+    """The kernel's draws; ``c`` per group (each cell takes its group's) or ``per_cell``."""
     pos = np.empty((a.shape[0], 4))
+    c = c if per_cell else c[:, GROUP_OF_CELL]
     args = (a, b, c, STARTS, np.log(SCORES), np.log1p(-SCORES), COUNT, TOTALS, min_variance)
     cell_positives(np.random.default_rng(seed), *args, pos)
     return pos
@@ -56,6 +58,10 @@ def test_certain_maps_give_certain_counts(min_variance):
     none = _draw(zeros, zeros, -800 * ones, min_variance, seed=0)
     np.testing.assert_array_equal(all_in, np.tile(TOTALS, (3, 1)))
     np.testing.assert_array_equal(none, 0.0)
+    # each cell reads its own intercept (a group's map shifted per side)
+    sides = np.tile([-800.0, 800.0, -800.0, 800.0], (3, 1))
+    mixed = _draw(zeros, zeros, sides, min_variance, seed=0, per_cell=True)
+    np.testing.assert_array_equal(mixed, np.tile([0.0, 1.0, 0.0, 12.0], (3, 1)))
 
 
 @pytest.mark.parametrize("min_variance", [np.inf, 0.0])
@@ -90,7 +96,7 @@ def test_positives_by_draw_is_the_kernel_in_blocks_of_draws(monkeypatch):
     rng = np.random.default_rng(2)
     n_draws = 1_100
     a, b = np.exp(rng.normal(0, 0.3, (n_draws, 2))), np.exp(rng.normal(0, 0.3, (n_draws, 2)))
-    c = rng.normal(0, 1, (n_draws, 2))
+    c = rng.normal(0, 1, (n_draws, 2))[:, GROUP_OF_CELL]  # each cell its group's intercept
     args = (a, b, c, STARTS, np.log(SCORES), np.log1p(-SCORES), COUNT, TOTALS, np.inf)
     several = positives_by_draw(*args, np.random.default_rng(3))
     assert several.shape == (n_draws, 4)

@@ -48,9 +48,15 @@ def duckdb_engine(
     s = f"CAST({q(score)} AS DOUBLE)"
     types = dict(zip(relation.columns, map(str, relation.types), strict=True))
 
-    def as_text(c):  # booleans as Python writes them, so that the labels match
+    def as_text(c):  # booleans and whole floats as Python writes them, so the labels match
         if types.get(c) == "BOOLEAN":
             return f"CASE WHEN {q(c)} THEN 'True' WHEN NOT {q(c)} THEN 'False' END"
+        if types.get(c) in ("DOUBLE", "FLOAT"):  # 1.0 as '1' (data._inputs._as_text)
+            whole = f"isfinite({q(c)}) AND {q(c)} = floor({q(c)}) AND abs({q(c)}) < 9e18"
+            return (
+                f"CASE WHEN {whole} THEN CAST(CAST({q(c)} AS BIGINT) AS VARCHAR) "
+                f"ELSE CAST({q(c)} AS VARCHAR) END"
+            )
         return f"CAST({q(c)} AS VARCHAR)"
 
     if len(columns) == 1:

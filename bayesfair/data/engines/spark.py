@@ -97,9 +97,13 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
     s = F.col(score).cast("double")
     types = dict(sdf.dtypes)
 
-    def as_text(c):  # booleans as Python writes them, so that the labels match
+    def as_text(c):  # booleans and whole floats as Python writes them, so the labels match
         if types.get(c) == "boolean":
             return F.when(F.col(c), "True").when(~F.col(c), "False")
+        if types.get(c) in ("double", "float"):  # 1.0 as '1' (data._inputs._as_text)
+            v = F.col(c)
+            whole = (v == F.floor(v)) & (F.abs(v) < 9e18)
+            return F.when(whole, v.cast("long").cast("string")).otherwise(v.cast("string"))
         return F.col(c).cast("string")
 
     if len(columns) == 1:

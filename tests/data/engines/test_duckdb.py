@@ -153,3 +153,19 @@ def test_two_intersections_with_one_label_are_refused(engine, tmp_path):
     source = frame if engine == "numpy" else write_parts(frame, tmp_path / "ok", 1)
     got = bf.summarize_unlabeled(source, group=["race", "sex"], engine=engine)
     assert {"R & D & 0", "R & D & 1"} <= set(got.group_levels)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_whole_floats_in_an_intersection_are_written_as_integers(engine, tmp_path):
+    """A group column read as floats (a missing value elsewhere in the file) joins the
+    same intersections as one read as integers: ``1.0`` is written ``"1"``, as ``1``
+    and ``1.0`` are one group in a single column; ``2.5`` stays ``"2.5"``."""
+    frame = score_frame(300, seed=75).astype({"sex": float})
+    frame.loc[:9, "sex"] = 2.5
+    source = frame if engine == "numpy" else write_parts(frame, tmp_path, 1)
+    got = bf.summarize_unlabeled(source, group=["race", "sex"], engine=engine)
+    assert {"w & 0", "w & 1", "b & 1"} <= set(got.group_levels)
+    assert not any(level.endswith(".0") for level in got.group_levels)
+    as_integers = frame.astype({"sex": object})
+    as_integers.loc[10:, "sex"] = as_integers.loc[10:, "sex"].astype(int)
+    assert_same(bf.summarize_unlabeled(as_integers, group=["race", "sex"]), got)

@@ -104,3 +104,13 @@ def test_two_intersections_with_one_label_are_refused(spark):
     frame.loc[6, ["race", "sex"]] = ["w", "b & 0"]
     with pytest.raises(InvalidParameterError, match=r"get the same label 'w & b & 0'"):
         _spark(spark.createDataFrame(frame), ["race", "sex"])
+
+
+@pytest.mark.slow
+def test_whole_floats_in_an_intersection_are_written_as_integers(spark):
+    """``1.0`` is written ``"1"`` in an intersection's label, as in memory."""
+    frame = score_frame(300, seed=75).astype({"sex": float})
+    frame.loc[:9, "sex"] = 2.5
+    got = _spark(spark.createDataFrame(frame), ["race", "sex"])
+    assert_same(numpy_engine(frame, "score", ["race", "sex"], *SETTINGS), got)  # in memory
+    assert "w & 1" in got.group_levels and not any(g.endswith(".0") for g in got.group_levels)
