@@ -48,10 +48,12 @@ def duckdb_engine(
     s = f"CAST({q(score)} AS DOUBLE)"
     types = dict(zip(relation.columns, map(str, relation.types), strict=True))
 
+    whole_floats = len(columns) > 1 and not text  # in an intersection, as in memory
+
     def as_text(c):  # booleans and whole floats as Python writes them, so the labels match
         if types.get(c) == "BOOLEAN":
             return f"CASE WHEN {q(c)} THEN 'True' WHEN NOT {q(c)} THEN 'False' END"
-        if types.get(c) in ("DOUBLE", "FLOAT"):  # 1.0 as '1' (data._inputs._as_text)
+        if whole_floats and types.get(c) in ("DOUBLE", "FLOAT"):  # 1.0 as '1' (_as_text)
             whole = f"isfinite({q(c)}) AND {q(c)} = floor({q(c)}) AND abs({q(c)}) < 9e18"
             return (
                 f"CASE WHEN {whole} THEN CAST(CAST({q(c)} AS BIGINT) AS VARCHAR) "

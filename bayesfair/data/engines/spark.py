@@ -32,7 +32,9 @@ def spark_engine(
         raise InvalidParameterError(
             f"The Spark DataFrame has no column(s) {missing}; it has {sdf.columns}."
         )
-    aggregated, flags = _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target)
+    aggregated, flags = _spark_sums(
+        sdf, score, columns, threshold, score_clip, n_bins, target, text
+    )
     try:
         with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
             warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
@@ -87,8 +89,11 @@ def _spark_frame(source, scheduler, text):
         ) from None
 
 
-def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
+def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target, text=False):
     """Spark's own aggregation, in one pass: the bin arithmetic of ``summary.bin_rows``.
+
+    In an intersection's label a whole float is written as an integer, as in memory,
+    unless the groups are kept as the file's text (``text``).
 
     Returns the per-cell sums (with counts of bad rows) and the row conditions
     that flag a bad score, a missing group and a bad label."""
@@ -97,10 +102,12 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target):
     s = F.col(score).cast("double")
     types = dict(sdf.dtypes)
 
+    whole_floats = len(columns) > 1 and not text
+
     def as_text(c):  # booleans and whole floats as Python writes them, so the labels match
         if types.get(c) == "boolean":
             return F.when(F.col(c), "True").when(~F.col(c), "False")
-        if types.get(c) in ("double", "float"):  # 1.0 as '1' (data._inputs._as_text)
+        if whole_floats and types.get(c) in ("double", "float"):  # 1.0 as '1' (_as_text)
             v = F.col(c)
             whole = (v == F.floor(v)) & (F.abs(v) < 9e18)
             return F.when(whole, v.cast("long").cast("string")).otherwise(v.cast("string"))
