@@ -641,6 +641,9 @@ def test_a_new_rate_is_one_line_in_the_catalogue(eight, monkeypatch, fast):
         )
         overall, weights = groups.overall_rate(res, "threat_score")
         total = counts.values.reshape(-1, K, 4)
+        # over the rows the model reads: bb's labeled rows alone (groups.weighing_rows)
+        sizes = groups.group_sizes(res)
+        total = total * (groups.weighing_rows(res) / sizes.sum(axis=1).to_numpy())[:, None]
         den = total[..., 0] + total[..., 1] + total[..., 3]
         np.testing.assert_allclose(weights, den)
         np.testing.assert_allclose(overall, total[..., 0].sum(1) / den.sum(1))
@@ -651,7 +654,8 @@ def test_a_new_rate_is_one_line_in_the_catalogue(eight, monkeypatch, fast):
 
 def test_hbb_weighs_by_the_share_a_fitted_rate_gives(eight, fast):
     """``hbb`` keeps no counts: a denominator's share comes from a rate over all rows
-    fitted in the same draw (the base rate's complement for FPR)."""
+    fitted in the same draw (the base rate's complement for FPR), over the group's
+    labeled rows (the rows the model reads)."""
     data, _, _ = eight
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -661,5 +665,5 @@ def test_hbb_weighs_by_the_share_a_fitted_rate_gives(eight, fast):
         res.count_draws()
     _, weights = groups.overall_rate(res, "fpr")
     base = res.rates("base_rate").transpose("chain", "draw", "group").values.reshape(-1, K)
-    n = res.idata.constant_data["n_labeled"].values + res.idata.constant_data["n_unlabeled"].values
+    n = res.idata.constant_data["n_labeled"].values  # hbb reads the labeled rows alone
     np.testing.assert_allclose(weights, n * (1 - base))
