@@ -148,6 +148,7 @@ def count_draws(result) -> xr.DataArray:
         return cells / cells.sum("cell") * n
 
 
+@takes("FairnessPosterior")
 def weighing_rows(result) -> np.ndarray:
     """Each group's rows in the rate over all rows (:func:`overall_rate`), shape (K,).
 

@@ -185,3 +185,33 @@ def test_a_group_with_a_handful_of_labels_gets_no_bootstrap_interval_and_a_bound
     assert f"fewer than {MIN_BOOTSTRAP_TRIALS} labeled examples" in row["note"]
     assert -1.0 <= row["newcombe_lower"] < row["newcombe_upper"] <= 1.0
     assert -1.0 <= row["ppi_lower"] < row["ppi_upper"] <= 1.0
+
+
+def test_a_group_of_all_correct_labels_gets_no_bootstrap_interval_of_a_gap_or_the_variance():
+    """Group b's 12 labeled rows are all correct: its resamples never vary. The pair's
+    percentile bootstrap would collapse onto b's accuracy of 1, and Lum et al.'s variance
+    intervals would overstate the spread (b is smaller than a), so neither is printed,
+    and the notes say why; Newcombe's interval and the variance's estimates stay."""
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    s = np.concatenate([rng.uniform(size=120), np.full(12, 0.9)])
+    y = np.concatenate([(rng.uniform(size=120) < s[:120]).astype(int), np.ones(12, int)])
+    g = np.array(["a"] * 120 + ["b"] * 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the small group is warned about
+        data = bf.AssessmentData(s, y, g, reference="a")
+        comp = bf.compare(
+            data, ["accuracy"], models=(), n_resamples=200, random_seed=0, progressbar=False
+        )
+    row = comp.pairs.iloc[0]
+    assert np.isnan(row["bootstrap_lower"]) and np.isnan(row["bootstrap_upper"])
+    assert "b has a rate of 0 or 1" in row["note"]
+    assert row["newcombe_lower"] < 0 < row["newcombe_upper"]
+    var = comp.variance.loc["accuracy"]
+    assert np.isfinite(var["double_corrected"])
+    assert np.isnan(var["double_corrected_lower"]) and np.isnan(var["corrected_upper"])
+    assert "no bootstrap interval of the variance: b" in var["note"]
+    assert "no bootstrap interval of the variance" in bf.report.comparison_markdown(comp)
