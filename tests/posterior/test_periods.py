@@ -14,6 +14,7 @@ import bayesfair as bf
 from bayesfair.datasets.simulate import drifting_periods
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.posterior.periods import (
+    DRIFT_RESAMPLES,
     PERIOD_COLUMNS,
     drift_table,
     group_over_periods,
@@ -208,7 +209,8 @@ def test_the_drift_flag_reads_the_periods_that_moved(deployment):
     assert drift.loc[drift["n_labeled"] == 0, "drift_p"].isna().all()
     assert not drift.loc[drift["n_labeled"] == 0, "drift"].any()
     b = drift[drift["group"] == "B"].set_index("period")
-    assert b.loc[2, "drift"] and b.loc[2, "drift_p"] < 1e-4  # the period where B moved
+    # the period where B moved: beyond every one of the bootstrap's draws
+    assert b.loc[2, "drift"] and b.loc[2, "drift_p"] == 1 / (DRIFT_RESAMPLES[-1] + 1)
     assert np.isnan(b.loc[0, "drift_p"])  # nothing earlier to compare with
     table = res.period_summary("accuracy").set_index("period")
     assert table.loc[2, "drift"] and table.loc[2, "drift_in"] == "B"
@@ -304,7 +306,8 @@ def test_a_flagged_period_leaves_the_baseline_so_a_lasting_drift_stays_flagged(d
     check as on data where period 2 has no labels at all."""
     lab, unl, _, res = deployment
     b = res.drift[res.drift["group"] == "B"].set_index("period")
-    assert b.loc[2, "drift"] and b.loc[3, "drift"] and b.loc[3, "drift_p"] < 1e-4
+    beyond_every_draw = 1 / (DRIFT_RESAMPLES[-1] + 1)
+    assert b.loc[2, "drift"] and b.loc[3, "drift"] and b.loc[3, "drift_p"] == beyond_every_draw
     alone = drift_table(_data(lab[lab["period"] != 2], unl), "B").set_index("period")
     assert np.isnan(alone.loc[2, "drift_p"])
     assert alone.loc[3, "drift_p"] == pytest.approx(b.loc[3, "drift_p"], rel=1e-9)
