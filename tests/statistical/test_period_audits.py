@@ -20,8 +20,8 @@ drifting group's ``s = σ(logit p − 2)`` from the drift period on; prediction
    bound about 0.93–0.95; the test needs 201 of 300 flags and fails with probability
    under 10⁻⁷ at a power of 0.80. The null rate of the flag was 0.057 ± 0.003 with
    the χ² law's p-value (5,000 checks of this design, a little above its 0.05 level);
-   at that rate the SE over 2,100 checks is 0.005 and the upper bound about 0.067; the test allows 178 flags
-   (0.085) and fails with probability 10⁻⁷ at a rate of 0.057, 0.4% at 0.07.
+   at that rate the SE over 2,100 checks is 0.005 and the upper bound about 0.067; the
+   test allows 178 flags (0.085) and fails with probability 10⁻⁷ at a rate of 0.057, 0.4% at 0.07.
    The same runs give the **family flag** (Holm over each run's eight checks): runs
    with any false family flag against runs with any false raw flag, and its power.
 2. **Few labels** (``drift_table``, no fit; 100 null runs of 6 periods × 2 groups, 12
