@@ -377,6 +377,16 @@ def double_corrected_bootstrap_counts(
     UndefinedRateWarning
         Naming the groups with 0 trials, which are dropped.
 
+    Notes
+    -----
+    A group with 0 or all successes resamples to itself, and the corrections miss its
+    sampling variance. Where such a group is smaller than another group, the
+    intervals overstated the spread: the double-corrected interval covered the true
+    variance in 0.49–0.88 of simulated data sets across five such designs (3 rows
+    beside 50 at equal rates: 0.49), against 0.96–1.00 of those without such a group;
+    with equal groups it covered (eight groups of 15 at a rate of 0.9: 1.00).
+    :func:`bayesfair.compare` prints no interval there.
+
     References
     ----------
     Lum, Zhang, Bower (2022): eq. (1) (binomial model), §4 (bias of
