@@ -291,7 +291,10 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
         the group, and the joint band covers, in at least ``ci_prob`` of the
         draws, every group defined in the draw. A group whose rate is never
         defined has NaN and ``decision`` "undefined". The band's level is in
-        ``attrs["ci_prob"]``.
+        ``attrs["ci_prob"]``; ``attrs["estimand"]`` and ``attrs["estimand_text"]``
+        say which rates the gaps are of (``res.summary``'s ``estimand``: under
+        ``"assessed"`` a group without unlabeled rows has its labeled rows' rates,
+        exactly).
     """
     epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
     sizes = group_sizes(result)
@@ -331,6 +334,7 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
             )
     out = pd.DataFrame(rows)
     out.attrs.update(ci_prob=ci_prob, epsilon=epsilon, band="simultaneous over groups")
+    out.attrs.update(estimand=result.estimand, estimand_text=result.estimand_text)
     return out
 
 
@@ -362,7 +366,8 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
     pandas.DataFrame
         ``metric, n_groups, max_gap, max_gap_lower, max_gap_upper,
         prob_all_within, worst_group, prob_worst, min_ratio, min_ratio_lower,
-        min_ratio_upper, decision, p_undefined``.
+        min_ratio_upper, decision, p_undefined``; ``attrs``: ``ci_prob``,
+        ``epsilon``, ``estimand`` and ``estimand_text`` (as :func:`group_summary`'s).
 
         * ``max_gap``: max − min of the groups' posterior mean rates (shrunk by
           the model's pooling); its interval is the projection of the joint band
@@ -391,6 +396,7 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
         rows.append(_family_row(result, m, groups, epsilon, ci_prob))
     out = pd.DataFrame(rows)
     out.attrs.update(ci_prob=ci_prob, epsilon=epsilon)
+    out.attrs.update(estimand=result.estimand, estimand_text=result.estimand_text)
     return out
 
 
@@ -524,9 +530,11 @@ def impact_ratio_table(
         # are skewed to the right: a small category's band would reach below 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             logs = np.log(ratio_draws[:, others])
-        logs[np.isneginf(logs)] = np.log(np.finfo(float).tiny)
+        floor = np.log(np.finfo(float).tiny)  # a draw with no selection: a ratio of 0
+        logs[np.isneginf(logs)] = floor
         band = simultaneous_band(logs, ci_prob)
-        lo[others], hi[others] = np.exp(band.lower), np.exp(band.upper)
+        lo[others] = np.where(band.lower <= floor, 0.0, np.exp(band.lower))
+        hi[others] = np.where(band.upper <= floor, 0.0, np.exp(band.upper))
     most = np.zeros(len(groups))
     valid = ~np.isnan(draws[:, kept]).any(axis=1)
     if valid.any():
@@ -677,4 +685,5 @@ def result_impact_ratios(result, metric="selection_rate", exclude_below=None, ci
         result.groups, n, rate, theta, exclude_below=exclude_below, ci_prob=ci_prob
     )
     out.attrs["metric"] = name
+    out.attrs.update(estimand=result.estimand, estimand_text=result.estimand_text)
     return out

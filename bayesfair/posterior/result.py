@@ -378,6 +378,9 @@ class FairnessPosterior:
         exclude_below : float, optional
             Leave out the categories below this share of the rows (the rule's 2%).
         ci_prob : float, default 0.95
+
+        The table's ``attrs`` add the fit's ``estimand`` and ``estimand_text``: under
+        ``"assessed"`` the selection rates are the assessed rows', exactly.
         """
         return _groups.result_impact_ratios(self, metric, exclude_below, ci_prob)
 

@@ -250,6 +250,10 @@ def test_impact_ratios_of_a_fit(eight):
     _, res, _ = eight
     out = res.impact_ratios()
     assert out.attrs["metric"] == "selection_rate"
+    # every group view says which rates it reads (as summary's estimand column does)
+    for table in (out, res.group_summary("accuracy"), res.family_summary("accuracy")):
+        assert table.attrs["estimand"] == res.estimand
+        assert table.attrs["estimand_text"] == res.estimand_text
     ref = out.attrs["reference"]
     assert out.set_index("group").loc[ref, "ratio"] == 1.0
     assert (out["ratio"] <= 1.0 + 1e-12).all()
@@ -579,6 +583,16 @@ def test_impact_ratio_probabilities_count_only_the_draws_where_the_ratio_is_defi
     assert table.loc["b", "prob_below_four_fifths"] == 1.0  # the one defined draw: 0.6
     with pytest.raises(ValueError, match="No category has a defined rate"):
         impact_ratio_table(["a", "b"], [10, 10], [np.nan, np.nan], draws)
+
+
+def test_a_category_never_selected_has_a_ratio_band_of_zero():
+    """Every draw of b's rate is 0: its ratio and both ends of its band are 0, not the
+    smallest positive float the log scale stood in for it."""
+    from bayesfair.posterior.groups import impact_ratio_table
+
+    draws = np.column_stack([np.full(400, 0.5), np.zeros(400)])
+    table = impact_ratio_table(["a", "b"], [100, 100], [0.5, 0.0], draws).set_index("group")
+    assert table.loc["b", ["ratio", "ratio_lower", "ratio_upper"]].tolist() == [0.0, 0.0, 0.0]
 
 
 def test_the_work_per_gradient_grows_beyond_three_times_from_2_to_56_groups():
