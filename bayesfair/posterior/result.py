@@ -379,8 +379,12 @@ class FairnessPosterior:
             Leave out the categories below this share of the rows (the rule's 2%).
         ci_prob : float, default 0.95
 
-        The table's ``attrs`` add the fit's ``estimand`` and ``estimand_text``: under
-        ``"assessed"`` the selection rates are the assessed rows', exactly.
+        Returns
+        -------
+        pandas.DataFrame
+            As :func:`bayesfair.posterior.groups.impact_ratios`; its ``attrs`` add the
+            fit's ``estimand`` and ``estimand_text`` (under ``"assessed"`` the selection
+            rates are the assessed rows', exactly).
         """
         return _groups.result_impact_ratios(self, metric, exclude_below, ci_prob)
 
