@@ -382,15 +382,16 @@ def _map_fit(features: np.ndarray, y: np.ndarray, ridge: float = 1e-3):
     batch = np.atleast_2d(y)
     d = features.shape[1]
     theta = np.zeros((batch.shape[0], d))
+    active = np.arange(batch.shape[0])  # the label sets not yet converged
     for _ in range(50):
-        eta = theta @ features.T
+        eta = theta[active] @ features.T
         p = 0.5 * (1.0 + np.tanh(0.5 * eta))
-        grad = (batch - p) @ features - ridge * theta
-        hess = np.einsum("bn,ni,nj->bij", p * (1.0 - p), features, features)
-        hess += ridge * np.eye(d)
+        grad = (batch[active] - p) @ features - ridge * theta[active]
+        hess = (features.T * (p * (1.0 - p))[:, None, :]) @ features + ridge * np.eye(d)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        theta += step
-        if np.abs(step).max() < 1e-10:
+        theta[active] += step
+        active = active[np.abs(step).max(axis=1) >= 1e-10]
+        if not active.size:
             break
     eta = theta @ features.T
     loglik = np.sum(batch * eta - np.logaddexp(0.0, eta), axis=1)
