@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from bayesfair._internal.names import suggest
+from bayesfair._internal.threads import one_blas_thread
 from bayesfair.exceptions import (
     HardPredictionWarning,
     InvalidParameterError,
@@ -531,7 +532,9 @@ def takes(kind: str):
     an ``AttributeError`` from deep inside.
 
     The check is by the attributes the kind has (this module sits below the classes);
-    an object that has them is taken as one.
+    an object that has them is taken as one. The function then runs with one BLAS
+    thread (:mod:`bayesfair._internal.threads`: why), and the caller's setting is back
+    when it returns.
 
     Parameters
     ----------
@@ -552,7 +555,8 @@ def takes(kind: str):
                 raise InvalidParameterError(
                     f"The '{name}' parameter must be a {kind}. Got {type(obj).__name__}."
                 )
-            return func(*args, **kwargs)
+            with one_blas_thread():
+                return func(*args, **kwargs)
 
         return run
 

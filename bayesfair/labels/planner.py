@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair._internal.progress import track
+from bayesfair._internal.threads import one_blas_thread
 from bayesfair._internal.validation import (
     check_choice,
     check_epsilon,
@@ -319,9 +320,10 @@ def plan_labels(
     laplace = Laplace(k, threshold, disc, priors, n_draws)
     truth_post = None if first is None else first.posterior
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), one_blas_thread():
         # sparse strata in small simulated labeled sets are expected here; the plan
-        # reports widths, not the intervals themselves
+        # reports widths, not the intervals themselves (one BLAS thread: why in
+        # bayesfair._internal.threads)
         warnings.simplefilter("ignore")
         truths = draw_truths(truth_post, start, laplace, priors, disc, k, n_sims, rng)
         rows = []

@@ -15,6 +15,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesfair._internal.names import resolve_name, suggest
+from bayesfair._internal.threads import one_blas_thread
 from bayesfair._internal.tree import assign, get_group, has_group, make_tree
 from bayesfair._internal.validation import (
     check_positive_int,
@@ -413,19 +414,20 @@ def fit(
         disc = None
         if spec.absorbs_misfit:  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
             disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
-        idata, rate_draws, prior_draws = _fit_bc(
-            data,
-            metrics,
-            priors,
-            variant,
-            score_clip,
-            estimand,
-            n_bins,
-            (rng, prior_rng),
-            run,
-            notes,
-            disc,
-        )
+        with one_blas_thread():
+            idata, rate_draws, prior_draws = _fit_bc(
+                data,
+                metrics,
+                priors,
+                variant,
+                score_clip,
+                estimand,
+                n_bins,
+                (rng, prior_rng),
+                run,
+                notes,
+                disc,
+            )
         settings.update(
             sampler="nuts",
             variant=variant,
@@ -437,9 +439,10 @@ def fit(
             settings["discrepancy"] = disc.to_dict()
     else:
         prior = _resolve_prior(model, prior)
-        idata, rate_draws, prior_draws = _fit_labeled(
-            data, spec, metrics, prior, sampler, (rng, prior_rng), run
-        )
+        with one_blas_thread():
+            idata, rate_draws, prior_draws = _fit_labeled(
+                data, spec, metrics, prior, sampler, (rng, prior_rng), run
+            )
         settings.update(sampler=sampler, prior=prior.to_dict())
 
     idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)

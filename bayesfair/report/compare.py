@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from bayesfair import frequentist as fq
+from bayesfair._internal.threads import one_blas_thread
 from bayesfair._internal.tree import get_group, has_group
 from bayesfair._internal.validation import (
     check_epsilon,
@@ -291,6 +292,7 @@ def _check_same_data(name, res, data) -> None:
 
 @warnings_at_caller
 @renamed(n_boot="n_resamples")
+@one_blas_thread()
 def compare(
     data: AssessmentData,
     metrics=DEFAULT_METRICS,
