@@ -100,6 +100,35 @@ def percentile_interval(draws, ci_prob: float) -> Interval:
 
 
 # ------------------------------------------------------------------ resamplers
+def resamples_to_itself(successes, trials) -> np.ndarray:
+    """Whether each group resamples to itself: it has trials, and 0 or all successes.
+
+    Every resample of such a group repeats its rate, so a bootstrap interval treats that
+    rate as known. The one rule of the package's bootstraps for it:
+    :func:`~bayesfair.frequentist.intervals.bootstrap_difference` gives no interval,
+    :func:`~bayesfair.frequentist.groups.group_intervals` puts the group on its Wilson
+    floor, and the report gives no interval of the between-group variance when such a
+    group is smaller than another.
+
+    Parameters
+    ----------
+    successes, trials : array_like of int
+        Successes and trials per group (same shape).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True for a group with ``trials > 0`` and ``successes`` 0 or ``trials``.
+
+    Examples
+    --------
+    >>> resamples_to_itself([0, 3, 5, 0], [4, 5, 5, 0]).tolist()
+    [True, False, True, False]
+    """
+    x, n = np.asarray(successes), np.asarray(trials)
+    return (n > 0) & ((x == 0) | (x == n))
+
+
 def resample_successes(
     successes, trials, n_resamples: int, rng: np.random.Generator, resampler: str = "binomial"
 ) -> np.ndarray:

@@ -41,7 +41,7 @@ from bayesfair._internal.validation import (
     check_random_state,
     takes,
 )
-from bayesfair.frequentist._bootstrap import resample_successes
+from bayesfair.frequentist._bootstrap import resample_successes, resamples_to_itself
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics.rates import get_rate, rate_fraction, warn_undefined
 
@@ -162,7 +162,7 @@ def group_intervals(
         boot_se = _gap_se(boot, den)
     # a group of 0 or all successes resamples to itself: its bootstrap has no spread of
     # its own (only the overall rate's moves), so it is on the Wilson floor too
-    usable = (den >= MIN_BOOTSTRAP_TRIALS) & (num > 0) & (num < den)
+    usable = (den >= MIN_BOOTSTRAP_TRIALS) & ~resamples_to_itself(num, den)
     crit = np.nan
     lower, upper = np.full(k, np.nan), np.full(k, np.nan)
     # Bonferroni between the two parts: each floored group (and the overall rate's

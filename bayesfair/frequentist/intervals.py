@@ -32,6 +32,7 @@ from bayesfair.frequentist._bootstrap import (
     check_resampler,
     percentile_interval,
     resample_successes,
+    resamples_to_itself,
 )
 from bayesfair.metrics.rates import get_rate, rate_fraction, warn_undefined
 from bayesfair.stats import Interval
@@ -209,7 +210,7 @@ def bootstrap_difference(
     rng = check_random_state(random_seed)
     boot = resample_successes(x, n, n_resamples, rng, resampler) / n
     draws = boot[:, 0] - boot[:, 1]
-    fixed = ((x == 0) | (x == n)).any()  # a group that resamples to itself
+    fixed = resamples_to_itself(x, n).any()
     return BootstrapEstimate(
         estimate=float(x[0] / n[0] - x[1] / n[1]),
         interval=(np.nan, np.nan) if fixed else percentile_interval(draws, ci_prob),

@@ -51,6 +51,7 @@ from bayesfair.exceptions import (
     SparseStratumWarning,
     warnings_at_caller,
 )
+from bayesfair.frequentist._bootstrap import resamples_to_itself
 from bayesfair.metrics.rates import (
     COUNT_NAMES,
     UndefinedRateWarning,
@@ -884,9 +885,7 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
     fixed = [
         x
         for x in (g, r)
-        if x not in few
-        and rates.loc[x, "trials"] > 0
-        and rates.loc[x, "successes"] in (0, rates.loc[x, "trials"])
+        if x not in few and resamples_to_itself(rates.loc[x, "successes"], rates.loc[x, "trials"])
     ]
     # a handful of labels: the resamples take a few values; Newcombe's still holds
     boot = (np.nan, np.nan) if few else (row["bootstrap_lower"], row["bootstrap_upper"])
@@ -1138,6 +1137,5 @@ def _fixed_small_groups(num, den) -> np.ndarray:
     whose denominator is smaller than the largest group's. With equal groups the
     bootstrap covered (eight groups of 15 at a rate of 0.9: 1.00); with such a group
     beside larger ones it did not (3 rows beside 50 at equal rates: 0.49)."""
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    fixed = (den > 0) & ((num == 0) | (num == den)) & (den < den.max())
-    return np.flatnonzero(fixed)
+    den = np.asarray(den, dtype=float)
+    return np.flatnonzero(resamples_to_itself(num, den) & (den < den.max()))
