@@ -22,6 +22,19 @@ FAST = {"draws": 200, "tune": 200, "chains": 2, "progressbar": False}
 SIMULATION = {"draws": 500, "tune": 500, "chains": 2, "progressbar": False}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_blas_thread_per_worker():
+    """One BLAS thread in each test process. pytest-xdist runs a worker per core, and
+    OpenBLAS's threads on top of them only wait for one another. bayesfair's own
+    functions limit themselves (``bayesfair._internal.threads``); this covers the
+    tests' own numerics and the models they sample with PyMC directly."""
+    import scipy.linalg  # noqa: F401  (SciPy's OpenBLAS, so that the limit covers it)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
 @pytest.fixture(scope="session")
 def fast() -> Mapping:
     """Sampler settings for plumbing (read-only; ``{**fast, ...}`` to add to them)."""
