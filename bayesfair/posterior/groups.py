@@ -443,6 +443,45 @@ def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
 # ---------------------------------------------------------------------------
 # Impact ratios (the bias-audit rule's table)
 # ---------------------------------------------------------------------------
+def _ratio_band(rates, kept, others, ref, ci_prob):
+    """The band of each ``others`` category's ratio to ``ref``, read off a simultaneous
+    band of the ratios of *every pair* of the ``kept`` categories (``rates``: their
+    draws, one column each).
+
+    The reference is the category with the highest observed rate, so it is chosen by
+    the data, and its rate is more often high by chance than low: a band of the K − 1
+    ratios to it alone (what 0.4.0.dev0 gave) covered the true ratios jointly in 0.80
+    of 300 simulated audits of ten alike categories of 200, and 0.88 with eight
+    categories of 40–400. A band over all pairs holds whichever category the data
+    choose: 0.94 and 0.96 there (``tests/statistical/test_impact_ratio_coverage.py``);
+    over six designs of an exploratory run 0.92–0.97 against 0.81–0.96, 5–17% wider.
+    On the log scale, where a ratio of two rates is near symmetric; a draw with no
+    selection is a ratio of 0. K categories make K(K − 1)/2 pairs: with 56 (Adult's
+    intersections) the table takes about 1.5 s."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(rates)
+    floor = np.log(np.finfo(float).tiny)
+    logs[np.isneginf(logs)] = floor
+    first, second = np.triu_indices(len(kept), 1)
+    band = simultaneous_band(logs[:, first] - logs[:, second], ci_prob)
+    at = {k: i for i, k in enumerate(kept)}
+    lo, hi = [], []
+    for k in others:
+        i, j = at[k], at[ref]
+        col = int(np.flatnonzero((first == min(i, j)) & (second == max(i, j)))[0])
+        low, high = (
+            (band.lower[col], band.upper[col])
+            if i < j
+            else (
+                -band.upper[col],
+                -band.lower[col],
+            )
+        )
+        lo.append(0.0 if low <= floor / 2 else float(np.exp(low)))
+        hi.append(0.0 if high <= floor / 2 else float(np.exp(high)))
+    return lo, hi
+
+
 def impact_ratio_table(
     groups,
     n,
@@ -480,8 +519,10 @@ def impact_ratio_table(
         :class:`~bayesfair.exceptions.InvalidParameterError`. Default: none left out.
     ci_prob : float, default 0.95
         Joint probability of the ratio band over the retained categories other
-        than the reference (:func:`bayesfair.stats.simultaneous_band` on the log
-        ratios, back-transformed).
+        than the reference, read off a simultaneous band of the log ratios of
+        every pair of retained categories (:func:`bayesfair.stats.simultaneous_band`,
+        back-transformed): the reference is chosen by the data, and the band
+        holds whichever category is chosen.
     selected : array_like of int, shape (K,), optional
         Selected rows per category; given, the table has a ``selected`` column.
 
@@ -526,15 +567,7 @@ def impact_ratio_table(
     hi = np.full(len(groups), np.nan)
     lo[ref] = hi[ref] = 1.0
     if others:
-        # on the log scale, where a ratio of two rates is near symmetric (a ratio's draws
-        # are skewed to the right: a small category's band would reach below 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logs = np.log(ratio_draws[:, others])
-        floor = np.log(np.finfo(float).tiny)  # a draw with no selection: a ratio of 0
-        logs[np.isneginf(logs)] = floor
-        band = simultaneous_band(logs, ci_prob)
-        lo[others] = np.where(band.lower <= floor, 0.0, np.exp(band.lower))
-        hi[others] = np.where(band.upper <= floor, 0.0, np.exp(band.upper))
+        lo[others], hi[others] = _ratio_band(draws[:, kept], kept, others, ref, ci_prob)
     most = np.zeros(len(groups))
     valid = ~np.isnan(draws[:, kept]).any(axis=1)
     if valid.any():
@@ -607,10 +640,11 @@ def impact_ratios(
         ``attrs["n_unknown"]``.
     ci_prob : float, default 0.95
         Joint probability of the ratio band: with probability at least
-        ``ci_prob`` every retained category's ratio lies in its interval
-        (:func:`bayesfair.stats.simultaneous_band` on the log ratios, back-
-        transformed), so that a category read as below four fifths is not one
-        of many chances taken.
+        ``ci_prob`` every retained category's ratio lies in its interval, so
+        that a category read as below four fifths is not one of many chances
+        taken. The band is read off one over the ratios of every pair of
+        categories, since the reference (the most selected category as
+        observed) is chosen by the data (:func:`impact_ratio_table`).
     draws : int, default 4000
     random_seed : None, int, SeedSequence or Generator, optional
 
