@@ -9,15 +9,17 @@ process, a test worker) each small product waits for a thread that is not schedu
 
 Measured on 2 shared cores, a default fit of 200 labels (2 × 500 draws), the mean of
 four fits: 1.2–1.5 s of wall time (0.6–0.8 s of CPU time) with OpenBLAS's two threads,
-0.48–0.60 s (0.27 s) with one. The calibration check's maximum-likelihood fits, about
+0.48–0.63 s (0.27 s) with one. The calibration check's maximum-likelihood fits, about
 25 evaluations each, took 0.1–0.4 s with two threads and 1–3 ms with one.
 
 So the public functions on bayesfair's objects (:func:`~bayesfair._internal.validation.takes`)
 run with one BLAS thread, through threadpoolctl, and give the caller's setting back when
 they return. The limit is counted, not saved per call: nested calls, and calls from
 several threads at once, set it once and restore the caller's setting when the last
-one returns. A limit set from a thread other than the main one did not show in that
-thread (OpenBLAS 0.3.34), so fits run in worker threads may keep OpenBLAS's threads.
+one returns. The limit is the process's (BLAS libraries keep one setting): while a
+bayesfair call runs, other threads' BLAS calls run on one thread too, and a
+``threadpoolctl.threadpool_limits`` entered by another thread during the call restores,
+when it ends, the one thread it found.
 """
 
 from __future__ import annotations
@@ -45,15 +47,18 @@ def _controller():
 @contextmanager
 def one_blas_thread():
     """Run the block with one BLAS thread; the caller's setting is back afterwards."""
-    with _lock:
-        if _state["depth"] == 0:
-            _state["limiter"] = _controller().limit(limits=1, user_api="blas")
-        _state["depth"] += 1
+    entered = False  # counted only once the limit is set (an interrupt can come anywhere)
     try:
+        with _lock:
+            if _state["depth"] == 0:
+                _state["limiter"] = _controller().limit(limits=1, user_api="blas")
+            _state["depth"] += 1
+            entered = True
         yield
     finally:
-        with _lock:
-            _state["depth"] -= 1
-            if _state["depth"] == 0:
-                _state["limiter"].restore_original_limits()
-                _state["limiter"] = None
+        if entered:
+            with _lock:
+                _state["depth"] -= 1
+                if _state["depth"] == 0:
+                    _state["limiter"].restore_original_limits()
+                    _state["limiter"] = None

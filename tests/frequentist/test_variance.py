@@ -437,13 +437,14 @@ def test_beside_a_small_group_of_all_successes_the_interval_missed(guard_runs):
 
 
 def test_the_interval_the_report_prints_covers(guard_runs):
-    """Where no such group is smaller than another, the report prints the interval: over
-    the designs' data sets where it is printed (about 800), the one-sided 99%
+    """Where no such group is smaller than another, the report prints the interval. In
+    each design, over the data sets where it is printed (97–400), the one-sided 99%
     Clopper–Pearson *upper* bound of its coverage is at least 0.95, so an interval shown
-    to cover less than its level fails (at a true coverage of 0.92 with 800 sets, with
-    probability about 0.9). Measured: 0.999 of 1,219 (Lum et al.'s double correction is
-    conservative near a variance of 0)."""
-    printed = np.concatenate([np.asarray(run[False], dtype=bool) for run in guard_runs.values()])
-    k, m = int(printed.sum()), printed.size
-    upper = stats.beta.ppf(GUARD_LEVEL, k + 1, m - k) if k < m else 1.0
-    assert m >= 400 and upper >= 0.95, f"covered {k}/{m}, upper bound {upper:.3f}"
+    to cover less than its level fails (at a true coverage of 0.88 with 100 sets, with
+    probability about 0.55; with 400, above 0.99). Measured: 818 of 819 (Lum et al.'s
+    double correction is conservative near a variance of 0)."""
+    for name, run in guard_runs.items():
+        printed = np.asarray(run[False], dtype=bool)
+        k, m = int(printed.sum()), printed.size
+        upper = stats.beta.ppf(GUARD_LEVEL, k + 1, m - k) if k < m else 1.0
+        assert m >= 50 and upper >= 0.95, f"{name}: covered {k}/{m}, upper bound {upper:.3f}"

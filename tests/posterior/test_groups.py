@@ -595,6 +595,25 @@ def test_a_category_never_selected_has_a_ratio_band_of_zero():
     assert table.loc["b", ["ratio", "ratio_lower", "ratio_upper"]].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_a_ratio_band_is_undefined_where_both_rates_are_zero_and_unbounded_above_a_zero():
+    """Every draw of every rate 0: no ratio is defined, and no band either (not [1, 1],
+    which 0/0 read as a log difference of 0 would give). A reference that selects no one
+    in some draws: the band reaches infinity above, as a ratio to 0 does."""
+    from bayesfair.posterior.groups import impact_ratio_table
+
+    none = impact_ratio_table(list("abc"), [40, 40, 100], np.zeros(3), np.zeros((1000, 3)))
+    assert (
+        none.loc[none["group"] != none.attrs["reference"], ["ratio_lower", "ratio_upper"]]
+        .isna()
+        .all(axis=None)
+    )
+    draws = np.random.default_rng(0).beta(5, 20, size=(4000, 2))
+    draws[:120, 0] = 0.0  # the reference a's rate is 0 in 3% of the draws
+    table = impact_ratio_table(["a", "b"], [40, 40], [0.3, 0.2], draws).set_index("group")
+    assert table.loc["b", "ratio_upper"] == np.inf
+    assert 0 < table.loc["b", "ratio_lower"] < table.loc["b", "ratio"]
+
+
 def test_the_work_per_gradient_grows_beyond_three_times_from_2_to_56_groups():
     """Why the 3x cost target of many groups is a bound (docs/results/many_groups.md#cost).
 

@@ -11,12 +11,16 @@ category the data choose.
 Designs (true selection rates fixed, counts ``Binomial(n_k, p_k)``, R = 300 audits
 each): ten alike categories of 200 at 0.3 (the worst case for the choice); eight
 categories of 40–400 with rates 0.2–0.3. The truth of a category's ratio is
-``p_k / p_ref``, ``ref`` the category the audit chose. Asserted per design: the one-sided
-99% Clopper–Pearson *upper* bound of the joint coverage (every ratio in its band) is
-at least 0.95, so a band shown at 99% to cover less than its level fails. The band of
-the ratios to the chosen reference alone (computed here on the same draws) fails the
-same claim in the alike design, so the test has power. Measured: all-pairs 0.94 and
-0.96; the reference-only band 0.80 and 0.88. The file runs in about 25 s.
+``p_k / p_ref``, ``ref`` the category the audit chose. The band is a posterior band
+(independent uniform priors), so its frequentist coverage is approximate: measured
+0.94 and 0.96 here, 0.92–0.97 over six designs of an exploratory run, against a level
+of 0.95. Asserted per design, the claim of the suite's approximate cells
+(``test_differential_calibration.py``): the one-sided 99% Clopper–Pearson *upper*
+bound of the joint coverage (every ratio in its band) is at least 0.90, so a band
+shown at 99% to cover less than 0.90 fails (with 300 audits: at a true coverage of
+0.80 with probability above 0.99, at 0.85 about 0.6). The band of the ratios to the chosen reference
+alone (computed here on the same draws: 0.80 and 0.88) fails the same claim in the
+alike design (upper bound 0.848), so the test has power. The file runs in about 25 s.
 """
 
 import numpy as np
@@ -27,7 +31,7 @@ from scipy.stats import beta
 import bayesfair as bf
 from bayesfair.stats import simultaneous_band
 
-AUDITS, LEVEL, CLAIM = 300, 0.99, 0.95
+AUDITS, LEVEL, CLAIM = 300, 0.99, 0.90
 DESIGNS = {
     "ten alike": ([200] * 10, [0.3] * 10),
     "eight mixed": (
