@@ -457,9 +457,9 @@ def _ratio_band(rates, kept, others, ref, ci_prob):
     over six designs of an exploratory run 0.92–0.97 against 0.81–0.96, 5–17% wider on
     average (a small category among many: up to a third wider on the log scale).
     On the log scale, where a ratio of two rates is near symmetric; a draw in which a
-    category selects no one gives it a ratio of 0 (and no ratio to it: infinity), and a
-    draw in which both do an undefined ratio. K categories make K(K − 1)/2 pairs: with 56 (Adult's
-    intersections) the table takes about 1.5 s."""
+    category selects no one gives it a ratio of 0 (and no ratio to it: infinity), and
+    a draw in which both do an undefined ratio. K categories make K(K − 1)/2 pairs:
+    with 56 (Adult's intersections) the table takes about 1.5 s."""
     first, second = np.triu_indices(len(kept), 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log(rates)
@@ -473,11 +473,13 @@ def _ratio_band(rates, kept, others, ref, ci_prob):
     pairs[np.isneginf(pairs)] = floor
     pairs[np.isposinf(pairs)] = -floor
     band = simultaneous_band(pairs, ci_prob)
+    column = np.zeros((len(kept), len(kept)), dtype=int)  # pair (i, j), i < j: its column
+    column[first, second] = np.arange(first.size)
     at = {k: i for i, k in enumerate(kept)}
     lo, hi = [], []
     for k in others:
         i, j = at[k], at[ref]
-        col = int(np.flatnonzero((first == min(i, j)) & (second == max(i, j)))[0])
+        col = column[min(i, j), max(i, j)]
         ends = (band.lower[col], band.upper[col])
         if i > j:  # the pair is stored as ref over k
             ends = (-ends[1], -ends[0])

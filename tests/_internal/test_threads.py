@@ -8,6 +8,7 @@ import scipy.linalg  # noqa: F401  (SciPy's OpenBLAS, loaded as in a fit)
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from bayesfair._internal.threads import one_blas_thread
+from bayesfair._internal.validation import takes
 
 
 def blas_threads():
@@ -81,3 +82,40 @@ def test_a_fit_and_its_summary_leave_the_caller_s_setting(two_blas_threads, data
         res = bf.fit(data, model="bc", random_seed=0, **fast)
     res.group_summary(["accuracy"])
     assert set(blas_threads()) == {2}
+
+
+def test_a_public_function_on_bayesfair_s_objects_runs_with_one_thread(two_blas_threads):
+    """``takes``, the wrapper of the public functions on data and results, sets the limit
+    for the call (and the caller's setting is back afterwards)."""
+    seen = []
+
+    @takes("AssessmentData")
+    def summary(data):
+        seen.append(blas_threads())
+
+    class Data:
+        labeled_examples = group_levels = None
+
+    summary(Data())
+    assert set(seen[0]) == {1}
+    assert set(blas_threads()) == {2}
+
+
+def test_a_fit_computes_with_one_thread(two_blas_threads, data, fast, monkeypatch):
+    """The model's work inside ``fit`` (its dispatch to the labeled models here) runs with
+    one BLAS thread."""
+    import bayesfair as bf
+    from bayesfair.posterior import fitting
+
+    seen = []
+    model_work = vars(fitting)["_fit_labeled"]
+
+    def recording(*args, **kwargs):
+        seen.append(blas_threads())
+        return model_work(*args, **kwargs)
+
+    monkeypatch.setattr(fitting, "_fit_labeled", recording)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # plumbing draws
+        bf.fit(data, model="bb", random_seed=0, **fast)
+    assert seen and set(seen[0]) == {1}
