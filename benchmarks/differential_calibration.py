@@ -35,6 +35,13 @@ true labels) is the truth; each method's 95% interval for it is recorded:
 * ``share50``, ``share75`` (``--methods``): each group shares the pooled map without
   shifts with prior probability 0.5 or 0.75 (``ShiftPrior(share=...)``, a spike and
   slab per group), else has the default's shifts.
+* ``local``, ``local05`` (``--methods``): τ learned (no floor, half-normal scale 1 or
+  0.5) and each group's shifts scaled by a multiplier of its own, ``λ_g ~
+  HalfCauchy(1)`` (``ShiftPrior(local=True)``, a local–global prior): a distorted group
+  escapes the spread that the groups like the others set.
+* ``tightc``, ``tightc_learned`` (``--methods``): the groups' map intercepts held
+  together (``CalibrationPriors(sigma_c_sd=0.05)``), so that a group's own intercept
+  comes from its shifts alone, with the default's shifts or τ learned alone.
 
 Figures per cell, method and metric: coverage with its Monte Carlo SE and a one-sided
 95% Clopper–Pearson lower bound, mean width, mean absolute error of the point estimate.
@@ -59,7 +66,7 @@ from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
 from bayesfair.datasets.simulate import differential_calibration
-from bayesfair.models.calibration import DiscrepancyPrior
+from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
 from bayesfair.models.shift import ShiftPrior
 from bayesfair.stats import hdi
 
@@ -86,6 +93,15 @@ VARIANTS = {
     "learned": DiscrepancyPrior(shift=ShiftPrior(scale=1.0, floor=0.0)),
     "share50": DiscrepancyPrior(shift=ShiftPrior(scale=1.0, floor=0.5, share=0.5)),
     "share75": DiscrepancyPrior(shift=ShiftPrior(scale=1.0, floor=0.5, share=0.75)),
+    "local": DiscrepancyPrior(shift=ShiftPrior(scale=1.0, floor=0.0, local=True)),
+    "local05": DiscrepancyPrior(shift=ShiftPrior(scale=0.5, floor=0.0, local=True)),
+}
+#: Variants of the maps' own prior: the intercepts held together (their spread's scale
+#: 0.05 against 0.75), with the default's shifts or τ learned alone.
+TIGHT_INTERCEPTS = CalibrationPriors(sigma_c_sd=0.05)
+MAP_VARIANTS = {
+    "tightc": dict(prior=TIGHT_INTERCEPTS),
+    "tightc_learned": dict(prior=TIGHT_INTERCEPTS, discrepancy=VARIANTS["learned"]),
 }
 FIT = dict(draws=500, tune=500, chains=2, progressbar=False)
 
@@ -200,6 +216,7 @@ def run_cell(cell: str, reps: int, seed0: int, methods=METHODS) -> list[dict]:
             "bc": dict(model="bc"),
             "bb": dict(model="bb"),
             **{name: dict(discrepancy=prior) for name, prior in VARIANTS.items()},
+            **MAP_VARIANTS,
         }
         for method, kw in fits.items():
             if method not in methods:
