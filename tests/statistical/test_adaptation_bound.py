@@ -1,0 +1,80 @@
+"""The bound on an honest interval's width where the groups are alike
+(``benchmarks/adaptation_bound.py``): its closed-form limits, and that no interval of a
+family whose coverage is exact falls below it while keeping its level.
+
+The family: the normal-prior shrinkage intervals of the limit experiment (the shifts'
+mechanism in the normal approximation). With ``β ~ N(0, τ²)`` the posterior of θ given
+``X ~ N(θ + β, σ₀²)``, ``Z ~ N(β, σ₁²)`` is ``N(X − w Z, σ₀² + w σ₁²)``, ``w = τ² / (τ² +
+σ₁²)``; its interval ``X − w Z ± z h`` has width ``2 z h`` and, at a bias β, error
+``N((1 − w) β, σ₀² + w² σ₁²)``, so its coverage is exact (no Monte Carlo error) and
+least at |β| = B. τ = 0 is the pooled interval, τ → ∞ the rectified one.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from adaptation_bound import pratt_bound  # noqa: E402
+
+
+def _g(x):
+    return x * norm.cdf(x) + norm.pdf(x)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95])
+def test_the_bound_is_the_pooled_statistic_s_without_bias_and_the_rectified_one_without_limit(
+    level,
+):
+    z = norm.ppf(level)
+    s0, s1 = 0.012, 0.037
+    # without bias the integral is all the trapezoid rule's (20,001 points: error O(h²))
+    assert pratt_bound(s0, s1, 0.0, level) == pytest.approx(2 * s0 * _g(z), rel=1e-6)
+    rectified = 2 * np.hypot(s0, s1) * _g(z)
+    assert pratt_bound(s0, s1, 1e6, level) == pytest.approx(rectified, rel=1e-12)
+    between = [pratt_bound(s0, s1, b, level) for b in np.linspace(0, 0.3, 31)]
+    assert np.all(np.diff(between) >= -1e-12)  # a wider nuisance set, a longer interval
+    assert between[0] < between[-1] <= rectified * (1 + 1e-9)
+
+
+def test_the_bound_matches_its_integral_on_a_fine_grid():
+    """The closed form of the inner part and the trapezoid rule of the outer part, against
+    the integral of Φ(z − min_β d) with the minimum taken numerically over a grid of β."""
+    s0, s1, b, level = 0.01, 0.02, 0.015, 0.95
+    z = norm.ppf(level)
+    delta = np.linspace(0, 0.2, 4001)
+    betas = np.linspace(-b, b, 3001)
+    d2 = (delta[:, None] - betas[None, :]) ** 2 / s0**2 + betas[None, :] ** 2 / s1**2
+    brute = 2 * np.trapezoid(norm.cdf(z - np.sqrt(d2.min(axis=1))), delta)
+    assert pratt_bound(s0, s1, b, level) == pytest.approx(brute, rel=1e-4)
+
+
+@pytest.mark.parametrize(
+    "s0, s1, b",
+    [
+        (0.012, 0.037, 0.052),  # alike:2:200, accuracy (20 data sets a cell)
+        (0.008, 0.018, 0.024),  # alike:4:2000, accuracy
+        (0.041, 0.084, 0.115),  # alike:2:200, TPR
+    ],
+)
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95])
+def test_no_shrinkage_interval_that_keeps_its_level_is_narrower_than_the_bound(s0, s1, b, level):
+    """Over τ from 0 to 10 B and each interval's level ``q`` from 0.5 to 0.999: every
+    interval whose least coverage over |β| ≤ B is at least ``level`` is at least as wide
+    as the bound; and the bound is not vacuous (an interval comes within 25% of it)."""
+    bound = pratt_bound(s0, s1, b, level)
+    widths = []
+    for tau in np.concatenate([[0.0], np.geomspace(1e-3, 10, 60) * b]):
+        w = tau**2 / (tau**2 + s1**2)
+        spread = np.sqrt(s0**2 + w * s1**2)  # the posterior sd: the interval's half-width / z
+        err_sd = np.sqrt(s0**2 + w**2 * s1**2)
+        half = norm.ppf(0.5 + np.linspace(0.5, 0.999, 200) / 2) * spread
+        shift = (1 - w) * b
+        least = norm.cdf((half - shift) / err_sd) - norm.cdf((-half - shift) / err_sd)
+        widths.extend(2 * half[least >= level])
+    assert widths and min(widths) >= bound * (1 - 1e-6)
+    assert min(widths) <= 1.25 * bound
