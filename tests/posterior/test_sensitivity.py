@@ -109,6 +109,29 @@ def test_calibration_prior_counts_leave_a_sharing_group_on_the_pooled_map():
             assert abs(both - share**2) <= 4 * np.sqrt(share**2 * (1 - share**2) / n)
 
 
+def test_calibration_prior_counts_draw_local_scales_with_heavier_tails():
+    """Maps fixed at the identity, τ = 1: with ``local=True`` each group's shifts are
+    scaled by λ ~ HalfCauchy(1), so a side's positives (scores 0.5–0.6) reach 97% of its
+    examples (a shift above about 3.3) far more often than with τ alone (P ≈ 0.0005 for
+    a normal shift; P(Z λ > 3.3) ≈ 0.07 with λ): the local share exceeds the plain one
+    by more than 4 binomial SE of their difference."""
+    rng = np.random.default_rng(5)
+    pop = summarize_arrays(rng.uniform(0.5, 0.6, 400), rng.integers(0, 2, 400), range(2))
+    tiny = CalibrationPriors(**{f"{p}_{v}_sd": 1e-9 for p in ("mu", "sigma") for v in "abc"})
+    center = np.full((2, 2), 0.4)
+    n = 4000
+    high = {}
+    for local in (False, True):
+        disc = DiscrepancyPrior(
+            prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(1e-9, 1.0, local=local)
+        )
+        counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
+        positives = counts[..., 0] / (counts[..., 0] + counts[..., 1])  # ŷ = 1 side
+        high[local] = (positives > 0.97).mean()
+    se = np.sqrt((high[True] * (1 - high[True]) + high[False] * (1 - high[False])) / (2 * n))
+    assert high[True] - high[False] > 4 * se and high[True] > 0.05
+
+
 def test_calibration_prior_counts_keep_every_strata_total():
     """Whatever the draws, each group keeps its examples on each side of the threshold."""
     rng = np.random.default_rng(0)
