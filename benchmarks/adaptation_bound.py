@@ -38,8 +38,9 @@ know which group's scores differ, so either group's map may carry the bias: a bi
 of the gap is made least visibly by splitting it between the two groups in proportion
 to their rectifiers' variances, and the labels then see it with the gap's rectifier
 variance: σ₁² as above, the variance that debiasing adds to the pooled estimate's, so
-that ``X − Z`` has PPI++'s variance and ``X`` the pooled model's (the set "both maps may differ, by at most B together" lies
-inside "each may differ by up to B", so the bound is conservative there).
+that ``X − Z`` has PPI++'s variance and ``X`` the pooled model's (the set "both maps
+may differ, by at most B together" lies inside "each may differ by up to B", so the
+bound is conservative there).
 
 **What it assumes.** The limit is Gaussian, with σ₀, σ₁ and B estimated (a bootstrap
 gives their Monte Carlo error, not their bias: the largest of three mean errors is
@@ -189,8 +190,14 @@ def plug_in(runs: pd.DataFrame) -> pd.DataFrame:
             ]
             width = alike.loc[alike["method"] == "pooled", "width"].mean()
             rows.append(
-                dict(cell=f"alike:{k}:{n}", metric=metric, s0=s0, s1=s1, B=np.max(np.abs(biases)),
-                     pooled_width=width)
+                dict(
+                    cell=f"alike:{k}:{n}",
+                    metric=metric,
+                    s0=s0,
+                    s1=s1,
+                    B=np.max(np.abs(biases)),
+                    pooled_width=width,
+                )
             )
     return pd.DataFrame(rows)
 
@@ -205,8 +212,7 @@ def bound_table(runs: pd.DataFrame, fixed: bool = True) -> pd.DataFrame:
         ]
     if fixed:
         t["fixed_95"] = [
-            fixed_length_interval(r.s0, r.s1, r.B, 0.95)[0] / r.pooled_width
-            for r in t.itertuples()
+            fixed_length_interval(r.s0, r.s1, r.B, 0.95)[0] / r.pooled_width for r in t.itertuples()
         ]
     return t
 
@@ -219,7 +225,8 @@ def bootstrap(runs: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     out = []
     for _ in range(n_boot):
         picked = pd.concat(
-            pd.DataFrame({"cell": cell, "rep": rng.choice(ids, ids.size)}) for cell, ids in reps.items()
+            pd.DataFrame({"cell": cell, "rep": rng.choice(ids, ids.size)})
+            for cell, ids in reps.items()
         )
         picked["copy"] = np.arange(len(picked))  # a data set drawn twice counts twice
         resampled = picked.merge(runs, on=["cell", "rep"]).drop(columns="rep")

@@ -19,7 +19,7 @@ from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from adaptation_bound import pratt_bound  # noqa: E402
+from adaptation_bound import pratt_bound
 
 
 def _g(x):
