@@ -87,13 +87,14 @@ with coverage where one differs, most with 2,000 labels (500–1,000 per group),
 every variant without the floor fell to 0.70–0.80 in some cell-metrics.
 
 **The curve's floor.** In the normal limit of these cells (the pooled estimate biased
-by β, the labels' debiased estimate of β beside it), an interval that keeps 95% for
-every distortion up to the sizes measured is, where the groups are alike, at least
-1.34 times the pooled width on average (Pratt 1961's bound on the expected length at
-one point; bootstrap 95% interval 1.31–1.37 over 200 data sets per cell), and the best
-interval of one width everywhere (Armstrong & Kolesár 2018, *Econometrica* 86) 1.48
-times; the default's 1.59 is 7% above the latter (``benchmarks/adaptation_bound.py``,
-``docs/results/adaptation_bound.md``).
+by β, the labels' debiased estimate beside it), an interval that keeps 95% for every
+distortion up to the sizes measured is, where the groups are alike, at least 1.38
+times the pooled width on average over the cells (Pratt 1961's bound on the expected
+length at one point; bootstrap 95% interval 1.34–1.41 over 200 data sets per cell;
+1.20–1.63 by cell), and the best interval of one width everywhere (Armstrong & Kolesár
+2018, *Econometrica* 86) 1.53 times; the default's 1.59 is 4% above the latter
+(``benchmarks/adaptation_bound.py``, ``docs/results/adaptation_bound.md``, with the
+bound's assumptions).
 """
 
 from __future__ import annotations

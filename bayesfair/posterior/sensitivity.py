@@ -341,8 +341,8 @@ def calibration_prior_counts(
     if shift is not None:  # the strata's shifts from their prior (models.shift)
         tau = np.maximum(np.abs(rng.normal(0.0, shift.scale, (n, 1, 1))), shift.floor)
         delta = tau * rng.standard_normal((n, k, 2))
-        if shift.local:  # each group's own multiplier, λ ~ HalfCauchy(1)
-            delta *= np.abs(rng.standard_cauchy((n, k, 1)))
+        if shift.local:  # each group's own multiplier: HalfCauchy(1) on the sampler's grid
+            delta *= rng.choice(shift.lambda_grid(), size=(n, k, 1))
         if shift.share > 0:  # a group that shares the pooled map has no shifts
             delta *= rng.random((n, k, 1)) >= shift.share
     expected = estimand == "expected"
