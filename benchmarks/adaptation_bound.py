@@ -87,7 +87,7 @@ def independent(s0: float, s1: float) -> np.ndarray:
     return np.array([[s0**2, s0**2], [s0**2, s0**2 + s1**2]])
 
 
-def pratt_bound(cov, bound: float, ci_prob: float, n_points: int = 20001) -> float:
+def pratt_bound(cov, bound: float, ci_prob: float, n_points: int = 4001) -> float:
     """Least expected length, at β = 0, of an interval for θ that keeps ``ci_prob`` for
     every θ and every |β| ≤ ``bound`` (module docstring: the limit experiment).
 
@@ -198,24 +198,41 @@ def run(reps: int, seed0: int, out: Path, sizes=SIZES) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plug_in(runs: pd.DataFrame) -> pd.DataFrame:
-    """σ₀, σ₁, B and the pooled width per alike cell and metric (module docstring)."""
+def _wide(runs: pd.DataFrame) -> dict:
+    """Per cell, its data sets' errors and widths: a frame indexed by data set with
+    columns ``(quantity, method, metric)``."""
     runs = runs.assign(error=runs["estimate"] - runs["truth"])
+    wide = runs.pivot_table(
+        index=["cell", "rep"], columns=["method", "metric"], values=["error", "width"]
+    )
+    return {cell: wide.loc[cell] for cell in runs["cell"].unique()}
+
+
+def plug_in(runs, picks: dict | None = None) -> pd.DataFrame:
+    """Σ, B and the pooled width per alike cell and metric (module docstring).
+
+    Parameters
+    ----------
+    runs : DataFrame or dict
+        The runs, or their :func:`_wide` form.
+    picks : dict, optional
+        Per cell, the positions of the data sets to use (a bootstrap's resample); all
+        of them by default.
+    """
+    wide = runs if isinstance(runs, dict) else _wide(runs)
+
+    def cell(name):
+        frame = wide[name]
+        return frame if picks is None else frame.iloc[picks[name]]
+
     rows = []
     for k, n in SIZES:
+        alike = cell(f"alike:{k}:{n}")
+        distorted = [cell(f"{kind}:{k}:{n}") for kind in DISTORTIONS]
         for metric in METRICS:
-            part = runs[runs["metric"] == metric]
-            alike = part[part["cell"] == f"alike:{k}:{n}"]
-            paired = alike.pivot_table(index="rep", columns="method", values="error")
-            paired = paired[["pooled", "ppi"]].dropna()  # a data set's two errors
-            cov = np.cov(paired.to_numpy(), rowvar=False)
-            biases = [
-                part.loc[
-                    (part["cell"] == f"{kind}:{k}:{n}") & (part["method"] == "pooled"), "error"
-                ].mean()
-                for kind in DISTORTIONS
-            ]
-            width = alike.loc[alike["method"] == "pooled", "width"].mean()
+            pairs = alike[[("error", "pooled", metric), ("error", "ppi", metric)]]
+            cov = np.cov(pairs.dropna().to_numpy(), rowvar=False)  # a data set's two errors
+            biases = [frame[("error", "pooled", metric)].mean() for frame in distorted]
             rows.append(
                 dict(
                     cell=f"alike:{k}:{n}",
@@ -224,17 +241,18 @@ def plug_in(runs: pd.DataFrame) -> pd.DataFrame:
                     s_ppi=np.sqrt(cov[1, 1]),
                     corr=cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1]),
                     B=np.max(np.abs(biases)),
-                    pooled_width=width,
+                    pooled_width=alike[("width", "pooled", metric)].mean(),
                     cov=cov,
                 )
             )
     return pd.DataFrame(rows)
 
 
-def bound_table(runs: pd.DataFrame, fixed: bool = True) -> pd.DataFrame:
+def bound_table(runs, fixed: bool = True, picks: dict | None = None) -> pd.DataFrame:
     """The bound at each level, as a multiple of the pooled model's width (and, with
-    ``fixed``, the 95% fixed-length interval's width)."""
-    t = plug_in(runs)
+    ``fixed``, the 95% fixed-length interval's width); ``runs`` and ``picks`` as in
+    :func:`plug_in`."""
+    t = plug_in(runs, picks)
     for level in LEVELS:
         t[f"bound_{round(100 * level)}"] = [
             pratt_bound(r.cov, r.B, level) / r.pooled_width for r in t.itertuples()
@@ -250,17 +268,11 @@ def bootstrap(runs: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """The mean bound ratio over the alike cells and metrics, per level, recomputed on
     data sets resampled within each cell (every method's rows of a data set together)."""
     rng = np.random.default_rng(seed)
-    reps = runs.groupby("cell")["rep"].unique()
+    wide = _wide(runs)
     out = []
     for _ in range(n_boot):
-        picked = pd.concat(
-            pd.DataFrame({"cell": cell, "rep": rng.choice(ids, ids.size)})
-            for cell, ids in reps.items()
-        )
-        picked["copy"] = np.arange(len(picked))  # a data set drawn twice counts twice
-        resampled = picked.merge(runs, on=["cell", "rep"]).drop(columns="rep")
-        resampled = resampled.rename(columns={"copy": "rep"})
-        t = bound_table(resampled, fixed=False)
+        picks = {name: rng.integers(0, len(frame), len(frame)) for name, frame in wide.items()}
+        t = bound_table(wide, fixed=False, picks=picks)
         out.append({level: t[f"bound_{round(100 * level)}"].mean() for level in LEVELS})
     return pd.DataFrame(out)
 

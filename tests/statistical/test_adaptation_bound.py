@@ -34,7 +34,7 @@ def test_the_bound_is_the_pooled_statistic_s_without_bias_and_the_rectified_one_
     z = norm.ppf(level)
     s0, s1 = 0.012, 0.037
     cov = independent(s0, s1)
-    # without bias the integral is all the trapezoid rule's (20,001 points: error O(h²))
+    # without bias the integral is all the trapezoid rule's (4,001 points: error O(h²))
     assert pratt_bound(cov, 0.0, level) == pytest.approx(2 * s0 * _g(z), rel=1e-6)
     rectified = 2 * np.hypot(s0, s1) * _g(z)
     assert pratt_bound(cov, 1e6, level) == pytest.approx(rectified, rel=1e-12)
