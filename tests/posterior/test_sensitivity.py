@@ -114,8 +114,7 @@ def test_calibration_prior_counts_draw_local_scales_with_heavier_tails():
     scaled by λ ~ HalfCauchy(1) (on the sampler's grid), so a side's positives (scores
     0.5–0.6) reach 97% of its examples (a shift above about 3.3) far more often than
     with τ alone (P ≈ 0.0005 for a normal shift; P(Z λ > 3.3) ≈ 0.07 with λ): the local
-    share exceeds the plain one
-    by more than 4 binomial SE of their difference."""
+    share exceeds the plain one by more than 4 binomial SE of their difference."""
     rng = np.random.default_rng(5)
     pop = summarize_arrays(rng.uniform(0.5, 0.6, 400), rng.integers(0, 2, 400), range(2))
     tiny = CalibrationPriors(**{f"{p}_{v}_sd": 1e-9 for p in ("mu", "sigma") for v in "abc"})
