@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -12,6 +13,7 @@ __all__ = [
     "html_list",
     "html_table",
     "markdown_table",
+    "markdown_text",
     "png",
     "sections_html",
     "sections_markdown",
@@ -36,8 +38,41 @@ figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; }
 """
 
 
+#: What would turn plain text into Markdown markup (CommonMark, and GitHub's
+#: strikethrough): a backslash, backtick or asterisk anywhere; a tilde beside a non-space
+#: ("x ~ Beta" is left alone); an underscore that starts or ends a word (inside a word it
+#: is left alone); a ``<`` that could open an HTML tag or autolink; an ``&`` that could
+#: start an entity; the ``](`` of a link.
+_MARKUP = re.compile(
+    r"[\\`*]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|(?<!\s)~|~(?!\s)|<(?=[A-Za-z/!?])|&(?=[A-Za-z#])"
+    r"|\](?=\()"
+)
+#: What would open a block at the start of a line: a heading, list item or quote (``#``,
+#: ``-``, ``+`` or ``1.`` before a space, any ``>``), a link definition or task box (a
+#: ``[``), or a rule (a line of ``-``).
+_BLOCK_START = re.compile(r"^(?:#{1,6}|[+-]|\d{1,9}[.)])(?=\s|$)|^[>\[]|^-(?=[- ]*$)")
+
+
+def markdown_text(text, *, line: bool = True) -> str:
+    """``text`` as Markdown that shows it as written: a group called ``*women*`` is not
+    set in italics, nor ``<b>`` read as HTML. Only the characters that would act as
+    markup are escaped, so ordinary sentences and names read as before in a terminal
+    (``men_of_color`` stays as it is; ``_men_`` becomes ``\\_men\\_``). With ``line``
+    (text that starts a line or a list item), a leading block marker is escaped too;
+    a table cell needs only the inline part."""
+    text = _MARKUP.sub(lambda m: "\\" + m.group(0), str(text))
+    return _BLOCK_START.sub(_escape_block_start, text) if line else text
+
+
+def _escape_block_start(m) -> str:
+    lead = m.group(0)
+    if lead[0].isdigit():
+        return lead[:-1] + "\\" + lead[-1]  # "1." → "1\."
+    return "\\" + lead  # "##" → "\##"
+
+
 def _md_cell(v) -> str:
-    return str(v).replace("|", "\\|")
+    return markdown_text(v, line=False).replace("|", "\\|")
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -125,17 +160,17 @@ def sections_markdown(sections, heading: str = "{title}:") -> list[str]:
         blocks = [b for b in section.blocks if b[0] != "figure"]
         if not section.shown or not blocks:
             continue
-        out += [heading.format(title=section.title), ""]
+        out += [heading.format(title=markdown_text(section.title)), ""]
         for block in blocks:
             kind = block[0]
             if kind == "text":
-                out += [block[1], ""]
+                out += [markdown_text(block[1]), ""]
             elif kind == "items":
-                out += [*[f"- {t}" for t in block[1]], ""]
+                out += [*[f"- {markdown_text(t)}" for t in block[1]], ""]
             elif kind == "table":
                 out += [markdown_table(block[1]), ""]
             elif kind == "note":
-                out += [f"- {block[1]}", ""]
+                out += [f"- {markdown_text(block[1])}", ""]
     return out[:-1] if out and out[-1] == "" else out
 
 

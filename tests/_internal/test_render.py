@@ -6,13 +6,90 @@ import re
 
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from bayesfair._internal.render import REPORT_CSS, html_list, html_table, markdown_table, png
+from bayesfair._internal.render import (
+    REPORT_CSS,
+    Section,
+    html_list,
+    html_table,
+    markdown_table,
+    markdown_text,
+    png,
+    sections_markdown,
+)
 
 FRAME = pd.DataFrame({"metric": ["accuracy", "tpr"], "Δ": [0.012, -0.5], "n": [10, 3]})
 
 
 # --------------------------------------------------------------------------- Markdown
+def _rendered(markdown: str) -> str:
+    """What a reader sees: ``markdown`` rendered by a CommonMark renderer with GitHub's
+    tables and strikethrough, its tags removed and its entities decoded."""
+    from html import unescape
+
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    return unescape(re.sub(r"<[^>]+>", "", html)).strip()
+
+
+MARKUP = "*_`\\<>[]()!#&;~+-=.|:/ 1"
+
+
+@given(text=st.text(alphabet=st.sampled_from(list(MARKUP) + list("abAB")), max_size=30))
+@settings(max_examples=400, deadline=None)
+def test_markdown_text_renders_as_written_in_a_paragraph_a_list_item_and_a_table_cell(text):
+    """Any text of letters, digits, spaces and Markdown's punctuation (without leading or
+    trailing spaces, which Markdown drops) reads back as written after CommonMark
+    rendering: as a paragraph, a list item, and a table cell."""
+    text = text.strip()
+    assume(text)
+    assert _rendered(markdown_text(text)) == text
+    assert _rendered(f"- {markdown_text(text)}") == text
+    cell = markdown_table(pd.DataFrame({"group": [text]}))
+    assert _rendered(cell).removeprefix("group").strip() == text
+
+
+@pytest.mark.parametrize(
+    "name, as_markdown",
+    [
+        ("White women", "White women"),
+        ("men_of_color", "men_of_color"),
+        ("age 25-40", "age 25-40"),
+        ("*women*", "\\*women\\*"),
+        ("_young_", "\\_young\\_"),
+        ("<b>x</b>", "\\<b>x\\</b>"),
+        ("# 1", "\\# 1"),
+        ("2. group", "2\\. group"),
+    ],
+)
+def test_markdown_text_escapes_only_what_would_act_as_markup(name, as_markdown):
+    assert markdown_text(name) == as_markdown
+
+
+def test_sections_escape_group_names_in_titles_sentences_items_notes_and_tables():
+    """A report's Markdown shows the group ``*women*`` as written wherever it appears,
+    while numbers such as ``-0.006`` in a table keep their look."""
+    section = Section(
+        "gaps",
+        "*women* against men",
+        (
+            ("text", "*women*'s accuracy is lower."),
+            ("items", ["*women* vs men: undecided."], "findings"),
+            ("note", "*women* has 3 labels."),
+            ("table", pd.DataFrame({"group": ["*women*"], "Δ": ["-0.006"]}), ""),
+        ),
+    )
+    lines = sections_markdown([section])
+    assert lines[0] == "\\*women\\* against men:"
+    assert "- \\*women\\* vs men: undecided." in lines
+    assert "| \\*women\\* | -0.006 |" in lines[-1]
+    rendered = _rendered("\n".join(lines))
+    assert rendered.count("*women*") == 5
+
+
 def test_markdown_table_has_a_header_a_rule_and_one_line_per_row():
     assert markdown_table(FRAME).splitlines() == [
         "| metric | Δ | n |",
