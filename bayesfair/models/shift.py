@@ -95,7 +95,7 @@ length at one point; bootstrap 95% interval 1.34–1.41 over 200 data sets per c
 2018, *Econometrica* 86) 1.53 times; the default's 1.59 is 4% above the latter
 (``benchmarks/adaptation_bound.py``, ``docs/results/adaptation_bound.md``, with the
 bound's assumptions). Counting the pooled model's larger error where a map differs
-raises the bound to 1.47 (1.40 with two groups).
+raises the bound to 1.47 (1.39 with two groups).
 """
 
 from __future__ import annotations
