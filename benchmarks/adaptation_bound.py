@@ -332,6 +332,13 @@ def _wide(runs: pd.DataFrame) -> dict:
     return {cell: wide.loc[cell] for cell in runs["cell"].unique()}
 
 
+def _error_cov(frame: pd.DataFrame, metric: str) -> np.ndarray:
+    """The 2 × 2 covariance of the pooled model's and PPI++'s errors over a cell's data
+    sets (each data set's two errors together)."""
+    pairs = frame[[("error", "pooled", metric), ("error", "ppi", metric)]]
+    return np.cov(pairs.dropna().to_numpy(), rowvar=False)
+
+
 def plug_in(runs, picks: dict | None = None) -> pd.DataFrame:
     """Σ, B and the pooled width per alike cell and metric (module docstring).
 
@@ -354,19 +361,10 @@ def plug_in(runs, picks: dict | None = None) -> pd.DataFrame:
         alike = cell(f"alike:{k}:{n}")
         distorted = [cell(f"{kind}:{k}:{n}") for kind in DISTORTIONS]
         for metric in METRICS:
-            pairs = alike[[("error", "pooled", metric), ("error", "ppi", metric)]]
-            cov = np.cov(pairs.dropna().to_numpy(), rowvar=False)  # a data set's two errors
+            cov = _error_cov(alike, metric)
             biases = [frame[("error", "pooled", metric)].mean() for frame in distorted]
             paths = [
-                (
-                    bias,
-                    np.cov(
-                        frame[[("error", "pooled", metric), ("error", "ppi", metric)]]
-                        .dropna()
-                        .to_numpy(),
-                        rowvar=False,
-                    ),
-                )
+                (bias, _error_cov(frame, metric))
                 for bias, frame in zip(biases, distorted, strict=True)
             ]
             rows.append(
@@ -551,6 +549,8 @@ def main() -> None:
     )
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/adaptation_bound.csv.gz"))
     a = ap.parse_args()
+    if a.paths and not a.report:
+        ap.error("--paths needs --report (the seeds are computed from stored runs)")
     page = ROOT / "docs/results/adaptation_bound.md"
     if a.report:
         runs = pd.concat([pd.read_csv(f) for f in a.report])

@@ -61,13 +61,7 @@ def test_the_bound_matches_its_integral_on_a_fine_grid(cov, b):
     level = 0.95
     z = norm.ppf(level)
     p = np.linalg.inv(cov)
-    top = 20 * np.sqrt(cov[1, 1]) + 2 * b
-    delta = np.linspace(0, top, 4001)
-    betas = np.linspace(-b, b, 3001)
-    v0 = delta[:, None] - betas[None, :]
-    v1 = np.broadcast_to(delta[:, None], v0.shape)
-    d2 = p[0, 0] * v0**2 + 2 * p[0, 1] * v0 * v1 + p[1, 1] * v1**2
-    brute = 2 * trapezoid(norm.cdf(z - np.sqrt(np.maximum(d2.min(axis=1), 0))), delta)
+    brute = _bound_on_grid(cov, np.linspace(-b, b, 3001), level, n_points=4001)
     assert pratt_bound(cov, b, level) == pytest.approx(brute, rel=1e-4)
     best = 2 * _g(z) / np.sqrt(p.sum())
     assert pratt_bound(cov, 0.0, level) == pytest.approx(best, rel=1e-6)
@@ -142,13 +136,13 @@ def test_the_stored_runs_put_the_bound_at_95_percent_above_1_3_times_the_pooled_
     assert np.all(table["fixed_95"] >= table["bound_95"])
 
 
-def _bound_on_grid(cov, betas, level):
+def _bound_on_grid(cov, betas, level, n_points=20_001):
     """:func:`pratt_bound` with β restricted to the points ``betas``: the nearest null by
     the Mahalanobis distance (exact where the covariance does not move), the integral on
-    20,001 points of Δ."""
+    ``n_points`` points of Δ (the trapezoid rule)."""
     z = norm.ppf(level)
     p = np.linalg.inv(cov)
-    delta = np.linspace(0, 20 * np.sqrt(cov[1, 1]) + 2 * np.max(np.abs(betas)), 20_001)
+    delta = np.linspace(0, 20 * np.sqrt(cov[1, 1]) + 2 * np.max(np.abs(betas)), n_points)
     v0 = delta[:, None] - np.asarray(betas)[None, :]
     v1 = np.broadcast_to(delta[:, None], v0.shape)
     d2 = p[0, 0] * v0**2 + 2 * p[0, 1] * v0 * v1 + p[1, 1] * v1**2
