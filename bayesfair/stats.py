@@ -64,7 +64,7 @@ class Interval(tuple):
     ci_prob : float
         Its probability (a credible interval) or confidence level, in (0, 1).
     kind : str
-        What it is: ``"hdi"``, ``"eti"``, ``"wilson"``, ``"newcombe"``,
+        What it is: ``"hdi"``, ``"eti"``, ``"wilson"``, ``"jeffreys"``, ``"newcombe"``,
         ``"percentile bootstrap"``, ``"ppi"``, ``"classical"`` (labeled rows
         only) or ``"bernstein"``. An ``Interval`` built from a pair alone (as
         ``dataclasses.asdict`` rebuilds one) has ``ci_prob`` NaN and kind ``""``.

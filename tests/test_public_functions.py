@@ -135,6 +135,10 @@ ARRAY_CALLS = {
         {"successes": [3, 5], "trials": [10, 10]},
         {},
     ),
+    "bayesfair.metrics.verdicts.population_interval": (
+        {"successes": [3, 5], "trials": [10, 10]},
+        {},
+    ),
     "bayesfair.frequentist.intervals.newcombe_interval": (
         {"x1": 5, "n1": 10, "x2": 3, "n2": 10},
         {},

@@ -44,13 +44,37 @@ from bayesfair._internal.validation import (
 from bayesfair.frequentist._bootstrap import resample_successes, resamples_to_itself
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics.rates import get_rate, rate_fraction, warn_undefined
+from bayesfair.metrics.verdicts import rate_evidence
 
-__all__ = ["MIN_BOOTSTRAP_TRIALS", "group_intervals", "max_gap_interval"]
+__all__ = ["MIN_BOOTSTRAP_TRIALS", "group_intervals", "labeled_evidence", "max_gap_interval"]
 
 #: Below this many labeled examples in a rate's denominator a group's band is
 #: Bonferroni–Wilson's: a binomial bootstrap of 5 trials has 6 possible values and its
 #: standard error is no guide to its coverage.
 MIN_BOOTSTRAP_TRIALS = 10
+
+
+@takes("AssessmentData")
+def labeled_evidence(data, metric: str) -> dict:
+    """Each group's :class:`~bayesfair.metrics.verdicts.Evidence` for ``metric`` as a
+    method that reads only the labeled rows sees it: its labeled rows in the rate's
+    denominator, and its labeled rows as the rows assessed.
+
+    Parameters
+    ----------
+    data : AssessmentData
+    metric : str
+
+    Returns
+    -------
+    dict
+        Group label -> Evidence, in the data's group order.
+    """
+    counts = data.confusion_counts()
+    return {
+        g: rate_evidence(g, counts.loc[g].to_numpy(), int(counts.loc[g].sum()), metric)
+        for g in data.group_levels
+    }
 
 
 def _gap_se(num, den) -> np.ndarray:

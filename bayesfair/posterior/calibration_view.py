@@ -36,9 +36,10 @@ from bayesfair._internal.tree import get_group, has_group
 from bayesfair._internal.validation import check_epsilon, check_probability, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import CALIBRATION_COLUMNS
+from bayesfair.metrics.verdicts import decide
 from bayesfair.posterior.checks import labeled_cells
-from bayesfair.posterior.groups import group_sizes
-from bayesfair.stats import Interval, hdi, prob_within, rope_decision, simultaneous_band
+from bayesfair.posterior.groups import evidence, group_sizes
+from bayesfair.stats import Interval, hdi, prob_within, simultaneous_band
 
 __all__ = ["CALIBRATION_COLUMNS", "assessed_mean_score", "calibration_gap", "calibration_summary"]
 
@@ -180,7 +181,9 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
           are calibrated in the large to within ε), ``"unfair"`` (it lies outside:
           they overstate, for a positive gap, or understate the group's positives by
           more than ε), ``"undecided"`` (it straddles ±ε: more labels are needed),
-          ``"undefined"`` (no draw of the rate is defined).
+          ``"undefined"`` (no draw of the rate is defined); behind the one verdict
+          gate (:func:`bayesfair.metrics.verdicts.decide`): ``"too few"`` for a group
+          with fewer than 10 labeled rows or 30 rows assessed.
         * ``prob_within``: ``P(|gap| < ε | data)``.
 
         ``attrs``: ``quantity`` (the gap in words), ``estimand`` (``"assessed"`` or
@@ -222,6 +225,8 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
     # family (no group called "unfair" by chance among many calibrated ones)
     joint = gap.values.reshape(-1, gap.shape[-1])
     band = simultaneous_band(joint, ci_prob) if joint.shape[1] > 1 else None
+    # the gap's denominator is every labeled row of the group, as the base rate's
+    gate = evidence(result, "base_rate")
     rows = []
     for k, g in enumerate(result.groups):
         r, d = rate[..., k], gap.values[..., k]
@@ -239,7 +244,7 @@ def calibration_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) ->
                 "calibration_gap": float(defined.mean()) if defined.size else np.nan,
                 "calibration_gap_lower": d_iv.lower,
                 "calibration_gap_upper": d_iv.upper,
-                "decision": rope_decision(d_iv.lower, d_iv.upper, epsilon),
+                "decision": decide(d_iv.lower, d_iv.upper, epsilon, [gate[g]]),
                 "n_unlabeled": int(sizes["n_unlabeled"].iloc[k]),
                 "prob_within": prob_within(d, epsilon),
             }

@@ -50,6 +50,14 @@ from bayesfair._internal.validation import (
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.groups import max_gap_interval
 from bayesfair.metrics.rates import COUNT_NAMES, get_rate
+from bayesfair.metrics.verdicts import (
+    MIN_ROWS,
+    Evidence,
+    decide,
+    population_interval,
+    rate_evidence,
+    shortfall_text,
+)
 from bayesfair.models.catalogue import MODEL_SPECS
 from bayesfair.stats import rope_decision, simultaneous_band
 
@@ -57,6 +65,7 @@ __all__ = [
     "FOUR_FIFTHS",
     "adverse_direction",
     "count_draws",
+    "evidence",
     "family_summary",
     "group_summary",
     "impact_ratio_table",
@@ -101,6 +110,38 @@ def group_sizes(result) -> pd.DataFrame:
         },
         index=pd.Index(result.groups, name="group", dtype=object),
     )
+
+
+@takes("FairnessPosterior")
+def evidence(result, metric: str) -> dict:
+    """Each group's :class:`~bayesfair.metrics.verdicts.Evidence` for ``metric``: its
+    labeled rows in the rate's denominator (the fit's observed counts) and its rows
+    assessed (labeled and unlabeled), the inputs of the one verdict gate
+    (:func:`bayesfair.metrics.verdicts.decide`).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+        A rate of the catalogue.
+
+    Returns
+    -------
+    dict
+        Group label -> Evidence, in the fit's group order.
+    """
+    sizes = group_sizes(result)
+    rows = sizes["n_labeled"] + sizes["n_unlabeled"]
+    return {
+        g: rate_evidence(g, _labeled_counts(result, g), int(rows.loc[g]), metric)
+        for g in result.groups
+    }
+
+
+def _labeled_counts(result, group) -> np.ndarray:
+    """A group's labeled ``tp, fp, tn, fn`` (the fit's observed counts)."""
+    obs = get_group(result.idata, "observed_data")
+    return np.array([int(obs[c].sel(group=group)) for c in COUNT_NAMES])
 
 
 def _flat_rates(result, metric) -> np.ndarray:
@@ -285,7 +326,13 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
         is the most adverse (:func:`adverse_direction`); ``prob_practically_fair``
         is P(|gap| < ε) for the group alone. ``decision`` is the HDI + ROPE rule
         on the joint band (practically fair inside ±ε, unfair outside,
-        undecided otherwise), so the decisions hold as a family.
+        undecided otherwise), so the decisions hold as a family; behind the one
+        verdict gate (:func:`bayesfair.metrics.verdicts.decide`): a group with too
+        few labeled rows in the rate's denominator or too few rows assessed is
+        "too few". Where the group has fewer than 30 rows assessed (whose rates the
+        assessed-rows estimand knows all but exactly), its ``rate_lower``/``rate_upper``
+        are the Jeffreys interval of its rate in the population its rows come from,
+        ``rate`` its labeled rate, its gap and band NaN, and its ``note`` says so.
         ``p_undefined`` is the share of draws in which the group's rate is
         undefined (no example in its denominator there): they are set aside for
         the group, and the joint band covers, in at least ``ci_prob`` of the
@@ -305,37 +352,64 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
         gaps = theta - overall[:, None]
         lower, upper = np.clip(simultaneous_band(gaps, ci_prob), -1.0, 1.0)
         worst = _prob_worst(theta, m)
+        gate = evidence(result, m)
         for k, g in enumerate(result.groups):
             t = theta[:, k]
             t = t[~np.isnan(t)]
             d = gaps[:, k]
             d = d[~np.isnan(d)]
-            rate_iv = _eti_or_nan(t, ci_prob)
-            rows.append(
-                {
-                    "metric": m,
-                    "group": g,
-                    "n_labeled": int(sizes["n_labeled"].iloc[k]),
-                    "n_unlabeled": int(sizes["n_unlabeled"].iloc[k]),
-                    "rate": float(t.mean()) if t.size else np.nan,
-                    "rate_lower": rate_iv[0],
-                    "rate_upper": rate_iv[1],
-                    "gap": float(d.mean()) if d.size else np.nan,
-                    "gap_lower": float(lower[k]),
-                    "gap_upper": float(upper[k]),
-                    "prob_worst": float(worst[k]),
-                    "prob_practically_fair": float(np.mean(np.abs(d) < epsilon))
-                    if d.size
-                    else np.nan,
-                    "decision": rope_decision(float(lower[k]), float(upper[k]), epsilon),
-                    "p_undefined": float(1.0 - d.size / gaps.shape[0]),
-                    "note": result.rate_note(m, [g]),
-                }
-            )
+            row = {
+                "metric": m,
+                "group": g,
+                "n_labeled": int(sizes["n_labeled"].iloc[k]),
+                "n_unlabeled": int(sizes["n_unlabeled"].iloc[k]),
+                "rate": float(t.mean()) if t.size else np.nan,
+                "rate_lower": _eti_or_nan(t, ci_prob)[0],
+                "rate_upper": _eti_or_nan(t, ci_prob)[1],
+                "gap": float(d.mean()) if d.size else np.nan,
+                "gap_lower": float(lower[k]),
+                "gap_upper": float(upper[k]),
+                "prob_worst": float(worst[k]),
+                "prob_practically_fair": float(np.mean(np.abs(d) < epsilon)) if d.size else np.nan,
+                "decision": decide(float(lower[k]), float(upper[k]), epsilon, [gate[g]]),
+                "p_undefined": float(1.0 - d.size / gaps.shape[0]),
+                "note": result.rate_note(m, [g]),
+            }
+            if gate[g].rows < MIN_ROWS:  # a handful of rows, known exactly: not the group's
+                row.update(_below_gate(result, m, g, gate[g], ci_prob, row["rate"]))
+            rows.append(row)
     out = pd.DataFrame(rows)
     out.attrs.update(ci_prob=ci_prob, epsilon=epsilon, band="simultaneous over groups")
     out.attrs.update(estimand=result.estimand, estimand_text=result.estimand_text)
     return out
+
+
+def _below_gate(result, metric: str, group, gate: Evidence, ci_prob: float, mean) -> dict:
+    """A group with too few rows assessed for a verdict, whose assessed rows' rates are a
+    handful of values known all but exactly: its rate in the population its rows come
+    from instead (the Jeffreys interval of its labeled rows; of all its rows for a rate
+    the scores decide, whose assessed value ``mean`` is exact), no gap, and the
+    shortfall in its note."""
+    rate = get_rate(metric)
+    counts = _labeled_counts(result, group)
+    x, n = counts[rate.numerator_index].sum(), counts[rate.denominator_index].sum()
+    if not gate.labels_needed and np.isfinite(mean):
+        x, n = round(mean * gate.rows), gate.rows
+    lo, hi = population_interval(x, n, ci_prob)
+    note = (
+        f"too few for a verdict ({gate.shortfall()}); its rate's interval is that of "
+        "the population its rows come from (Jeffreys)"
+    )
+    return {
+        "rate": x / n if n else np.nan,
+        "gap": np.nan,
+        "rate_lower": lo,
+        "rate_upper": hi,
+        "gap_lower": np.nan,
+        "gap_upper": np.nan,
+        "prob_practically_fair": np.nan,
+        "note": "; ".join(n for n in (result.rate_note(metric, [group]), note) if n),
+    }
 
 
 def _eti_or_nan(x: np.ndarray, ci_prob: float) -> tuple[float, float]:
@@ -366,8 +440,14 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
     pandas.DataFrame
         ``metric, n_groups, max_gap, max_gap_lower, max_gap_upper,
         prob_all_within, worst_group, prob_worst, min_ratio, min_ratio_lower,
-        min_ratio_upper, decision, p_undefined``; ``attrs``: ``ci_prob``,
-        ``epsilon``, ``estimand`` and ``estimand_text`` (as :func:`group_summary`'s).
+        min_ratio_upper, decision, p_undefined, set_aside, shortfall``; ``attrs``:
+        ``ci_prob``, ``epsilon``, ``estimand`` and ``estimand_text`` (as
+        :func:`group_summary`'s).
+
+        * ``n_groups``: the groups the row is over: those with enough evidence for
+          the rate (:mod:`bayesfair.metrics.verdicts`); the others are named in
+          ``set_aside`` (a tuple), with what they lack in ``shortfall``. With fewer
+          than two groups left the row is NaN and its decision "too few".
 
         * ``max_gap``: max − min of the groups' posterior mean rates (shrunk by
           the model's pooling); its interval is the projection of the joint band
@@ -401,19 +481,28 @@ def family_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float =
 
 
 def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
-    """:func:`family_summary`'s row of one metric."""
+    """:func:`family_summary`'s row of one metric, over the groups that pass the verdict
+    gate (:func:`bayesfair.metrics.verdicts.decide`); the others are named in
+    ``set_aside``."""
     theta = _flat_rates(result, metric)
+    gate = evidence(result, metric)
+    below = np.array([not gate[g].enough for g in groups])
+    # a group too few for a verdict does not make the family's (a new array: the
+    # result's draws stay as they are)
+    theta = np.where(below, np.nan, theta)
     overall, _ = overall_rate(result, metric)
     # a gap to the overall rate lies in [−1, 1], a rate in [0, 1]
     g_lo, g_hi = np.clip(simultaneous_band(theta - overall[:, None], ci_prob), -1.0, 1.0)
     r_lo, r_hi = np.clip(simultaneous_band(theta, ci_prob), 0.0, 1.0)
     defined = ~np.isnan(theta).all(axis=0)
-    row = {"metric": metric, "n_groups": len(groups)}
-    if not defined.any():
+    row = {"metric": metric, "n_groups": int((~below).sum())}
+    set_aside = {"set_aside": tuple(groups[below]), "shortfall": shortfall_text(gate.values())}
+    if (~below).sum() < 2 or not defined.any():
         nan_cols = ("max_gap", "max_gap_lower", "max_gap_upper", "prob_all_within")
         row.update(dict.fromkeys(nan_cols, np.nan), worst_group=None, prob_worst=np.nan)
         row.update(min_ratio=np.nan, min_ratio_lower=np.nan, min_ratio_upper=np.nan)
-        return {**row, "decision": "undefined", "p_undefined": 1.0}
+        verdict = "too few" if below.any() else "undefined"
+        return {**row, "decision": verdict, "p_undefined": 1.0, **set_aside}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # draws without a defined group
         means = np.nanmean(theta[:, defined], axis=0)
@@ -435,7 +524,8 @@ def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
         min_ratio_lower=float(max(0.0, np.min(r_lo)) / top) if top > 0 else np.nan,
         min_ratio_upper=float(min(1.0, np.min(r_hi) / bottom)) if bottom > 0 else 1.0,
         decision=rope_decision(lower, upper, epsilon),
-        p_undefined=float(np.isnan(theta).any(axis=1).mean()),
+        p_undefined=float(np.isnan(theta[:, ~below]).any(axis=1).mean()),
+        **set_aside,
     )
     return row
 

@@ -15,11 +15,12 @@ import pandas as pd
 from bayesfair._internal.validation import check_epsilon, check_probability, takes
 from bayesfair.exceptions import SamplingWarning
 from bayesfair.metrics.rates import get_rate, warn_undefined_draws
+from bayesfair.metrics.verdicts import decide, shortfall_text
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.posterior import contrasts
-from bayesfair.posterior.groups import metric_list
+from bayesfair.posterior.groups import evidence, metric_list
 from bayesfair.posterior.sensitivity import prior_verdict
-from bayesfair.stats import eti, hdi, min_interval_draws, prob_within, rope_decision
+from bayesfair.stats import eti, hdi, min_interval_draws, prob_within
 
 __all__ = ["difference_row", "rate_note", "summary"]
 
@@ -49,8 +50,11 @@ def difference_row(
     dict
         ``mean``, ``sd``, ``hdi_lower``, ``hdi_upper``, ``eti_lower``, ``eti_upper``,
         ``prob_positive``, ``prob_practically_fair``, ``decision``, ``p_undefined``,
-        ``prior_sensitive`` and ``sentence`` (the prior's, "" if none); every number
-        over the defined draws (NaN draws are an undefined rate).
+        ``prior_sensitive`` and ``sentence`` (the prior's and the verdict gate's, ""
+        if none); every number over the defined draws (NaN draws are an undefined
+        rate). ``decision`` passes the one verdict gate
+        (:func:`bayesfair.metrics.verdicts.decide`): "too few" where either group has
+        too few labeled rows in the rate's denominator or too few rows assessed.
     """
     g, ref = pair
     r = result.rates(metric)
@@ -58,9 +62,13 @@ def difference_row(
     nan = (np.nan, np.nan)
     h = hdi(d, ci_prob) if intervals else nan
     e = eti(d, ci_prob) if intervals else nan
+    gate = evidence(result, metric)
+    gate = [gate[g], gate[ref]]
     decision, sensitive, sentence = prior_verdict(
-        result, metric, pair, d, rope_decision(*h, epsilon), epsilon, ci_prob
+        result, metric, pair, d, decide(*h, epsilon, gate), epsilon, ci_prob
     )
+    if shortfall := shortfall_text(gate):
+        sentence = "; ".join(s for s in (sentence, f"too few for a verdict ({shortfall})") if s)
     valid = d[~np.isnan(d)]
     return {
         "mean": float(valid.mean()) if valid.size else np.nan,

@@ -52,6 +52,7 @@ from bayesfair.exceptions import (
     warnings_at_caller,
 )
 from bayesfair.frequentist._bootstrap import resamples_to_itself
+from bayesfair.frequentist.groups import labeled_evidence, max_gap_interval
 from bayesfair.metrics.rates import (
     COUNT_NAMES,
     UndefinedRateWarning,
@@ -59,14 +60,16 @@ from bayesfair.metrics.rates import (
     rate_fraction,
     undefined_rate_message,
 )
+from bayesfair.metrics.verdicts import TOO_FEW, Evidence, decide, shortfall_text
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
 from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import _coord_labels, fit, model_options
+from bayesfair.posterior.groups import evidence
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
 from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
-from bayesfair.stats import hdi, min_interval_draws, rope_decision
+from bayesfair.stats import hdi, min_interval_draws
 
 __all__ = ["Comparison", "compare"]
 
@@ -486,6 +489,7 @@ VERDICT_COLUMNS = [
     "method",
     "set_aside",
     "without_labels",
+    "shortfall",
 ]
 
 
@@ -529,7 +533,8 @@ def pair_verdicts(comp) -> pd.DataFrame:
     no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
     rows = []
     for _, r in comp.pairs.iterrows():
-        pair = {str(r["group"]), str(r["reference"])}
+        g, ref = r["group"], r["reference"]
+        pair = {str(g), str(ref)}
         set_aside, method = [], "newcombe"
         for m in verdict_order():
             fitted = m in comp.settings.get("models", ())
@@ -542,12 +547,19 @@ def pair_verdicts(comp) -> pd.DataFrame:
             method = m
             break
         lo, hi = r.get(f"{method}_lower", np.nan), r.get(f"{method}_upper", np.nan)
+        fits = getattr(comp, "posteriors", {})
+        gate = (
+            [evidence(fits[method], r["metric"])[x] for x in (g, ref)]
+            if method in fits
+            else _newcombe_gate(r, sizes)
+        )
+        verdict = r.get(f"{method}_decision", decide(lo, hi, eps, gate))
         rows.append(
             {
                 "metric": r["metric"],
                 "group": r["group"],
                 "reference": r["reference"],
-                "verdict": r.get(f"{method}_decision", rope_decision(lo, hi, eps)),
+                "verdict": verdict,
                 "estimate": r.get(f"{method}_mean", r.get("freq_estimate", np.nan)),
                 "lower": lo,
                 "upper": hi,
@@ -557,9 +569,24 @@ def pair_verdicts(comp) -> pd.DataFrame:
                 "without_labels": tuple(
                     g for g in (r["group"], r["reference"]) if str(g) in no_labels
                 ),
+                "shortfall": shortfall_text(gate),
             }
         )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _newcombe_gate(r, sizes) -> list[Evidence]:
+    """The evidence behind Newcombe's interval of a pair: the labeled rows alone (each
+    group's labeled rows in the rate's denominator, and its labeled rows as its rows
+    assessed: they are all the interval reads). Empty without the pair's sizes (a
+    comparison built by hand): the ROPE rule alone."""
+    out = []
+    if "n_group" not in r:
+        return out
+    for g, n in (("group", "n_group"), ("reference", "n_reference")):
+        rows = int(r[n]) if sizes is None else int(sizes.loc[r[g], "n_labeled"])
+        out.append(Evidence(r[g], int(r[n]), rows))
+    return out
 
 
 def _map_model(posteriors: dict) -> str | None:
@@ -669,16 +696,26 @@ def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
         for col in ("gap", "gap_lower", "gap_upper"):
             table[f"freq_{col}"] = freq[col].to_numpy()
         table["freq_method"] = freq["method"].to_numpy()
+        gate = list(labeled_evidence(data, metric).values())
         table["freq_decision"] = [
-            rope_decision(lo, hi, epsilon)
-            for lo, hi in zip(table["freq_gap_lower"], table["freq_gap_upper"], strict=True)
+            decide(lo, hi, epsilon, [e])
+            for lo, hi, e in zip(
+                table["freq_gap_lower"], table["freq_gap_upper"], gate, strict=True
+            )
         ]
-        lo, hi = freq.attrs["max_gap_lower"], freq.attrs["max_gap_upper"]
+        # the family over the groups with enough labels (the band still joint over all)
+        kept = np.array([e.enough for e in gate])
+        lo, hi = max_gap_interval(
+            table["freq_gap_lower"].to_numpy(float)[kept],
+            table["freq_gap_upper"].to_numpy(float)[kept],
+        )
         family.update(
-            freq_max_gap=freq.attrs["max_gap"],
+            freq_max_gap=float(np.ptp(freq["gap"].to_numpy(float)[kept])) if kept.any() else np.nan,
             freq_max_gap_lower=lo,
             freq_max_gap_upper=hi,
-            freq_decision=rope_decision(lo, hi, epsilon),
+            freq_decision=decide(lo, hi, epsilon) if kept.sum() >= 2 else TOO_FEW,
+            freq_set_aside=tuple(e.group for e in gate if not e.enough),
+            freq_shortfall=shortfall_text(gate),
         )
         group_frames.append(table)
         family_rows.append(family)
@@ -742,10 +779,15 @@ def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
         curve = fq.reliability_curve(data, n_bins, ci_prob, random_seed=curve_seq)
     for col in freq_cols:
         table[f"freq_{col}"] = np.nan if freq is None else freq[col].to_numpy(float)
+    # the calibration gap's denominator is every labeled row, as the base rate's
+    gate = list(labeled_evidence(data, "base_rate").values())
     table["freq_decision"] = [
-        rope_decision(lo, hi, epsilon)
-        for lo, hi in zip(
-            table["freq_calibration_gap_lower"], table["freq_calibration_gap_upper"], strict=True
+        decide(lo, hi, epsilon, [e])
+        for lo, hi, e in zip(
+            table["freq_calibration_gap_lower"],
+            table["freq_calibration_gap_upper"],
+            gate,
+            strict=True,
         )
     ]
     blanked = _NOT_VALID_AFTER[selection]

@@ -26,6 +26,7 @@ from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import takes
 from bayesfair.metrics.fair_enough import representatives
 from bayesfair.metrics.rates import get_rate
+from bayesfair.metrics.verdicts import TOO_FEW
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.report import groups as rg
@@ -500,6 +501,11 @@ def findings(comp) -> list[dict]:
         pair = f"{v['group']} vs {v['reference']}"
         if v["verdict"] == "undefined":
             text = f"{label}, {pair}: undefined (too few labeled examples in its denominator)."
+        elif v["verdict"] == TOO_FEW:
+            text = (
+                f"{label}, {pair}: too few for a verdict ({v['shortfall']}); label more "
+                "examples of the group to decide it."
+            )
         else:
             chance = "" if math.isnan(prob) else f", P(|Δ| < {eps:g}) = {prob:.2f}"
             text = (
@@ -514,7 +520,7 @@ def findings(comp) -> list[dict]:
             )
         if v["without_labels"] and method in MODEL_SPECS:
             text += f" ({_no_label_words(list(v['without_labels']), method)})"
-        keep = ("set_aside", "without_labels")
+        keep = ("set_aside", "without_labels", "shortfall")
         out.append({**{k: x for k, x in v.items() if k not in keep}, "text": text})
     return out
 

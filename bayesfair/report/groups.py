@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from bayesfair._internal.render import Section, png, sections_html, sections_markdown
 from bayesfair._internal.validation import takes
 from bayesfair.metrics.rates import get_rate
+from bayesfair.metrics.verdicts import TOO_FEW
 from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
 from bayesfair.report.group_plots import gap_figure_size, plot_group_gaps
 
@@ -83,7 +85,31 @@ def family_findings(comp) -> list[dict]:
         label = get_rate(r["metric"]).label
         verdict = r[f"{m}_decision"]
         lo, hi = r[f"{m}_max_gap_lower"], r[f"{m}_max_gap_upper"]
-        text = f"{label}, all {len(comp.groups)} groups: {verdict} at ε = {eps:g}. "
+        set_aside = tuple(r.get(f"{m}_set_aside", ()) or ())
+        n_groups = len(comp.groups) - len(set_aside)
+        if verdict == TOO_FEW:
+            text = (
+                f"{label}: too few for a family verdict (fewer than two groups with enough "
+                f"evidence: {r.get(f'{m}_shortfall', '')}); rests on {_view_words(m)}."
+            )
+            out.append(
+                {
+                    "metric": r["metric"],
+                    "verdict": verdict,
+                    "max_gap": np.nan,
+                    "lower": np.nan,
+                    "upper": np.nan,
+                    "method": m,
+                    "text": text,
+                }
+            )
+            continue
+        text = f"{label}, all {n_groups} groups: {verdict} at ε = {eps:g}. "
+        if set_aside:
+            text = (
+                f"{label}, {n_groups} groups ({', '.join(map(str, set_aside))} set aside: too "
+                f"few for a verdict): {verdict} at ε = {eps:g}. "
+            )
         if m == "freq":
             text += f"max − min = {r[f'{m}_max_gap']:.3f}, {pct} interval [{lo:.3f}, {hi:.3f}]"
         else:

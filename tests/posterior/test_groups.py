@@ -13,8 +13,10 @@ import pytest
 import bayesfair as bf
 from bayesfair.datasets.simulate import many_groups
 from bayesfair.exceptions import InvalidParameterError, SamplingWarning
+from bayesfair.frequentist.groups import labeled_evidence
 from bayesfair.models.calibration import DiscrepancyPrior
 from bayesfair.posterior import groups
+from bayesfair.posterior.groups import evidence
 from bayesfair.stats import simultaneous_band
 
 K = 8
@@ -143,9 +145,14 @@ def test_group_summary_columns_band_and_verdicts(eight):
     assert (view["gap_lower"] <= view["gap"]).all() and (view["gap"] <= view["gap_upper"]).all()
     for _, part in view.groupby("metric"):
         assert part["prob_worst"].sum() == pytest.approx(1.0)
-    # the decisions are the ROPE rule on the joint band
+    # the decisions are the ROPE rule on the joint band, behind the one gate (g1..g7 have
+    # 15 labels: too few positives for a TPR verdict in some)
+    gate = {m: evidence(res, m) for m in ("accuracy", "tpr")}
     for _, r in view.iterrows():
-        assert r["decision"] == bf.stats.rope_decision(r["gap_lower"], r["gap_upper"], 0.02)
+        e = gate[r["metric"]][r["group"]]
+        expected = bf.stats.rope_decision(r["gap_lower"], r["gap_upper"], 0.02)
+        assert r["decision"] == (expected if e.enough else "too few")
+    assert (view["decision"] == "too few").any() and (view["decision"] != "too few").any()
     # g0's scores are shifted by 2 on the logit scale: its accuracy differs from the rest,
     # and the band sees it (truth: the realised accuracy on its assessed rows)
     acc = both.assign(c=(both["score"] >= 0.5) == both["label"]).groupby("group")["c"].mean()
@@ -370,9 +377,11 @@ def test_compare_holds_both_views_side_by_side(comparison8):
     from bayesfair.stats import rope_decision
 
     eps = comparison8.settings["epsilon"]
+    data = comparison8.posteriors["rbc"].data
+    gate = [e for m in ("accuracy", "tpr") for e in labeled_evidence(data, m).values()]
     expected = [
-        rope_decision(lo, hi, eps)
-        for lo, hi in zip(gv["freq_gap_lower"], gv["freq_gap_upper"], strict=True)
+        rope_decision(lo, hi, eps) if e.enough else "too few"
+        for lo, hi, e in zip(gv["freq_gap_lower"], gv["freq_gap_upper"], gate, strict=True)
     ]
     assert gv["freq_decision"].tolist() == expected
     assert comparison8.view_method == "rbc"
@@ -512,8 +521,12 @@ def test_a_group_whose_rate_is_often_undefined_does_not_blank_the_others(fast):
     assert 0 < share < 1
     assert view.loc["g3", "p_undefined"] == pytest.approx(share)
     assert view.loc[["g0", "g1", "g2"], "p_undefined"].eq(0).all()
-    assert view[["gap_lower", "gap_upper"]].notna().all().all()
-    assert fam["p_undefined"] == pytest.approx(share)
+    assert view.loc[["g0", "g1", "g2"], ["gap_lower", "gap_upper"]].notna().all().all()
+    # g3's three rows are too few for a verdict: no band of its assessed rows, and the
+    # family is over the others
+    assert view.loc["g3", "decision"] == "too few" and np.isnan(view.loc["g3", "gap_lower"])
+    assert "g3" in fam["set_aside"] and fam["n_groups"] == 4 - len(fam["set_aside"]) >= 2
+    assert fam["p_undefined"] == 0
     assert np.isfinite([fam["max_gap_lower"], fam["max_gap_upper"]]).all()
 
 

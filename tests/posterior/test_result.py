@@ -13,8 +13,10 @@ import pytest
 
 import bayesfair as bf
 from bayesfair.exceptions import UndefinedRateWarning
+from bayesfair.metrics.verdicts import decide
+from bayesfair.posterior.groups import evidence
 from bayesfair.report.document import comparison_markdown
-from bayesfair.stats import eti, hdi, rope_decision
+from bayesfair.stats import eti, hdi
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +116,9 @@ def test_every_accessor_sets_undefined_draws_aside_and_says_so(small_group):
     assert p == pytest.approx(np.mean(np.abs(d[~np.isnan(d)]) < 0.05))
     with pytest.warns(UndefinedRateWarning, match="tpr of B vs A"):
         decision = res.summary("tpr")["decision"].iloc[0]
-    lo, hi = hdi(d[~np.isnan(d)], 0.95)  # the verdict over the defined draws
-    assert decision in {rope_decision(lo, hi, 0.02), "undecided"}
+    lo, hi = hdi(d[~np.isnan(d)], 0.95)  # the verdict over the defined draws, gated
+    gate = list(evidence(res, "tpr").values())
+    assert decision in {decide(lo, hi, 0.02, gate), "undecided"}
     v = res.between_group_variance("tpr").values
     assert np.isnan(v).mean() == pytest.approx(np.isnan(d).mean())  # no smaller K
     with pytest.warns(UndefinedRateWarning, match="the variance of tpr"):

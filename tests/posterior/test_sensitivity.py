@@ -179,15 +179,30 @@ def test_summary_reports_sensitivity_and_says_it(rbc_fit):
 def test_a_verdict_that_the_prior_decides_is_undecided(few_labels, quiet_fit):
     """Accuracy ~ Beta(200, 200) a priori (a Dirichlet(100) over the cells) with four
     labels per group: the HDI + ROPE rule alone says "practically fair"; the gap is the
-    prior's, and the summary says "undecided"."""
+    prior's, and the prior's rule makes it "undecided" (the summary's verdict is "too
+    few", the gate's, which comes first: test_the_gate_comes_before_the_prior)."""
+    from bayesfair.posterior.sensitivity import prior_verdict
+
     res = quiet_fit(few_labels, model="bb", prior=BetaPrior(100.0), metrics=["accuracy"])
     d = res.difference("accuracy").values
     assert bf.stats.rope_decision(*hdi(d), 0.08) == "practically fair"
+    decision, sensitive, sentence = prior_verdict(
+        res, "accuracy", ("B", "A"), d, "practically fair", 0.08, 0.95
+    )
+    assert sensitive and decision == "undecided"
+    assert "with 4 labels in group B the gap is mostly the prior's" in sentence
     row = res.summary(epsilon=0.08).iloc[0]
-    assert row["prior_sensitive"]
-    assert row["decision"] == "undecided"
-    assert "with 4 labels in group B the gap is mostly the prior's" in row["note"]
     assert row["prior_sensitive"] == res.sensitivity()["sensitive"].iloc[0]
+
+
+def test_the_gate_comes_before_the_prior(few_labels, quiet_fit):
+    """Four labels per group: "too few" for a verdict, whatever the prior; the prior's
+    share is still said."""
+    res = quiet_fit(few_labels, model="bb", prior=BetaPrior(100.0), metrics=["accuracy"])
+    row = res.summary(epsilon=0.08).iloc[0]
+    assert row["decision"] == "too few" and row["prior_sensitive"]
+    assert "with 4 labels in group B the gap is mostly the prior's" in row["note"]
+    assert "too few for a verdict (B: 4 labeled rows (10 needed)" in row["note"]
 
 
 @pytest.mark.slow
@@ -232,7 +247,7 @@ def test_weighted_hdi_with_equal_weights_is_the_hdi(n):
 
 def test_compare_and_the_report_say_when_the_prior_decides(few_labels):
     """The side-by-side table carries each posterior's decision and flag, the sentence
-    is in its notes and the Markdown report, and the finding's verdict is "undecided"."""
+    is in its notes and the Markdown report; the finding says "too few" (four labels)."""
     from bayesfair.report.document import comparison_markdown, findings
 
     with warnings.catch_warnings():
@@ -249,7 +264,7 @@ def test_compare_and_the_report_say_when_the_prior_decides(few_labels):
             progressbar=False,
         )
     row = comp.pairs.iloc[0]
-    assert row["bb_prior_sensitive"] and row["bb_decision"] == "undecided"
+    assert row["bb_prior_sensitive"] and row["bb_decision"] == "too few"
     assert "BB: Δ accuracy rests on the prior" in row["note"]
-    assert findings(comp)[0]["verdict"] == "undecided"
+    assert findings(comp)[0]["verdict"] == "too few"
     assert "label more of group B" in comparison_markdown(comp)
