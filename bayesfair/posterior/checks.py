@@ -196,6 +196,7 @@ __all__ = [
     "holm_adjust",
     "labeled_cells",
     "misfit_message",
+    "name_the_pair",
     "result_calibration_check",
     "result_calibration_verdicts",
     "result_diagnostics",
@@ -211,7 +212,8 @@ _CHECKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: The columns of the check's table (:meth:`~bayesfair.FairnessPosterior.calibration_check`).
 CHECK_COLUMNS = ("group", "n_labeled", "statistic", "p_value", "p_adjusted", "verdict", "where")
-#: The values of the ``verdict`` column.
+#: The values of the ``verdict`` column; and, with two groups whose calibrations differ,
+#: ``"differs from <the other group>"`` (:func:`name_the_pair`).
 VERDICTS = ("ok", "misfit", "too few labels")
 # A bin's replicated total is drawn from its normal law where its variance is at least this.
 _NORMAL_MIN_VARIANCE = 25.0
@@ -799,7 +801,30 @@ def result_calibration_verdicts(result, alpha, min_labels) -> pd.DataFrame:
         )
     table = calibration_verdicts(labeled, alpha, min_labels)
     table.insert(0, "group", result.groups)
-    return table
+    return name_the_pair(table)
+
+
+def name_the_pair(table: pd.DataFrame) -> pd.DataFrame:
+    """With two tested groups whose calibrations differ (the step-down's
+    ``pair_differs``), each group of the pair that is not a ``"misfit"`` has the verdict
+    ``"differs from <other>"``: the check found a difference, and the verdict column
+    says so, naming the partner (which of the two is off the data cannot say: module
+    docstring). Other tables are returned as they are.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`calibration_verdicts`'s table with a ``group`` column.
+    """
+    if not table.attrs["test"].attrs.get("pair_differs", False):
+        return table
+    tested = table.index[table["p_value"].notna()].tolist()
+    out = table.copy()
+    out.attrs = dict(table.attrs)
+    for k, other in zip(tested, tested[::-1], strict=True):
+        if out.loc[k, "verdict"] != "misfit":
+            out.loc[k, "verdict"] = f"differs from {table.loc[other, 'group']}"
+    return out
 
 
 def holm_adjust(p_values) -> np.ndarray:
@@ -853,34 +878,37 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
     if not bad and not pair:
         return ""
     advice = (
-        "where the labels put a stratum off the map, rbc shifts its map there and "
-        "estimates its rates from its labeled examples (wider intervals); label more "
-        "examples of them to narrow them"
+        "rbc follows their own labeled examples where the map is off (wider intervals); "
+        "label more of them to narrow them"
         if MODEL_SPECS[model].absorbs_misfit
-        else "this model's intervals for them may be confidently wrong; use the default "
-        "model 'rbc', whose intervals account for a wrong map, or 'bb'"
+        else "this model's intervals for them may be confidently wrong: use the default "
+        "model, rbc, or bb"
     )
     if pair:  # a pair that disagrees: a culprit only where its own map misfits
         own = (
-            f" The labels of {bad} do not fit a beta map of their own either (verdict 'misfit')."
+            f"; the labels of {', '.join(map(str, bad))} fit no beta map of their own either"
             if bad
-            else " Each group's labels fit a beta map of its own, so neither is named."
+            else ""
         )
-        return (
-            f"The calibrations of groups {tested[0]!r} and {tested[1]!r} differ from each "
-            f"other: one calibration map shared by the two does not fit their labeled "
-            f"examples (likelihood-ratio p < {alpha} after Holm's adjustment over the two "
-            f"groups; see the 'where' column of calibration_check()). With two groups the "
-            f"shared map cannot say which group's scores mean something else.{own} "
-            f"{advice[0].upper()}{advice[1:]}."
+        found = (
+            f"Groups {tested[0]} and {tested[1]} are calibrated differently (the labels "
+            f"reject one map for both, p < {alpha}); with two groups the data cannot say "
+            f"which one's scores mean something else{own}."
         )
-    return (
-        f"The calibration map shared by the groups does not fit the labeled examples of "
-        f"group(s) {bad}: an intercept of their own on each side of the threshold fits "
-        f"them better (likelihood-ratio test, Holm's step-down over the groups with the "
-        f"shared map refitted without each flagged group, p < {alpha}; see the 'where' "
-        f"column of calibration_check()): {advice}."
-    )
+    else:
+        found = (
+            f"The labels of {', '.join(map(str, bad))} do not fit the calibration map the "
+            f"groups share (step-down test, p < {alpha})."
+        )
+    return f"{found} {advice[0].upper()}{advice[1:]}. {SEE_WHERE}"
+
+
+#: Where a warning's reader sees more of the calibration check, from Python or the
+#: command line.
+SEE_WHERE = (
+    "Where on the score scale: the report's calibration check (bayesfair assess), or "
+    "res.calibration_check() in Python."
+)
 
 
 def stored_labeled_summary(
@@ -975,7 +1003,8 @@ def result_calibration_check(
     out = cache[key].copy()
     out.attrs = dict(cache[key].attrs)
     message = misfit_message(result.model, out, alpha)
-    if warn and message:
+    # said once per fit: bayesfair.fit warned with this very sentence (and kept it)
+    if warn and message and message not in result.notes:
         warnings.warn(message, CalibrationWarning, stacklevel=stacklevel)
     return out
 

@@ -523,9 +523,11 @@ class FairnessPosterior:
         pandas.DataFrame
             One row per group: ``group``, ``n_labeled``, ``statistic`` (the
             likelihood ratio), ``p_value`` (χ², unadjusted), ``p_adjusted`` (Holm;
-            the verdict's), ``verdict`` (``"ok"``, ``"misfit"`` or ``"too few
-            labels"``) and ``where`` (where on the score scale the group's labels
-            depart most from the shared map, in words); ``attrs["p_adjusted"]``
+            the verdict's), ``verdict`` (``"ok"``, ``"misfit"``, ``"too few
+            labels"``, or with two groups whose calibrations differ ``"differs from
+            <the other group>"`` for each of the pair not a misfit) and ``where``
+            (where on the score scale the group's labels depart most from the shared
+            map, in words); ``attrs["p_adjusted"]``
             repeats the adjusted p-values and ``attrs["test"]`` holds the test's
             details (degrees of freedom, the fitted shifts).
 

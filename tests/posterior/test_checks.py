@@ -261,8 +261,13 @@ def test_two_groups_that_differ_are_a_pair_without_a_culprit():
     assert (table["verdict"] == "misfit").sum() == 0
     table.insert(0, "group", ["g0", "g1"])
     message = checks.misfit_message("rbc", table)
-    assert "'g0' and 'g1' differ from each other" in message
-    assert "cannot say which" in message and "neither is named" in message
+    assert "Groups g0 and g1 are calibrated differently" in message
+    assert "cannot say which" in message and "fit no beta map" not in message
+    assert "res.calibration_check() in Python" in message and "bayesfair assess" in message
+    # the verdict column says what the check found, naming the partner
+    named = checks.name_the_pair(table)
+    assert named["verdict"].tolist() == ["differs from g1", "differs from g0"]
+    assert table["verdict"].tolist() == ["ok", "ok"]  # the input is left as it was
 
 
 @pytest.mark.slow
