@@ -20,6 +20,22 @@ def positive_finite(ctx, param, value):
     return value
 
 
+def score_threshold(ctx, param, value):
+    """A click callback: ``--threshold`` must lie in (0, 1), checked before any file is
+    read (scores are probabilities; a percent threshold gets the fix)."""
+    if value is None or (math.isfinite(value) and 0 < value < 1):
+        return value
+    hint = (
+        f" For scores in percent, give --threshold {value / 100:g} and divide the scores by 100."
+        if math.isfinite(value) and 2 <= value <= 100
+        else ""
+    )
+    raise BadInput(
+        f"--threshold {value:g}: must lie between 0 and 1 (the decision threshold on the "
+        f"scores, which are probabilities; 0.5 by default).{hint}"
+    )
+
+
 def metric_list(metrics: str) -> list[str]:
     """``"accuracy,tpr"`` as canonical rate names."""
     names = [m.strip() for m in metrics.split(",") if m.strip()]

@@ -9,7 +9,13 @@ import click
 
 from bayesfair.cli import files
 from bayesfair.cli._errors import BadInput, show_warnings, user_errors, warn
-from bayesfair.cli._options import group_columns, metric_list, positive_finite, separator
+from bayesfair.cli._options import (
+    group_columns,
+    metric_list,
+    positive_finite,
+    score_threshold,
+    separator,
+)
 from bayesfair.cli.files import (
     _assessment_data,
     _check_writable,
@@ -123,7 +129,7 @@ from bayesfair.report.periods import drift_sentences, period_html, period_json, 
 )
 @click.option("--reference", default=None, help="Reference group (default: most labels).")
 @click.option("--pos-label", default=None, help="Positive label (needed unless labels are 0/1).")
-@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option("--threshold", default=0.5, show_default=True, type=float, callback=score_threshold)
 @click.option(
     "--out",
     default=None,

@@ -5,6 +5,8 @@ their columns and values, summarising large ones through the engines
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 import click
 
@@ -390,6 +392,27 @@ def _unlabeled_source(
     )
 
 
+def _file_words(which: str, path) -> str:
+    """The file in the user's terms: the flag that named it, or the labeled file."""
+    return (
+        f"The --unlabeled file '{path}'" if which == "unlabeled" else f"The labeled file '{path}'"
+    )
+
+
+def _percent_hint(message: str, path) -> str:
+    """The labeled file's hint ("look like percentages") for an engine's message: when
+    most of the file's rows are out of [0, 1] and the first offending value lies in
+    (1, 100]."""
+    value = re.search(r"\(value ([-0-9.eE+]+)\)", message)
+    count = re.search(r"(\d+) row\(s\) do not", message)
+    total = _count_rows(path)
+    if not (value and count and total) or not 1 < float(value.group(1)) <= 100:
+        return ""
+    if int(count.group(1)) <= total / 2:  # a stray value, not a scale
+        return ""
+    return " The scores look like percentages: divide the column by 100."
+
+
 def _summarise_file(
     path, which, engine, scheduler, score, group_cols, threshold, quiet, label=None, pos_label=1
 ):
@@ -398,6 +421,9 @@ def _summarise_file(
 
     if scheduler is not None and engine == "duckdb":
         raise _BadInput("The '--scheduler' option needs --engine dask or spark.")
+    named = _file_words(which, path)
+    if Path(path).is_file() and Path(path).stat().st_size == 0:
+        raise _BadInput(f"{named} is empty (0 bytes).")
     start = time.perf_counter()
     try:
         settings = dict(
@@ -418,7 +444,14 @@ def _summarise_file(
         message = _one_line(exc)
         if "unicode" in message.lower() or "utf-8" in message.lower():
             message += " If the file is in another encoding, pass it with --encoding."
+        if "must hold scores in [0, 1]" in message:
+            message = f"{named}: {message}{_percent_hint(message, path)}"
         raise _BadInput(message) from None
+    if summary.n_total == 0:
+        raise _BadInput(
+            f"{named} has no rows (a header only): give the file with the rows"
+            + (", or leave out --unlabeled." if which == "unlabeled" else ".")
+        )
     extra = (
         f" (more than {LABELED_ROWS_IN_MEMORY:,}: not loaded; PPI++ is left out)"
         if which == "labeled"

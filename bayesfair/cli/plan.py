@@ -8,7 +8,7 @@ import click
 
 from bayesfair.cli._errors import show_warnings, user_errors
 from bayesfair.cli._options import budgets as budget_counts
-from bayesfair.cli._options import group_columns, positive_finite, separator
+from bayesfair.cli._options import group_columns, positive_finite, score_threshold, separator
 from bayesfair.cli.files import (
     _assessment_data,
     _check_writable,
@@ -78,7 +78,7 @@ _SHOWN = [
 @click.option("--out", default=None, metavar="FILE", help="Also write the table as CSV.")
 @click.option("--reference", default=None)
 @click.option("--pos-label", default=None)
-@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option("--threshold", default=0.5, show_default=True, type=float, callback=score_threshold)
 @click.option("--sep", default=None, metavar="SEP")
 @click.option("--encoding", default=None, metavar="NAME", callback=encoding_option)
 @click.option("--seed", default=0, show_default=True, type=int)

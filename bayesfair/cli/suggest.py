@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bayesfair.cli._errors import BadInput, show_warnings, user_errors
-from bayesfair.cli._options import group_columns, separator
+from bayesfair.cli._options import group_columns, score_threshold, separator
 from bayesfair.cli.files import (
     _check_columns,
     _check_values,
@@ -63,7 +63,7 @@ from bayesfair.posterior.fitting import fit
 @click.option("--group", default="group", show_default=True, metavar="COL[,COL]")
 @click.option("--reference", default=None)
 @click.option("--pos-label", default=None)
-@click.option("--threshold", default=0.5, show_default=True, type=float)
+@click.option("--threshold", default=0.5, show_default=True, type=float, callback=score_threshold)
 @click.option("--sep", default=None, metavar="SEP")
 @click.option("--encoding", default=None, metavar="NAME", callback=encoding_option)
 @click.option("--seed", default=0, show_default=True, type=int)

@@ -332,7 +332,7 @@ def test_a_group_only_in_the_unlabeled_file_is_one_warning(quick_assess, make_fr
     [
         (["--metrics", "tpr_"], "Did you mean 'tpr'?"),
         (["--reference", "Femal"], "Unknown group 'Femal' for --reference"),
-        (["--threshold", "1.5"], "--threshold must be a float in (0, 1)"),
+        (["--threshold", "1.5"], "--threshold 1.5: must lie between 0 and 1"),
         (["--pos-label", "yes"], "--pos-label yes: not a value of --label label"),
         (["--out", "report.pdf"], "use .html, .md or .json"),
         (["--out", "no/such/dir/report.html"], "does not exist"),
@@ -388,7 +388,7 @@ def test_errors_name_the_flag_not_the_api_parameter(quick_assess, make_frame, tm
     assert "Unknown group 'male' for --reference" in res.stderr
     assert "did you mean 'Male'?" in res.stderr and "parameter" not in res.stderr
     res = quick_assess(path, "--threshold", "1.5")
-    assert res.exit_code == 2 and "--threshold must be a float in (0, 1)" in res.stderr
+    assert res.exit_code == 2 and "--threshold 1.5: must lie between 0 and 1" in res.stderr
 
 
 def test_the_columns_default_to_score_label_and_group_as_in_plan_and_suggest(

@@ -426,3 +426,54 @@ def test_a_stray_score_above_1_is_not_taken_for_percentages(run_assess, tmp_path
     res = run_assess(src, *COLS, "--model", "bb", *SMALL)
     assert res.exit_code == 2 and "holds 1.8, not a score in [0, 1]" in res.stderr
     assert "percentages" not in res.stderr
+
+
+# ------------------------------------------------ errors that name the flag and the fix
+def _audit_files(tmp_path, n=60):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "score": rng.uniform(0.05, 0.95, n),
+            "label": rng.integers(0, 2, n),
+            "group": rng.choice(["a", "b"], n),
+        }
+    )
+    lab = tmp_path / "lab.csv"
+    frame.to_csv(lab, index=False)
+    return frame, lab
+
+
+@pytest.mark.parametrize("value", ["50", "1.5", "0", "-0.2"])
+def test_a_threshold_outside_0_1_is_refused_before_any_file_is_read(run_assess, tmp_path, value):
+    _, lab = _audit_files(tmp_path)
+    res = run_assess(lab, *COLS, "--threshold", value, *SMALL)
+    assert res.exit_code == 2 and f"--threshold {float(value):g}: must lie between 0 and 1" in (
+        res.stderr
+    )
+    assert "Summarised" not in res.stderr and "labeled and" not in res.stderr
+    assert ("divide the scores by 100" in res.stderr) is (value == "50")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("", "The --unlabeled file '{path}' is empty (0 bytes)."),
+        ("score,group\n", "The --unlabeled file '{path}' has no rows (a header only)"),
+    ],
+)
+def test_an_empty_or_header_only_unlabeled_file_is_named(run_assess, tmp_path, content, expected):
+    _, lab = _audit_files(tmp_path)
+    unl = _write(tmp_path / "unl.csv", content)
+    res = run_assess(lab, "--unlabeled", unl, *COLS, *SMALL)
+    assert res.exit_code == 2 and expected.format(path=unl) in res.stderr
+    assert "No --unlabeled file" not in res.stderr
+
+
+def test_percent_scores_in_the_unlabeled_file_name_the_flag_and_the_fix(run_assess, tmp_path):
+    frame, lab = _audit_files(tmp_path)
+    unl = tmp_path / "unl.csv"
+    frame.drop(columns="label").assign(score=frame["score"] * 100).to_csv(unl, index=False)
+    res = run_assess(lab, "--unlabeled", unl, *COLS, *SMALL)
+    assert res.exit_code == 2
+    assert f"The --unlabeled file '{unl}'" in res.stderr
+    assert "look like percentages: divide the column by 100" in res.stderr
