@@ -878,10 +878,10 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
     if not bad and not pair:
         return ""
     advice = (
-        "rbc follows their own labeled examples where the map is off (wider intervals); "
+        "RBC follows their own labeled examples where the map is off (wider intervals); "
         "label more of them to narrow them"
         if MODEL_SPECS[model].absorbs_misfit
-        else "this model's intervals for them may be confidently wrong: use the default "
+        else "This model's intervals for them may be confidently wrong: use the default "
         "model, rbc, or bb"
     )
     if pair:  # a pair that disagrees: a culprit only where its own map misfits
@@ -900,7 +900,7 @@ def misfit_message(model: str, check: pd.DataFrame, alpha: float = 0.05) -> str:
             f"The labels of {', '.join(map(str, bad))} do not fit the calibration map the "
             f"groups share (step-down test, p < {alpha})."
         )
-    return f"{found} {advice[0].upper()}{advice[1:]}. {SEE_WHERE}"
+    return f"{found} {advice}. {SEE_WHERE}"
 
 
 #: Where a warning's reader sees more of the calibration check, from Python or the
