@@ -52,6 +52,7 @@ from bayesfair.frequentist.groups import max_gap_interval
 from bayesfair.metrics.rates import COUNT_NAMES, get_rate
 from bayesfair.metrics.verdicts import (
     MIN_ROWS,
+    TOO_FEW,
     Evidence,
     decide,
     population_interval,
@@ -358,14 +359,15 @@ def group_summary(result, metrics=None, epsilon: float = 0.02, ci_prob: float = 
             t = t[~np.isnan(t)]
             d = gaps[:, k]
             d = d[~np.isnan(d)]
+            rate_iv = _eti_or_nan(t, ci_prob)
             row = {
                 "metric": m,
                 "group": g,
                 "n_labeled": int(sizes["n_labeled"].iloc[k]),
                 "n_unlabeled": int(sizes["n_unlabeled"].iloc[k]),
                 "rate": float(t.mean()) if t.size else np.nan,
-                "rate_lower": _eti_or_nan(t, ci_prob)[0],
-                "rate_upper": _eti_or_nan(t, ci_prob)[1],
+                "rate_lower": rate_iv[0],
+                "rate_upper": rate_iv[1],
                 "gap": float(d.mean()) if d.size else np.nan,
                 "gap_lower": float(lower[k]),
                 "gap_upper": float(upper[k]),
@@ -501,7 +503,7 @@ def _family_row(result, metric, groups, epsilon, ci_prob) -> dict:
         nan_cols = ("max_gap", "max_gap_lower", "max_gap_upper", "prob_all_within")
         row.update(dict.fromkeys(nan_cols, np.nan), worst_group=None, prob_worst=np.nan)
         row.update(min_ratio=np.nan, min_ratio_lower=np.nan, min_ratio_upper=np.nan)
-        verdict = "too few" if below.any() else "undefined"
+        verdict = TOO_FEW if below.any() else "undefined"
         return {**row, "decision": verdict, "p_undefined": 1.0, **set_aside}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # draws without a defined group

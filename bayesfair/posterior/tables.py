@@ -50,8 +50,7 @@ def difference_row(
     dict
         ``mean``, ``sd``, ``hdi_lower``, ``hdi_upper``, ``eti_lower``, ``eti_upper``,
         ``prob_positive``, ``prob_practically_fair``, ``decision``, ``p_undefined``,
-        ``prior_sensitive`` and ``sentence`` (the prior's and the verdict gate's, ""
-        if none); every number over the defined draws (NaN draws are an undefined
+        ``prior_sensitive`` and ``sentence`` (the prior's, "" if none); every number over the defined draws (NaN draws are an undefined
         rate). ``decision`` passes the one verdict gate
         (:func:`bayesfair.metrics.verdicts.decide`): "too few" where either group has
         too few labeled rows in the rate's denominator or too few rows assessed.
@@ -63,12 +62,9 @@ def difference_row(
     h = hdi(d, ci_prob) if intervals else nan
     e = eti(d, ci_prob) if intervals else nan
     gate = evidence(result, metric)
-    gate = [gate[g], gate[ref]]
     decision, sensitive, sentence = prior_verdict(
-        result, metric, pair, d, decide(*h, epsilon, gate), epsilon, ci_prob
+        result, metric, pair, d, decide(*h, epsilon, [gate[g], gate[ref]]), epsilon, ci_prob
     )
-    if shortfall := shortfall_text(gate):
-        sentence = "; ".join(s for s in (sentence, f"too few for a verdict ({shortfall})") if s)
     valid = d[~np.isnan(d)]
     return {
         "mean": float(valid.mean()) if valid.size else np.nan,
@@ -112,11 +108,14 @@ def summary(
     epsilon, ci_prob = check_epsilon(epsilon), check_probability(ci_prob)
     rows, undefined = [], {}
     for m in metric_list(result, metrics):
+        gate = evidence(result, m)
         for g, ref in contrasts.pairs_for(result, None, reference):
             row = difference_row(result, m, (g, ref), epsilon, ci_prob)
             sentence = row.pop("sentence")
             undefined[f"{m} of {g} vs {ref}"] = row["p_undefined"]
-            notes = [rate_note(result, m, (g, ref)), sentence]
+            shortfall = shortfall_text([gate[g], gate[ref]])
+            gated = f"too few for a verdict ({shortfall})" if shortfall else ""
+            notes = [rate_note(result, m, (g, ref)), sentence, gated]
             rows.append(
                 {
                     "metric": m,

@@ -83,6 +83,24 @@ def test_the_population_interval_is_jeffreys():
         population_interval(3, 2)
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 10, 29, 100])
+def test_the_population_interval_covers_on_average_at_its_level(n):
+    """Exact coverage (a sum over the binomial, no Monte Carlo error) over a uniform grid
+    of true rates: the Jeffreys interval's mean coverage lies within [0.945, 0.985] for a
+    95% interval (measured 0.950–0.978); its minimum dips below, to 0.85–0.90 near the
+    ends, as Brown, Cai & DasGupta (2001, Fig. 5) show: it is the interval of a group too
+    few for a verdict, never one a verdict is read from."""
+    from scipy import stats
+
+    x = np.arange(n + 1)
+    lo, hi = population_interval(x, np.full(n + 1, n))
+    p = np.linspace(0.005, 0.995, 199)
+    pmf = stats.binom.pmf(x[:, None], n, p[None, :])
+    coverage = (pmf * ((lo[:, None] <= p) & (p <= hi[:, None]))).sum(axis=0)
+    assert 0.945 <= coverage.mean() <= 0.985
+    assert coverage.min() >= 0.85
+
+
 # ------------------------------------------------------------------ the one-row group
 def _race_audit(seed=1):
     """Four race groups and a fifth, Native, seen once, in the labeled rows only."""
