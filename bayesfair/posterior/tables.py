@@ -51,9 +51,10 @@ def difference_row(
         ``mean``, ``sd``, ``hdi_lower``, ``hdi_upper``, ``eti_lower``, ``eti_upper``,
         ``prob_positive``, ``prob_practically_fair``, ``decision``, ``p_undefined``,
         ``prior_sensitive`` and ``sentence`` (the prior's, "" if none); every number
-        over the defined draws (NaN draws are an undefined rate). ``decision`` passes the one verdict gate
-        (:func:`bayesfair.metrics.verdicts.decide`): "too few" where either group has
-        too few labeled rows in the rate's denominator or too few rows assessed.
+        over the defined draws (NaN draws are an undefined rate). ``decision``
+        passes the one verdict gate (:func:`bayesfair.metrics.verdicts.decide`): "too
+        few" where either group has too few labeled rows in the rate's denominator or
+        too few rows assessed.
     """
     g, ref = pair
     r = result.rates(metric)
