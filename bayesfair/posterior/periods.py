@@ -72,8 +72,10 @@ from bayesfair.exceptions import (
     UnlabeledGroupWarning,
 )
 from bayesfair.metrics.rates import get_rate
+from bayesfair.metrics.verdicts import Evidence, decide
 from bayesfair.posterior.checks import holm_adjust
-from bayesfair.stats import prob_within, rope_decision, simultaneous_band
+from bayesfair.posterior.groups import evidence
+from bayesfair.stats import prob_within, simultaneous_band
 
 __all__ = [
     "DRIFT_LEVEL",
@@ -83,6 +85,7 @@ __all__ = [
     "drift_table",
     "family_drift",
     "group_over_periods",
+    "period_evidence",
     "period_sizes",
     "period_summary",
 ]
@@ -424,7 +427,10 @@ def period_summary(
         :data:`PERIOD_COLUMNS`: the labeled and unlabeled examples of the group and
         of the reference in the period; the posterior mean of the gap (group −
         reference) and its band (``lower``, ``upper``); P(|gap| < ε); the HDI + ROPE
-        ``decision`` read off the band (:func:`bayesfair.stats.rope_decision`;
+        ``decision`` read off the band behind the one verdict gate
+        (:func:`bayesfair.metrics.verdicts.decide`; the evidence per
+        :func:`period_evidence`: "too few" below 10 labeled rows of a group in the
+        rate's denominator over all periods or 30 rows assessed in the period;
         "undecided" where either rate is undefined in most draws); ``drift`` when the
         period's labels of either group contradict the map of that group's earlier
         periods that were not flagged (:func:`drift_table`), with the smaller p-value
@@ -467,6 +473,25 @@ def period_summary(
     return out
 
 
+def period_evidence(result, metric: str, group, period) -> Evidence:
+    """The verdict gate's :class:`~bayesfair.metrics.verdicts.Evidence` for ``group``'s
+    rate in ``period``: its labeled rows in the rate's denominator over *all* periods
+    (the period's map borrows from the others', so a period without labels rests on
+    them, by design) and its rows assessed in ``period``.
+
+    Parameters
+    ----------
+    result : PeriodPosterior
+    metric : str
+    group, period
+        One of the result's groups and periods.
+    """
+    fit = result.fits[group]
+    rows = result.sizes.loc[(period, group), ["n_labeled", "n_unlabeled"]].sum()
+    labeled = 0 if fit is None else sum(e.labeled for e in evidence(fit, metric).values())
+    return Evidence(group, int(labeled), int(rows), labels_needed=True)
+
+
 def _period_row(result, metric, period, group, gap, band, epsilon) -> dict:
     """One row of :func:`period_summary`; ``band`` is the gap's (lower, upper)."""
     sizes = result.sizes
@@ -478,7 +503,8 @@ def _period_row(result, metric, period, group, gap, band, epsilon) -> dict:
         mean = float(defined.mean())
         lower, upper = band
         within = prob_within(defined, epsilon)
-        decision = rope_decision(lower, upper, epsilon)
+        gate = [period_evidence(result, metric, g, period) for g in (group, result.reference)]
+        decision = decide(lower, upper, epsilon, gate)
     flags = {g: result.drift_of(g, period) for g in (group, result.reference)}
     drifted = [str(g) for g, (flag, _) in flags.items() if flag]
     family = [str(g) for g, (flag, _) in flags.items() if flag and _holds(result.drift, g, period)]

@@ -165,6 +165,23 @@ def test_period_summary_has_one_row_per_metric_period_and_pair(deployment):
     assert table.loc[table["period"] == 1, "n_labeled"].eq(0).all()
 
 
+def test_the_period_verdicts_pass_the_one_gate(deployment):
+    """A period without labels rests on the group's labels of the other periods (its
+    evidence counts them), so it is not "too few" for want of its own; every verdict is the
+    gate's on the period's band."""
+    from bayesfair.metrics.verdicts import TOO_FEW, decide
+    from bayesfair.posterior.periods import period_evidence
+
+    _, _, _, res = deployment
+    table = res.period_summary("accuracy", epsilon=0.05)
+    for _, row in table.iterrows():
+        gate = [period_evidence(res, "accuracy", g, row["period"]) for g in ("B", "A")]
+        assert row["decision"] == decide(row["lower"], row["upper"], 0.05, gate)
+    unlabeled_period = period_evidence(res, "accuracy", "B", 1)
+    assert unlabeled_period.labeled >= 200 and unlabeled_period.enough
+    assert table.loc[table["period"] == 1, "decision"].ne(TOO_FEW).all()
+
+
 def test_the_gap_is_the_difference_of_the_groups_draws_in_the_period(deployment):
     _, _, _, res = deployment
     a, b = res.rate_draws("accuracy", "A"), res.rate_draws("accuracy", "B")
