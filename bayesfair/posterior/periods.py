@@ -473,6 +473,7 @@ def period_summary(
     return out
 
 
+@takes("PeriodPosterior")
 def period_evidence(result, metric: str, group, period) -> Evidence:
     """The verdict gate's :class:`~bayesfair.metrics.verdicts.Evidence` for ``group``'s
     rate in ``period``: its labeled rows in the rate's denominator over *all* periods
