@@ -117,6 +117,35 @@ def comparison(data):
         )
 
 
+@pytest.fixture(scope="session")
+def comparison4():
+    """The default comparison (BB and RBC; accuracy, TPR, FPR) of a four-group audit: a
+    real classifier's scores, 200 labeled and 20,000 unlabeled rows, 10% of g0's labels
+    flipped (its accuracy about 7 points lower)."""
+    import bayesfair as bf
+    from bayesfair.datasets.simulate import differential_calibration
+
+    lab, unl = differential_calibration(
+        4, 200, 20_000, kind="label_noise", amount=0.10, random_seed=3
+    )
+    data = bf.AssessmentData.from_frames(
+        lab.drop(columns="p"),
+        unl.drop(columns=["label", "p"]),
+        score="score",
+        label="label",
+        group="group",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bf.compare(
+            data,
+            n_resamples=200,
+            random_seed=1,
+            fit_kwargs={"draws": 500, "tune": 500, "chains": 2},
+            progressbar=False,
+        )
+
+
 #: Test files whose simulations take minutes (measured with ``--durations``), longest
 #: first. They are collected first, so that pytest-xdist (one file per worker) starts
 #: them at once and the workers finish together, instead of the longest starting last.

@@ -89,7 +89,7 @@ def test_numbers_that_would_surprise_are_explained():
     assert row["bernstein_half_width"] > 1
     lo, hi = row["bernstein_lower"], row["bernstein_upper"]
     assert -1.0 <= lo < hi <= 1.0 and (lo == -1.0 or hi == 1.0)
-    text = comparison_markdown(comp)
+    text = comparison_markdown(comp, detail="full")
     assert f"(±{row['bernstein_half_width']:.3f}, clipped)" in text
     # this seed: the groups' sampling noise exceeds their spread
     assert comp.variance.loc["accuracy", "corrected"] < 0

@@ -141,6 +141,9 @@ class Section:
         Whether Markdown and HTML show it (a section with nothing to say is not).
     fold : str
         HTML only: fold the section into a ``<details>`` element with this summary.
+    detail : bool
+        Part of the full detail: Markdown shows it only when asked for the full
+        detail; HTML folds it (its title as the summary); JSON holds it always.
     """
 
     key: str
@@ -149,16 +152,18 @@ class Section:
     records: dict = field(default_factory=dict)
     shown: bool = True
     fold: str = ""
+    detail: bool = False
 
 
-def sections_markdown(sections, heading: str = "{title}:") -> list[str]:
+def sections_markdown(sections, heading: str = "{title}:", full: bool = True) -> list[str]:
     """The shown sections as Markdown lines: the heading (``heading`` formatted with the
     section's ``title``: ``Title:`` by default, ``## {title}`` for a document with
-    headings), then each block, blank lines between (figures left out)."""
+    headings), then each block, blank lines between (figures left out). Without
+    ``full``, the sections of the full detail (``Section.detail``) are left out."""
     out = []
     for section in sections:
         blocks = [b for b in section.blocks if b[0] != "figure"]
-        if not section.shown or not blocks:
+        if not section.shown or not blocks or (section.detail and not full):
             continue
         out += [heading.format(title=markdown_text(section.title)), ""]
         for block in blocks:
@@ -176,7 +181,8 @@ def sections_markdown(sections, heading: str = "{title}:") -> list[str]:
 
 def sections_html(sections) -> list[str]:
     """The shown sections as HTML fragments: an ``<h2>`` with the section's id, then each
-    block (or one ``<details>`` element where the section folds)."""
+    block (or one ``<details>`` element, collapsed, where the section folds or is part of
+    the full detail)."""
     from html import escape
 
     out = []
@@ -201,10 +207,9 @@ def sections_html(sections) -> list[str]:
                     f'<figure><img src="data:image/png;base64,{block[2]}" alt="{caption}">'
                     f"<figcaption>{caption}</figcaption></figure>"
                 )
-        if section.fold:
-            out.append(
-                f"<details><summary>{escape(section.fold)}</summary>{''.join(body)}</details>"
-            )
+        if section.fold or section.detail:
+            summary = escape(section.fold or section.title)
+            out.append(f"<details><summary>{summary}</summary>{''.join(body)}</details>")
         else:
             out += [f'<h2 id="{section.key}">{escape(section.title)}</h2>', *body]
     return out

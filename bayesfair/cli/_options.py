@@ -1,8 +1,10 @@
-"""Option values shared by the commands: ε, metric lists, group columns, budgets."""
+"""Option values shared by the commands: ε, metric lists, group columns, budgets, detail."""
 
 from __future__ import annotations
 
 import math
+
+import click
 
 from bayesfair.cli._errors import BadInput
 from bayesfair.metrics.rates import get_rate
@@ -68,3 +70,15 @@ def budgets(text: str | None) -> list[int] | None:
 def separator(sep: str | None) -> str | None:
     """``--sep``, with ``tab`` and ``\\t`` spelled out."""
     return {"tab": "\t", "\\t": "\t"}.get(sep, sep)
+
+
+#: ``--detail``: how much of the report the Markdown shows (``assess`` and ``demo``).
+detail_option = click.option(
+    "--detail",
+    type=click.Choice(["summary", "full"]),
+    default="summary",
+    show_default=True,
+    help="The Markdown report: the answer and the sections it rests on (summary), or every "
+    "method's table, the variance, diagnostics and provenance too (full). The HTML report "
+    "folds the full detail; the JSON holds it always.",
+)

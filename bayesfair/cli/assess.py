@@ -10,6 +10,7 @@ import click
 from bayesfair.cli import files
 from bayesfair.cli._errors import BadInput, show_warnings, user_errors, warn
 from bayesfair.cli._options import (
+    detail_option,
     group_columns,
     metric_list,
     positive_finite,
@@ -136,6 +137,7 @@ from bayesfair.report.periods import drift_sentences, period_html, period_json, 
     metavar="FILE",
     help="report.html, .md or .json (default: Markdown on stdout).",
 )
+@detail_option
 @click.option(
     "--clusters",
     is_flag=True,
@@ -168,6 +170,7 @@ def assess(
     pos_label,
     threshold,
     out,
+    detail,
     clusters,
     seed,
     draws,
@@ -262,7 +265,7 @@ def assess(
     for sentence in comp.disagreements:
         warn(sentence)
     _record_inputs(comp, labeled, lab, unlabeled, unl)
-    _write_or_echo(_render(comp, fmt, data), out, fmt, quiet)
+    _write_or_echo(_render(comp, fmt, data, detail), out, fmt, quiet)
 
 
 def _write_or_echo(text: str, out, fmt: str, quiet: bool) -> None:
@@ -340,9 +343,9 @@ def _surprises(model, unlabeled, chains) -> None:
         warn("--chains 1: convergence cannot be checked (no R-hat); use 2 or more.")
 
 
-def _render(comp, fmt: str, data) -> str:
+def _render(comp, fmt: str, data, detail: str = "summary") -> str:
     if fmt == "html":
         return comparison_html(comp, data=data)
     if fmt == "json":
         return comparison_json(comp)
-    return comp.to_markdown()
+    return comp.to_markdown(detail=detail)

@@ -7,7 +7,7 @@ import warnings
 import click
 
 from bayesfair.cli._errors import show_warnings, user_errors, warn
-from bayesfair.cli._options import metric_list, positive_finite
+from bayesfair.cli._options import detail_option, metric_list, positive_finite
 from bayesfair.cli.files import _echo
 from bayesfair.datasets import get_score_set, load_assessment
 from bayesfair.report.compare import compare
@@ -23,8 +23,9 @@ from bayesfair.report.compare import compare
 @click.option("--chains", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--quiet", is_flag=True, help="No progress output.")
+@detail_option
 @user_errors
-def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, quiet):
+def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, quiet, detail):
     """Assess a bundled classifier: n_L labels at random, the rest unlabeled, BB vs RBC."""
     spec = get_score_set(dataset)
     with warnings.catch_warnings(record=True) as caught:
@@ -50,4 +51,4 @@ def demo(dataset, classifier, n_labeled, metrics, epsilon, draws, chains, seed, 
     show_warnings(caught)
     for sentence in comp.disagreements:
         warn(sentence)
-    click.echo(comp.to_markdown())
+    click.echo(comp.to_markdown(detail=detail))

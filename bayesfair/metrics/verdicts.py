@@ -69,6 +69,7 @@ __all__ = [
     "TOO_FEW",
     "Evidence",
     "decide",
+    "family_level",
     "needs_labels",
     "population_interval",
     "rate_evidence",
@@ -215,6 +216,34 @@ def decide(lo: float, hi: float, epsilon: float, evidence: Iterable[Evidence] = 
     if not all(e.enough for e in evidence):
         return TOO_FEW
     return rope_decision(lo, hi, epsilon)
+
+
+def family_level(ci_prob: float, size: int) -> float:
+    """The level of each of ``size`` intervals that hold together at ``ci_prob``
+    (Bonferroni): ``1 − (1 − ci_prob) / size``.
+
+    A report's verdicts hold as a family: each metric's group and family views are joint
+    over the groups at this level, so that over ``size`` metrics they hold together at
+    ``ci_prob`` (the pairs' verdicts read one simultaneous band over pairs and metrics
+    instead, :mod:`bayesfair.report.verdicts`).
+
+    Parameters
+    ----------
+    ci_prob : float
+        The level the intervals hold at together.
+    size : int
+        How many intervals (at least 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> family_level(0.95, 3)
+    0.9833333333333333
+    """
+    return 1.0 - (1.0 - ci_prob) / max(int(size), 1)
 
 
 def population_interval(successes, trials, ci_prob: float = 0.95) -> Interval:

@@ -26,7 +26,6 @@ the metric clusters.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -60,15 +59,15 @@ from bayesfair.metrics.rates import (
     rate_fraction,
     undefined_rate_message,
 )
-from bayesfair.metrics.verdicts import TOO_FEW, Evidence, decide, shortfall_text
-from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
+from bayesfair.metrics.verdicts import TOO_FEW, decide, family_level, shortfall_text
+from bayesfair.models.catalogue import models_with_map, verdict_order
 from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import _coord_labels, fit, model_options
-from bayesfair.posterior.groups import evidence
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
 from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
+from bayesfair.report.verdicts import pair_verdicts
 from bayesfair.stats import hdi, min_interval_draws
 
 __all__ = ["Comparison", "compare"]
@@ -145,7 +144,8 @@ class Comparison:
         bin; the report's figure); empty when the labeled examples are a summary.
     verdicts : pandas.DataFrame
         One row per metric and pair, the verdict at ε and what it rests on
-        (:func:`pair_verdicts`): decided when the comparison is built, rendered by
+        (:func:`~bayesfair.report.verdicts.pair_verdicts`, held as a family over
+        pairs and metrics): decided when the comparison is built, rendered by
         the reports.
     view_method : str
         The method the group and family verdicts rest on: the first fitted of RBC,
@@ -195,9 +195,17 @@ class Comparison:
         """
         return self.pairs.copy()
 
-    def to_markdown(self, digits: int = 3) -> str:
-        """The tables as Markdown text."""
-        return comparison_markdown(self, digits=digits)
+    def to_markdown(self, digits: int = 3, detail: str = "summary") -> str:
+        """The report as Markdown text (:func:`~bayesfair.report.comparison_markdown`).
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Decimals of the tables.
+        detail : {"summary", "full"}, default "summary"
+            The answer first, then the sections it rests on; "full" adds every table.
+        """
+        return comparison_markdown(self, digits=digits, detail=detail)
 
     def to_html(self, figures: bool = True, data=None) -> str:
         """A self-contained HTML page: tables, settings, diagnostics, figures.
@@ -476,119 +484,6 @@ def compare(
     )
 
 
-#: The columns of :attr:`Comparison.verdicts`.
-VERDICT_COLUMNS = [
-    "metric",
-    "group",
-    "reference",
-    "verdict",
-    "estimate",
-    "lower",
-    "upper",
-    "prob_practically_fair",
-    "method",
-    "set_aside",
-    "without_labels",
-    "shortfall",
-]
-
-
-def pair_verdicts(comp) -> pd.DataFrame:
-    """One verdict per metric and pair, and the method it rests on.
-
-    The verdict is the HDI + ROPE rule (Kruschke 2018): *practically fair* when the
-    interval lies inside [−ε, ε], *unfair* when it lies outside, *undecided*
-    otherwise (and *undecided* where the prior decides, the posterior's own
-    ``<model>_decision``). It rests on the first model of RBC, BC, HBB, BB that was
-    fitted and has an interval. BC, which trusts its calibration maps completely, is
-    set aside for the next model when the calibration check flags a misfit in one of
-    the pair's two groups (its interval may be wrong); RBC is never set aside: it
-    exists to absorb a misfit (a misfitting stratum follows its own labeled rate),
-    and one group's check says nothing about another group's map. (Until 0.4 a flag
-    on the reference group set RBC aside in every pair, so that with many groups one
-    group's chance p-value moved every verdict onto BB.) With no Bayesian model,
-    Newcombe's interval decides (also when the models have too few draws for one)
-    and P(|Δ| < ε) is not given.
-
-    Parameters
-    ----------
-    comp : Comparison
-        Its ``pairs``, ``settings`` (``epsilon``, ``models``), ``calibration`` and
-        ``groups`` are read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`VERDICT_COLUMNS`: the verdict, the estimate and interval of the
-        method it rests on (``"newcombe"`` or a model's name), ``set_aside`` (the
-        models passed over, a tuple) and ``without_labels`` (the pair's groups
-        without a labeled example, a tuple).
-    """
-    eps = comp.settings["epsilon"]
-    calibration = comp.calibration
-    misfit = set()
-    if calibration is not None and len(calibration):
-        misfit = set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
-    sizes = comp.groups
-    no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
-    rows = []
-    for _, r in comp.pairs.iterrows():
-        g, ref = r["group"], r["reference"]
-        pair = {str(g), str(ref)}
-        set_aside, method = [], "newcombe"
-        for m in verdict_order():
-            fitted = m in comp.settings.get("models", ())
-            if not fitted or math.isnan(r.get(f"{m}_lower", math.nan)):
-                continue
-            spec = MODEL_SPECS[m]
-            if spec.has_map and not spec.absorbs_misfit and pair & misfit:
-                set_aside.append(m)
-                continue
-            method = m
-            break
-        lo, hi = r.get(f"{method}_lower", np.nan), r.get(f"{method}_upper", np.nan)
-        fits = getattr(comp, "posteriors", {})
-        gate = (
-            [evidence(fits[method], r["metric"])[x] for x in (g, ref)]
-            if method in fits
-            else _newcombe_gate(r, sizes)
-        )
-        verdict = r.get(f"{method}_decision", decide(lo, hi, eps, gate))
-        rows.append(
-            {
-                "metric": r["metric"],
-                "group": r["group"],
-                "reference": r["reference"],
-                "verdict": verdict,
-                "estimate": r.get(f"{method}_mean", r.get("freq_estimate", np.nan)),
-                "lower": lo,
-                "upper": hi,
-                "prob_practically_fair": r.get(f"{method}_prob_practically_fair", np.nan),
-                "method": method,
-                "set_aside": tuple(set_aside),
-                "without_labels": tuple(
-                    g for g in (r["group"], r["reference"]) if str(g) in no_labels
-                ),
-                "shortfall": shortfall_text(gate),
-            }
-        )
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
-
-
-def _newcombe_gate(r, sizes) -> list[Evidence]:
-    """The evidence behind Newcombe's interval of a pair: the labeled rows alone (each
-    group's labeled rows in the rate's denominator, and its labeled rows as its rows
-    assessed: they are all the interval reads). Empty without the pair's sizes (a
-    comparison built by hand): the ROPE rule alone."""
-    out = []
-    if "n_group" not in r:
-        return out
-    for g, n in (("group", "n_group"), ("reference", "n_reference")):
-        rows = int(r[n]) if sizes is None else int(sizes.loc[r[g], "n_labeled"])
-        out.append(Evidence(r[g], int(r[n]), rows))
-    return out
-
-
 def _map_model(posteriors: dict) -> str | None:
     """The first fitted model with calibration maps, in the catalogue's order (None)."""
     return next((m for m in models_with_map() if m in posteriors), None)
@@ -668,8 +563,12 @@ def _checked_arguments(data, metrics, epsilon, selection, fit_kwargs) -> tuple[l
 
 def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
     """The group and family views, side by side: each Bayesian model's and the labeled
-    rows' max-|t| bootstrap (:func:`bayesfair.frequentist.group_intervals`)."""
+    rows' max-|t| bootstrap (:func:`bayesfair.frequentist.group_intervals`). Each band is
+    joint over the groups, and at the level that holds it over the metrics too
+    (:func:`~bayesfair.metrics.verdicts.family_level`): an audit in which nothing differs
+    shows no "unfair" in any metric's view in ``ci_prob`` of audits."""
     epsilon, ci_prob, n_resamples = options
+    ci_prob = family_level(ci_prob, len(metrics))
     sizes = data.group_sizes()
     group_frames, family_rows = [], []
     for metric, metric_seq in zip(metrics, seq.spawn(len(metrics)), strict=True):
@@ -781,14 +680,16 @@ def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
         table[f"freq_{col}"] = np.nan if freq is None else freq[col].to_numpy(float)
     # the calibration gap's denominator is every labeled row, as the base rate's
     gate = list(labeled_evidence(data, "base_rate").values())
-    table["freq_decision"] = [
-        decide(lo, hi, epsilon, [e])
-        for lo, hi, e in zip(
-            table["freq_calibration_gap_lower"],
-            table["freq_calibration_gap_upper"],
-            gate,
-            strict=True,
+    lows, highs = table["freq_calibration_gap_lower"], table["freq_calibration_gap_upper"]
+    if model is None and freq is not None and len(table) > 1:
+        # the labeled rows' verdicts are the view's: read off intervals that hold for the
+        # groups together (Bonferroni), as the model's band does
+        held = fq.calibration_intervals(
+            data, family_level(ci_prob, len(table)), n_resamples, interval_seq
         )
+        lows, highs = held["calibration_gap_lower"], held["calibration_gap_upper"]
+    table["freq_decision"] = [
+        decide(lo, hi, epsilon, [e]) for lo, hi, e in zip(lows, highs, gate, strict=True)
     ]
     blanked = _NOT_VALID_AFTER[selection]
     # after active selection: the labeled rows' intervals, and BB's and HBB's, do not hold
@@ -908,6 +809,8 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         "reference": r,
         "n_group": int(rates.loc[g, "trials"]),
         "n_reference": int(rates.loc[r, "trials"]),
+        "successes_group": int(rates.loc[g, "successes"]),
+        "successes_reference": int(rates.loc[r, "successes"]),
         "freq_estimate": row["estimate"],
     }
 

@@ -12,9 +12,11 @@ has the section "Calibration within groups", drawn from the comparison's
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
+from bayesfair._internal.names import resolve_name
 from bayesfair._internal.render import (
     REPORT_CSS,
     Section,
@@ -31,6 +33,7 @@ from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.report import groups as rg
 from bayesfair.report import plots
+from bayesfair.report.answer import answer_section
 
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown", "comparison_sections"]
 
@@ -183,53 +186,17 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
     Returns
     -------
     list of Section
+        The answer (:func:`bayesfair.report.answer.answer_section`) first, then what
+        it rests on, then the sections of the full detail (``Section.detail``).
     """
     s = comp.settings
-    pct = f"{s['ci_prob']:.0%}"
-    bayes, freq = _pair_tables(comp, digits)
-    plain, disagreements, notes = _plain_sentences(comp), comp.disagreements, _notes(comp)
-    estimands = s.get("estimands", {})
+    disagreements, notes = comp.disagreements, _notes(comp)
     calibration = _calibration_table(comp)
     clusters = _clusters_table(comp, digits)
     sections = [
+        answer_section(comp),
         *rg.group_sections(comp, digits, figures),
         rg.pair_findings_section(comp, findings(comp)),
-        Section(
-            "settings",
-            "Settings",
-            (("text", _settings_sentence(comp)), ("table", _settings_table(comp), "settings")),
-            {"settings": s},
-        ),
-        Section(
-            "groups",
-            "Group sizes (labeled / unlabeled)",
-            (("table", comp.groups.reset_index(), ""),),
-            {"groups": comp.groups.reset_index().to_dict(orient="records")},
-        ),
-        Section(
-            "pairs",
-            f"Differences Δ = rate(group) − rate(reference), {pct} intervals",
-            (
-                ("text", "The models' posteriors:"),
-                ("table", bayes, "pairs"),
-                ("text", "The frequentist estimates and intervals:"),
-                ("table", freq, "pairs"),
-            ),
-            {"pairs": comp.pairs.to_dict(orient="records")},
-        ),
-        Section(
-            "estimands",
-            "What the intervals are for",
-            (("items", [f"{m.upper()}: {text}." for m, text in estimands.items()], "plain"),),
-            shown=bool(estimands),
-        ),
-        Section(
-            "plain-words",
-            "In plain words",
-            (("items", plain, "plain"),),
-            {"plain_words": plain},
-            shown=bool(plain),
-        ),
         Section(
             "disagreements",
             "Where the methods disagree",
@@ -246,6 +213,7 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
             else (),
             {"calibration_check": comp.calibration.to_dict(orient="records")},
             shown=calibration is not None,
+            detail=not _check_found(comp),
         ),
         Section(
             "clusters",
@@ -256,14 +224,12 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
             {"metric_clusters": comp.clusters.to_dict(orient="records")},
             shown=clusters is not None,
         ),
+        Section("notes", "Notes", (("items", notes, "warn"),), {"notes": notes}, bool(notes)),
         Section(
-            "variance",
-            "Between-group variance (Lum et al. 2022) and its posterior",
-            (
-                ("table", _variance_table(comp, digits), "variance"),
-                *(("note", n) for n in _variance_notes(comp)),
-            ),
-            {"variance": comp.variance.reset_index().to_dict(orient="records")},
+            "settings",
+            "Settings",
+            (("text", _settings_sentence(comp)),),
+            {"settings": s},
         ),
         Section(
             "diagnostics",
@@ -277,8 +243,9 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
                 else []
             },
             shown=bool(comp.posteriors),
+            detail=not _diagnostics_alarm(comp),
         ),
-        Section("notes", "Notes", (("items", notes, "warn"),), {"notes": notes}, bool(notes)),
+        *_detail_sections(comp, digits),
     ]
     if figures:
         blocks = tuple(("figure", caption, png) for caption, png in _figures(comp, data))
@@ -295,17 +262,89 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
                 ),
             ),
             {"provenance": provenance(comp)},
+            detail=True,
         )
     )
     return sections
 
 
+#: The report's detail levels.
+DETAILS = {
+    "summary": "the answer and the sections it rests on",
+    "full": "every table as well",
+}
+
+
+def _detail_sections(comp, digits: int) -> list[Section]:
+    """The sections of the full detail (Markdown with ``detail="full"``, HTML folded,
+    JSON always): the models and priors, the group sizes, every method's intervals of
+    each pair, what the intervals are for, the plain-words sentences, the between-group
+    variance."""
+    s = comp.settings
+    bayes, freq = _pair_tables(comp, digits)
+    plain, estimands = _plain_sentences(comp), s.get("estimands", {})
+    pct = f"{s['ci_prob']:.0%}"
+    return [
+        Section(
+            "models",
+            "Models and priors",
+            (("table", _settings_table(comp), "settings"),),
+            detail=True,
+        ),
+        Section(
+            "groups",
+            "Group sizes (labeled / unlabeled)",
+            (("table", comp.groups.reset_index(), ""),),
+            {"groups": comp.groups.reset_index().to_dict(orient="records")},
+            detail=True,
+        ),
+        Section(
+            "pairs",
+            f"Differences Δ = rate(group) − rate(reference), {pct} intervals of each pair",
+            (
+                ("text", "The models' posteriors:"),
+                ("table", bayes, "pairs"),
+                ("text", "The frequentist estimates and intervals:"),
+                ("table", freq, "pairs"),
+            ),
+            {"pairs": comp.pairs.to_dict(orient="records")},
+            detail=True,
+        ),
+        Section(
+            "estimands",
+            "What the intervals are for",
+            (("items", [f"{m.upper()}: {text}." for m, text in estimands.items()], "plain"),),
+            shown=bool(estimands),
+            detail=True,
+        ),
+        Section(
+            "plain-words",
+            "In plain words",
+            (("items", plain, "plain"),),
+            {"plain_words": plain},
+            shown=bool(plain),
+            detail=True,
+        ),
+        Section(
+            "variance",
+            "Between-group variance (Lum et al. 2022) and its posterior",
+            (
+                ("table", _variance_table(comp, digits), "variance"),
+                *(("note", n) for n in _variance_notes(comp)),
+            ),
+            {"variance": comp.variance.reset_index().to_dict(orient="records")},
+            detail=True,
+        ),
+    ]
+
+
 @takes("Comparison")
-def comparison_markdown(comp, digits: int = 3) -> str:
+def comparison_markdown(comp, digits: int = 3, detail: str = "summary") -> str:
     """Markdown of a comparison: its sections (:func:`comparison_sections`), figures aside.
 
-    With more than two groups the family and group views come first
-    (:func:`bayesfair.report.groups.group_sections`).
+    The first heading is the question, followed by the answer
+    (:func:`bayesfair.report.answer.answer_section`); then the sections, each under a
+    ``##`` heading: with more than two groups the group view first.
 
     Parameters
     ----------
@@ -313,13 +352,53 @@ def comparison_markdown(comp, digits: int = 3) -> str:
         From :func:`bayesfair.compare`.
     digits : int, default 3
         Decimals of the tables.
+    detail : {"summary", "full"}, default "summary"
+        "summary": the answer and the sections it rests on (the group view, the
+        findings, calibration, notes, settings); "full" adds every method's table, the
+        plain-words sentences, the between-group variance, the diagnostics and the
+        provenance (the HTML report folds them; the JSON holds them always).
 
     Returns
     -------
     str
         The report, Markdown lines joined by newlines.
     """
-    return "\n".join(sections_markdown(comparison_sections(comp, digits)))
+    detail = resolve_name(detail, DETAILS, what="detail", argument="detail")
+    answer, *rest = comparison_sections(comp, digits)
+    full = detail == "full"
+    lines = [
+        *sections_markdown([answer], "# {title}"),
+        "",
+        *sections_markdown(rest, "## {title}", full=full),
+    ]
+    if not full:
+        lines += [
+            "",
+            "The full detail (every method's intervals, the between-group variance, "
+            'diagnostics, provenance): `--detail full`, or `to_markdown(detail="full")`.',
+        ]
+    return "\n".join(lines)
+
+
+def _check_found(comp) -> bool:
+    """Whether the calibration check found something (a verdict other than "ok" or too
+    few labels to tell): then its section is part of the summary."""
+    check = comp.calibration
+    if check is None or not len(check):
+        return False
+    return bool((~check["verdict"].isin(["ok", "too few labels"])).any())
+
+
+def _diagnostics_alarm(comp) -> bool:
+    """Whether a fit's diagnostics call for more draws (:data:`DIAGNOSTICS_ADVICE`)."""
+    if not comp.posteriors:
+        return False
+    diag = _diagnostics(comp)
+    return bool(
+        (diag["max_r_hat"] > 1.01).any()
+        or (diag["min_ess_bulk"] < 400).any()
+        or (diag["divergences"] > 0).any()
+    )
 
 
 #: What the calibration check's table is, in words.
@@ -379,7 +458,8 @@ def _calibration_view_table(comp, digits: int):
                     "share of positives": _with_interval(r, f"{m}_positive_rate", digits),
                     "gap": _with_interval(r, f"{m}_calibration_gap", digits),
                     "P(|gap|<ε)": "—" if m == "freq" else _fmt(r[f"{m}_prob_within"], 2),
-                    "verdict": r[f"{m}_decision"],
+                    # one verdict per group: the model's; the labeled rows' a comparator
+                    "verdict": r[f"{m}_decision"] if m == (model or "freq") else "—",
                 }
             )
     return pd.DataFrame(rows)
@@ -406,9 +486,23 @@ def _calibration_view_intro(comp) -> str:
         "Gap = mean score − share of positives, per group (calibration in the large); "
         "positive: the scores overstate the group's positives. "
         f"{bayes}labeled rows alone: Wilson interval of the share, bootstrap-t interval of "
-        f"the gap. Verdicts at ε = {s['epsilon']:g}. A mean that matches does not make every "
-        "score calibrated: the reliability figure (HTML report) shows the whole curve."
+        f"the gap. Verdicts at ε = {s['epsilon']:g}, "
+        + (
+            f"{model.upper()}'s (the labeled rows' intervals beside it are comparators)"
+            if model
+            else "each read off an interval that holds for all groups at once (Bonferroni)"
+        )
+        + f". A mean that matches does not make every score calibrated"
+        f"{_reliability_pointer(comp)}."
     )
+
+
+def _reliability_pointer(comp) -> str:
+    """Where the whole reliability curve is shown: the HTML report's figure, drawn for a
+    few groups with labeled rows ("" where no report has it)."""
+    if comp.reliability is None or comp.reliability.empty or rg.many_groups(comp):
+        return ""
+    return ": the reliability figure (HTML report) shows the whole curve"
 
 
 def _calibration_view_lines(comp) -> tuple[list[str], list[str]]:
@@ -510,8 +604,8 @@ def findings(comp) -> list[dict]:
             chance = "" if math.isnan(prob) else f", P(|Δ| < {eps:g}) = {prob:.2f}"
             text = (
                 f"{label}, {pair}: {v['verdict']} at ε = {eps:g}. Δ = {v['estimate']:+.3f}, "
-                f"interval [{v['lower']:.3f}, {v['upper']:.3f}]{chance}; rests on "
-                f"{_method_words(method)}."
+                f"{_band_words(v, comp.settings['ci_prob'])} [{v['lower']:.3f}, "
+                f"{v['upper']:.3f}]{chance}; rests on {_method_words(method)}."
             )
         if v["set_aside"]:
             text += (
@@ -523,6 +617,15 @@ def findings(comp) -> list[dict]:
         keep = ("set_aside", "without_labels", "shortfall")
         out.append({**{k: x for k, x in v.items() if k not in keep}, "text": text})
     return out
+
+
+def _band_words(verdict: dict, ci_prob: float) -> str:
+    """What a verdict's interval is: its family's band (joint over the report's decided
+    gaps, :mod:`bayesfair.report.verdicts`) or the pair's own interval."""
+    size = int(verdict.get("family", 0))
+    if size > 1:
+        return f"{ci_prob:.0%} band joint over the report's {size} decided gaps"
+    return f"{ci_prob:.0%} interval"
 
 
 def provenance(comp) -> dict:
@@ -659,10 +762,33 @@ def _diagnostics_shown(comp) -> pd.DataFrame:
 
 
 def _notes(comp) -> list[str]:
-    notes = [n for n in comp.pairs.get("note", []) if n]
-    for post in comp.posteriors.values():
-        notes += list(post.notes)
+    """The report's notes, each once, each naming what it concerns: a pair's note its
+    metrics (a note that several metrics share is said once, naming them all), a fit's
+    note its model."""
+    metrics_of: dict[str, list[str]] = {}
+    for metric, note in zip(comp.pairs["metric"], comp.pairs.get("note", []), strict=False):
+        for part in _note_parts(note):
+            metrics_of.setdefault(part, [])
+            if metric not in metrics_of[part]:
+                metrics_of[part].append(metric)
+    notes = [f"{' and '.join(ms)}: {_sentence(n)}" for n, ms in metrics_of.items()]
+    for name, post in comp.posteriors.items():
+        notes += [f"{name.upper()}: {_sentence(n)}" for n in post.notes]
     return list(dict.fromkeys(notes))
+
+
+def _note_parts(note) -> list[str]:
+    """A pair's note as its separate sentences (they are joined by "; ", each starting
+    with a capital, a quote or Δ)."""
+    if not isinstance(note, str) or not note:
+        return []
+    return [p for p in re.split(r"; (?=[A-Z'Δ])", note) if p]
+
+
+def _sentence(text: str) -> str:
+    """``text`` with one full stop at its end."""
+    text = text.strip().rstrip(";").rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 # --------------------------------------------------------------------------- HTML

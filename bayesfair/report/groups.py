@@ -171,8 +171,11 @@ def group_findings(comp) -> list[dict]:
 
 def family_table(comp, digits: int = 3) -> pd.DataFrame:
     """The family view as a printable table: per metric and method, max − min with its
-    interval and the verdict."""
+    interval; the verdict of the method the report rests on (:func:`view_method`), the
+    others' intervals beside it as comparators ("—": one verdict per quantity, so that
+    the report's verdicts hold as a family)."""
     rows = []
+    chosen = view_method(comp)
     methods = [m for m in verdict_order() if f"{m}_decision" in comp.family_view]
     for _, r in comp.family_view.iterrows():
         for m in [*methods, "freq"]:
@@ -183,7 +186,7 @@ def family_table(comp, digits: int = 3) -> pd.DataFrame:
                     "max − min": _num(r[f"{m}_max_gap"], digits),
                     "interval": f"[{_num(r[f'{m}_max_gap_lower'], digits)}, "
                     f"{_num(r[f'{m}_max_gap_upper'], digits)}]",
-                    "verdict": r[f"{m}_decision"],
+                    "verdict": r[f"{m}_decision"] if m == chosen else "—",
                 }
             )
     return pd.DataFrame(rows)
@@ -288,14 +291,15 @@ def group_sections(comp, digits: int = 3, figures: bool = False) -> list[Section
         group_blocks = [
             (
                 "text",
-                f"Gap = rate(group) − rate(all rows); the bands hold for the groups jointly "
-                f"at {pct}.",
+                f"Gap = rate(group) − rate(all rows); the bands hold for the groups and "
+                f"metrics jointly at {pct}.",
             ),
             ("table", group_table(comp, digits), "groups"),
         ]
     title = f"Family verdicts ({len(comp.groups)} groups; max − min of the group rates)"
     return [
-        Section("family", title, tuple(blocks), records, shown),
+        # the answer says each metric's family verdict: the findings and table are detail
+        Section("family", title, tuple(blocks), records, shown, detail=True),
         Section(
             "group-view",
             "Each group against all rows",

@@ -59,6 +59,8 @@ def test_assess_markdown_to_stdout_quiet(run_assess, files):
         "--epsilon",
         "0.05",
         "--quiet",
+        "--detail",
+        "full",
         *SMALL,
     )
     assert res.exit_code == 0, res.output
@@ -67,7 +69,7 @@ def test_assess_markdown_to_stdout_quiet(run_assess, files):
     assert "ε = 0.05" in res.stdout
     assert "PPI++" not in res.stdout  # no unlabeled file: no prediction-powered column
     # calibration within groups: BB's share of positives beside the labeled rows' alone
-    section = res.stdout.split("Calibration within groups:", 1)[1]
+    section = res.stdout.split("## Calibration within groups", 1)[1]
     assert "| group | method | rows | mean score | share of positives | gap |" in section
     assert "| Female | BB |" in section and "| Male | labeled rows |" in section
 
@@ -104,7 +106,7 @@ def test_assess_clusters_in_every_format(run_assess, files, tmp_path):
     common = [files["lab"], "--unlabeled", files["unl"], *COLS, "--metrics", "tpr", "--clusters"]
     res = run_assess(*common, "--quiet", *SMALL)
     assert res.exit_code == 0, res.output
-    assert "Which metrics say the same thing:" in res.stdout
+    assert "## Which metrics say the same thing" in res.stdout
     assert "| metric (representative) |" in res.stdout
     html = tmp_path / "report.html"
     res = run_assess(*common, "--out", html, "--quiet", *SMALL)
@@ -153,6 +155,8 @@ def test_assess_markdown_with_unlabeled_shows_ppi(run_assess, files):
         "--metrics",
         "tpr",
         "--quiet",
+        "--detail",
+        "full",
         *SMALL,
     )
     assert res.exit_code == 0, res.output
@@ -218,14 +222,14 @@ def test_assess_intersections_with_unlabeled_rows_on_every_engine(
     )
     assert res.exit_code == 0, res.output
     text = out.read_text()
-    assert text.startswith("Family verdicts (")
+    assert text.startswith("# Does the classifier treat the ")
     assert "Male & White" in text
 
 
 def test_one_draw_is_refused_or_warned(quick_assess, make_frame, tmp_path):
     path = tmp_path / "lab.csv"
     make_frame(["a", "b"]).to_csv(path, index=False)
-    res = quick_assess(path, "--draws", "1", "--tune", "1", "--chains", "1")
+    res = quick_assess(path, "--draws", "1", "--tune", "1", "--chains", "1", "--detail", "full")
     assert res.exit_code == 0, res.output
     assert "bb: 1 posterior draws are too few for a 95% interval (at least 200)" in res.stderr
     # the report prints no interval for bb (its HDI cell is "—"), only its mean
@@ -258,8 +262,9 @@ def test_the_report_opens_with_findings_and_carries_its_provenance(
     lab_in, unl_in = prov["inputs"]
     assert lab_in["rows"] == 200 and unl_in["rows"] == 500
     assert lab_in["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    md = quick_assess(path, "--epsilon", "0.05")
-    assert md.stdout.startswith("Findings:\n\n- accuracy, a vs b: ")
+    md = quick_assess(path, "--epsilon", "0.05", "--detail", "full")
+    assert md.stdout.startswith("# Does the classifier treat the 2 groups alike in accuracy?\n\n")
+    assert "## Findings\n\n- accuracy, a vs b: " in md.stdout
     assert (
         "| call | bayesfair assess" in md.stdout
         and "| BB prior | each group's confusion cells ~ Dirichlet(1, 1, 1, 1)" in md.stdout
@@ -437,6 +442,8 @@ def test_subprocess_success_and_malformed(files, tmp_path):
         "accuracy,tpr",
         "--out",
         out,
+        "--detail",
+        "full",
         *SMALL,
         cwd=tmp_path,
     )

@@ -14,7 +14,7 @@ FEW = ["--draws", "100", "--chains", "2"]
 @pytest.fixture(scope="module")
 def ricci_report():
     """``demo`` on Ricci, accuracy at ε = 0.05, progress shown."""
-    args = [*RICCI, *FEW, "--metrics", "accuracy", "--epsilon", "0.05"]
+    args = [*RICCI, *FEW, "--metrics", "accuracy", "--epsilon", "0.05", "--detail", "full"]
     return CliRunner().invoke(main, ["demo", *args], catch_exceptions=False)
 
 
@@ -43,7 +43,8 @@ def test_demo_reports_bb_and_rbc_on_a_bundled_score_set(ricci_report):
 
 
 def test_demo_is_reproduced_by_its_seed_and_quiet_keeps_only_warnings(runner, ricci_report):
-    args = [*RICCI, *FEW, "--metrics", "accuracy", "--epsilon", "0.05", "--quiet"]
+    args = [*RICCI, *FEW, "--metrics", "accuracy", "--epsilon", "0.05", "--quiet", "--detail"]
+    args.append("full")
     again = runner.invoke(main, ["demo", *args], catch_exceptions=False)
     assert again.exit_code == 0, again.output
     assert _table_rows(again.stdout) == _table_rows(ricci_report.stdout)

@@ -409,7 +409,7 @@ def test_a_report_replaces_the_file_it_overwrites_whole(quick_assess, make_frame
     res = quick_assess(path, "--out", out)
     assert res.exit_code == 0, res.output
     text = out.read_text()
-    assert text.startswith("Findings:") and "an old report" not in text
+    assert text.startswith("# Does the classifier") and "an old report" not in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lab.csv", "r.md"]
     assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 

@@ -190,7 +190,8 @@ def test_compare_and_the_report_show_the_ppi_column():
     )
     assert (row["ppi_lower"], row["ppi_upper"]) == pytest.approx(direct.interval)
     assert row["ppi_effective_n"] == pytest.approx(direct.effective_n)
-    assert "PPI++" in comparison_markdown(comp) and "n_eff" in comparison_markdown(comp)
+    full = comparison_markdown(comp, detail="full")
+    assert "PPI++" in full and "n_eff" in full
     # without unlabeled data there is no PPI++ interval, and no column in the report
     labeled = bf.AssessmentData(data.scores, data.labels, data.groups, reference="A")
     bare = _compare(labeled)

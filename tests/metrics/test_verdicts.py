@@ -166,9 +166,9 @@ def test_the_report_leads_with_no_such_group(one_row):
     said = [f["text"] for f in family_findings(comp) + group_findings(comp) + findings(comp)]
     native = [t for t in said if "Native" in t]
     assert native and all("unfair" not in t for t in native)
-    md = comp.to_markdown()
-    first = md.split("\n\n")[1]  # the first findings
-    assert "Native" not in first or "set aside" in first
+    first_screen = comp.to_markdown().splitlines()[:15]  # the answer
+    assert first_screen[0].startswith("# Does the classifier treat the")
+    assert not [line for line in first_screen if "Native" in line and "too few" not in line]
     for _, r in comp.group_view[comp.group_view["group"] == "Native"].iterrows():
         assert r["rbc_decision"] == TOO_FEW and r["freq_decision"] == TOO_FEW
 

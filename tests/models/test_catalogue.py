@@ -95,4 +95,4 @@ def test_a_new_model_is_one_model_spec_plus_its_builder(monkeypatch, data, fast)
         fit_kwargs={k: v for k, v in fast.items() if k != "progressbar"},
         progressbar=False,
     )
-    assert "TOY" in comp.to_markdown()
+    assert "TOY" in comp.to_markdown(detail="full")

@@ -247,7 +247,7 @@ def test_compare_reports_calibration_and_disagreement(fit_kwargs):
         )
     assert "disagreement" in comp.pairs
     assert list(comp.calibration.columns) == CHECK_COLUMNS
-    text = comp.to_markdown()
+    text = comp.to_markdown(detail="full")
     assert "Calibration check" in text and "What the intervals are for" in text
     # bc trusts a map that cannot invert: its interval misses the labeled-only ones
     row = comp.pairs.iloc[0]

@@ -388,8 +388,8 @@ def test_compare_holds_both_views_side_by_side(comparison8):
 
 
 def test_the_pair_verdicts_are_decided_once_and_rendered(comparison8):
-    from bayesfair.report.compare import VERDICT_COLUMNS
     from bayesfair.report.document import findings
+    from bayesfair.report.verdicts import VERDICT_COLUMNS
 
     verdicts = comparison8.verdicts
     assert list(verdicts.columns) == VERDICT_COLUMNS
@@ -411,13 +411,15 @@ def test_a_report_of_many_groups_leads_with_the_family(comparison8):
     from bayesfair.report.groups import family_findings
 
     md = comparison8.to_markdown()
-    assert md.startswith(f"Family verdicts ({K} groups")
-    assert md.index("Family verdicts") < md.index("Findings by pair")
+    assert md.startswith(f"# Does the classifier treat the {K} groups alike")
+    full = comparison8.to_markdown(detail="full")
+    assert full.index(f"## Family verdicts ({K} groups") < full.index("## Findings by pair")
     texts = [f["text"] for f in family_findings(comparison8)]
     assert len(texts) == 2 and all("rests on the robust calibration model" in t for t in texts)
     html = comparison8.to_html()
     assert html.index("Family verdicts") < html.index("<details><summary>Findings by pair")
     assert html.count("<img") == 3  # one forest plot per metric and the variance figure
+    assert "reliability figure" not in html  # many groups: no reliability figure, no promise
     js = comparison8.to_json()
     assert '"family_view"' in js and '"group_findings"' in js
 
@@ -426,7 +428,7 @@ def test_no_set_aside_of_the_robust_model():
     """RBC is never passed over for a flagged group: its verdicts rest on RBC (BC still is)."""
     from types import SimpleNamespace
 
-    from bayesfair.report.compare import pair_verdicts
+    from bayesfair.report.verdicts import pair_verdicts
 
     pairs = pd.DataFrame(
         [
@@ -453,6 +455,7 @@ def test_no_set_aside_of_the_robust_model():
             calibration=calibration,
             groups=None,
             settings={"epsilon": 0.02, "models": models},
+            posteriors={},
         )
         verdict = pair_verdicts(comp).iloc[0]
         assert verdict["method"] == method
@@ -496,11 +499,11 @@ def test_three_groups_lead_with_the_family_and_keep_every_figure():
         comp = bf.compare(
             data, ["accuracy"], models=("bb",), n_resamples=100, random_seed=0, progressbar=False
         )
-    md = comp.to_markdown()
-    assert md.startswith("Family verdicts (3 groups")
+    md = comp.to_markdown(detail="full")
+    assert md.startswith("# Does the classifier treat the 3 groups alike in accuracy?")
     assert "rests on the beta-binomial (BB" in md
     html = comp.to_html()
-    assert "<details>" not in html  # three groups: the pairs are not folded
+    assert "<summary>Findings by pair" not in html  # three groups: the pairs are not folded
     assert html.count("<img") > 3  # the per-pair figures stay
 
 

@@ -214,4 +214,6 @@ def test_a_group_of_all_correct_labels_gets_no_bootstrap_interval_of_a_gap_or_th
     assert np.isfinite(var["double_corrected"])
     assert np.isnan(var["double_corrected_lower"]) and np.isnan(var["corrected_upper"])
     assert "no bootstrap interval of the variance: b" in var["note"]
-    assert "no bootstrap interval of the variance" in bf.report.comparison_markdown(comp)
+    assert "no bootstrap interval of the variance" in bf.report.comparison_markdown(
+        comp, detail="full"
+    )

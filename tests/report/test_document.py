@@ -88,6 +88,7 @@ def test_html_without_figures(comparison):
 def test_json_round_trips_with_nulls(comparison):
     doc = json.loads(comparison_json(comparison))
     assert set(doc) == {
+        "answer",
         "family_findings",
         "group_findings",
         "family_view",
@@ -135,7 +136,7 @@ def test_json_round_trips_with_nulls(comparison):
 
 
 def test_markdown_unchanged_shape(comparison):
-    md = comparison_markdown(comparison)
+    md = comparison_markdown(comparison, detail="full")
     assert "| BC P(\\|Δ\\|<ε) |" in md
     assert "reference group 'Male'" in md
 
@@ -143,7 +144,7 @@ def test_markdown_unchanged_shape(comparison):
 def test_the_differences_are_two_tables_that_fit_a_wide_terminal(comparison):
     """Each pair is a row of the models' table and of the frequentist one; with two
     models, neither table runs past 130 characters (one table of both ran to 370)."""
-    md = comparison_markdown(comparison)
+    md = comparison_markdown(comparison, detail="full")
     headers = [line for line in md.splitlines() if line.startswith("| metric | pair |")]
     assert "| BB HDI |" in headers[0] and "Newcombe" not in headers[0]
     assert "| Newcombe |" in headers[1] and "HDI" not in headers[1]
@@ -187,9 +188,9 @@ def test_html_and_markdown_print_the_variance_table_alike(no_positive_in_b):
     def decimals(text):
         return sorted({len(m) for m in re.findall(r"\d\.(\d+)", text)})
 
-    md = comparison_markdown(comp)
+    md = comparison_markdown(comp, detail="full")
     html = comparison_html(comp, figures=False)
-    md_var = md[md.index("Between-group variance") : md.index("Sampler diagnostics")]
+    md_var = md[md.index("Between-group variance") : md.index("## Provenance")]
     start = html.index('class="variance"')
     html_var = html[start : html.index("</table>", start)]
     assert decimals(md_var) == decimals(html_var) == [4]
@@ -205,8 +206,8 @@ def test_every_format_has_calibration_within_groups_from_the_one_table(compariso
     printing the numbers of ``Comparison.calibration_view``, one row per group and method."""
     view = comparison.calibration_view
     assert comparison.settings["calibration_model"] == "bc"
-    md = comparison_markdown(comparison)
-    section = md.split("Calibration within groups:", 1)[1].split("Calibration check", 1)[0]
+    md = comparison_markdown(comparison, detail="full")
+    section = md.split("## Calibration within groups", 1)[1].split("Calibration check", 1)[0]
     header = "| group | method | rows | mean score | share of positives | gap | P(\\|gap\\|<ε) |"
     assert header in section
     html_section = html.split('<h2 id="calibration-within-groups">Calibration within groups</h2>')
@@ -227,7 +228,7 @@ def test_every_format_has_calibration_within_groups_from_the_one_table(compariso
             f"{_shown(r['freq_positive_rate'])} [{_shown(r['freq_positive_rate_lower'])}, "
             f"{_shown(r['freq_positive_rate_upper'])}] | {_shown(r['freq_calibration_gap'])} "
             f"[{_shown(r['freq_calibration_gap_lower'])}, "
-            f"{_shown(r['freq_calibration_gap_upper'])}] | — | {r['freq_decision']} |"
+            f"{_shown(r['freq_calibration_gap_upper'])}] | — | — |"
         )
         assert bc in section and freq in section
         # the HTML table holds the same cells
@@ -308,20 +309,21 @@ def test_the_three_formats_carry_the_same_sections(comparison):
     """Markdown (the command line's default), HTML and JSON: each section in all three,
     with the same sentences where a section is sentences (the findings, the plain
     words, the notes)."""
-    md = comparison_markdown(comparison)
+    md = comparison_markdown(comparison, detail="full")
     html = comparison_html(comparison, figures=False)
     payload = json.loads(comparison_json(comparison))
-    sections = {  # JSON key: (Markdown marker, HTML marker)
-        "findings": ("Findings:", '<h2 id="findings">Findings</h2>'),
-        "settings": ("Settings:", '<h2 id="settings">Settings</h2>'),
-        "groups": ("Group sizes (labeled / unlabeled):", '<h2 id="groups">Group sizes'),
-        "pairs": ("Differences Δ = rate(group)", '<h2 id="pairs">Differences Δ = rate(group)'),
-        "plain_words": ("In plain words:", '<h2 id="plain-words">In plain words</h2>'),
-        "variance": ("Between-group variance", '<h2 id="variance">Between-group variance'),
-        "calibration_check": ("Calibration check:", '<h2 id="calibration-check">'),
-        "diagnostics": ("Sampler diagnostics:", '<h2 id="diagnostics">Sampler diagnostics'),
-        "notes": ("Notes:", '<h2 id="notes">Notes</h2>'),
-        "provenance": ("Provenance:", '<h2 id="provenance">Provenance</h2>'),
+    sections = {  # JSON key: (Markdown marker, HTML marker: a heading, or folded detail)
+        "answer": ("# Does the classifier treat the 2 groups alike", "Does the classifier"),
+        "findings": ("## Findings", '<h2 id="findings">Findings</h2>'),
+        "settings": ("## Settings", '<h2 id="settings">Settings</h2>'),
+        "groups": ("## Group sizes (labeled / unlabeled)", "<summary>Group sizes"),
+        "pairs": ("## Differences Δ = rate(group)", "<summary>Differences Δ = rate(group)"),
+        "plain_words": ("## In plain words", "<summary>In plain words</summary>"),
+        "variance": ("## Between-group variance", "<summary>Between-group variance"),
+        "calibration_check": ("## Calibration check", "Calibration check"),
+        "diagnostics": ("## Sampler diagnostics", "Sampler diagnostics"),
+        "notes": ("## Notes", '<h2 id="notes">Notes</h2>'),
+        "provenance": ("## Provenance", "<summary>Provenance</summary>"),
     }
     for key, (in_md, in_html) in sections.items():
         assert payload[key], key
@@ -341,15 +343,21 @@ def test_the_three_formats_draw_one_list_of_sections(comparison):
     from html import escape
 
     sections = comparison_sections(comparison)
-    md = comparison_markdown(comparison)
+    md = comparison_markdown(comparison, detail="full")
     html = comparison_html(comparison, figures=False)
     payload = json.loads(comparison_json(comparison))
     assert set(payload) == {k for s in sections for k in s.records}
     shown = [s for s in sections if s.shown and s.blocks]
-    assert md.index(f"{shown[0].title}:") == 0
+    assert md.index(f"# {shown[0].title}\n") == 0  # the question, then its answer
     for section in shown:
-        assert f"{section.title}:" in md, section.key
-        assert f'<h2 id="{section.key}">{escape(section.title)}</h2>' in html, section.key
+        heading = "#" if section is shown[0] else "##"
+        assert f"{heading} {section.title}\n" in md, section.key
+        in_html = (
+            f"<details><summary>{escape(section.fold or section.title)}</summary>"
+            if section.detail or section.fold
+            else f'<h2 id="{section.key}">{escape(section.title)}</h2>'
+        )
+        assert in_html in html, section.key
         for block in section.blocks:
             if block[0] == "table" and len(block[1]):
                 cell = str(block[1].iloc[0, 0])
