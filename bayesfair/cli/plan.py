@@ -22,6 +22,7 @@ from bayesfair.cli.files import (
 )
 from bayesfair.data.sources import summarize_unlabeled
 from bayesfair.labels import plan_labels
+from bayesfair.labels.planner import WORST, plan_sentence
 from bayesfair.report.plots import plot_label_plan
 
 #: The columns of the printed table.
@@ -58,7 +59,7 @@ _SHOWN = [
     metavar="N,N,...",
     help="Total label counts to plan for (default: 50 to 1,600 more than collected).",
 )
-@click.option("--n-sims", default=50, show_default=True, type=click.IntRange(min=1))
+@click.option("--n-sims", default=30, show_default=True, type=click.IntRange(min=1))
 @click.option("--methods", default="bayes,newcombe,ppi,bernstein", show_default=True)
 @click.option(
     "--within",
@@ -76,6 +77,15 @@ _SHOWN = [
     help="Where to write the figure (PNG, SVG or PDF).",
 )
 @click.option("--out", default=None, metavar="FILE", help="Also write the table as CSV.")
+@click.option(
+    "--gap-of",
+    default=WORST,
+    show_default=True,
+    metavar="GROUP",
+    help="The group whose gap to the reference is planned: 'worst' (the worst-off group "
+    "under the current labels; without labels, the smallest), a group, or 'all' (every "
+    "group; slower).",
+)
 @click.option("--reference", default=None)
 @click.option("--pos-label", default=None)
 @click.option("--threshold", default=0.5, show_default=True, type=float, callback=score_threshold)
@@ -98,6 +108,7 @@ def plan(
     within,
     plot_path,
     out,
+    gap_of,
     reference,
     pos_label,
     threshold,
@@ -109,10 +120,12 @@ def plan(
     """How many labels a decision needs: plan from the UNLABELED file (CSV or Parquet).
 
     Simulates audits with more labels (drawn at random, and chosen by the
-    active acquisition of `bayesfair suggest`) and prints, per method and
-    budget, the median width of the interval of the gap and the probability of
-    a decision (the interval inside or outside ±epsilon). Frequentist rows
-    after active selection are marked not valid (they assume random labels).
+    active acquisition of `bayesfair suggest`) and prints first about how many
+    labels decide the gap (of the worst-off group, by default) in 80% of the
+    simulated audits, then, per method and budget, the median width of the
+    interval of the gap and the probability of a decision (the interval inside
+    or outside ±epsilon). Frequentist rows after active selection are marked
+    not valid (they assume random labels).
     """
     group_cols = group_columns(group)
     budget_list = budget_counts(budgets)
@@ -146,6 +159,7 @@ def plan(
             n_sims=n_sims,
             methods=method_list,
             reference=reference if labeled is None else None,
+            group=None if gap_of == "all" else gap_of,
             within=within,
             random_seed=seed,
             progressbar=not quiet,
@@ -154,8 +168,10 @@ def plan(
     import matplotlib
 
     matplotlib.use("Agg")
-    axes = plot_label_plan(table)
+    axes = plot_label_plan(table, metric=metric)
     axes[0].figure.savefig(plot_path, dpi=120)
+    click.echo(plan_sentence(table, epsilon, metric))
+    click.echo("")
     shown = table.assign(
         width=table["width_median"].map("{:.3f}".format),
         **{

@@ -781,7 +781,9 @@ def plot_bootstrap_variance(result, truth: float | None = None, ax=None, bins: i
 
 
 # --------------------------------------------------------------------------- label budgets
-def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = None):
+def plot_label_plan(
+    plan: pd.DataFrame, axes=None, target_width: float | None = None, metric: str = ""
+):
     """Width of Δ's interval and P(decision) against the number of labels.
 
     One line per method (colour) and strategy (solid: random, dashed: active),
@@ -800,10 +802,13 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
         The width panel and the P(decision) panel; default a new figure of two.
     target_width : float, optional
         Drawn as a horizontal line on the width panel.
+    metric : str, optional
+        The rate planned, named in the figure's title with the pair.
 
     Returns
     -------
     numpy.ndarray of matplotlib.axes.Axes, shape (2,)
+        The figure's title names the pair (and the rate).
     """
     need = {
         "strategy",
@@ -829,6 +834,9 @@ def plot_label_plan(plan: pd.DataFrame, axes=None, target_width: float | None = 
     if {"group", "reference"} <= set(plan.columns):
         first = plan.iloc[0]
         plan = plan[(plan["group"] == first["group"]) & (plan["reference"] == first["reference"])]
+        rate = f"{get_rate(metric).label} of " if metric else ""
+        pair = f"{first['group']} − {first['reference']}"
+        axes[0].figure.suptitle(f"Labels for a decision: {rate}{pair}")
     for i, ((method, strategy), part) in enumerate(
         plan.groupby(["method", "strategy"], sort=False)
     ):

@@ -49,7 +49,11 @@ def test_plan_prints_the_table_and_writes_the_figure_and_the_csv(paths, runner):
     # Newcombe after active selection assumes random labels: not valid, and said so
     invalid = table[~table["valid"]]
     assert set(zip(invalid["strategy"], invalid["method"], strict=True)) == {("active", "newcombe")}
-    lines = res.stdout.splitlines()
+    answer, blank, *lines = res.stdout.splitlines()
+    # the answer first: about how many labels decide the worst-off group's gap, or none
+    pair = f"{table['group'].iloc[0]} − {table['reference'].iloc[0]}"
+    assert f"the gap true positive rate (recall) of {pair} at ε = 0.05" in answer
+    assert answer.startswith(("About ", "No budget up to 100 labels")) and blank == ""
     assert lines[0].split() == SHOWN
     assert len(lines) == 1 + len(table) + 1
     assert lines[-1].startswith("valid = no: this interval assumes labels drawn at random")
@@ -70,7 +74,8 @@ def test_plan_from_the_unlabeled_file_alone(paths, runner):
     res = runner.invoke(main, ["plan", *args, "--plot", str(fig), "--quiet"])
     assert res.exit_code == 0, res.output
     assert fig.read_text().lstrip().startswith("<?xml")
-    lines = res.stdout.splitlines()
+    answer, _, *lines = res.stdout.splitlines()
+    assert "decide" in answer and "ε = 0.02" in answer
     assert lines[0].split() == SHOWN
     rows = [dict(zip(SHOWN, line.split(), strict=True)) for line in lines[1:]]
     assert [r["strategy"] for r in rows] == ["random", "active"]

@@ -182,3 +182,65 @@ def test_default_budgets_double_up_to_the_pool(data):
     )
     assert sorted(set(plan["budget"])) == [50, 100, 200]
     assert (plan["n_new"] == plan["budget"]).all() and (plan["strategy"] == "random").all()
+
+
+# --------------------------------------------------------------------------- the answer
+def _plan_table(p_random, p_active, budgets=(100, 200, 400)):
+    rows = []
+    for strategy, shares in (("random", p_random), ("active", p_active)):
+        for budget, p in zip(budgets, shares, strict=True):
+            rows.append(
+                {
+                    "strategy": strategy,
+                    "method": "bayes",
+                    "group": "g0",
+                    "reference": "g3",
+                    "budget": budget,
+                    "n_new": budget - 50,
+                    "p_decision": p,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_the_plan_answers_with_the_smallest_budget_that_decides():
+    from bayesfair.labels.planner import plan_sentence
+
+    text = plan_sentence(_plan_table([0.3, 0.85, 0.95], [0.8, 0.9, 1.0]), 0.02, "accuracy")
+    assert text.startswith("About 200 labels in all (150 more, drawn at random) decide the gap")
+    assert "accuracy of g0 − g3 at ε = 0.02 in 80% of simulated audits (bayes)" in text
+    assert text.endswith("; about 100 if chosen by bayesfair suggest.")
+    none = plan_sentence(_plan_table([0.1, 0.2, 0.3], [0.1, 0.2, 0.3]), 0.02)
+    assert none.startswith("No budget up to 400 labels decides the gap g0 − g3")
+    assert "(bayes: 30% at 400)" in none
+
+
+def test_the_plan_of_the_worst_off_group_names_its_pair():
+    """``group="worst"``: one pair, of the group the current posterior makes worst off
+    (g0, 30% of its labels flipped: its accuracy about 20 points lower); the figure's
+    title names it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bayesfair.datasets.simulate import differential_calibration
+    from bayesfair.report.plots import plot_label_plan
+
+    lab, unl = differential_calibration(4, 400, 4000, amount=0.3, random_seed=1)
+    data = bf.AssessmentData.from_frames(
+        lab.drop(columns="p"),
+        unl.drop(columns=["label", "p"]),
+        score="score",
+        label="label",
+        group="group",
+        reference="g1",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = bf.plan_labels(
+            data, budgets=[500], n_sims=2, methods=["bayes"], group="worst", random_seed=0
+        )
+    assert set(plan[["group", "reference"]].itertuples(index=False)) == {("g0", "g1")}
+    axes = plot_label_plan(plan, metric="accuracy")
+    assert axes[0].figure.get_suptitle() == "Labels for a decision: accuracy of g0 − g1"
+    with pytest.raises(InvalidParameterError, match="Unknown group 'nobody'"):
+        bf.plan_labels(data, budgets=[500], n_sims=2, group="nobody")
