@@ -13,6 +13,7 @@ __all__ = [
     "IgnoredOptionWarning",
     "InvalidParameterError",
     "NoLabelsWarning",
+    "RandomBatchWarning",
     "SamplingWarning",
     "SmallReferenceWarning",
     "SparseStratumWarning",
@@ -81,6 +82,12 @@ class SparseStratumWarning(UserWarning):
     Raised by :func:`bayesfair.frequentist.ppi_difference`, which then falls back
     on the largest variance of a rate there.
     """
+
+
+class RandomBatchWarning(UserWarning):
+    """:func:`bayesfair.suggest_labels` returned a simple random sample: it could not
+    show that its chosen batch would teach more than a random one
+    (:mod:`bayesfair.labels.against_random`)."""
 
 
 class SmallReferenceWarning(UserWarning):

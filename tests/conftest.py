@@ -153,6 +153,7 @@ LONGEST_FIRST = (
     "statistical/test_variance_coverage.py",
     "statistical/test_pooling.py",
     "statistical/test_robust_coverage.py",
+    "statistical/test_family_verdicts.py",
     "statistical/test_ppi_coverage.py",
     "statistical/test_small_group_tail.py",
     "statistical/test_sbc.py",

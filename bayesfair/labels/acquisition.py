@@ -33,7 +33,8 @@ from bayesfair._internal.validation import (
 )
 from bayesfair.data.assessment import AssessmentData
 from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary
-from bayesfair.exceptions import CalibrationWarning, InvalidParameterError
+from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, RandomBatchWarning
+from bayesfair.labels.against_random import SURE, prob_beats_random
 from bayesfair.metrics.rates import get_rate, rate_from_counts
 from bayesfair.models.calibration import (
     DiscrepancyPrior,
@@ -464,7 +465,13 @@ def suggest_labels(
         row of the unlabeled data given to :class:`AssessmentData`), the id
         column's value where the data has ids (column named as the id column),
         ``group``, ``score`` and ``gain`` (the expected variance reduction of
-        the gap(s) when it was chosen).
+        the gap(s) when it was chosen). ``attrs["batch"]`` is ``"chosen"``, or
+        ``"random"`` where the batch could not be shown to beat a random one (then
+        the rows are a simple random sample of the unlabeled rows, ``gain`` is NaN
+        and a :class:`~bayesfair.exceptions.RandomBatchWarning` says so);
+        ``attrs["prob_beats_random"]`` the share of the posterior's maps under
+        which the chosen batch beat a random one (:mod:`bayesfair.labels.against_random`:
+        it must be at least :data:`~bayesfair.labels.against_random.SURE`).
 
     Raises
     ------
@@ -523,7 +530,19 @@ def suggest_labels(
     if within != "stratum":
         within = _guard_targeting(res, within)
     picks, gains = Acquisition(post, pool, pairs).greedy(n, within, rng)
-    rows = _rows_for_cells(data, summary, pool, picks, rng, clip, n_bins)
+    sure = prob_beats_random(Acquisition(post, pool, pairs), picks, n, rng)
+    if sure >= SURE:
+        rows = _rows_for_cells(data, summary, pool, picks, rng, clip, n_bins)
+    else:  # it cannot show a gain: a simple random sample, never worse than one
+        rows, gains = rng.choice(data.n_unlabeled, size=n, replace=False), np.full(n, np.nan)
+        warnings.warn(
+            f"suggest_labels could not show that its batch beats a random one (it did under "
+            f"{sure:.0%} of the posterior's plausible calibration maps, {SURE:.0%} needed): "
+            "the batch is a simple random sample of the unlabeled rows. With more labels "
+            "the maps settle and the chosen batches return.",
+            RandomBatchWarning,
+            stacklevel=2,
+        )
     out = pd.DataFrame({"position": rows})
     ids = data.unlabeled_ids
     if ids is not None:
@@ -532,6 +551,7 @@ def suggest_labels(
     out["group"] = levels[data.unlabeled_group_codes[rows]]
     out["score"] = data.unlabeled_scores[rows]
     out["gain"] = gains
+    out.attrs.update(batch="chosen" if sure >= SURE else "random", prob_beats_random=sure)
     return out
 
 

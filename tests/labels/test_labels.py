@@ -53,10 +53,16 @@ def test_suggest_reproducible_and_within(res):
         bf.suggest_labels(res, n=5, within="bin")
 
 
-def test_stratum_selection_is_random_within_strata(res, data):
+def test_stratum_selection_is_random_within_strata(res, data, monkeypatch):
     """Within a stratum the suggested rows are a uniform draw: over many seeds every row of
-    the chosen stratum is about equally often suggested (chi-square, 0.1% level)."""
+    the chosen stratum is about equally often suggested (chi-square, 0.1% level). (The
+    batch is kept whatever its check against a random batch says, which one label in the
+    best stratum need not pass: tests/labels/test_against_random.py.)"""
     from scipy.stats import chisquare
+
+    import bayesfair.labels.acquisition as acquisition
+
+    monkeypatch.setattr(acquisition, "SURE", 0.0)
 
     seen = []
     for seed in range(300):
