@@ -44,6 +44,7 @@ from bayesfair.models.calibration import (
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
+from bayesfair.posterior.checks import flagged_groups
 from bayesfair.posterior.result import FairnessPosterior
 
 __all__ = ["WITHIN", "suggest_labels"]
@@ -569,12 +570,13 @@ def _guard_targeting(res, within: str) -> str:
         check = res.calibration_check(warn=False)
     except ValueError:
         return within
-    bad = [str(g) for g in check.loc[check["verdict"] == "misfit", "group"]]
+    bad = [str(g) for g in flagged_groups(check)]
     if not bad:
         return within
     found = (
-        f"The calibration check finds the map of {', '.join(bad)} contradicted by its "
-        "labels, and score-targeted labels under-cover where a map is wrong"
+        f"The calibration check flags {' and '.join(bad)} (a map contradicted by its "
+        "labels, or two groups calibrated differently), and score-targeted labels "
+        "under-cover where a map is wrong"
     )
     if within == "mixed":
         warnings.warn(

@@ -58,6 +58,7 @@ __all__ = [
     "fair_enough_values",
     "generalized_entropy",
     "posterior_clusters",
+    "probability_verdict",
     "representatives",
     "resampled_clusters",
     "stable_cut",
@@ -287,16 +288,31 @@ def _verdicts(values: dict, ideals: dict) -> tuple[dict, dict]:
         x = v[~np.isnan(v)]
         p = float(np.mean((x >= lo) & (x <= hi))) if x.size else np.nan
         prob[name] = p
-        verdict[name] = (
-            "undefined"
-            if np.isnan(p)
-            else "practically fair"
-            if p >= VERDICT_PROB
-            else "unfair"
-            if p <= 1.0 - VERDICT_PROB
-            else "undecided"
-        )
+        verdict[name] = probability_verdict(p)
     return prob, verdict
+
+
+def probability_verdict(prob_fair: float, level: float = VERDICT_PROB) -> str:
+    """The verdict of a metric from its probability of lying in its fair range:
+    "practically fair" at ``level`` or more, "unfair" at ``1 − level`` or less,
+    "undecided" between, "undefined" for NaN.
+
+    Parameters
+    ----------
+    prob_fair : float
+    level : float, default :data:`VERDICT_PROB`
+        Raised for a family of metrics (:func:`bayesfair.metrics.verdicts.family_level`)
+        so that the verdicts hold together.
+
+    Returns
+    -------
+    str
+    """
+    if np.isnan(prob_fair):
+        return "undefined"
+    if prob_fair >= level:
+        return "practically fair"
+    return "unfair" if prob_fair <= 1.0 - level else "undecided"
 
 
 def cluster_metrics(

@@ -193,6 +193,7 @@ __all__ = [
     "check_result_diagnostics",
     "departure_phrase",
     "entry_bins",
+    "flagged_groups",
     "holm_adjust",
     "labeled_cells",
     "misfit_message",
@@ -825,6 +826,26 @@ def name_the_pair(table: pd.DataFrame) -> pd.DataFrame:
         if out.loc[k, "verdict"] != "misfit":
             out.loc[k, "verdict"] = f"differs from {table.loc[other, 'group']}"
     return out
+
+
+def flagged_groups(table: pd.DataFrame) -> list:
+    """The groups a calibration check flags: a ``"misfit"``, or one of a pair whose
+    calibrations differ (``"differs from <other>"``, :func:`name_the_pair`: either may be
+    the one whose map is off, so both are flagged).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A calibration check's table (``group`` and ``verdict`` columns).
+
+    Returns
+    -------
+    list
+        The groups, in the table's order.
+    """
+    verdict = table["verdict"].astype(str)
+    hit = (verdict == "misfit") | verdict.str.startswith("differs from")
+    return table.loc[hit, "group"].tolist()
 
 
 def holm_adjust(p_values) -> np.ndarray:

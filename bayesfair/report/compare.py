@@ -52,6 +52,7 @@ from bayesfair.exceptions import (
 )
 from bayesfair.frequentist._bootstrap import resamples_to_itself
 from bayesfair.frequentist.groups import labeled_evidence, max_gap_interval
+from bayesfair.metrics.fair_enough import VERDICT_PROB, probability_verdict
 from bayesfair.metrics.rates import (
     COUNT_NAMES,
     UndefinedRateWarning,
@@ -64,6 +65,7 @@ from bayesfair.models.catalogue import models_with_map, verdict_order
 from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import _coord_labels, fit, model_options
+from bayesfair.posterior.groups import evidence
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
 from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
@@ -748,8 +750,12 @@ def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
 
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
-    """The calibration model's metric clusters for each group against the reference."""
+    """The calibration model's metric clusters for each group against the reference, their
+    verdicts passed through the one gate (the pair's labeled rows and rows assessed, as
+    accuracy's) and held as a family over every metric of every pair (each at
+    :func:`~bayesfair.metrics.verdicts.family_level`)."""
     res = posteriors[_map_model(posteriors)]
+    gate = evidence(res, "accuracy")
     tables = []
     for g in res.groups:
         if g != reference:
@@ -758,6 +764,13 @@ def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
             t.insert(1, "reference", reference)
             tables.append(t)
     out = pd.concat(tables, ignore_index=True)
+    level = family_level(VERDICT_PROB, len(out))
+    out["verdict"] = [
+        TOO_FEW
+        if not (gate[g].enough and gate[reference].enough)
+        else probability_verdict(p, level)
+        for g, p in zip(out["group"], out["prob_fair"], strict=True)
+    ]
     out.attrs = tables[0].attrs  # the first pair's dendrogram (the report's figure)
     return out
 

@@ -610,7 +610,7 @@ def findings(comp) -> list[dict]:
         if v["set_aside"]:
             text += (
                 f" ({', '.join(m.upper() for m in v['set_aside'])} set aside: the calibration "
-                "check flags a misfit in this pair.)"
+                "check flags a group of this pair.)"
             )
         if v["without_labels"] and method in MODEL_SPECS:
             text += f" ({_no_label_words(list(v['without_labels']), method)})"

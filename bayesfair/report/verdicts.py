@@ -34,6 +34,7 @@ from bayesfair._internal.validation import takes
 from bayesfair.frequentist.intervals import newcombe_interval
 from bayesfair.metrics.verdicts import Evidence, decide, shortfall_text
 from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
+from bayesfair.posterior.checks import flagged_groups
 from bayesfair.posterior.groups import evidence
 from bayesfair.stats import simultaneous_band
 
@@ -74,12 +75,12 @@ def pair_verdicts(comp) -> pd.DataFrame:
 
     It rests on the first model of RBC, BC, HBB, BB that was fitted and has an
     interval. BC, which trusts its calibration maps completely, is set aside for the
-    next model when the calibration check flags a misfit in one of the pair's two
-    groups (its interval may be wrong); RBC is never set aside: it exists to absorb a
-    misfit (a misfitting stratum follows its own labeled rate), and one group's check
-    says nothing about another group's map. With no Bayesian model, Newcombe's
-    interval decides (also when the models have too few draws for one) and
-    P(|Δ| < ε) is not given.
+    next model when the calibration check flags one of the pair's two groups (a misfit,
+    or two groups whose calibrations differ; its interval may be wrong); RBC is never
+    set aside: it exists to absorb a misfit (a misfitting stratum follows its own
+    labeled rate), and one group's check says nothing about another group's map. With
+    no Bayesian model, Newcombe's interval decides (also when the models have too few
+    draws for one) and P(|Δ| < ε) is not given.
 
     Parameters
     ----------
@@ -136,10 +137,11 @@ def pair_verdicts(comp) -> pd.DataFrame:
 
 
 def _misfits(calibration) -> set:
-    """The groups the calibration check flags (as strings)."""
+    """The groups the calibration check flags (as strings): a misfit, or either group of a
+    pair whose calibrations differ (:func:`~bayesfair.posterior.checks.flagged_groups`)."""
     if calibration is None or not len(calibration):
         return set()
-    return set(calibration.loc[calibration["verdict"] == "misfit", "group"].astype(str))
+    return {str(g) for g in flagged_groups(calibration)}
 
 
 def _method(comp, r, misfit: set) -> tuple[str, list]:

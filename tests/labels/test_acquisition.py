@@ -265,10 +265,10 @@ def test_targeted_picks_guard_against_a_misfit():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         by_stratum = bf.suggest_labels(res, n=10, within="stratum", random_seed=0)
-    with pytest.warns(CalibrationWarning, match="map of B contradicted.*chosen by stratum"):
+    with pytest.warns(CalibrationWarning, match="flags A and B .*chosen by stratum"):
         mixed = bf.suggest_labels(res, n=10, within="mixed", random_seed=0)
     pd.testing.assert_frame_equal(mixed, by_stratum)
-    with pytest.warns(CalibrationWarning, match="map of B contradicted.*Use within='stratum'"):
+    with pytest.warns(CalibrationWarning, match="flags A and B .*Use within='stratum'"):
         by_score = bf.suggest_labels(res, n=10, within="score", random_seed=0)
     assert len(by_score) == 10 and not by_score["position"].isin(by_stratum["position"]).all()
 

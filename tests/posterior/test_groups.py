@@ -460,6 +460,16 @@ def test_no_set_aside_of_the_robust_model():
         verdict = pair_verdicts(comp).iloc[0]
         assert verdict["method"] == method
         assert verdict["set_aside"] == (() if method == "rbc" else ("bc",))
+    # two groups whose calibrations differ (neither a misfit alone): BC is set aside too
+    differ = pd.DataFrame({"group": ["a", "b"], "verdict": ["differs from b", "differs from a"]})
+    comp = SimpleNamespace(
+        pairs=pairs,
+        calibration=differ,
+        groups=None,
+        settings={"epsilon": 0.02, "models": ["bc", "bb"]},
+        posteriors={},
+    )
+    assert pair_verdicts(comp).iloc[0]["set_aside"] == ("bc",)
 
 
 def test_a_reference_with_few_labels_is_warned_about_with_many_groups(eight):

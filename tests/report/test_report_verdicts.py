@@ -64,3 +64,71 @@ def test_newcombe_verdicts_are_held_by_bonferroni(comparison4):
     np.testing.assert_allclose(open_["lower"], lo)
     np.testing.assert_allclose(open_["upper"], hi)
     assert family_bands(comp, pair_verdicts(comp)).keys() == set(open_.index)
+
+
+def test_the_metric_clusters_verdicts_pass_the_gate_and_hold_as_a_family(comparison4):
+    """Fair Enough's verdicts (``compare(..., clusters=True)``): each metric of each pair
+    decided at the level that holds them together, and "too few" for a pair with a group
+    below the gate (a group of 5 labeled rows here)."""
+    import warnings
+
+    import bayesfair as bf
+    from bayesfair.metrics.fair_enough import VERDICT_PROB, probability_verdict
+    from bayesfair.metrics.verdicts import TOO_FEW, family_level
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(
+            comparison4.posteriors["rbc"].data,
+            ["accuracy"],
+            models=("rbc",),
+            posteriors={"rbc": comparison4.posteriors["rbc"]},
+            n_resamples=50,
+            random_seed=0,
+            progressbar=False,
+            clusters=True,
+        )
+    table = comp.clusters
+    level = family_level(VERDICT_PROB, len(table))
+    assert level > VERDICT_PROB
+    expected = [probability_verdict(p, level) for p in table["prob_fair"]]
+    assert list(table["verdict"]) == expected
+    # a metric at P = 0.96 of lying in its fair range was "practically fair" alone
+    assert probability_verdict(0.96) == "practically fair"
+    assert probability_verdict(0.96, level) == "undecided"
+    assert TOO_FEW not in set(table["verdict"])  # every group here has 47 labels or more
+
+
+def test_a_pair_with_a_group_below_the_gate_has_no_cluster_verdict():
+    import warnings
+
+    import bayesfair as bf
+    from bayesfair.datasets.simulate import differential_calibration
+    from bayesfair.metrics.verdicts import TOO_FEW
+
+    lab, unl = differential_calibration(
+        3, 200, 2000, kind="none", weights=(0.02, 0.49, 0.49), random_seed=4
+    )
+    data = bf.AssessmentData.from_frames(
+        lab.drop(columns="p"),
+        unl.drop(columns=["label", "p"]),
+        score="score",
+        label="label",
+        group="group",
+        reference="g1",
+    )
+    assert (lab["group"] == "g0").sum() < 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = bf.compare(
+            data,
+            ["accuracy"],
+            models=("rbc",),
+            n_resamples=50,
+            random_seed=0,
+            fit_kwargs={"draws": 200, "tune": 200, "chains": 2},
+            progressbar=False,
+            clusters=True,
+        )
+    verdicts = comp.clusters.groupby("group")["verdict"].agg(set)
+    assert verdicts["g0"] == {TOO_FEW} and TOO_FEW not in verdicts["g2"]
