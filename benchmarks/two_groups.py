@@ -69,7 +69,7 @@ N_UNLABELED = 50_000
 CELLS = [f"{kind}:{n}" for kind in ("label_noise", "slope2") for n in (200, 500, 1000)]
 #: The metrics fitted: the three gaps and the share of positives (the calibration view's).
 FIT_METRICS = [*METRICS, "base_rate"]
-CSV = ROOT / "benchmarks/results/two_groups.csv"
+CSV = ROOT / "benchmarks/results/two_groups.csv.gz"
 PAGE = ROOT / "docs/results/two_groups.md"
 #: The bars checked.
 BAR_MEAN, BAR_CELL, BAR_CALIB = 0.90, 0.80, 0.90
@@ -475,8 +475,9 @@ def main() -> None:
                 continue
             t0 = time.perf_counter()
             rows += run_replicate(cell, rep, a.seed)
-            tmp = out.with_suffix(".tmp")
-            pd.DataFrame(rows).to_csv(tmp, index=False)
+            tmp = out.with_name(out.name + ".tmp")
+            gzip = "gzip" if out.name.endswith(".gz") else None
+            pd.DataFrame(rows).to_csv(tmp, index=False, compression=gzip)
             tmp.replace(out)
             print(f"{cell} rep {rep}: {time.perf_counter() - t0:.1f} s", flush=True)
     runs = pd.DataFrame(rows)
