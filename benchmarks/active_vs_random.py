@@ -118,9 +118,9 @@ def report(runs: pd.DataFrame) -> str:
         f"{MAX_LABELS} labels). Paired loops: the same data and starting labels for both.",
         "",
         "| design | loops | median labels, random | median labels, suggest | ratio | "
-        "paired: suggest fewer / equal / more | coverage random | coverage suggest | "
-        "random batches of the suggested |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "paired: suggest fewer / equal / more | median paired difference [90% bootstrap] | "
+        "coverage random | coverage suggest | random batches of the suggested |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for design, part in runs.groupby("design", sort=False):
         r = part[part["strategy"] == "random"].set_index("seed")
@@ -131,13 +131,22 @@ def report(runs: pd.DataFrame) -> str:
         r, s = r.loc[both], s.loc[both]
         diff = s["labels"] - r["labels"]
         share = s["random_batches"].sum() / max(s["batches"].sum(), 1)
+        lo, hi = _bootstrap_median(diff.to_numpy())
         lines.append(
             f"| {design} | {len(both)} | {r['labels'].median():.0f} | "
             f"{s['labels'].median():.0f} | {s['labels'].median() / r['labels'].median():.2f} | "
             f"{(diff < 0).sum()} / {(diff == 0).sum()} / {(diff > 0).sum()} | "
+            f"{np.median(diff):+.0f} [{lo:+.0f}, {hi:+.0f}] | "
             f"{r['covered'].mean():.2f} | {s['covered'].mean():.2f} | {share:.0%} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _bootstrap_median(diff: np.ndarray, n: int = 4000, seed: int = 0) -> tuple[float, float]:
+    """A 90% percentile bootstrap interval of the median of the paired differences."""
+    rng = np.random.default_rng(seed)
+    medians = np.median(rng.choice(diff, size=(n, diff.size), replace=True), axis=1)
+    return float(np.quantile(medians, 0.05)), float(np.quantile(medians, 0.95))
 
 
 def main() -> None:
