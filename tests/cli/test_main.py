@@ -76,4 +76,5 @@ def test_clean_runs_print_nothing_on_stderr(tmp_path):
         )
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr == "", proc.stderr
-        assert "| accuracy |" in proc.stdout
+        assert proc.stdout.startswith("# Does the classifier treat the 2 groups alike")
+        assert "\n## Findings\n" in proc.stdout
