@@ -206,6 +206,14 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
         ),
         _calibration_view_section(comp, digits),
         Section(
+            "calibration-flags",
+            "Calibration check: the groups it flags",
+            (("table", _flagged_rows(calibration), "calibration"), ("text", CHECK_SHORT))
+            if _check_found(comp)
+            else (),
+            shown=_check_found(comp),
+        ),
+        Section(
             "calibration-check",
             "Calibration check",
             (("text", CHECK_INTRO), ("table", calibration, "calibration"))
@@ -213,7 +221,7 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
             else (),
             {"calibration_check": comp.calibration.to_dict(orient="records")},
             shown=calibration is not None,
-            detail=not _check_found(comp),
+            detail=True,
         ),
         Section(
             "clusters",
@@ -243,7 +251,7 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
                 else []
             },
             shown=bool(comp.posteriors),
-            detail=not _diagnostics_alarm(comp),
+            detail=True,  # an alarm is one of the notes (_diagnostics_notes)
         ),
         *_detail_sections(comp, digits),
     ]
@@ -389,16 +397,26 @@ def _check_found(comp) -> bool:
     return bool((~check["verdict"].isin(["ok", "too few labels"])).any())
 
 
-def _diagnostics_alarm(comp) -> bool:
-    """Whether a fit's diagnostics call for more draws (:data:`DIAGNOSTICS_ADVICE`)."""
+def _diagnostics_notes(comp) -> list[str]:
+    """One note per fit whose diagnostics call for more draws (:data:`DIAGNOSTICS_ADVICE`);
+    the table is in the full detail."""
     if not comp.posteriors:
-        return False
-    diag = _diagnostics(comp)
-    return bool(
-        (diag["max_r_hat"] > 1.01).any()
-        or (diag["min_ess_bulk"] < 400).any()
-        or (diag["divergences"] > 0).any()
-    )
+        return []
+    out = []
+    for _, r in _diagnostics(comp).iterrows():
+        found = []
+        if r["max_r_hat"] > 1.01:
+            found.append(f"R-hat {r['max_r_hat']:.3f} (above 1.01)")
+        if r["min_ess_bulk"] < 400:
+            found.append(f"a bulk ESS of {r['min_ess_bulk']:.0f} (below 400)")
+        if r["divergences"] > 0:
+            found.append(f"{int(r['divergences'])} divergences")
+        if found:
+            out.append(
+                f"{r['model'].upper()}: sampler diagnostics show {', '.join(found)}: fit with "
+                "more draws (or a higher target acceptance) before the numbers are trusted."
+            )
+    return out
 
 
 #: What the calibration check's table is, in words.
@@ -409,6 +427,11 @@ CHECK_INTRO = (
     "A misfit means the labels contradict the shared map: the group's rates from a "
     "calibration model then rest on its labeled examples (RBC) or may be wrong (BC). "
     "'too few labels': the check cannot tell."
+)
+#: What the summary's rows of the calibration check are, in words.
+CHECK_SHORT = (
+    "Each flagged group's labels against the map the groups share (likelihood ratio, "
+    "step-down over the groups); every group's row and what the test is: --detail full."
 )
 #: What the metric clusters' table is, in words.
 CLUSTERS_INTRO = (
@@ -533,6 +556,11 @@ def _calibration_view_section(comp, digits: int) -> Section:
         *(("note", f"{n}.") for n in notes),
     )
     return Section("calibration-within-groups", CALIBRATION_TITLE, blocks, records)
+
+
+def _flagged_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the calibration check's display table whose verdict is a finding."""
+    return table[~table["verdict"].isin(["ok", "too few labels"])]
 
 
 def _calibration_table(comp):
@@ -774,7 +802,7 @@ def _notes(comp) -> list[str]:
     notes = [f"{' and '.join(ms)}: {_sentence(n)}" for n, ms in metrics_of.items()]
     for name, post in comp.posteriors.items():
         notes += [f"{name.upper()}: {_sentence(n)}" for n in post.notes]
-    return list(dict.fromkeys(notes))
+    return list(dict.fromkeys(notes + _diagnostics_notes(comp)))
 
 
 def _note_parts(note) -> list[str]:

@@ -86,3 +86,19 @@ def test_a_promised_figure_is_in_the_report(comparison4):
     html = comparison_html(comparison4, figures=True)
     assert "the reliability figure (HTML report)" in html
     assert "Calibration within groups: each group" in html  # the figure's caption
+
+
+def test_a_flagged_group_is_in_the_summary_and_every_group_in_the_detail(comparison4):
+    import dataclasses
+
+    check = comparison4.calibration.copy()
+    check.loc[check["group"] == "g0", "verdict"] = "misfit"
+    flagged = dataclasses.replace(comparison4, calibration=check)
+    md = flagged.to_markdown()
+    assert len(md.splitlines()) <= 80
+    section = md.split("## Calibration check: the groups it flags\n", 1)[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if re.match(r"\| g\d", line)]
+    assert len(rows) == 1 and rows[0].startswith("| g0 |")
+    full = flagged.to_markdown(detail="full").split("\n## Calibration check\n", 1)[1]
+    assert sum(bool(re.match(r"\| g\d", line)) for line in full.split("\n## ")[0].splitlines()) == 4
+    assert "## Calibration check" not in comparison4.to_markdown()  # nothing flagged

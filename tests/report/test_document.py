@@ -48,7 +48,7 @@ def test_html_tables_settings_and_sizes(html, comparison):
 
 
 def test_html_diagnostics_per_model(html, comparison):
-    section = html.split('<h2 id="diagnostics">Sampler diagnostics</h2>', 1)[1]
+    section = html.split("<summary>Sampler diagnostics</summary>", 1)[1]
     section = section.split("</table>", 1)[0]
     assert "<th>max_r_hat</th><th>min_ess_bulk</th><th>divergences</th>" in section
     diag = comparison.posteriors["bc"].diagnostics()
