@@ -151,24 +151,28 @@ def _labels_sentence(comp) -> str:
         estimate, lower, upper, verdict, shortfall = _headline(comp, metric)
         label = get_rate(metric).label
         if verdict == TOO_FEW:
-            short.append(f"{label} needs more labels of {shortfall}")
+            short.append(f"{label} needs more labels of {shortfall}")  # the gate's words
         elif verdict == "undecided":
             more = labels_to_decide(estimate, lower, upper, eps, n)
             if math.isinf(more):
-                parts.append(f"{label}: more than {MAX_FACTOR * n:,}")
+                parts.append(f"more than {MAX_FACTOR * n:,} for {label}")
             elif not math.isnan(more):
-                parts.append(f"{label}: about {_round(more):,}")
+                parts.append(f"about {_round(more):,} for {label}")
     if not parts and not short:
         return ""
-    text = "To decide: "
+    sentences = []
     if parts:
-        text += (
-            f"at least {'; '.join(parts)} more labels, spread as today's {n:,} (a floor, "
-            "if the estimates held; the plan command simulates it)"
+        sentences.append(
+            f"To decide, more labels spread as today's {n:,}: at least {_listed(parts)} (a "
+            "floor, if the estimates held; the plan command simulates it)."
         )
-    if short:
-        text += ("; " if parts else "") + "; ".join(short)
-    return text + "."
+    sentences += [f"{s[0].upper()}{s[1:]}." for s in short]
+    return " ".join(sentences)
+
+
+def _listed(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _headline(comp, metric: str) -> tuple:
