@@ -248,8 +248,8 @@ def plan_labels(
         than collected, as far as the pool allows.
     n_sims : int, default 30
         Simulated audits per budget: a share of them, P(decision), is within about
-        ±0.09 (one standard error at 0.5; 50 before, ±0.07, at 5/3 the time, which ran
-        past a minute on two cores).
+        ±0.09 (one standard error at 0.5); the time grows with it (about 40 s for
+        four groups on two cores at the default).
     methods : list of str, optional
         Among :data:`PLAN_METHODS`; default all four.
     strategies : list of str

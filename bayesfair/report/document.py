@@ -31,6 +31,7 @@ from bayesfair.metrics.rates import get_rate
 from bayesfair.metrics.verdicts import TOO_FEW
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.models.priors import prior_from_record
+from bayesfair.posterior.checks import flagged_groups
 from bayesfair.report import groups as rg
 from bayesfair.report import plots
 from bayesfair.report.answer import answer_section
@@ -208,7 +209,7 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
         Section(
             "calibration-flags",
             "Calibration check: the groups it flags",
-            (("table", _flagged_rows(calibration), "calibration"), ("text", CHECK_SHORT))
+            (("table", _flagged_rows(calibration, comp), "calibration"), ("text", CHECK_SHORT))
             if _check_found(comp)
             else (),
             shown=_check_found(comp),
@@ -392,9 +393,7 @@ def _check_found(comp) -> bool:
     """Whether the calibration check found something (a verdict other than "ok" or too
     few labels to tell): then its section is part of the summary."""
     check = comp.calibration
-    if check is None or not len(check):
-        return False
-    return bool((~check["verdict"].isin(["ok", "too few labels"])).any())
+    return check is not None and len(check) > 0 and bool(flagged_groups(check))
 
 
 def _diagnostics_notes(comp) -> list[str]:
@@ -558,9 +557,10 @@ def _calibration_view_section(comp, digits: int) -> Section:
     return Section("calibration-within-groups", CALIBRATION_TITLE, blocks, records)
 
 
-def _flagged_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the calibration check's display table whose verdict is a finding."""
-    return table[~table["verdict"].isin(["ok", "too few labels"])]
+def _flagged_rows(table: pd.DataFrame, comp) -> pd.DataFrame:
+    """The rows of the calibration check's display table of the groups it flags
+    (:func:`~bayesfair.posterior.checks.flagged_groups`)."""
+    return table[table["group"].isin([str(g) for g in flagged_groups(comp.calibration)])]
 
 
 def _calibration_table(comp):

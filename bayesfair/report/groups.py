@@ -78,7 +78,10 @@ def family_findings(comp) -> list[dict]:
     if family is None or family.empty:
         return []
     eps = comp.settings["epsilon"]
-    pct = f"{comp.settings['ci_prob']:.0%}"
+    # each metric's band is at the level that holds the views over the metrics together
+    # (compare's _group_views, metrics.verdicts.family_level)
+    joint = f" (joint over the {len(family)} metrics)" if len(family) > 1 else ""
+    pct = f"{comp.settings['ci_prob']:.0%}{joint}"
     m = view_method(comp)
     out = []
     for _, r in family.iterrows():

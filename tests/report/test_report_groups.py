@@ -157,9 +157,9 @@ def test_family_findings_say_the_verdict_and_what_it_rests_on():
         "upper": pytest.approx(0.17),
         "method": "bb",
         "text": "accuracy, all 6 groups: unfair at ε = 0.02. max − min of the estimated "
-        "rates = 0.120; of the true rates: 90% interval [0.070, 0.170], P(max − min < 0.02) "
-        "= 0.01; worst off: g1 (P = 0.80); min/max 0.850 [0.700, 0.950]; rests on the "
-        "beta-binomial (BB, labeled examples only).",
+        "rates = 0.120; of the true rates: 90% (joint over the 2 metrics) interval "
+        "[0.070, 0.170], P(max − min < 0.02) = 0.01; worst off: g1 (P = 0.80); min/max "
+        "0.850 [0.700, 0.950]; rests on the beta-binomial (BB, labeled examples only).",
     }
     assert fpr["verdict"] == "undecided" and fpr["text"].startswith(
         "false positive rate, all 6 groups: undecided at ε = 0.02. max − min of the "
@@ -171,8 +171,9 @@ def test_family_findings_of_the_bootstrap_leave_out_the_probabilities():
     (accuracy, _) = family_findings(_comparison(3, methods=()))
     assert accuracy["method"] == "freq" and accuracy["max_gap"] == pytest.approx(0.13)
     assert accuracy["text"] == (
-        "accuracy, all 3 groups: undecided at ε = 0.02. max − min = 0.130, 90% interval "
-        "[0.000, 0.300]; rests on the max-|t| bootstrap of the labeled examples."
+        "accuracy, all 3 groups: undecided at ε = 0.02. max − min = 0.130, 90% (joint over "
+        "the 2 metrics) interval [0.000, 0.300]; rests on the max-|t| bootstrap of the "
+        "labeled examples."
     )
 
 
