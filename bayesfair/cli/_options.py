@@ -54,6 +54,26 @@ def group_columns(group: str) -> list[str]:
     return columns
 
 
+def proxy_columns(text: str | None) -> dict | None:
+    """``"White=p_white,Black=p_black"`` as ``{"White": "p_white", "Black": "p_black"}``."""
+    if text is None:
+        return None
+    out = {}
+    for part in (p.strip() for p in text.split(",")):
+        group, sep, column = (x.strip() for x in part.partition("="))
+        if not sep or not group or not column:
+            raise BadInput(
+                f"--group-probabilities: '{part}' is not GROUP=COLUMN (e.g. "
+                "'White=p_white,Black=p_black')."
+            )
+        if group in out:
+            raise BadInput(f"--group-probabilities names the group '{group}' twice.")
+        out[group] = column
+    if len(out) < 2:
+        raise BadInput("--group-probabilities must name at least two groups.")
+    return out
+
+
 def budgets(text: str | None) -> list[int] | None:
     """``"100,200"`` as label counts (None: the planner's default)."""
     if text is None:

@@ -14,6 +14,7 @@ from bayesfair.cli._options import (
     group_columns,
     metric_list,
     positive_finite,
+    proxy_columns,
     score_threshold,
     separator,
 )
@@ -129,6 +130,16 @@ from bayesfair.report.periods import drift_sentences, period_html, period_json, 
     "left empty.",
 )
 @click.option("--reference", default=None, help="Reference group (default: most labels).")
+@click.option(
+    "--group-probabilities",
+    "group_probabilities",
+    default=None,
+    metavar="GROUP=COLUMN,...",
+    help="For rows whose --group is empty: each group's probability column from a proxy "
+    "(BISG and the like), e.g. 'White=p_white,Black=p_black'. A row of unknown group needs "
+    "every column; rows of known group may carry them too (they calibrate the proxy). One "
+    "--group column; the files are read in memory.",
+)
 @click.option("--pos-label", default=None, help="Positive label (needed unless labels are 0/1).")
 @click.option("--threshold", default=0.5, show_default=True, type=float, callback=score_threshold)
 @click.option(
@@ -167,6 +178,7 @@ def assess(
     epsilon,
     selection,
     reference,
+    group_probabilities,
     pos_label,
     threshold,
     out,
@@ -190,8 +202,10 @@ def assess(
     fmt = _output_format(out)
     names = metric_list(metrics)
     group_cols = group_columns(group)
+    proxy = proxy_columns(group_probabilities)
     sep = separator(sep)
-    engine = "memory" if period is not None else reading_engine(engine, encoding)
+    in_memory = period is not None or proxy is not None
+    engine = "memory" if in_memory else reading_engine(engine, encoding)
     _check_writable(out)
     lab = _labeled_input(
         labeled,
@@ -205,13 +219,23 @@ def assess(
         quiet,
         sep,
         encoding,
+        missing_groups=proxy is not None,
     )
     if not hasattr(lab, "n_total"):
         pos_label = _pos_label(lab, label, pos_label)
     unl = None
     if unlabeled is not None:
         unl = _unlabeled_source(
-            unlabeled, engine, scheduler, score, group_cols, threshold, quiet, sep, encoding
+            unlabeled,
+            engine,
+            scheduler,
+            score,
+            group_cols,
+            threshold,
+            quiet,
+            sep,
+            encoding,
+            missing_groups=proxy is not None,
         )
     _surprises(model, unlabeled, chains)
     if period is not None:
@@ -224,17 +248,13 @@ def assess(
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        data = _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference)
+        data = _assessment_data(
+            lab, unl, score, label, group_cols, threshold, pos_label, reference, proxy
+        )
     show_warnings(caught)
-    _echo(
-        quiet,
-        f"{data.n_labeled:,} labeled and {data.n_unlabeled:,} unlabeled examples in "
-        f"{data.n_groups} groups ({', '.join(map(str, data.group_levels))}); positive "
-        f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
-        f"{data.reference!r}.",
-    )
+    _echo(quiet, _data_line(data))
     models = (LABELED_MODEL, model) if model in models_with_map() else (model,)
-    if model in models_with_map() and data.n_unlabeled == 0:
+    if model in models_with_map() and data.n_unlabeled == 0 and data.proxy is None:
         _echo(
             quiet, f"No --unlabeled file: the {model.upper()} model uses the labeled scores only."
         )
@@ -317,8 +337,30 @@ def _assess_periods(lab, unl, columns: dict, model, seed, settings: dict, fmt, q
     return render(res, settings["metrics"], settings["epsilon"])
 
 
+def _data_line(data) -> str:
+    """What was read, in one line: rows, groups, the positive label, threshold, reference."""
+    proxy = "" if data.proxy is None else f", {data.proxy.n_unknown():,} more known by proxy"
+    return (
+        f"{data.n_labeled:,} labeled and {data.n_unlabeled:,} unlabeled examples in "
+        f"{data.n_groups} groups ({', '.join(map(str, data.group_levels))}){proxy}; positive "
+        f"label {data.pos_label!r}, threshold {data.threshold:g}, reference group "
+        f"{data.reference!r}."
+    )
+
+
 def _labeled_input(
-    path, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet, sep, encoding
+    path,
+    engine,
+    scheduler,
+    score,
+    label,
+    group_cols,
+    threshold,
+    pos_label,
+    quiet,
+    sep,
+    encoding,
+    missing_groups=False,
 ):
     """The labeled file: its rows, checked, or (above ``LABELED_ROWS_IN_MEMORY`` rows, read
     by an engine) its summary."""
@@ -327,8 +369,7 @@ def _labeled_input(
         return _labeled_source(
             path, engine, scheduler, score, label, group_cols, threshold, pos_label, quiet
         )
-    lab = _labeled_rows(path, score, label, group_cols, pos_label, sep, encoding)
-    return lab
+    return _labeled_rows(path, score, label, group_cols, pos_label, sep, encoding, missing_groups)
 
 
 def _surprises(model, unlabeled, chains) -> None:

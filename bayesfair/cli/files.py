@@ -219,8 +219,9 @@ def _score_fix(raw, numeric) -> str:
     return ""
 
 
-def _check_values(frame, score, label, group_cols, pos_label) -> None:
-    """Scores, labels and groups, with the flag and the line in the message."""
+def _check_values(frame, score, label, group_cols, pos_label, missing_groups=False) -> None:
+    """Scores, labels and groups, with the flag and the line in the message (a missing group
+    is refused unless ``missing_groups``: a proxy's probabilities stand in for it)."""
     import numpy as np
     import pandas as pd
 
@@ -234,7 +235,7 @@ def _check_values(frame, score, label, group_cols, pos_label) -> None:
             f"--score {score}: {_where(frame, i)} holds {shown}, not a score "
             f"in [0, 1] ({int(bad.sum())} such row(s)).{_score_fix(frame[score], s)}"
         )
-    for col in group_cols:
+    for col in () if missing_groups else group_cols:
         missing = frame[col].isna()
         if missing.any():
             i = int(np.flatnonzero(missing.to_numpy())[0])
@@ -379,13 +380,22 @@ def _labeled_source(path, engine, scheduler, score, label, group_cols, threshold
 
 
 def _unlabeled_source(
-    path, engine, scheduler, score, group_cols, threshold, quiet, sep=None, encoding=None
+    path,
+    engine,
+    scheduler,
+    score,
+    group_cols,
+    threshold,
+    quiet,
+    sep=None,
+    encoding=None,
+    missing_groups=False,
 ):
     """The unlabeled file(s) as a frame (``memory``) or as a summary built by the engine."""
     if engine == "memory":
         frame = _read_table(path, "unlabeled", sep, text_columns=group_cols, encoding=encoding)
         _check_columns(frame, "unlabeled", score=[score], group=group_cols)
-        _check_values(frame, score, None, group_cols, None)
+        _check_values(frame, score, None, group_cols, None, missing_groups)
         return frame
     return _summarise_file(
         path, "unlabeled", engine, scheduler, score, group_cols, threshold, quiet
@@ -535,7 +545,9 @@ def _command_line() -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, reference):
+def _assessment_data(
+    lab, unl, score, label, group_cols, threshold, pos_label, reference, group_probabilities=None
+):
     """The files' contents (rows or engine summaries) as :class:`~bayesfair.AssessmentData`."""
     if hasattr(lab, "n_total"):  # the labeled file as a summary (_labeled_source); the
         # unlabeled one is then a summary too (the same --engine, never 'memory')
@@ -551,12 +563,15 @@ def _assessment_data(lab, unl, score, label, group_cols, threshold, pos_label, r
         threshold=threshold,
         pos_label=pos_label,
         reference=reference,
+        **({} if group_probabilities is None else {"group_probabilities": group_probabilities}),
     )
 
 
-def _labeled_rows(path, score, label, group_cols, pos_label, sep=None, encoding=None):
+def _labeled_rows(
+    path, score, label, group_cols, pos_label, sep=None, encoding=None, missing_groups=False
+):
     """The labeled file read in memory, its columns and values checked (the flags named)."""
     lab = _read_table(path, "labeled", sep, text_columns=group_cols, encoding=encoding)
     _check_columns(lab, "labeled", score=[score], label=[label], group=group_cols)
-    _check_values(lab, score, label, group_cols, pos_label)
+    _check_values(lab, score, label, group_cols, pos_label, missing_groups)
     return lab

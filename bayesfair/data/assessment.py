@@ -29,6 +29,7 @@ from bayesfair.data.examples import (
     warn_surprising_labels,
     warn_unlabeled_only,
 )
+from bayesfair.data.proxy import check_proxy
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
 
@@ -92,6 +93,11 @@ class AssessmentData:
         ``Categorical`` keeps its order). :func:`bayesfair.fit` then fits each
         period's maps, and the result's ``period_summary`` gives each period's gaps
         (:mod:`bayesfair.posterior.periods`). Periods need rows, not summaries.
+    proxy : ProxyData, optional
+        Rows whose group is known only as a proxy's probabilities, and rows of known
+        group that carry the proxy too (:mod:`bayesfair.data.proxy`); built by
+        :meth:`from_frames` with ``group_probabilities``. The groups are then the
+        proxy's, and the labeled and unlabeled examples are the rows of known group.
 
     Raises
     ------
@@ -132,13 +138,20 @@ class AssessmentData:
         id_name: str = "id",
         periods=None,
         unlabeled_periods=None,
+        proxy=None,
     ):
-        lab, self.pos_label = labeled_input(scores, labels, groups, labeled, pos_label)
+        lab, self.pos_label = labeled_input(
+            scores, labels, groups, labeled, pos_label, allow_empty=proxy is not None
+        )
         unl = unlabeled_input(unlabeled_scores, unlabeled_groups, unlabeled, unlabeled_ids)
         self.threshold = common_threshold(threshold, lab, unl)
         self.attributes = common_attributes(lab, unl)
         self.id_name = str(id_name)
         self.group_levels: list = _ordered_levels(lab.group_labels, unl.group_labels)
+        #: The rows whose group a proxy gives as probabilities (None without a proxy).
+        self.proxy = check_proxy(proxy, self.group_levels, periods)
+        if self.proxy is not None:
+            self.group_levels = list(self.proxy.levels)
         self.labeled_examples: ExampleSet = lab.build(self.group_levels, self.threshold)
         self.unlabeled_examples: ExampleSet = unl.build(self.group_levels, self.threshold)
         self.period_levels = attach_periods(
@@ -146,7 +159,8 @@ class AssessmentData:
         )
         # after every check: a set that is refused is not also warned about
         warn_surprising_labels(self.labeled_examples, self.pos_label)
-        warn_unlabeled_only(self.group_levels, self.labeled_examples.group_counts())
+        if self.proxy is None or self.n_labeled > 0:  # else every labeled row's group is latent
+            warn_unlabeled_only(self.group_levels, self.labeled_examples.group_counts())
         self.reference = (
             self.group_levels[int(np.argmax(self.labeled_examples.group_counts()))]
             if reference is None

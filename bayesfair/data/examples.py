@@ -40,6 +40,7 @@ from bayesfair.data._inputs import (
     check_lengths,
     count_confusion,
 )
+from bayesfair.data.proxy import proxy_from_frames
 from bayesfair.data.sources import summarize_unlabeled
 from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
@@ -318,7 +319,7 @@ class SideInput:
     build: Callable[[list, float], ExampleSet]
 
 
-def labeled_input(scores, labels, groups, summary, pos_label):
+def labeled_input(scores, labels, groups, summary, pos_label, *, allow_empty: bool = False):
     """The labeled side's input, checked: rows (``scores, labels, groups``) or ``summary``.
 
     Parameters
@@ -329,6 +330,9 @@ def labeled_input(scores, labels, groups, summary, pos_label):
         The labeled examples as a summary built with labels.
     pos_label : optional
         The positive label.
+    allow_empty : bool, default False
+        Accept no rows (data whose labeled rows all have their group as a proxy's
+        probabilities, :mod:`bayesfair.data.proxy`).
 
     Returns
     -------
@@ -355,7 +359,7 @@ def labeled_input(scores, labels, groups, summary, pos_label):
     y, pos_label = _as_labels(labels, pos_label)
     group_labels, attributes = _as_groups(groups, "groups")
     check_lengths(scores=len(s), labels=len(y), groups=len(group_labels))
-    if len(s) == 0:
+    if len(s) == 0 and not allow_empty:
         raise InvalidParameterError(
             "The labeled set is empty: 'scores' must hold at least one example."
         )
@@ -569,6 +573,7 @@ def from_frames(
     reference=None,
     id: str | None = None,
     period: str | None = None,
+    group_probabilities: dict | None = None,
 ):
     """Build the data from a labeled and an optional unlabeled DataFrame
     (``AssessmentData.from_frames``).
@@ -601,12 +606,40 @@ def from_frames(
         A column of both frames that orders the rows in time (dates, numbers or
         ordered labels), for an audit over time (``periods`` of
         :class:`~bayesfair.AssessmentData`). A period may have no labeled rows.
+    group_probabilities : dict, optional
+        For an audit where the group is known for some rows only: each group mapped
+        to the column holding a proxy's probability of it (BISG and the like), e.g.
+        ``{"White": "p_white", "Black": "p_black"}``. In either frame the ``group``
+        column may then be missing (NaN) row by row; such a row needs every
+        probability, finite, non-negative and summing to 1 within 0.01. A row of
+        known group may carry the probabilities too: those rows teach the model how
+        the proxy errs (:mod:`bayesfair.models.proxy`). ``group`` is then one
+        column; periods, ids and summaries of the unlabeled rows are not taken.
 
     Returns
     -------
     AssessmentData
     """
     labeled = _as_pandas(labeled)
+    if group_probabilities is not None:
+        if id is not None or period is not None:
+            raise InvalidParameterError(
+                "The 'id' and 'period' parameters cannot be combined with "
+                "'group_probabilities' yet."
+            )
+        unlabeled = None if unlabeled is None else _as_pandas(unlabeled)
+        return proxy_from_frames(
+            cls,
+            labeled,
+            unlabeled,
+            score=score,
+            label=label,
+            group=group,
+            group_probabilities=group_probabilities,
+            threshold=threshold,
+            pos_label=pos_label,
+            reference=reference,
+        )
     if type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled):
         unlabeled = _as_pandas(unlabeled)  # a polars LazyFrame is summarised by DuckDB
     if not isinstance(labeled, pd.DataFrame):

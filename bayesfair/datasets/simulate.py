@@ -16,6 +16,7 @@ from bayesfair._internal.names import resolve_name
 from bayesfair._internal.validation import check_array, check_positive_int, check_random_state
 from bayesfair.datasets import load_scores
 from bayesfair.exceptions import InvalidParameterError
+from bayesfair.metrics.rates import rate_from_counts
 
 #: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
 MISCALIBRATIONS = {
@@ -45,6 +46,7 @@ __all__ = [
     "lum_scenario",
     "many_groups",
     "miscalibrated_scores",
+    "proxy_audit",
     "simulate_counts",
 ]
 
@@ -486,6 +488,177 @@ def differential_calibration(
     )
     return frame.iloc[:n_labeled].reset_index(drop=True), frame.iloc[n_labeled:].reset_index(
         drop=True
+    )
+
+
+#: Dirichlet concentrations of the places' and names' shares per group, by how much the
+#: proxy tells (smaller: groups live in more separate places and carry more separate names).
+PROXY_INFORMATIVENESS = {"high": 0.15, "medium": 0.5, "low": 2.0}
+#: The groups of :func:`proxy_audit` for K = 2..5 (Adult's races, largest first) and K = 6.
+PROXY_GROUPS = ("White", "Black", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other")
+
+
+@dataclass(frozen=True)
+class ProxyAudit:
+    """A simulated audit whose groups are mostly known as a proxy's probabilities.
+
+    Attributes
+    ----------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group`` (self-reported; NaN where not
+        asked), ``true_group``, ``place``, ``name`` and one probability column per
+        group (:attr:`group_probabilities`). The unlabeled rows keep their labels
+        and true groups for the truth; drop them before assessing.
+    group_probabilities : dict
+        Group -> its probability column, as ``AssessmentData.from_frames`` takes it.
+    """
+
+    labeled: object
+    unlabeled: object
+    group_probabilities: dict
+
+    def frames(self):
+        """The frames as an auditor holds them: no true group, no unlabeled label."""
+        hide = ["true_group", "place", "name"]
+        return (
+            self.labeled.drop(columns=hide),
+            self.unlabeled.drop(columns=[*hide, "label"]),
+        )
+
+    def truth(self, metric: str) -> dict:
+        """Each group's rate over every row (labeled and unlabeled) by its true group."""
+        import pandas as pd
+
+        rows = pd.concat([self.labeled, self.unlabeled], ignore_index=True)
+        out = {}
+        for g in self.group_probabilities:
+            mine = rows[rows["true_group"] == g]
+            yhat = (mine["score"] >= 0.5).to_numpy()
+            y = mine["label"].to_numpy() == 1
+            counts = np.array(
+                [(yhat & y).sum(), (yhat & ~y).sum(), (~yhat & ~y).sum(), (~yhat & y).sum()]
+            )
+            out[g] = float(rate_from_counts(counts, metric))
+        return out
+
+
+def proxy_audit(
+    k: int = 2,
+    n_labeled: int = 1000,
+    n_unlabeled: int = 20_000,
+    n_self_reported: int = 500,
+    *,
+    informativeness="medium",
+    link: float = 0.0,
+    n_places: int = 200,
+    n_names: int = 100,
+    random_seed=None,
+) -> ProxyAudit:
+    """Real scores, labels and groups, the groups known mostly through a BISG-style proxy.
+
+    Each row is a real (score, label, race) triple of the MLP of Ji et al. (2020) on
+    UCI Adult (10,054 rows, drawn with replacement, each group equally often), given a
+    *place* and a *name* drawn from its group's shares (Dirichlet with the
+    concentration of ``informativeness``, :data:`PROXY_INFORMATIVENESS`). The proxy is
+    Bayesian Improved Surname Geocoding built from the population's tables,
+    ``P(g | place, name) ∝ P(g) P(place | g) P(name | g)`` (Elliott et al. 2009): it
+    is calibrated, as BISG is where its tables are true.
+
+    **The link.** With ``link > 0`` the proxy carries outcome information within a
+    group: a positive's place is drawn from the group's shares tilted by
+    ``exp(link · v_place)`` (``v`` a standard normal per group and place), a
+    negative's from the untilted shares. The census table ``P(place | g)`` is the
+    mixture of the two at the group's positive rate, so the proxy stays calibrated
+    but a row's probability now tells about its label within its group.
+
+    The first ``n_self_reported`` labeled rows (all labeled rows and then unlabeled
+    ones when larger) have their group self-reported: a simple random sample, since
+    the rows are in random order.
+
+    Parameters
+    ----------
+    k : int, default 2
+        Groups: Adult's ``k`` largest races (K = 2..5; K = 6: White, Black and
+        Asian-Pac-Islander by sex).
+    n_labeled, n_unlabeled, n_self_reported : int
+    informativeness : {"high", "medium", "low"} or float
+        Or a Dirichlet concentration.
+    link : float, default 0
+        The within-group tilt of positives' places.
+    n_places, n_names : int
+    random_seed : None, int or Generator
+
+    Returns
+    -------
+    ProxyAudit
+    """
+    import pandas as pd
+
+    k = check_positive_int(k, "k", minimum=2)
+    if k > 6:
+        raise InvalidParameterError(f"'k' must be at most 6. Got {k}.")
+    n_labeled = check_positive_int(n_labeled, "n_labeled")
+    n_unlabeled = check_positive_int(n_unlabeled, "n_unlabeled", minimum=0)
+    n_self = check_positive_int(n_self_reported, "n_self_reported", minimum=0)
+    concentration = (
+        PROXY_INFORMATIVENESS[
+            resolve_name(
+                informativeness, PROXY_INFORMATIVENESS, what="level", argument="informativeness"
+            )
+        ]
+        if isinstance(informativeness, str)
+        else float(informativeness)
+    )
+    rng = check_random_state(random_seed)
+    pool = load_scores("adult-race", "MLP")
+    race = pool["race-sex"].str.rsplit("-", n=1).str[0]
+    if k <= 5:
+        names, key = list(PROXY_GROUPS[:k]), race
+    else:
+        names = [f"{r} {s}" for r in PROXY_GROUPS[:3] for s in ("Female", "Male")]
+        key = race + " " + pool["sex"].astype(str)
+    n = n_labeled + n_unlabeled
+    g = rng.integers(k, size=n)
+    score, label = np.empty(n), np.empty(n, dtype=int)
+    for j, name in enumerate(names):
+        rows = pool[(key == name).to_numpy()]
+        pick = rng.integers(len(rows), size=int((g == j).sum()))
+        score[g == j] = rows["score"].to_numpy()[pick]
+        label[g == j] = rows["label"].to_numpy()[pick]
+    place_share = rng.dirichlet(np.full(n_places, concentration), size=k)
+    name_share = rng.dirichlet(np.full(n_names, concentration), size=k)
+    tilt = place_share * np.exp(link * rng.standard_normal((k, n_places)))
+    tilt /= tilt.sum(axis=1, keepdims=True)
+    place = np.empty(n, dtype=int)
+    for j in range(k):
+        for y in (0, 1):
+            mine = (g == j) & (label == y)
+            share = tilt[j] if y == 1 else place_share[j]
+            place[mine] = rng.choice(n_places, size=int(mine.sum()), p=share)
+    name_of = np.array([rng.choice(n_names, p=name_share[j]) for j in g])
+    positive = np.array([label[g == j].mean() if (g == j).any() else 0.0 for j in range(k)])
+    table = (1 - positive)[:, None] * place_share + positive[:, None] * tilt  # P(place | g)
+    joint = table[:, place] * name_share[:, name_of] / k  # (k, n): P(g) P(place|g) P(name|g)
+    proxy = (joint / joint.sum(axis=0)).T
+    columns = {name: f"p_{j}" for j, name in enumerate(names)}
+    frame = pd.DataFrame(
+        {
+            "score": score,
+            "label": label,
+            "true_group": np.asarray(names, dtype=object)[g],
+            "place": place,
+            "name": name_of,
+        }
+    )
+    for j, name in enumerate(names):
+        frame[columns[name]] = proxy[:, j]
+    reported = frame["true_group"].astype(object).copy()
+    reported.iloc[n_self:] = np.nan
+    frame.insert(2, "group", reported)
+    return ProxyAudit(
+        labeled=frame.iloc[:n_labeled].reset_index(drop=True),
+        unlabeled=frame.iloc[n_labeled:].reset_index(drop=True),
+        group_probabilities=columns,
     )
 
 

@@ -49,6 +49,12 @@ from bayesfair.frequentist.ppi import (
     ppi_differences,
     ppi_mean_interval,
 )
+from bayesfair.frequentist.proxy import (
+    ProxyBounds,
+    ProxyEstimate,
+    proxy_bounds,
+    proxy_weighted_difference,
+)
 from bayesfair.frequentist.reliability import calibration_intervals, reliability_curve
 from bayesfair.frequentist.variance import (
     VarianceBootstrapResult,
@@ -70,6 +76,11 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     # calibration within groups (calibration in the large, reliability curves)
     "calibration_intervals",
     "reliability_curve",
+    # groups known as a proxy's probabilities
+    "ProxyBounds",
+    "ProxyEstimate",
+    "proxy_bounds",
+    "proxy_weighted_difference",
     # per-group rates and pairwise differences
     "bootstrap_difference",
     "difference_intervals",

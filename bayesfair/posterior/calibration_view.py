@@ -41,7 +41,13 @@ from bayesfair.posterior.checks import labeled_cells
 from bayesfair.posterior.groups import evidence, group_sizes
 from bayesfair.stats import Interval, hdi, prob_within, simultaneous_band
 
-__all__ = ["CALIBRATION_COLUMNS", "assessed_mean_score", "calibration_gap", "calibration_summary"]
+__all__ = [
+    "CALIBRATION_COLUMNS",
+    "assessed_mean_score",
+    "calibration_gap",
+    "calibration_summary",
+    "mean_score_draws",
+]
 
 #: What the gap is, in words (the table's ``attrs["quantity"]``).
 QUANTITY = "mean score minus share of positives, per group (calibration in the large)"
@@ -100,6 +106,9 @@ def assessed_mean_score(result) -> pd.Series:
         total = np.bincount(cells.group, weights=cells.sum_score, minlength=len(n))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(n > 0, total / np.where(n > 0, n, 1.0), np.nan)
+    draws = mean_score_draws(result)
+    if draws is not None:  # latent groups: the posterior mean of each draw's mean score
+        mean = draws.mean(("chain", "draw")).values
     return pd.Series(mean, index=sizes.index, name="mean_score")
 
 
@@ -135,8 +144,40 @@ def calibration_gap(result):
             "default catalogue includes it)."
         )
     rate = result.rates("base_rate").transpose("chain", "draw", "group")
-    mean = xr.DataArray(assessed_mean_score(result).to_numpy(), dims="group")
+    mean = mean_score_draws(result)
+    if mean is None:
+        mean = xr.DataArray(assessed_mean_score(result).to_numpy(), dims="group")
     return (mean - rate).transpose("chain", "draw", "group").rename("calibration_gap")
+
+
+@takes("FairnessPosterior")
+def mean_score_draws(result):
+    """Each draw's mean score per group when some rows' groups are latent, else None.
+
+    With groups known as a proxy's probabilities (:mod:`bayesfair.models.proxy`) a
+    group's assessed rows differ from draw to draw: its mean score is the known rows'
+    raw scores plus the draw's latent rows' (``proxy_score_sum``), over both counts.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+
+    Returns
+    -------
+    xarray.DataArray or None
+        Dims ``(chain, draw, group)``.
+    """
+    post = get_group(result.idata, "posterior") if has_group(result.idata, "posterior") else {}
+    if "proxy_score_sum" not in post:
+        return None
+    sizes = group_sizes(result)
+    known_n = (sizes["n_labeled"] + sizes["n_unlabeled"]).to_numpy(float)
+    known_sum = np.asarray(get_group(result.idata, "constant_data")["score_sum"].values, float)
+    latent_n = post["proxy_cells"].sum("cell").transpose("chain", "draw", "group").values
+    latent_sum = post["proxy_score_sum"].transpose("chain", "draw", "group").values
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (known_sum + latent_sum) / (known_n + latent_n)
+    return xr.DataArray(mean, dims=("chain", "draw", "group"))
 
 
 @takes("FairnessPosterior")

@@ -45,6 +45,13 @@ from bayesfair.models.calibration import (
 )
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
 from bayesfair.models.labeled import labeled_fractions
+from bayesfair.models.proxy import (
+    fit_group_calibration,
+    fit_link,
+    fit_score_mixture,
+    latent_counts,
+    mixture_responsibilities,
+)
 from bayesfair.models.sampling import BACKENDS, check_backend, sample_model
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
@@ -490,6 +497,8 @@ def _no_labels_notes(data, model) -> list[str]:
     """
     counts = data.labeled_examples.confusion_counts()
     no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
+    if data.proxy is not None and data.n_labeled == 0 and model in ("bc", "rbc"):
+        return []  # the maps are fitted to the labeled rows shared among the groups
     if not no_labels:
         return []
     how = {
@@ -551,6 +560,13 @@ def _resolve_estimand(estimand, model, data) -> str:
                 "('rbc' or 'bc') for the gap on the assessed examples."
             )
         return "expected"
+    if data.proxy is not None:
+        if estimand == "expected":
+            raise InvalidParameterError(
+                "With group probabilities the estimand is the rate over the assessed rows by "
+                "their true groups: estimand='assessed' (the default)."
+            )
+        return "assessed"
     if estimand is None:
         return "assessed" if data.n_unlabeled > 0 else "expected"
     return estimand
@@ -560,7 +576,11 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     rng, prior_rng = rngs
     k = data.n_groups
     labeled = data.labeled_summary(score_clip, n_bins)
-    if data.n_unlabeled == 0:
+    proxy_calibration = None
+    if data.proxy is not None:
+        proxy_calibration, shared = _proxy_calibration(data, rng, notes)
+        labeled = labeled if shared is None else shared
+    if data.n_unlabeled == 0 and estimand == "expected":
         notes.append(
             "No unlabeled data: the calibration model's rates are model-based estimates over "
             "the labeled scores (each example's calibrated probability in place of its label), "
@@ -617,6 +637,8 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
             labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
         )
     total = u_counts + labeled_counts
+    if data.proxy is not None:
+        total = total + _latent_group_counts(data, proxy_calibration, (a, b, c), rng, idata, notes)
     # every draw's confusion counts over the assessed rows: its rates are ratios of them
     assign(idata, "posterior", cells=_cells_array(total))
     # every assessed score with its label unknown: the population of the prior predictive
@@ -641,6 +663,109 @@ def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, 
     return idata, rates, prior_draws
 
 
+def _proxy_calibration(data, rng, notes):
+    """The proxy's calibration, and the map model's labeled rows when none has its group.
+
+    With self-reported rows beside the proxy, the calibration is fitted to them
+    (:func:`~bayesfair.models.proxy.fit_group_calibration`); without, each group's
+    score distribution is learned from the mixture the proxy weighs
+    (:func:`~bayesfair.models.proxy.fit_score_mixture`). With no labeled row of known
+    group, the maps are fitted to the labeled rows shared among the groups by their
+    EM responsibilities (fractional rows).
+
+    Returns
+    -------
+    calibration : GroupCalibration or MixtureCalibration
+    labeled : ScoreSummary or None
+        The fractional labeled rows (None: the labeled rows of known group serve).
+    """
+    proxy = data.proxy
+    mixture = best = None
+    if proxy.n_self_reported() == 0 or data.n_labeled == 0:
+        mixture, best = fit_score_mixture(proxy, rng)
+    calibration = (
+        mixture
+        if proxy.n_self_reported() == 0
+        else fit_group_calibration(proxy, data.group_levels.index(data.reference))
+    )
+    if data.n_labeled > 0:
+        return calibration, None
+    rows = proxy.labeled.select(~proxy.labeled.known)
+    if rows.n_entries == 0:
+        raise InvalidParameterError(
+            "No labeled row: the calibration model needs labeled rows, of known group or "
+            "with the proxy's probabilities."
+        )
+    notes.append(
+        "No labeled row has a self-reported group: the calibration maps are fitted to the "
+        "labeled rows shared among the groups by their probabilities under the maps and "
+        "the groups' score distributions (EM; the shares' own uncertainty is not "
+        "propagated to the maps)."
+    )
+    return calibration, rows.as_score_summary(mixture_responsibilities(rows, best))
+
+
+def _latent_group_counts(data, calibration, abc, rng, idata, notes) -> np.ndarray:
+    """The rows of unknown group: each draw's counts per group (:mod:`bayesfair.models.proxy`).
+
+    The proxy's calibration and link are added to the posterior (``proxy_phi``,
+    ``proxy_link``); what they rest on goes to the notes.
+    """
+    proxy = data.proxy
+    link = fit_link(proxy, *(v.mean(axis=(0, 1)) for v in abc))
+    counts, score_sum, phi, lam = latent_counts(proxy, *abc, calibration, link, rng)
+    extra = ("proxy_parameter",) if phi.ndim == 3 else ()
+    assign(
+        idata,
+        "posterior",
+        proxy_phi=(("chain", "draw", *extra), phi),
+        proxy_link=(("chain", "draw", "group"), lam),
+        proxy_cells=_cells_array(counts),
+        proxy_score_sum=(("chain", "draw", "group"), score_sum),
+    )
+    if not extra:  # a mixture's replicates, which proxy_phi indexes
+        assign(
+            idata,
+            "posterior",
+            proxy_density=(("proxy_replicate", "group", "score_cell"), calibration.density),
+        )
+    notes.append(proxy_note(proxy, calibration, link, data.group_levels))
+    # every summary row names what the rows of unknown group rest on (its estimand text)
+    post = get_group(idata, "posterior")
+    post.attrs["proxy_assumption"] = (
+        f"the groups of {proxy.n_unknown():,} rows from the proxy, {calibration.assumption}"
+    )
+    idata["posterior"] = xr.DataTree(post)
+    return counts
+
+
+def proxy_note(proxy, calibration, link, levels) -> str:
+    """What the rows of unknown group rest on, in words (the result's notes)."""
+    unknown = proxy.n_unknown()
+    if calibration.fixed:
+        return (
+            f"{unknown:,} rows' groups are known only from the proxy, and no row's group is "
+            "self-reported beside it: the proxy is ASSUMED calibrated and independent of the "
+            "score and the outcome given the group (nothing in the data checks either; each "
+            "group's score distribution is learned from how the scores vary with the "
+            "proxy); see bayesfair.frequentist.proxy_bounds for what holds without that "
+            "assumption."
+        )
+    unlearned = [g for g, ok in zip(levels, link.learned, strict=True) if not ok]
+    text = (
+        f"{unknown:,} rows' groups are known only from the proxy, calibrated on "
+        f"{calibration.n_rows:,} rows whose group is self-reported (taken as a random "
+        "sample of the rows); its link to the outcome within a group is learned from "
+        f"{int(link.n_rows.sum()):,} labeled ones."
+    )
+    if unlearned:
+        text += (
+            f" No labeled row of {', '.join(map(repr, unlearned))} carries the proxy: there "
+            "the proxy is assumed independent of the outcome given the group."
+        )
+    return text
+
+
 def _groups_without_unlabeled(data, labeled, summary, labeled_counts, estimand, notes):
     """Groups with labeled rows only, among groups with unlabeled ones.
 
@@ -657,7 +782,7 @@ def _groups_without_unlabeled(data, labeled, summary, labeled_counts, estimand, 
     labeled_counts : ndarray, shape (n_groups, 4)
     """
     lacking = summary.totals().sum(axis=1) == 0
-    if not lacking.any():
+    if not lacking.any() or data.proxy is not None:  # rows of unknown group join them
         return summary, labeled_counts
     names = ", ".join(f"'{g}'" for g, m in zip(data.group_levels, lacking, strict=True) if m)
     if estimand == "assessed":
@@ -780,6 +905,12 @@ def _attach(
     if "misfit_center" in posterior:  # rbc: the fixed centre of a misfitting stratum's rate
         extra["misfit_center"] = (("group", "side"), posterior["misfit_center"].values)
         posterior = posterior.drop_vars("misfit_center")
+    if "proxy_density" in posterior:  # a mixture's score densities, which proxy_phi indexes
+        extra["proxy_density"] = (
+            ("proxy_replicate", "group", "score_cell"),
+            posterior["proxy_density"].values,
+        )
+        posterior = posterior.drop_vars("proxy_density")
     constant = xr.Dataset(
         {
             "n_labeled": (("group",), sizes["n_labeled"].to_numpy()),

@@ -40,6 +40,7 @@ from bayesfair.posterior import (
     checks,
     contrasts,
     periods,
+    proxy_view,
     sensitivity,
     tables,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "FairnessPosterior",
     "PeriodPosterior",
     "SamplingWarning",
+    "estimand_words",
     "eti",
     "hdi",
     "prob_within",
@@ -63,6 +65,21 @@ ESTIMANDS = {
     "assessed": "the gap on the assessed examples (labeled and unlabeled together)",
     "expected": "the classifier's expected gap in each group's score distribution",
 }
+
+
+def estimand_words(estimand: str, proxy_assumption: str | None = None) -> str:
+    """An estimand in words; with groups known as a proxy's probabilities, what those rest
+    on too (:func:`bayesfair.posterior.proxy_view.proxy_assumption`).
+
+    Parameters
+    ----------
+    estimand : {"assessed", "expected"}
+    proxy_assumption : str, optional
+    """
+    text = ESTIMANDS[estimand]
+    if proxy_assumption is None:
+        return text
+    return f"{text}, by their true groups: {proxy_assumption}"
 
 
 class FairnessPosterior:
@@ -127,8 +144,8 @@ class FairnessPosterior:
 
     @property
     def estimand_text(self) -> str:
-        """The estimand in words, as summaries and reports print it."""
-        return ESTIMANDS[self.estimand]
+        """The estimand in words, as summaries and reports print it (:func:`estimand_words`)."""
+        return estimand_words(self.estimand, proxy_view.proxy_assumption(self.idata))
 
     def rates(self, metric: str):
         """Posterior draws of a rate per group, ``DataArray (chain, draw, group)``.
@@ -399,6 +416,18 @@ class FairnessPosterior:
         epsilon : float, default 0.02
         """
         return calibration_view.calibration_summary(self, ci_prob, epsilon)
+
+    def proxy_summary(self, ci_prob: float = 0.95, epsilon: float = 0.02):
+        """How the proxy compares with the self-reported groups, per group, and how strong
+        a link between proxy and outcome would have to be to change a verdict:
+        :func:`bayesfair.posterior.proxy_view.proxy_summary`.
+
+        Parameters
+        ----------
+        ci_prob : float, default 0.95
+        epsilon : float, default 0.02
+        """
+        return proxy_view.proxy_summary(self, ci_prob=ci_prob, epsilon=epsilon)
 
     def sensitivity(self, metrics=None, reference=None):
         """Prior sensitivity of every gap (the prior share ``Var(Δ | data) / Var(Δ)``).

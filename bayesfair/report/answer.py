@@ -211,6 +211,15 @@ def answer_section(comp) -> Section:
         f"unlabeled rows; practically fair means a gap within ±{s['epsilon']:g}; "
         f"the {s['ci_prob']:.0%} intervals hold for all groups and metrics together."
     )
+    proxy = s.get("proxy")
+    if proxy:
+        setting += (
+            f" Besides, {proxy['rows']:,} rows' groups are known only from a proxy; the "
+            "verdicts rest on "
+            + "; ".join(f"{m.upper()}: {a}" for m, a in proxy["assumptions"].items())
+            + " (the proxy-weighted estimate and the bounds without a link between proxy "
+            "and outcome stand beside them in the detail)."
+        )
     metrics = [_metric_sentence(comp, m) for m in dict.fromkeys(comp.pairs["metric"])]
     tail = [t for t in (_worst_sentence(comp), _labels_sentence(comp)) if t]
     blocks = (("text", setting), ("items", metrics, "findings"), *(("text", t) for t in tail))

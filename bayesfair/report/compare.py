@@ -66,6 +66,7 @@ from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import _coord_labels, fit, model_options
 from bayesfair.posterior.groups import evidence
+from bayesfair.posterior.proxy_view import proxy_assumption
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
 from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
@@ -455,6 +456,7 @@ def compare(
         "random_seed": seed_record(seq),
         "selection": selection,
         "estimands": {name: res.estimand_text for name, res in posteriors.items()},
+        "proxy": _proxy_setting(data, posteriors),
         "provenance": _provenance(
             data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
         ),
@@ -865,6 +867,8 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
             half_width=bounds[2],
         )
     )
+    if data.proxy is not None:
+        records += _proxy_records(fq, data, metric, (g, r), ci_prob, record)
     undefined, prior_notes = [], []
     for name, res in posteriors.items():
         # the one computation of a difference's summary (the result's summary uses it too)
@@ -905,6 +909,42 @@ def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings)
         )
     notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
     return out, records, notes + prior_notes
+
+
+def _proxy_records(fq, data, metric, pair, ci_prob, record) -> list[dict]:
+    """The comparators of groups known as a proxy's probabilities: the weighted estimator
+    and the bounds without a linking assumption (:mod:`bayesfair.frequentist.proxy`)."""
+    g, r = pair
+    seed = 0  # fixed, so that the report is reproducible as the rest of its resamples
+    w = fq.proxy_weighted_difference(data, metric, g, r, ci_prob=ci_prob, random_seed=seed)
+    b = fq.proxy_bounds(data, metric, g, r, ci_prob=ci_prob, random_seed=seed)
+    return [
+        record("proxy_weighted", estimate=w.estimate, lower=w.interval[0], upper=w.interval[1]),
+        record("proxy_bounds", lower=b.interval[0], upper=b.interval[1]),
+    ]
+
+
+#: What the proxy comparators assume, in words.
+PROXY_ASSUMES = {
+    "weighted": "the proxy calibrated and the outcome independent of the true group given it",
+    "bounds": "only the proxy calibrated",
+}
+
+
+def _proxy_setting(data, posteriors) -> dict | None:
+    """What the report says of the rows whose group is a proxy's probabilities."""
+    if data.proxy is None:
+        return None
+    assumptions = {
+        n: text for n, res in posteriors.items() if (text := proxy_assumption(res.idata))
+    }
+    return {
+        "rows": data.proxy.n_unknown(),
+        "self_reported": data.proxy.n_self_reported(),
+        "assumptions": assumptions,
+        "weighted_assumes": PROXY_ASSUMES["weighted"],
+        "bounds_assume": PROXY_ASSUMES["bounds"],
+    }
 
 
 def _pairs_table(pair_rows, estimates, posteriors, calibrated, calibration) -> pd.DataFrame:

@@ -76,6 +76,10 @@ def _pair_tables(comp, digits: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         if with_ppi:
             row["PPI++"] = _interval(r, "ppi", digits)
             row["PPI++ n_eff"] = _fmt(float(r["ppi_effective_n"]), 0)
+        if "proxy_weighted_lower" in comp.pairs:
+            row["proxy-weighted Δ"] = _fmt(r["proxy_weighted_estimate"], digits)
+            row["proxy-weighted"] = _interval(r, "proxy_weighted", digits)
+            row["proxy bounds"] = _interval(r, "proxy_bounds", digits)
         freq.append(row)
     return pd.DataFrame(bayes), pd.DataFrame(freq)
 

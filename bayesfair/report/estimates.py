@@ -47,7 +47,11 @@ FREQUENTIST_STATS = {
     "bootstrap": ("lower", "upper"),
     "ppi": ("estimate", "lower", "upper", "effective_n"),
     "bernstein": ("lower", "upper", "half_width"),
+    "proxy_weighted": ("estimate", "lower", "upper"),
+    "proxy_bounds": ("lower", "upper"),
 }
+#: The methods only data with group probabilities have (their columns only then).
+PROXY_METHODS = ("proxy_weighted", "proxy_bounds")
 #: The statistics of a Bayesian model that the wide table shows (its estimate is the
 #: posterior mean, ``<model>_mean``).
 MODEL_STATS = (
@@ -129,7 +133,9 @@ def pivot_pairs(pair_columns: pd.DataFrame, estimates: pd.DataFrame, models) -> 
     tail = [c for c in ("note", "disagreement") if c in pair_columns]
     out = pair_columns.drop(columns=tail).reset_index(drop=True)
     index = pd.MultiIndex.from_frame(out[_KEY])
-    for method in [*FREQUENTIST_STATS, *models]:
+    present = set(estimates["method"])
+    methods = [m for m in FREQUENTIST_STATS if m not in PROXY_METHODS or m in present]
+    for method in [*methods, *models]:
         rows = estimates[estimates["method"] == method].set_index(_KEY).reindex(index)
         for stat in FREQUENTIST_STATS.get(method, MODEL_STATS):
             out[wide_name(method, stat)] = rows[stat].infer_objects().to_numpy()
