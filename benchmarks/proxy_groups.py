@@ -6,7 +6,9 @@ name per row drawn from its group's shares, and a BISG proxy built from the
 population's tables (calibrated, as BISG is where its tables are true). Cells vary
 
 * ``K`` (groups: Adult's largest races; 6: three races by sex),
-* ``informativeness`` of the proxy (``medium``: Dirichlet 0.5, ``low``: 2.0),
+* ``informativeness`` of the proxy (``medium``: Dirichlet 0.5, ``low``: 2.0; ``census``:
+  a first-name-and-ZCTA proxy built from census tables with the national shares as its
+  prior, :func:`bayesfair.datasets.proxies.census_proxy_audit`),
 * the ``link`` between proxy and outcome within a group (0, or 1.5: positives' places
   tilted by ``exp(1.5 v)``),
 * ``n_self``: rows with a self-reported group, the first labeled ones.
@@ -47,6 +49,7 @@ import pandas as pd
 from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
+from bayesfair.datasets.proxies import census_proxy_audit
 from bayesfair.datasets.simulate import proxy_audit
 from bayesfair.frequentist import proxy_bounds, proxy_weighted_difference
 
@@ -65,6 +68,9 @@ CELLS = [
     for link in (0, LINK)
     for n in (500, 2000)
 ] + ["2:medium:1.5:200", "3:medium:1.5:5000", "6:medium:1.5:2000", "6:low:0:2000"]
+#: Proxies built from census first-name and ZCTA tables (BIFG with national shares).
+CENSUS_CELLS = [f"{k}:census:{link}:{n}" for k in (2, 4) for link in (0, LINK) for n in (500, 2000)]
+CELLS += CENSUS_CELLS
 BAR_MEAN, BAR_CELL = 0.90, 0.80
 
 
@@ -75,15 +81,11 @@ def parse(cell: str):
 
 def make(cell: str, seed: int):
     k, inf, link, n_self = parse(cell)
-    audit = proxy_audit(
-        k,
-        max(N_LABELED, min(n_self, 2000)),
-        N_UNLABELED,
-        n_self,
-        informativeness=inf,
-        link=link,
-        random_seed=seed,
-    )
+    sizes = (k, max(N_LABELED, min(n_self, 2000)), N_UNLABELED, n_self)
+    if inf == "census":
+        audit = census_proxy_audit(*sizes, link=link, random_seed=seed)
+    else:
+        audit = proxy_audit(*sizes, informativeness=inf, link=link, random_seed=seed)
     lab, unl = audit.frames()
     data = bf.AssessmentData.from_frames(
         lab,

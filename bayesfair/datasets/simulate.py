@@ -41,12 +41,14 @@ __all__ = [
     "LUM_SCENARIOS",
     "MISCALIBRATIONS",
     "LumScenario",
+    "audit_frames",
     "differential_calibration",
     "drifting_periods",
     "lum_scenario",
     "many_groups",
     "miscalibrated_scores",
     "proxy_audit",
+    "real_rows",
     "simulate_counts",
 ]
 
@@ -498,6 +500,10 @@ PROXY_INFORMATIVENESS = {"high": 0.15, "medium": 0.5, "low": 2.0}
 PROXY_GROUPS = ("White", "Black", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other")
 
 
+#: What a simulated audit knows that an auditor does not (``ProxyAudit.frames`` drops them).
+HIDDEN_COLUMNS = ("true_group", "place", "name", "first_name", "zcta")
+
+
 @dataclass(frozen=True)
 class ProxyAudit:
     """A simulated audit whose groups are mostly known as a proxy's probabilities.
@@ -519,7 +525,7 @@ class ProxyAudit:
 
     def frames(self):
         """The frames as an auditor holds them: no true group, no unlabeled label."""
-        hide = ["true_group", "place", "name"]
+        hide = [c for c in self.labeled.columns if c in HIDDEN_COLUMNS]
         return (
             self.labeled.drop(columns=hide),
             self.unlabeled.drop(columns=[*hide, "label"]),
@@ -592,7 +598,6 @@ def proxy_audit(
     -------
     ProxyAudit
     """
-    import pandas as pd
 
     k = check_positive_int(k, "k", minimum=2)
     if k > 6:
@@ -610,21 +615,8 @@ def proxy_audit(
         else float(informativeness)
     )
     rng = check_random_state(random_seed)
-    pool = load_scores("adult-race", "MLP")
-    race = pool["race-sex"].str.rsplit("-", n=1).str[0]
-    if k <= 5:
-        names, key = list(PROXY_GROUPS[:k]), race
-    else:
-        names = [f"{r} {s}" for r in PROXY_GROUPS[:3] for s in ("Female", "Male")]
-        key = race + " " + pool["sex"].astype(str)
     n = n_labeled + n_unlabeled
-    g = rng.integers(k, size=n)
-    score, label = np.empty(n), np.empty(n, dtype=int)
-    for j, name in enumerate(names):
-        rows = pool[(key == name).to_numpy()]
-        pick = rng.integers(len(rows), size=int((g == j).sum()))
-        score[g == j] = rows["score"].to_numpy()[pick]
-        label[g == j] = rows["label"].to_numpy()[pick]
+    names, g, score, label = real_rows(k, n, rng)
     place_share = rng.dirichlet(np.full(n_places, concentration), size=k)
     name_share = rng.dirichlet(np.full(n_names, concentration), size=k)
     tilt = place_share * np.exp(link * rng.standard_normal((k, n_places)))
@@ -640,14 +632,68 @@ def proxy_audit(
     table = (1 - positive)[:, None] * place_share + positive[:, None] * tilt  # P(place | g)
     joint = table[:, place] * name_share[:, name_of] / k  # (k, n): P(g) P(place|g) P(name|g)
     proxy = (joint / joint.sum(axis=0)).T
+    return audit_frames(
+        names, g, score, label, proxy, {"place": place, "name": name_of}, n_labeled, n_self
+    )
+
+
+def real_rows(k: int, n: int, rng) -> tuple:
+    """``n`` real (score, label, group) triples of Adult's MLP, each of ``k`` groups equally
+    often (:func:`proxy_audit`'s groups).
+
+    Parameters
+    ----------
+    k : int
+        2..5: Adult's ``k`` largest races; 6: White, Black and Asian-Pac-Islander by sex.
+    n : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    names : list of str
+    g : ndarray of int
+        Each row's group, a position in ``names``.
+    score, label : ndarray
+    """
+    pool = load_scores("adult-race", "MLP")
+    race = pool["race-sex"].str.rsplit("-", n=1).str[0]
+    if k <= 5:
+        names, key = list(PROXY_GROUPS[:k]), race
+    else:
+        names = [f"{r} {s}" for r in PROXY_GROUPS[:3] for s in ("Female", "Male")]
+        key = race + " " + pool["sex"].astype(str)
+    g = rng.integers(k, size=n)
+    score, label = np.empty(n), np.empty(n, dtype=int)
+    for j, name in enumerate(names):
+        rows = pool[(key == name).to_numpy()]
+        pick = rng.integers(len(rows), size=int((g == j).sum()))
+        score[g == j] = rows["score"].to_numpy()[pick]
+        label[g == j] = rows["label"].to_numpy()[pick]
+    return names, g, score, label
+
+
+def audit_frames(names, g, score, label, proxy, extra: dict, n_labeled: int, n_self: int):
+    """The :class:`ProxyAudit` of simulated rows: the first ``n_self`` self-reported.
+
+    Parameters
+    ----------
+    names : list of str
+    g : ndarray of int
+    score, label : ndarray
+    proxy : ndarray, shape (n, len(names))
+    extra : dict
+        More columns (what the proxy was built from).
+    n_labeled, n_self : int
+    """
+    import pandas as pd
+
     columns = {name: f"p_{j}" for j, name in enumerate(names)}
     frame = pd.DataFrame(
         {
             "score": score,
             "label": label,
             "true_group": np.asarray(names, dtype=object)[g],
-            "place": place,
-            "name": name_of,
+            **extra,
         }
     )
     for j, name in enumerate(names):
