@@ -22,6 +22,7 @@ from bayesfair import _compat
 if TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
     from bayesfair import datasets, exceptions, frequentist, metrics
     from bayesfair.data.assessment import AssessmentData
+    from bayesfair.data.engines.proxy import summarize_proxy
     from bayesfair.data.sources import summarize, summarize_unlabeled
     from bayesfair.data.summary import ScoreSummary
     from bayesfair.exceptions import CalibrationWarning
@@ -39,6 +40,7 @@ _LAZY = {
     "AssessmentData": "bayesfair.data",
     "ScoreSummary": "bayesfair.data.summary",
     "summarize": "bayesfair.data.sources",
+    "summarize_proxy": "bayesfair.data.engines.proxy",
     "summarize_unlabeled": "bayesfair.data.sources",
     "MODELS": "bayesfair.posterior.fitting",
     "ESTIMANDS": "bayesfair.posterior.fitting",
@@ -59,6 +61,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "AssessmentData",
     "ScoreSummary",
     "summarize",
+    "summarize_proxy",
     "summarize_unlabeled",
     "datasets",
     # rates and composites

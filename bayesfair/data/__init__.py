@@ -12,6 +12,7 @@ The flow inside, lowest first:
 """
 
 from bayesfair.data.assessment import AssessmentData
+from bayesfair.data.engines.proxy import summarize_proxy
 from bayesfair.data.examples import ExampleRows, ExampleSet, ExampleSummary
 from bayesfair.data.sources import summarize, summarize_unlabeled
 from bayesfair.data.summary import ScoreSummary
@@ -24,5 +25,6 @@ __all__ = [
     "ExampleSummary",
     "ScoreSummary",
     "summarize",
+    "summarize_proxy",
     "summarize_unlabeled",
 ]

@@ -40,7 +40,8 @@ from bayesfair.data._inputs import (
     check_lengths,
     count_confusion,
 )
-from bayesfair.data.proxy import proxy_from_frames
+from bayesfair.data.engines.proxy import summarize_proxy
+from bayesfair.data.proxy import ProxySummary, proxy_from_frames
 from bayesfair.data.sources import summarize_unlabeled
 from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
@@ -614,7 +615,10 @@ def from_frames(
         probability, finite, non-negative and summing to 1 within 0.01. A row of
         known group may carry the probabilities too: those rows teach the model how
         the proxy errs (:mod:`bayesfair.models.proxy`). ``group`` is then one
-        column; periods, ids and summaries of the unlabeled rows are not taken.
+        column; periods and ids are not taken. Unlabeled rows too many to load (a
+        path, a relation, a Dask or Spark DataFrame) are summarised in one pass by
+        :func:`bayesfair.summarize_proxy` (then every row carries the probabilities),
+        or given as its summary.
 
     Returns
     -------
@@ -627,7 +631,15 @@ def from_frames(
                 "The 'id' and 'period' parameters cannot be combined with "
                 "'group_probabilities' yet."
             )
-        unlabeled = None if unlabeled is None else _as_pandas(unlabeled)
+        if unlabeled is not None and not isinstance(unlabeled, ProxySummary):
+            if isinstance(unlabeled, pd.DataFrame) or (
+                type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled)
+            ):
+                unlabeled = _as_pandas(unlabeled)
+            else:  # a source: summarised in one pass by its engine
+                unlabeled = summarize_proxy(
+                    unlabeled, score, group, group_probabilities, threshold=threshold
+                )
         return proxy_from_frames(
             cls,
             labeled,

@@ -135,8 +135,8 @@ class ProxySummary:
 
         def add(values):
             values = np.asarray(values, dtype=float)
-            if values.ndim == 1:
-                return np.bincount(inverse, weights=values, minlength=unique.shape[0])
+            if values.ndim == 1:  # float, also when empty (bincount gives int64 then)
+                return np.bincount(inverse, weights=values, minlength=unique.shape[0]).astype(float)
             return np.stack([add(values[:, j]) for j in range(values.shape[1])], axis=-1)
 
         sums = {name: add(columns[name]) for name in _SUMS}
@@ -397,11 +397,17 @@ class ProxyData:
         Labeled rows (with their labels) and unlabeled rows that carry the
         proxy: those of unknown group (``group == -1``) and those whose
         self-reported group is known too.
+    assess_known : bool, default False
+        Whether the unlabeled summary's rows of known group are assessed through it
+        (a source summarised in one pass by :func:`bayesfair.data.engines.proxy.
+        summarize_proxy`: they are not among the data's unlabeled examples) rather
+        than only calibrating the proxy.
     """
 
     columns: dict
     labeled: ProxySummary
     unlabeled: ProxySummary
+    assess_known: bool = False
 
     @property
     def levels(self) -> tuple:
@@ -448,16 +454,15 @@ def proxy_from_frames(
             f"gives one attribute's probabilities). Got {group!r}."
         )
     columns = _check_mapping(group_probabilities)
+    summarised = None
     if unlabeled is not None and not isinstance(unlabeled, pd.DataFrame):
-        raise InvalidParameterError(
-            "With 'group_probabilities' the unlabeled rows are given as a DataFrame (their "
-            f"proxy is summarised per row). Got {type(unlabeled).__name__}."
-        )
+        summarised = _unlabeled_summary(unlabeled, score, group, columns, threshold)
+        unlabeled = None
     frames = {"labeled": labeled} | ({} if unlabeled is None else {"unlabeled": unlabeled})
     for which, frame in frames.items():
         wanted = {"score": [score], "group": [group], "group_probabilities": list(columns.values())}
         check_columns(frame, which, **(wanted | ({"label": [label]} if which == "labeled" else {})))
-    levels = sorted(columns, key=str) if not _sortable(columns) else sorted(columns)
+    levels = proxy_levels(columns)
     columns = {g: columns[g] for g in levels}  # the probabilities in the groups' order
     position = {_plain(g): i for i, g in enumerate(levels)} | {
         str(g): i for i, g in enumerate(levels)
@@ -488,7 +493,7 @@ def proxy_from_frames(
             labels=y[carries] if which == "labeled" else None,
         )
         known_rows[which] = frame.loc[~unknown]
-    _check_every_group_possible(parts, levels)
+    _check_every_group_possible(parts | ({} if summarised is None else {"u": summarised}), levels)
     empty = summarize_proxy_rows(
         np.zeros(0),
         np.zeros((0, len(levels))),
@@ -497,7 +502,10 @@ def proxy_from_frames(
         threshold=threshold,
     )
     proxy = ProxyData(
-        columns=dict(columns), labeled=parts["labeled"], unlabeled=parts.get("unlabeled", empty)
+        columns=dict(columns),
+        labeled=parts["labeled"],
+        unlabeled=parts.get("unlabeled", empty) if summarised is None else summarised,
+        assess_known=summarised is not None,
     )
     known = known_rows["labeled"]
     out = {
@@ -510,6 +518,25 @@ def proxy_from_frames(
         out["unlabeled_scores"] = known_rows["unlabeled"][score].to_numpy(copy=True)
         out["unlabeled_groups"] = known_rows["unlabeled"][group].to_numpy(copy=True)
     return cls(**out, pos_label=pos_label, reference=reference, proxy=proxy)
+
+
+def _unlabeled_summary(unlabeled, score, group, columns, threshold) -> ProxySummary:
+    """The unlabeled rows as a proxy summary (:func:`bayesfair.summarize_proxy`), checked."""
+    if not isinstance(unlabeled, ProxySummary):
+        raise InvalidParameterError(
+            "With 'group_probabilities' the unlabeled rows are a DataFrame, a source "
+            f"(summarised by bayesfair.summarize_proxy) or its summary. Got "
+            f"{type(unlabeled).__name__}."
+        )
+    if list(unlabeled.levels) != proxy_levels(columns) or unlabeled.threshold != threshold:
+        raise InvalidParameterError(
+            f"The unlabeled summary has groups {list(unlabeled.levels)} and threshold "
+            f"{unlabeled.threshold:g}; the data's are {proxy_levels(columns)} and "
+            f"{threshold:g}."
+        )
+    if unlabeled.labeled.any():
+        raise InvalidParameterError("The unlabeled summary holds labeled rows.")
+    return unlabeled
 
 
 def check_proxy(proxy, levels: list, periods) -> ProxyData | None:
@@ -533,12 +560,18 @@ def check_proxy(proxy, levels: list, periods) -> ProxyData | None:
     return proxy
 
 
-def _sortable(columns: dict) -> bool:
+def proxy_levels(columns) -> list:
+    """The groups of a ``group_probabilities`` mapping in the data's order (sorted).
+
+    Parameters
+    ----------
+    columns : dict
+        Group -> probability column.
+    """
     try:
-        sorted(columns)
+        return sorted(columns)
     except TypeError:
-        return False
-    return True
+        return sorted(columns, key=str)
 
 
 def _code(value, position: dict):
@@ -576,3 +609,108 @@ def _check_every_group_possible(parts: dict, levels: list) -> None:
             f"'group_probabilities' names group(s) {absent} that no row reports and no row "
             "of unknown group could be (probability 0 everywhere): drop them from the mapping."
         )
+
+
+def proxy_partition_sums(
+    frame: pd.DataFrame,
+    score: str,
+    group: str,
+    columns: dict,
+    *,
+    threshold: float,
+    score_clip: float = 0.01,
+    n_bins: int = PROXY_BINS,
+    resolution: int = PROXY_RESOLUTION,
+) -> pd.DataFrame:
+    """One partition of a source's rows as proxy-summary entries (a flat frame).
+
+    Every row carries the probabilities (rows of known group too: a source read by an
+    engine is summarised in one pass, and its rows of known group are assessed through
+    their entries); the checks of :func:`check_probabilities` apply.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The partition.
+    score, group : str
+        Columns.
+    columns : dict
+        Group -> probability column, in the groups' order (the summary's levels).
+    threshold, score_clip : float
+    n_bins, resolution : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group, label, side, bin, cell_0 … cell_{K−1}, count, sum_log_s, sum_log_1ms,
+        sum_score, p_0 … p_{K−1}``, one row per entry of the partition.
+    """
+    levels = list(columns)
+    values = frame[group]
+    unknown = values.isna().to_numpy()
+    position = {str(g): i for i, g in enumerate(levels)}
+    codes = np.array(
+        [
+            -1 if m else position.get(str(_plain(v)), -2)
+            for v, m in zip(values, unknown, strict=True)
+        ],
+        dtype=np.int64,
+    )
+    if (codes == -2).any():
+        strange = sorted({str(v) for v, c in zip(values, codes, strict=True) if c == -2})
+        raise InvalidParameterError(
+            f"The group column '{group}' has value(s) {strange} that 'group_probabilities' "
+            f"does not name ({levels})."
+        )
+    p = check_probabilities(frame, "source's", columns, np.ones(len(frame), dtype=bool))
+    summary = summarize_proxy_rows(
+        frame[score].to_numpy(dtype=float),
+        p,
+        codes,
+        levels=levels,
+        threshold=threshold,
+        score_clip=score_clip,
+        n_bins=n_bins,
+        resolution=resolution,
+    )
+    return entries_frame(summary)
+
+
+def entries_frame(summary: ProxySummary) -> pd.DataFrame:
+    """A summary's entries as a flat frame (:func:`proxy_partition_sums`' columns).
+
+    Parameters
+    ----------
+    summary : ProxySummary
+    """
+    out = {name: getattr(summary, name) for name in _KEYS}
+    out["side"] = summary.side.astype(np.int64)
+    out |= {f"cell_{j}": summary.cell[:, j] for j in range(summary.n_groups)}
+    out |= {name: getattr(summary, name) for name in _SUMS}
+    out |= {f"p_{j}": summary.sum_p[:, j] for j in range(summary.n_groups)}
+    return pd.DataFrame(out)
+
+
+def from_entries_frame(frame: pd.DataFrame, levels, *, threshold, score_clip, n_bins, resolution):
+    """The :class:`ProxySummary` of flat entries (partial sums added).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`entries_frame`'s columns, entries possibly repeated.
+    levels : sequence
+    threshold, score_clip : float
+    n_bins, resolution : int
+    """
+    k = len(levels)
+    columns = {name: frame[name].to_numpy() for name in (*_KEYS, *_SUMS)}
+    columns["cell"] = frame[[f"cell_{j}" for j in range(k)]].to_numpy(dtype=np.int64)
+    columns["sum_p"] = frame[[f"p_{j}" for j in range(k)]].to_numpy(dtype=float)
+    return ProxySummary.from_columns(
+        columns,
+        levels=levels,
+        threshold=threshold,
+        score_clip=score_clip,
+        n_bins=n_bins,
+        resolution=resolution,
+    )

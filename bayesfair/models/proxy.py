@@ -591,14 +591,17 @@ def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam
     flat = [v.reshape(n, k) for v in (a, b, c)]
     out = np.zeros((n, k, 4))
     score_sum = np.zeros((n, k))
-    for which in proxy.summaries():
-        rows = which.select(~which.known)
+    for which, known_too in ((proxy.labeled, False), (proxy.unlabeled, proxy.assess_known)):
+        rows = which if known_too else which.select(~which.known)
         if rows.n_entries == 0:
             continue
         z = link_feature(rows) - link.center
+        # a row of known group assessed here keeps it: its probabilities are one-hot
+        fixed = np.where(rows.known[:, None], np.arange(k) == rows.group[:, None], True)
         for start in range(0, n, _CHUNK):
             part = slice(start, start + _CHUNK)
-            pi = _softmax(calibration.log_weights(rows, phi[part]))
+            logw = calibration.log_weights(rows, phi[part])
+            pi = _softmax(np.where(fixed, logw, -np.inf))
             eta = map_predictor(rows, *(v[part] for v in flat))
             q = _sigmoid(eta + lam[part, None, :] * z)
             counts, scores = _share(rows, pi, q, rng)
