@@ -627,7 +627,9 @@ def proxy_audit(
             mine = (g == j) & (label == y)
             share = tilt[j] if y == 1 else place_share[j]
             place[mine] = rng.choice(n_places, size=int(mine.sum()), p=share)
-    name_of = np.array([rng.choice(n_names, p=name_share[j]) for j in g])
+    name_of = np.empty(n, dtype=int)
+    for j in range(k):
+        name_of[g == j] = rng.choice(n_names, size=int((g == j).sum()), p=name_share[j])
     positive = np.array([label[g == j].mean() if (g == j).any() else 0.0 for j in range(k)])
     table = (1 - positive)[:, None] * place_share + positive[:, None] * tilt  # P(place | g)
     joint = table[:, place] * name_share[:, name_of] / k  # (k, n): P(g) P(place|g) P(name|g)

@@ -75,6 +75,8 @@ __all__ = [
     "latent_counts",
     "mixture_responsibilities",
     "segment_edges",
+    "share_exact",
+    "share_normal",
 ]
 
 #: Prior (mean, sd) of the proxy's calibration: α per group, β, γ per group and segment.
@@ -87,6 +89,10 @@ LINK_PRIOR_SD = 2.0
 P_FLOOR = 1e-4
 # draws handled at once by latent_counts (memory: chunk × entries × 2K floats)
 _CHUNK = 64
+#: From this many rows in a summary, each draw's counts over its entries are drawn from
+#: the normal approximation of their sum (mean and covariance exact) instead of one
+#: multinomial per entry: a sum of independent multinomials over 10⁵ rows or more.
+NORMAL_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -604,7 +610,8 @@ def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam
             pi = _softmax(np.where(fixed, logw, -np.inf))
             eta = map_predictor(rows, *(v[part] for v in flat))
             q = _sigmoid(eta + lam[part, None, :] * z)
-            counts, scores = _share(rows, pi, q, rng)
+            share = share_normal if rows.n_total >= NORMAL_ROWS else share_exact
+            counts, scores = share(rows, pi, q, rng)
             out[part] += counts
             score_sum[part] += scores
     phi = phi.reshape(chains, draws, *phi.shape[1:])
@@ -616,7 +623,7 @@ def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam
     )
 
 
-def _share(rows, pi, q, rng) -> np.ndarray:
+def share_exact(rows, pi, q, rng) -> np.ndarray:
     """One multinomial draw per (draw, entry): the entry's rows among groups (and labels).
 
     ``rows`` are all labeled or all unlabeled (one summary's entries of unknown
@@ -665,3 +672,55 @@ def _multinomial(counts, probs, rng) -> np.ndarray:
     if (~one).any():
         out[:, ~one] = rng.multinomial(counts[:, ~one], probs[:, ~one])
     return out
+
+
+def share_normal(rows, pi, q, rng) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`share_exact`'s sums drawn at once: a normal with the multinomials' mean and covariance.
+
+    Per stratum of entries (side, and the label for labeled rows) the rows' counts per
+    category (group, and label for unlabeled rows) are a sum of independent
+    multinomials, drawn from the normal with its exact mean ``Σ n_e P_e`` and covariance
+    ``Σ n_e (diag P_e − P_e P_eᵀ)`` (clipped at 0 and rescaled to the stratum's rows).
+    The score sums are each group's expected ones scaled to its drawn rows.
+    """
+    d, k = pi.shape[0], pi.shape[-1]
+    side = rows.side
+    labeled = bool((rows.label >= 0).all())
+    if labeled:
+        positive = rows.label == 1
+        w = pi * np.where(positive[:, None], q, 1 - q)
+        probs = w / w.sum(axis=-1, keepdims=True)
+        strata = [
+            ((side == s_) & (positive == bool(y)), {0: (s_, y)}) for s_ in (1, 0) for y in (1, 0)
+        ]
+    else:
+        probs = np.concatenate([pi * q, pi * (1 - q)], axis=-1)
+        strata = [(side == s_, {0: (s_, 1), 1: (s_, 0)}) for s_ in (1, 0)]
+    cell = {(1, 1): 0, (1, 0): 1, (0, 0): 2, (0, 1): 3}
+    out = np.zeros((d, k, 4))
+    score = rows.sum_score / rows.count
+    expected_score = np.einsum("dec,e->dc", probs, rows.count * score)
+    drawn_all = np.zeros(probs.shape[::2])
+    mean_all = np.zeros(probs.shape[::2])
+    for mask, layout in strata:
+        if not mask.any():
+            continue
+        n = rows.count * mask
+        mean = np.einsum("dec,e->dc", probs, n)
+        outer = np.matmul(np.swapaxes(probs * n[None, :, None], 1, 2), probs)
+        cov = mean[..., None] * np.eye(probs.shape[-1]) - outer
+        jitter = 1e-9 * (1.0 + mean.sum(axis=-1))[:, None, None] * np.eye(probs.shape[-1])
+        root = np.linalg.cholesky(cov + jitter)
+        x = mean + np.einsum("dij,dj->di", root, rng.standard_normal(mean.shape))
+        x = np.clip(x, 0.0, None)
+        x *= n.sum() / np.maximum(x.sum(axis=-1, keepdims=True), 1e-12)
+        drawn_all += x
+        mean_all += mean
+        for block, (s_, y) in layout.items():
+            out[..., cell[(s_, y)]] += x[..., block * k : (block + 1) * k]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(mean_all > 0, drawn_all / mean_all, 0.0)
+    scores = expected_score * ratio
+    if not labeled:
+        scores = scores[..., :k] + scores[..., k:]
+    return out, scores

@@ -12,6 +12,8 @@ from bayesfair.models.proxy import (
     fit_link,
     latent_counts,
     segment_edges,
+    share_exact,
+    share_normal,
 )
 
 LEVELS = ["a", "b", "c"]
@@ -157,3 +159,32 @@ def test_maps_and_proxy_must_name_the_same_groups():
         latent_counts(
             proxy, np.ones((1, 2, 2)), np.ones((1, 2, 2)), np.zeros((1, 2, 2)), cal, link, rng
         )
+
+
+def test_the_normal_sum_matches_the_multinomials_in_mean_and_spread():
+    """From NORMAL_ROWS rows a summary's counts are drawn as the normal of their sum. On
+    60,000 rows, 400 draws each way: every cell's mean within 5 standard errors of the
+    difference (a two-sided 5-sd bound: by chance 6e-7 per cell), its sd within 25%
+    (the sd of 400 draws is off by more than 5 of its 3.5% standard errors by chance
+    with probability 6e-7)."""
+    rng = np.random.default_rng(6)
+    n = 60_000
+    s = rng.uniform(0.02, 0.98, size=n)
+    p = rng.dirichlet([0.7, 0.7, 0.7], size=n)
+    rows = summarize_proxy_rows(s, p, np.full(n, -1), levels=LEVELS, threshold=0.5)
+    draws, e = 400, rows.n_entries
+    pi = np.broadcast_to(rows.mean_p, (draws, e, 3)).copy()
+    u = (rows.sum_log_s - rows.sum_log_1ms) / rows.count
+    q = np.repeat(1 / (1 + np.exp(-u))[None, :, None], draws, axis=0).repeat(3, axis=-1)
+    exact, exact_scores = share_exact(rows, pi, q, rng)
+    normal, normal_scores = share_normal(rows, pi, q, rng)
+    np.testing.assert_allclose(normal.sum(axis=(-1, -2)), n)
+    se = np.sqrt((exact.var(0) + normal.var(0)) / draws)
+    assert np.all(np.abs(exact.mean(0) - normal.mean(0)) < 5 * se + 1e-9)
+    ratio = normal.std(0) / exact.std(0)
+    assert np.all((ratio > 0.75) & (ratio < 1.33)), ratio
+    np.testing.assert_allclose(normal_scores.sum(-1), rows.sum_score.sum(), rtol=1e-6)
+    mean_score = exact_scores.mean(0) / exact.sum(-1).mean(0)
+    np.testing.assert_allclose(
+        normal_scores.mean(0) / normal.sum(-1).mean(0), mean_score, rtol=0.01
+    )
