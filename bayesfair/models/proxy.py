@@ -675,7 +675,7 @@ def _multinomial(counts, probs, rng) -> np.ndarray:
 
 
 def share_normal(rows, pi, q, rng) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`share_exact`'s sums drawn at once: a normal with the multinomials' mean and covariance.
+    """:func:`share_exact`'s sums drawn at once, from their normal approximation.
 
     Per stratum of entries (side, and the label for labeled rows) the rows' counts per
     category (group, and label for unlabeled rows) are a sum of independent

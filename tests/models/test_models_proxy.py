@@ -183,8 +183,10 @@ def test_the_normal_sum_matches_the_multinomials_in_mean_and_spread():
     assert np.all(np.abs(exact.mean(0) - normal.mean(0)) < 5 * se + 1e-9)
     ratio = normal.std(0) / exact.std(0)
     assert np.all((ratio > 0.75) & (ratio < 1.33)), ratio
-    np.testing.assert_allclose(normal_scores.sum(-1), rows.sum_score.sum(), rtol=1e-6)
+    # the exact draws share every row's score; the normal's scale each group's expected
+    # sum to its drawn rows (their total off by the draw's shift between groups, < 0.5%)
+    np.testing.assert_allclose(exact_scores.sum(-1), rows.sum_score.sum(), rtol=1e-9)
+    np.testing.assert_allclose(normal_scores.sum(-1), rows.sum_score.sum(), rtol=0.005)
     mean_score = exact_scores.mean(0) / exact.sum(-1).mean(0)
-    np.testing.assert_allclose(
-        normal_scores.mean(0) / normal.sum(-1).mean(0), mean_score, rtol=0.01
-    )
+    got = normal_scores.mean(0) / normal.sum(-1).mean(0)
+    np.testing.assert_allclose(got, mean_score, rtol=0.01)
