@@ -16,6 +16,7 @@ NOTEBOOKS = [
     "08_fair_enough",
     "09_many_groups",
     "10_audits_over_time",
+    "11_groups_by_proxy",
 ]
 
 
