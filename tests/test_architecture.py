@@ -22,7 +22,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
 LAYERS = [
     ("foundations", ["exceptions", "_compat", "_internal"]),
     ("vocabulary", ["_internal.validation", "metrics", "stats"]),
-    ("summaries", ["data.summary", "data._inputs", "data.engines", "data.sources"]),
+    (
+        "summaries",
+        ["data.summary", "data.proxy_summary", "data._inputs", "data.engines", "data.sources"],
+    ),
     ("data", ["data", "datasets"]),
     (
         "models",
@@ -51,6 +54,7 @@ LAZY_MODULES = {
     "bayesfair.models._calibration_native",
     "bayesfair.models._unlabeled_kernels",
     "bayesfair.models._shift_kernels",
+    "bayesfair.models._proxy_kernels",
 }
 
 #: Third-party packages that only lazy modules may import at module level (pyarrow is

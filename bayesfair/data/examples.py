@@ -41,7 +41,8 @@ from bayesfair.data._inputs import (
     count_confusion,
 )
 from bayesfair.data.engines.proxy import summarize_proxy
-from bayesfair.data.proxy import ProxySummary, proxy_from_frames
+from bayesfair.data.proxy import proxy_from_frames
+from bayesfair.data.proxy_summary import ProxySummary
 from bayesfair.data.sources import summarize_unlabeled
 from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning

@@ -87,8 +87,8 @@ SEGMENTS_PER_SIDE = 4
 LINK_PRIOR_SD = 2.0
 #: Probabilities below this are raised to it before their log (a proxy's hard 0).
 P_FLOOR = 1e-4
-# draws handled at once by latent_counts (memory: chunk × entries × 2K floats)
-_CHUNK = 64
+# latent_counts handles as many draws at once as keep chunk × entries × 2K under this
+_CHUNK_CELLS = 4_000_000
 #: From this many rows in a summary, each draw's counts over its entries are drawn from
 #: the normal approximation of their sum (mean and covariance exact) instead of one
 #: multinomial per entry: a sum of independent multinomials over 10⁵ rows or more.
@@ -181,12 +181,45 @@ class GroupCalibration:
     def log_weights(self, summary, phi) -> np.ndarray:
         """``log P(G = g | p, s)`` up to a constant per entry, ``(..., n_entries, K)``.
 
+        ``design @ φ`` without the design: ``β ln p_g + α_g + γ_{g, seg}``, O(entries × K)
+        per draw instead of O(entries × K × P).
+
         Parameters
         ----------
         summary : ProxySummary
         phi : ndarray, shape (..., P)
         """
-        return np.einsum("ekp,...p->...ek", self.design(summary), phi)
+        k, r, n_seg = self.n_groups, self.reference, 2 * SEGMENTS_PER_SIDE
+        phi = np.asarray(phi)
+        phi = phi if phi.dtype == np.float32 else phi.astype(float)
+        lead = phi.shape[:-1]
+        others = [g for g in range(k) if g != r]
+        alpha = np.zeros((*lead, k))
+        alpha[..., others] = phi[..., : k - 1]
+        gamma = np.zeros((*lead, n_seg, k))
+        gamma[..., others] = np.swapaxes(phi[..., k:].reshape(*lead, k - 1, n_seg), -1, -2)
+        log_p = np.log(np.maximum(summary.mean_p, P_FLOOR)).astype(phi.dtype)
+        seg = self.segments(summary)
+        beta = phi[..., k - 1, None, None]
+        return beta * log_p + alpha[..., None, :] + gamma[..., seg, :]
+
+    def lookup(self, summary, phi) -> tuple:
+        """The logits as ``beta ln p + alpha + table[seg]``: ``(beta (d,), alpha (d, K),
+        table (d, S, K), seg (e,))`` for the draws ``phi`` ``(d, P)``.
+
+        Parameters
+        ----------
+        summary : ProxySummary
+        phi : ndarray, shape (d, P)
+        """
+        k, r, n_seg = self.n_groups, self.reference, 2 * SEGMENTS_PER_SIDE
+        phi = np.asarray(phi, dtype=float)
+        others = [g for g in range(k) if g != r]
+        alpha = np.zeros((phi.shape[0], k))
+        alpha[:, others] = phi[:, : k - 1]
+        table = np.zeros((phi.shape[0], n_seg, k))
+        table[:, :, others] = np.swapaxes(phi[:, k:].reshape(-1, k - 1, n_seg), 1, 2)
+        return phi[:, k - 1], alpha, table, self.segments(summary)
 
     @property
     def assumption(self) -> str:
@@ -248,6 +281,21 @@ class MixtureCalibration:
         cell = summary.side.astype(int) * self.n_bins + summary.bin
         log_f = np.log(self.density[np.asarray(index)][..., cell])  # (..., K, e)
         return np.log(np.maximum(summary.mean_p, P_FLOOR)) + np.swapaxes(log_f, -1, -2)
+
+    def lookup(self, summary, index) -> tuple:
+        """The logits as ``beta ln p + alpha + table[cell]`` (:meth:`GroupCalibration.lookup`):
+        ``beta = 1``, ``alpha = 0`` and the table each replicate's ``ln f_g``.
+
+        Parameters
+        ----------
+        summary : ProxySummary
+        index : ndarray of int, shape (d,)
+        """
+        index = np.asarray(index)
+        table = np.swapaxes(np.log(self.density[index]), 1, 2)
+        cell = summary.side.astype(int) * self.n_bins + summary.bin
+        k = self.density.shape[1]
+        return np.ones(index.size), np.zeros((index.size, k)), table, cell
 
     def probabilities(self, summary, index=0) -> np.ndarray:
         """``P(G = g | p, s)`` per entry under replicate(s) ``index``, ``(..., n_entries, K)``.
@@ -515,9 +563,11 @@ def map_predictor(summary, a, b, c, groups=None) -> np.ndarray:
     ``a, b, c`` have shape ``(..., K)``; the result ``(..., n_entries, K)`` (every
     group's map at every entry), or ``(..., n_entries)`` at ``groups``' maps.
     """
-    ls = summary.sum_log_s / summary.count
-    l1 = summary.sum_log_1ms / summary.count
-    a, b, c = (np.asarray(v, dtype=float)[..., None, :] for v in (a, b, c))
+    a, b, c = (np.asarray(v)[..., None, :] for v in (a, b, c))
+    dtype = np.float32 if a.dtype == np.float32 else float
+    ls = (summary.sum_log_s / summary.count).astype(dtype)
+    l1 = (summary.sum_log_1ms / summary.count).astype(dtype)
+    a, b, c = (v.astype(dtype, copy=False) for v in (a, b, c))
     eta = c + a * ls[:, None] - b * l1[:, None]
     if groups is None:
         return eta
@@ -594,7 +644,11 @@ def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam
     n = chains * draws
     phi = calibration.draws(n, rng) if phi is None else np.reshape(phi, (n, *np.shape(phi)[2:]))
     lam = link.draws(n, rng) if lam is None else np.reshape(lam, (n, k))
-    flat = [v.reshape(n, k) for v in (a, b, c)]
+    # single precision for the per-entry arithmetic (memory-bound; the counts it feeds
+    # are accumulated in double): the probabilities are good to 1e-6
+    flat = [np.asarray(v, dtype=np.float32).reshape(n, k) for v in (a, b, c)]
+    phi32 = phi.astype(np.float32) if np.issubdtype(phi.dtype, np.floating) else phi
+    lam32 = lam.astype(np.float32)
     out = np.zeros((n, k, 4))
     score_sum = np.zeros((n, k))
     for which, known_too in ((proxy.labeled, False), (proxy.unlabeled, proxy.assess_known)):
@@ -602,16 +656,23 @@ def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam
         if rows.n_entries == 0:
             continue
         z = link_feature(rows) - link.center
+        if rows.n_total >= NORMAL_ROWS:
+            maps = [np.asarray(v, dtype=float).reshape(n, k) for v in (a, b, c)]
+            counts, scores = share_normal(rows, calibration.lookup(rows, phi), maps, lam, z, rng)
+            out += counts
+            score_sum += scores
+            continue
+        z = z.astype(np.float32)
         # a row of known group assessed here keeps it: its probabilities are one-hot
         fixed = np.where(rows.known[:, None], np.arange(k) == rows.group[:, None], True)
-        for start in range(0, n, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            logw = calibration.log_weights(rows, phi[part])
-            pi = _softmax(np.where(fixed, logw, -np.inf))
+        chunk = max(16, min(1024, _CHUNK_CELLS // (rows.n_entries * 2 * k)))
+        for start in range(0, n, chunk):
+            part = slice(start, start + chunk)
+            logw = calibration.log_weights(rows, phi32[part])
+            pi = _softmax(np.where(fixed, logw, -np.inf) if rows.known.any() else logw)
             eta = map_predictor(rows, *(v[part] for v in flat))
-            q = _sigmoid(eta + lam[part, None, :] * z)
-            share = share_normal if rows.n_total >= NORMAL_ROWS else share_exact
-            counts, scores = share(rows, pi, q, rng)
+            q = _sigmoid(eta + lam32[part, None, :] * z)
+            counts, scores = share_exact(rows, pi, q, rng)
             out[part] += counts
             score_sum[part] += scores
     phi = phi.reshape(chains, draws, *phi.shape[1:])
@@ -639,13 +700,15 @@ def share_exact(rows, pi, q, rng) -> np.ndarray:
     if (rows.label >= 0).all():
         positive = rows.label == 1
         w = pi * np.where(positive[:, None], q, 1 - q)
+        w = w.astype(float)  # double: single precision's sum may pass 1 for the sampler
         drawn = _multinomial(counts, w / w.sum(axis=-1, keepdims=True), rng)
         y = positive.astype(float)
         for cell, weight in enumerate((side * y, side * (1 - y), (1 - side) * (1 - y))):
             out[..., cell] = np.einsum("dek,e->dk", drawn, weight)
         out[..., 3] = np.einsum("dek,e->dk", drawn, (1 - side) * y)
         return out, np.einsum("dek,e->dk", drawn, rows.sum_score / rows.count)
-    drawn = _multinomial(counts, np.concatenate([pi * q, pi * (1 - q)], axis=-1), rng)
+    probs = np.concatenate([pi * q, pi * (1 - q)], axis=-1).astype(float)
+    drawn = _multinomial(counts, probs / probs.sum(axis=-1, keepdims=True), rng)
     pos, neg = drawn[..., :k], drawn[..., k:]
     out[..., 0] = np.einsum("dek,e->dk", pos, side)
     out[..., 1] = np.einsum("dek,e->dk", neg, side)
@@ -674,53 +737,64 @@ def _multinomial(counts, probs, rng) -> np.ndarray:
     return out
 
 
-def share_normal(rows, pi, q, rng) -> tuple[np.ndarray, np.ndarray]:
+def share_normal(rows, lookup, maps, lam, z, rng) -> tuple[np.ndarray, np.ndarray]:
     """:func:`share_exact`'s sums drawn at once, from their normal approximation.
 
     Per stratum of entries (side, and the label for labeled rows) the rows' counts per
     category (group, and label for unlabeled rows) are a sum of independent
     multinomials, drawn from the normal with its exact mean ``Σ n_e P_e`` and covariance
-    ``Σ n_e (diag P_e − P_e P_eᵀ)`` (clipped at 0 and rescaled to the stratum's rows).
-    The score sums are each group's expected ones scaled to its drawn rows.
+    ``Σ n_e (diag P_e − P_e P_eᵀ)`` (clipped at 0 and rescaled to the stratum's rows),
+    the sums computed in one compiled pass over draws × entries
+    (:mod:`bayesfair.models._proxy_kernels`). The score sums are each category's
+    expected ones scaled to its drawn rows.
+
+    Parameters
+    ----------
+    rows : ProxySummary
+        Entries all labeled or all unlabeled.
+    lookup : tuple
+        The calibration's logits (:meth:`GroupCalibration.lookup`).
+    maps : list of ndarray, each (d, K)
+        ``a, b, c``.
+    lam : ndarray, shape (d, K)
+    z : ndarray, shape (e, K)
+        The link's centred feature.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    counts : ndarray, shape (d, K, 4)
+    scores : ndarray, shape (d, K)
     """
-    d, k = pi.shape[0], pi.shape[-1]
-    side = rows.side
+    from bayesfair.models._proxy_kernels import entry_moments  # numba: compiled loops
+
+    k = maps[0].shape[1]
     labeled = bool((rows.label >= 0).all())
+    side = rows.side.astype(int)
     if labeled:
-        positive = rows.label == 1
-        w = pi * np.where(positive[:, None], q, 1 - q)
-        probs = w / w.sum(axis=-1, keepdims=True)
-        strata = [
-            ((side == s_) & (positive == bool(y)), {0: (s_, y)}) for s_ in (1, 0) for y in (1, 0)
-        ]
+        strata, n_strata = side * 2 + (rows.label == 1), 4  # (side, y)
     else:
-        probs = np.concatenate([pi * q, pi * (1 - q)], axis=-1)
-        strata = [(side == s_, {0: (s_, 1), 1: (s_, 0)}) for s_ in (1, 0)]
-    cell = {(1, 1): 0, (1, 0): 1, (0, 0): 2, (0, 1): 3}
-    out = np.zeros((d, k, 4))
-    score = rows.sum_score / rows.count
-    expected_score = np.einsum("dec,e->dc", probs, rows.count * score)
-    drawn_all = np.zeros(probs.shape[::2])
-    mean_all = np.zeros(probs.shape[::2])
-    for mask, layout in strata:
-        if not mask.any():
-            continue
-        n = rows.count * mask
-        mean = np.einsum("dec,e->dc", probs, n)
-        outer = np.matmul(np.swapaxes(probs * n[None, :, None], 1, 2), probs)
-        cov = mean[..., None] * np.eye(probs.shape[-1]) - outer
-        jitter = 1e-9 * (1.0 + mean.sum(axis=-1))[:, None, None] * np.eye(probs.shape[-1])
-        root = np.linalg.cholesky(cov + jitter)
-        x = mean + np.einsum("dij,dj->di", root, rng.standard_normal(mean.shape))
-        x = np.clip(x, 0.0, None)
-        x *= n.sum() / np.maximum(x.sum(axis=-1, keepdims=True), 1e-12)
-        drawn_all += x
-        mean_all += mean
-        for block, (s_, y) in layout.items():
-            out[..., cell[(s_, y)]] += x[..., block * k : (block + 1) * k]
+        strata, n_strata = side, 2
+    mean, outer, score = entry_moments(lookup, rows, strata, maps, lam, z, n_strata, labeled)
+    n_cat = mean.shape[-1]
+    cov = mean[..., None] * np.eye(n_cat) - outer
+    jitter = 1e-9 * (1.0 + mean.sum(axis=-1))[..., None, None] * np.eye(n_cat)
+    root = np.linalg.cholesky(cov + jitter)
+    x = mean + np.einsum("dtij,dtj->dti", root, rng.standard_normal(mean.shape))
+    x = np.clip(x, 0.0, None)
+    totals = np.bincount(strata, weights=rows.count, minlength=n_strata)
+    x *= totals[None, :, None] / np.maximum(x.sum(axis=-1, keepdims=True), 1e-12)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(mean_all > 0, drawn_all / mean_all, 0.0)
-    scores = expected_score * ratio
+        scores = np.where(mean > 0, score * x / mean, 0.0).sum(axis=1)
+    cell = {(1, 1): 0, (1, 0): 1, (0, 0): 2, (0, 1): 3}
+    counts = np.zeros((mean.shape[0], k, 4))
+    for t in range(n_strata):
+        if labeled:
+            s_, y = divmod(t, 2)
+            counts[..., cell[(s_, y)]] += x[:, t, :]
+        else:
+            counts[..., cell[(t, 1)]] += x[:, t, :k]
+            counts[..., cell[(t, 0)]] += x[:, t, k:]
     if not labeled:
-        scores = scores[..., :k] + scores[..., k:]
-    return out, scores
+        scores = scores[:, :k] + scores[:, k:]
+    return counts, scores

@@ -4,13 +4,15 @@ counts each posterior draw gives the rows of unknown group."""
 import numpy as np
 import pytest
 
-from bayesfair.data.proxy import ProxyData, summarize_proxy_rows
+from bayesfair.data.proxy import ProxyData
+from bayesfair.data.proxy_summary import summarize_proxy_rows
 from bayesfair.models.proxy import (
     SEGMENTS_PER_SIDE,
     GroupCalibration,
     fit_group_calibration,
     fit_link,
     latent_counts,
+    map_predictor,
     segment_edges,
     share_exact,
     share_normal,
@@ -163,30 +165,42 @@ def test_maps_and_proxy_must_name_the_same_groups():
 
 def test_the_normal_sum_matches_the_multinomials_in_mean_and_spread():
     """From NORMAL_ROWS rows a summary's counts are drawn as the normal of their sum. On
-    60,000 rows, 400 draws each way: every cell's mean within 5 standard errors of the
-    difference (a two-sided 5-sd bound: by chance 6e-7 per cell), its sd within 25%
-    (the sd of 400 draws is off by more than 5 of its 3.5% standard errors by chance
-    with probability 6e-7)."""
+    60,000 rows (labeled and unlabeled), 400 draws each way under one calibration: every
+    cell's mean within 5 standard errors of the difference (a two-sided 5-sd bound: by
+    chance 6e-7 per cell), its sd within 25% (the sd of 400 draws is off by more than 5
+    of its 3.5% standard errors by chance with probability 6e-7)."""
     rng = np.random.default_rng(6)
-    n = 60_000
+    n, draws = 60_000, 400
     s = rng.uniform(0.02, 0.98, size=n)
     p = rng.dirichlet([0.7, 0.7, 0.7], size=n)
-    rows = summarize_proxy_rows(s, p, np.full(n, -1), levels=LEVELS, threshold=0.5)
-    draws, e = 400, rows.n_entries
-    pi = np.broadcast_to(rows.mean_p, (draws, e, 3)).copy()
-    u = (rows.sum_log_s - rows.sum_log_1ms) / rows.count
-    q = np.repeat(1 / (1 + np.exp(-u))[None, :, None], draws, axis=0).repeat(3, axis=-1)
-    exact, exact_scores = share_exact(rows, pi, q, rng)
-    normal, normal_scores = share_normal(rows, pi, q, rng)
-    np.testing.assert_allclose(normal.sum(axis=(-1, -2)), n)
-    se = np.sqrt((exact.var(0) + normal.var(0)) / draws)
-    assert np.all(np.abs(exact.mean(0) - normal.mean(0)) < 5 * se + 1e-9)
-    ratio = normal.std(0) / exact.std(0)
-    assert np.all((ratio > 0.75) & (ratio < 1.33)), ratio
-    # the exact draws share every row's score; the normal's scale each group's expected
-    # sum to its drawn rows (their total off by the draw's shift between groups, < 0.5%)
-    np.testing.assert_allclose(exact_scores.sum(-1), rows.sum_score.sum(), rtol=1e-9)
-    np.testing.assert_allclose(normal_scores.sum(-1), rows.sum_score.sum(), rtol=0.005)
-    mean_score = exact_scores.mean(0) / exact.sum(-1).mean(0)
-    got = normal_scores.mean(0) / normal.sum(-1).mean(0)
-    np.testing.assert_allclose(got, mean_score, rtol=0.01)
+    y = (rng.random(n) < s).astype(int)
+    truth = np.concatenate([[0.3, -0.2, 1.2], rng.normal(0, 0.5, size=2 * 2 * SEGMENTS_PER_SIDE)])
+    maps = [np.full((draws, 3), v) for v in (1.1, 0.9, 0.2)]
+    lam = np.tile([0.5, -0.5, 0.0], (draws, 1))
+    for labels in (None, y):
+        rows = summarize_proxy_rows(
+            s, p, np.full(n, -1), levels=LEVELS, threshold=0.5, labels=labels
+        )
+        cal = _calibration(truth, s, p, rng)
+        phi = np.tile(truth, (draws, 1))
+        z = rows.mean_p - 0.3
+        logw = cal.log_weights(rows, phi)
+        pi = np.exp(logw - logw.max(-1, keepdims=True))
+        pi /= pi.sum(-1, keepdims=True)
+        eta = map_predictor(rows, *maps)
+        q = 1 / (1 + np.exp(-(eta + lam[:, None, :] * z)))
+        exact, exact_scores = share_exact(rows, pi, q, rng)
+        normal, normal_scores = share_normal(rows, cal.lookup(rows, phi), maps, lam, z, rng)
+        np.testing.assert_allclose(normal.sum(axis=(-1, -2)), n)
+        se = np.sqrt((exact.var(0) + normal.var(0)) / draws)
+        assert np.all(np.abs(exact.mean(0) - normal.mean(0)) < 5 * se + 1e-9)
+        spread = exact.std(0) > 0
+        ratio = normal.std(0)[spread] / exact.std(0)[spread]
+        assert np.all((ratio > 0.75) & (ratio < 1.33)), ratio
+        # the exact draws share every row's score; the normal's scale each category's
+        # expected sum to its drawn rows (the total off by the draw's shifts, < 0.5%)
+        np.testing.assert_allclose(exact_scores.sum(-1), rows.sum_score.sum(), rtol=1e-9)
+        np.testing.assert_allclose(normal_scores.sum(-1), rows.sum_score.sum(), rtol=0.005)
+        mean_score = exact_scores.mean(0) / exact.sum(-1).mean(0)
+        got = normal_scores.mean(0) / normal.sum(-1).mean(0)
+        np.testing.assert_allclose(got, mean_score, rtol=0.01)

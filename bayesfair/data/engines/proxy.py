@@ -25,7 +25,7 @@ import pandas as pd
 from bayesfair.data.engines._common import _require
 from bayesfair.data.engines.dask import dask_client
 from bayesfair.data.engines.duckdb import _duckdb_relation, _quote
-from bayesfair.data.proxy import (
+from bayesfair.data.proxy_summary import (
     PROBABILITY_TOLERANCE,
     PROXY_BINS,
     PROXY_RESOLUTION,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import bayesfair as bf
-from bayesfair.data.proxy import ProxySummary
+from bayesfair.data.proxy_summary import ProxySummary
 from bayesfair.datasets.simulate import proxy_audit
 from bayesfair.exceptions import InvalidParameterError
 
