@@ -86,16 +86,7 @@ def make(cell: str, seed: int):
         audit = census_proxy_audit(*sizes, link=link, random_seed=seed)
     else:
         audit = proxy_audit(*sizes, informativeness=inf, link=link, random_seed=seed)
-    lab, unl = audit.frames()
-    data = bf.AssessmentData.from_frames(
-        lab,
-        unl,
-        score="score",
-        label="label",
-        group="group",
-        group_probabilities=audit.group_probabilities,
-        reference=next(iter(audit.group_probabilities)),
-    )
+    data = audit.assessment_data()
     return audit, data
 
 

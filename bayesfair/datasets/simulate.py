@@ -14,6 +14,7 @@ import numpy as np
 
 from bayesfair._internal.names import resolve_name
 from bayesfair._internal.validation import check_array, check_positive_int, check_random_state
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.datasets import load_scores
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import rate_from_counts
@@ -529,6 +530,29 @@ class ProxyAudit:
         return (
             self.labeled.drop(columns=hide),
             self.unlabeled.drop(columns=[*hide, "label"]),
+        )
+
+    def assessment_data(self, reference=None):
+        """The audit as an auditor assesses it: :meth:`frames` with the proxy's columns.
+
+        Parameters
+        ----------
+        reference : optional
+            Default: the first group of :attr:`group_probabilities` (the largest race).
+
+        Returns
+        -------
+        AssessmentData
+        """
+        labeled, unlabeled = self.frames()
+        return AssessmentData.from_frames(
+            labeled,
+            unlabeled,
+            score="score",
+            label="label",
+            group="group",
+            group_probabilities=self.group_probabilities,
+            reference=next(iter(self.group_probabilities)) if reference is None else reference,
         )
 
     def truth(self, metric: str) -> dict:

@@ -84,6 +84,20 @@ def _pair_tables(comp, digits: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(bayes), pd.DataFrame(freq)
 
 
+def _estimand_items(comp, estimands: dict) -> list[str]:
+    """Each model's estimand, and with group probabilities what each comparator assumes."""
+    items = [f"{m.upper()}: {text}." for m, text in estimands.items()]
+    proxy = comp.settings.get("proxy")
+    if proxy:
+        items += [
+            f"proxy-weighted (each row in every group by its probability): assumes "
+            f"{proxy['weighted_assumes']}.",
+            f"proxy bounds (every assignment the proxy allows, widened for sampling): assume "
+            f"{proxy['bounds_assume']}.",
+        ]
+    return items
+
+
 def _bernstein(r, digits: int) -> str:
     """The Bernstein interval; clipped to [−1, 1], with its half-width when it was."""
     text = _interval(r, "bernstein", digits)
@@ -326,7 +340,7 @@ def _detail_sections(comp, digits: int) -> list[Section]:
         Section(
             "estimands",
             "What the intervals are for",
-            (("items", [f"{m.upper()}: {text}." for m, text in estimands.items()], "plain"),),
+            (("items", _estimand_items(comp, estimands), "plain"),),
             shown=bool(estimands),
             detail=True,
         ),

@@ -75,16 +75,7 @@ def test_proxy_summary_sees_the_national_prior_in_an_audit_of_equal_groups(fast)
     audit = census_proxy_audit(
         k=2, n_labeled=800, n_unlabeled=3000, n_self_reported=800, random_seed=1
     )
-    lab, unl = audit.frames()
-    data = bf.AssessmentData.from_frames(
-        lab,
-        unl,
-        score="score",
-        label="label",
-        group="group",
-        group_probabilities=audit.group_probabilities,
-        reference="White",
-    )
+    data = audit.assessment_data()
     import warnings
 
     with warnings.catch_warnings():

@@ -17,16 +17,7 @@ def _data(n_self, link=0.0, seed=0, k=2):
     audit = proxy_audit(
         k=k, n_labeled=600, n_unlabeled=4000, n_self_reported=n_self, link=link, random_seed=seed
     )
-    lab, unl = audit.frames()
-    data = bf.AssessmentData.from_frames(
-        lab,
-        unl,
-        score="score",
-        label="label",
-        group="group",
-        group_probabilities=audit.group_probabilities,
-        reference="White",
-    )
+    data = audit.assessment_data()
     return audit, data
 
 

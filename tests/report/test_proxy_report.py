@@ -18,16 +18,7 @@ def comparisons():
         audit = proxy_audit(
             k=2, n_labeled=500, n_unlabeled=3000, n_self_reported=n_self, random_seed=4
         )
-        lab, unl = audit.frames()
-        data = bf.AssessmentData.from_frames(
-            lab,
-            unl,
-            score="score",
-            label="label",
-            group="group",
-            group_probabilities=audit.group_probabilities,
-            reference="White",
-        )
+        data = audit.assessment_data()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out[n_self] = bf.compare(
@@ -53,6 +44,7 @@ def test_the_bounds_and_the_weighted_estimate_stand_beside_the_posterior(compari
         assert (pairs["proxy_weighted_estimate"] <= pairs["proxy_bounds_upper"]).all()
         detail = comp.to_markdown(detail="full")
         assert "proxy bounds" in detail and "proxy-weighted" in detail
+        assert "assume only the proxy calibrated" in detail
         settings = json.loads(comp.to_json())["settings"]
         assert settings["proxy"]["rows"] > 0
 

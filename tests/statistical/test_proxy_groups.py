@@ -54,16 +54,7 @@ def runs(simulation):
     out = []
     for rep in range(R):
         audit = census_proxy_audit(2, 1000, 20_000, 500, link=1.5, random_seed=5000 + rep)
-        lab, unl = audit.frames()
-        data = bf.AssessmentData.from_frames(
-            lab,
-            unl,
-            score="score",
-            label="label",
-            group="group",
-            group_probabilities=audit.group_probabilities,
-            reference="White",
-        )
+        data = audit.assessment_data()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = bf.fit(data, metrics=METRICS, random_seed=rep, **simulation)
