@@ -86,6 +86,20 @@ def proxy_from_frames(
     The rows of known group become the data's labeled and unlabeled examples as
     always; every row that carries the proxy (unknown group, or known group and the
     probabilities too) goes into the data's :class:`ProxyData`.
+
+    Parameters
+    ----------
+    cls : type
+        :class:`~bayesfair.AssessmentData`.
+    labeled : pandas.DataFrame
+    unlabeled : pandas.DataFrame, ProxySummary or None
+        Rows, or a summary built by :func:`bayesfair.summarize_proxy`.
+    score, label, group : str
+    group_probabilities : dict
+        Group -> its probability column.
+    threshold : float
+    pos_label, reference
+        As in :class:`~bayesfair.AssessmentData`.
     """
     if isinstance(group, list | tuple) and len(group) == 1:
         group = group[0]
@@ -181,7 +195,16 @@ def _unlabeled_summary(unlabeled, score, group, columns, threshold) -> ProxySumm
 
 
 def check_proxy(proxy, levels: list, periods) -> ProxyData | None:
-    """``proxy`` checked against the data's groups of known rows (None passes through)."""
+    """``proxy`` checked against the data's groups of known rows (None passes through).
+
+    Parameters
+    ----------
+    proxy : ProxyData or None
+    levels : list
+        The groups of the rows of known group.
+    periods : array_like or None
+        The data's periods (not combined with a proxy yet).
+    """
     if proxy is None:
         return None
     if not isinstance(proxy, ProxyData):

@@ -340,6 +340,16 @@ def check_probabilities(frame: pd.DataFrame, which: str, columns: dict, unknown)
     A row of unknown group needs every probability; a row of known group may give
     all or none. Probabilities are finite, non-negative and sum to 1 within
     :data:`PROBABILITY_TOLERANCE` (then rescaled to sum to exactly 1).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    which : str
+        The frame's name in messages ("labeled", "unlabeled").
+    columns : dict
+        Group -> probability column, in the groups' order.
+    unknown : ndarray of bool
+        The rows of unknown group (they need every probability).
     """
     names = list(columns.values())
     p = np.empty((len(frame), len(names)))

@@ -692,6 +692,13 @@ def share_exact(rows, pi, q, rng) -> np.ndarray:
     the groups by ``P(g | p, s, y) ∝ π_g q_g^y (1 − q_g)^(1 − y)``; an unlabeled one's
     among the (group, label) pairs by ``π_g q_g`` and ``π_g (1 − q_g)``. Returns the
     counts ``(d, K, 4)`` (tp, fp, tn, fn) and the raw scores' sums per group ``(d, K)``.
+
+    Parameters
+    ----------
+    rows : ProxySummary
+    pi, q : ndarray, shape (d, entries, K)
+        ``P(G = g | p, s)`` and ``P(y = 1 | s, g, p)`` per draw and entry.
+    rng : numpy.random.Generator
     """
     d, e, k = pi.shape
     counts = np.broadcast_to(np.rint(rows.count).astype(np.int64), (d, e))
