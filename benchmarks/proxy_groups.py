@@ -221,6 +221,17 @@ def report(runs: pd.DataFrame, path: Path = PAGE) -> None:
                 f"{m} {width.loc[m, 'default'] / width.loc[m, 'bounds']:.2f}" for m in width.index
             )
         )
+    overall = t.groupby("method")[["coverage", "mae", "width"]].mean()
+    lines += ["", "## Each method over every cell (mean of the cells × metrics)", ""]
+    lines += ["| method | coverage | MAE | width |", "|---|---|---|---|"]
+    for method, r in overall.iterrows():
+        lines.append(f"| {method} | {r['coverage']:.3f} | {r['mae']:.4f} | {r['width']:.4f} |")
+    cover = t.pivot_table(index="cell", columns="method", values="coverage").round(3)
+    lines += ["", "## Coverage per cell (mean over its metrics)", ""]
+    lines.append("| cell | " + " | ".join(cover.columns) + " |")
+    lines.append("|---" * (len(cover.columns) + 1) + "|")
+    for cell, r in cover.iterrows():
+        lines.append(f"| {cell} | " + " | ".join(f"{v:.3f}" for v in r) + " |")
     lines += ["", "## Every cell", ""]
     lines.append("| cell | metric | method | n | coverage | CP 95% | MAE | width |")
     lines.append("|---|---|---|---|---|---|---|---|")
