@@ -391,6 +391,12 @@ def fit(
     seed_seq, sampler_seed, rng, prior_rng = _streams(random_seed)
 
     notes = _no_labels_notes(data, model)
+    if data.proxy is not None and not MODEL_SPECS[model].has_map:
+        notes.append(
+            f"{data.proxy.n_unknown():,} rows' groups are known only from the proxy: "
+            f"model={model!r} reads the labeled rows of self-reported group alone, not them "
+            "(the calibration models 'rbc' and 'bc' assess every row)."
+        )
 
     if target_accept is None:
         target_accept = spec.target_accept

@@ -90,6 +90,7 @@ def test_bb_reads_the_self_reported_rows_only(fast):
     )
     assert total in (0.0, 300.0)
     assert data.labeled_examples.confusion_counts().sum() == 300
+    assert any("reads the labeled rows of self-reported group alone" in n for n in res.notes)
 
 
 def test_proxy_summary_compares_the_proxy_with_the_self_reported_groups(fitted):
