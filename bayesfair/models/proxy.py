@@ -613,7 +613,12 @@ def fit_link(proxy, a_mean, b_mean, c_mean) -> Link:
 
 
 def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam=None):
-    """Each draw's confusion counts per group over the rows of unknown group.
+    """Each draw's confusion counts per group over the rows of unknown group (and the
+    unlabeled summary's rows of known group where ``proxy.assess_known``: a source
+    summarised in one pass, whose rows of known group keep it).
+
+    Below :data:`NORMAL_ROWS` rows a summary's entries are shared by one multinomial
+    each (:func:`share_exact`); from it, by the normal of their sum (:func:`share_normal`).
 
     Parameters
     ----------
@@ -684,7 +689,7 @@ def latent_counts(proxy, a, b, c, calibration, link: Link, rng, *, phi=None, lam
     )
 
 
-def share_exact(rows, pi, q, rng) -> np.ndarray:
+def share_exact(rows, pi, q, rng) -> tuple[np.ndarray, np.ndarray]:
     """One multinomial draw per (draw, entry): the entry's rows among groups (and labels).
 
     ``rows`` are all labeled or all unlabeled (one summary's entries of unknown
