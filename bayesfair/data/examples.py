@@ -612,7 +612,8 @@ def from_frames(
         For an audit where the group is known for some rows only: each group mapped
         to the column holding a proxy's probability of it (BISG and the like), e.g.
         ``{"White": "p_white", "Black": "p_black"}``. In either frame the ``group``
-        column may then be missing (NaN) row by row; such a row needs every
+        column may then be missing (NaN) row by row, or absent (no row's group
+        known); such a row needs every
         probability, finite, non-negative and summing to 1 within 0.01. A row of
         known group may carry the probabilities too: those rows teach the model how
         the proxy errs (:mod:`bayesfair.models.proxy`). ``group`` is then one

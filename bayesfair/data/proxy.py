@@ -114,7 +114,11 @@ def proxy_from_frames(
         summarised = _unlabeled_summary(unlabeled, score, group, columns, threshold)
         unlabeled = None
     frames = {"labeled": labeled} | ({} if unlabeled is None else {"unlabeled": unlabeled})
-    for which, frame in frames.items():
+    for which, frame in list(frames.items()):
+        if group not in frame.columns:  # no row of the frame has its group: all unknown
+            frame = frames[which] = frame.assign(
+                **{group: pd.Series(pd.NA, index=frame.index, dtype=object)}
+            )
         wanted = {"score": [score], "group": [group], "group_probabilities": list(columns.values())}
         check_columns(frame, which, **(wanted | ({"label": [label]} if which == "labeled" else {})))
     levels = proxy_levels(columns)

@@ -99,6 +99,21 @@ def _build(lab, unl, mapping=None, **kwargs):
     )
 
 
+def test_a_frame_without_the_group_column_has_every_group_unknown(audit):
+    lab, unl = audit.frames()
+    bare = unl.drop(columns="group")
+    data = bf.AssessmentData.from_frames(
+        lab,
+        bare,
+        score="score",
+        label="label",
+        group="group",
+        group_probabilities=audit.group_probabilities,
+    )
+    assert data.proxy.n_unknown("unlabeled") == len(unl)
+    assert "group" not in bare.columns  # nothing added to the caller's frame
+
+
 def test_a_row_of_known_group_may_carry_no_probabilities():
     data = _build(*_frames())
     assert data.n_unlabeled == 1 and data.proxy.n_unknown("unlabeled") == 1
