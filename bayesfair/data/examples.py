@@ -617,7 +617,8 @@ def from_frames(
         probability, finite, non-negative and summing to 1 within 0.01. A row of
         known group may carry the probabilities too: those rows teach the model how
         the proxy errs (:mod:`bayesfair.models.proxy`). ``group`` is then one
-        column; periods and ids are not taken. Unlabeled rows too many to load (a
+        column; ids are not taken (periods are: each period is then fitted on its own,
+        :func:`bayesfair.fit_periods`). Unlabeled rows too many to load (a
         path, a relation, a Dask or Spark DataFrame) are summarised in one pass by
         :func:`bayesfair.summarize_proxy` (then every row carries the probabilities),
         or given as its summary.
@@ -628,10 +629,9 @@ def from_frames(
     """
     labeled = _as_pandas(labeled)
     if group_probabilities is not None:
-        if id is not None or period is not None:
+        if id is not None:
             raise InvalidParameterError(
-                "The 'id' and 'period' parameters cannot be combined with "
-                "'group_probabilities' yet."
+                "The 'id' parameter cannot be combined with 'group_probabilities' yet."
             )
         if unlabeled is not None and not isinstance(unlabeled, ProxySummary):
             if isinstance(unlabeled, pd.DataFrame) or (
@@ -653,6 +653,7 @@ def from_frames(
             threshold=threshold,
             pos_label=pos_label,
             reference=reference,
+            period=period,
         )
     if type(unlabeled).__module__.startswith("polars") and not _is_lazy(unlabeled):
         unlabeled = _as_pandas(unlabeled)  # a polars LazyFrame is summarised by DuckDB

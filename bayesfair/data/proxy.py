@@ -9,7 +9,8 @@ the data's :class:`ProxyData`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -21,7 +22,7 @@ from bayesfair.data.proxy_summary import (
     proxy_levels,
     summarize_proxy_rows,
 )
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 
 __all__ = ["ProxyData", "check_proxy", "proxy_from_frames"]
 
@@ -43,12 +44,16 @@ class ProxyData:
         (a source summarised in one pass by :func:`bayesfair.data.engines.proxy.
         summarize_proxy`: they are not among the data's unlabeled examples) rather
         than only calibrating the proxy.
+    by_period : dict, optional
+        Period value -> that period's own :class:`~bayesfair.AssessmentData` (its rows
+        of known and unknown group), for :func:`bayesfair.fit_periods`.
     """
 
     columns: dict
     labeled: ProxySummary
     unlabeled: ProxySummary
     assess_known: bool = False
+    by_period: dict | None = None
 
     @property
     def levels(self) -> tuple:
@@ -80,6 +85,7 @@ def proxy_from_frames(
     threshold: float,
     pos_label,
     reference,
+    period: str | None = None,
 ):
     """``AssessmentData.from_frames`` with ``group_probabilities``: split, check, summarise.
 
@@ -100,6 +106,10 @@ def proxy_from_frames(
     threshold : float
     pos_label, reference
         As in :class:`~bayesfair.AssessmentData`.
+    period : str, optional
+        A column of both frames (rows, not a summary): the data then hold each
+        period's own data too (``ProxyData.by_period``), which
+        :func:`bayesfair.fit_periods` fits period by period.
     """
     if isinstance(group, list | tuple) and len(group) == 1:
         group = group[0]
@@ -176,7 +186,53 @@ def proxy_from_frames(
     if "unlabeled" in known_rows:
         out["unlabeled_scores"] = known_rows["unlabeled"][score].to_numpy(copy=True)
         out["unlabeled_groups"] = known_rows["unlabeled"][group].to_numpy(copy=True)
+    if period is not None:
+        settings = dict(score=score, label=label, group=group, threshold=threshold)
+        settings |= dict(group_probabilities=group_probabilities, pos_label=pos_label)
+        proxy = replace(proxy, by_period=_by_period(cls, frames, period, settings, reference))
+        out["periods"] = known_rows["labeled"][period].to_numpy(copy=True)
+        if "unlabeled" in known_rows:
+            out["unlabeled_periods"] = known_rows["unlabeled"][period].to_numpy(copy=True)
     return cls(**out, pos_label=pos_label, reference=reference, proxy=proxy)
+
+
+def _by_period(cls, frames: dict, period: str, settings: dict, reference) -> dict:
+    """Each period's own data (its rows of known and unknown group), by period value.
+
+    A period needs a row of known group (the data's periods are those of the rows of
+    known group, which also carry the drift flags).
+    """
+    for which, frame in frames.items():
+        check_columns(frame, which, period=[period])
+        if frame[period].isna().any():
+            raise InvalidParameterError(f"The {which} rows' period column '{period}' has gaps.")
+    values = pd.unique(pd.concat([f[period] for f in frames.values()], ignore_index=True))
+    group = settings["group"]
+    known = set(pd.concat([f.loc[f[group].notna(), period] for f in frames.values()]))
+    lacking = [_plain(v) for v in values if v not in known]
+    if lacking:
+        raise InvalidParameterError(
+            f"Period(s) {lacking} have no row whose group is known: with group "
+            "probabilities every period needs one (its labels carry the drift flags)."
+        )
+    out = {}
+    for value in values:
+        lab = frames["labeled"][frames["labeled"][period] == value]
+        unl = (
+            frames["unlabeled"][frames["unlabeled"][period] == value]
+            if "unlabeled" in frames
+            else None
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnlabeledGroupWarning)  # said for the whole data
+            out[_plain(value)] = proxy_from_frames(
+                cls,
+                lab,
+                unl if unl is not None and len(unl) else None,
+                reference=reference,
+                **settings,
+            )
+    return out
 
 
 def _unlabeled_summary(unlabeled, score, group, columns, threshold) -> ProxySummary:
@@ -215,10 +271,10 @@ def check_proxy(proxy, levels: list, periods) -> ProxyData | None:
         raise InvalidParameterError(
             f"The 'proxy' parameter must be a ProxyData. Got {type(proxy).__name__}."
         )
-    if periods is not None:
+    if periods is not None and proxy.by_period is None:
         raise InvalidParameterError(
-            "Periods and group probabilities cannot be combined yet: fit each period's "
-            "data on its own."
+            "Periods with group probabilities need each period's rows: give the frames "
+            "with 'period' to AssessmentData.from_frames."
         )
     strange = [g for g in levels if g not in proxy.levels]
     if strange:

@@ -56,7 +56,13 @@ from bayesfair.models.sampling import BACKENDS, check_backend, sample_model
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.posterior.checks import misfit_message
-from bayesfair.posterior.periods import drift_table, family_drift, group_over_periods, period_sizes
+from bayesfair.posterior.periods import (
+    drift_table,
+    family_drift,
+    group_over_periods,
+    period_sizes,
+    proxy_period_sizes,
+)
 from bayesfair.posterior.result import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
 from bayesfair.posterior.sensitivity import PRIOR_DRAWS, calibration_prior_counts
 
@@ -390,13 +396,7 @@ def fit(
 
     seed_seq, sampler_seed, rng, prior_rng = _streams(random_seed)
 
-    notes = _no_labels_notes(data, model)
-    if data.proxy is not None and not MODEL_SPECS[model].has_map:
-        notes.append(
-            f"{data.proxy.n_unknown():,} rows' groups are known only from the proxy: "
-            f"model={model!r} reads the labeled rows of self-reported group alone, not them "
-            "(the calibration models 'rbc' and 'bc' assess every row)."
-        )
+    notes = _no_labels_notes(data, model) + _unread_rows_notes(data, model)
 
     if target_accept is None:
         target_accept = spec.target_accept
@@ -492,6 +492,17 @@ def _streams(random_seed) -> tuple:
         np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
     )
     return seed_seq, sampler_seed, rng, prior_rng
+
+
+def _unread_rows_notes(data, model) -> list[str]:
+    """A labeled-only model on data with group probabilities: which rows it leaves out."""
+    if data.proxy is None or MODEL_SPECS[model].has_map:
+        return []
+    return [
+        f"{data.proxy.n_unknown():,} rows' groups are known only from the proxy: "
+        f"model={model!r} reads the labeled rows of self-reported group alone, not them "
+        "(the calibration models 'rbc' and 'bc' assess every row)."
+    ]
 
 
 def _no_labels_notes(data, model) -> list[str]:
@@ -1000,6 +1011,103 @@ def fit_periods(data: AssessmentData, model: str = "rbc", **kwargs) -> PeriodPos
     return _fit_periods(dict(bound.arguments), entry="fit_periods")
 
 
+def _fit_proxy_periods(data, options: dict, arguments: dict, entry: str) -> PeriodPosterior:
+    """An audit over time of data with group probabilities: each period fitted on its own.
+
+    A row of unknown group cannot be given to one group's fit over its periods, so each
+    period is one :func:`fit` with its latent groups (its own maps: a period borrows no
+    map from the others, and a period without a labeled row is not fitted, its rates
+    NaN). Each group's rates over the periods are then read from the period fits
+    (:func:`_period_group_fit`); the drift flags read the
+    labeled rows of self-reported group, as for any audit over time.
+    """
+    seed_seq = seed_sequence(arguments["random_seed"])
+    by_period = {}
+    for value, child in zip(
+        data.period_levels, seed_seq.spawn(len(data.period_levels)), strict=True
+    ):
+        sub = data.proxy.by_period[value]
+        labeled = sub.n_labeled + sub.proxy.n_unknown("labeled")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IgnoredOptionWarning)
+            by_period[value] = None if labeled == 0 else fit(sub, random_seed=child, **options)
+    fits = {g: _period_group_fit(by_period, data.period_levels, g) for g in data.group_levels}
+    clip = 0.01 if options["score_clip"] is None else options["score_clip"]
+    drift = family_drift(
+        pd.concat([drift_table(data, g, clip) for g in data.group_levels], ignore_index=True)
+    )
+    first = next(f for f in by_period.values() if f is not None)
+    settings = {**first.settings, "random_seed": seed_record(seed_seq)}
+    settings |= {"periods": "per period, groups latent", "proxy_assumption": first.estimand_text}
+    options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")
+    settings["provenance"] = run_record(f"bayesfair.{entry}(data, {options_text})", data)
+    sizes = proxy_period_sizes(data, by_period)
+    return PeriodPosterior(fits, data.period_levels, data.reference, sizes, drift, settings)
+
+
+def _period_group_fit(by_period: dict, levels: list, group) -> FairnessPosterior | None:
+    """One group's rates over the periods, read from the period fits, as the fit of the
+    group whose groups are its period codes that :class:`PeriodPosterior` holds.
+
+    The period fits are independent, so their draws stack (draw ``i`` of every period
+    together is a draw of the joint posterior). The observed counts are the group's
+    labeled rows of known group in each period; the rows assessed, those and the
+    posterior mean of the latent rows the period's fit gave the group.
+    """
+    fitted = [(code, f) for code, v in enumerate(levels) if (f := by_period[v]) is not None]
+    if not fitted:
+        return None
+    codes = [code for code, _ in fitted]
+    first = fitted[0][1]
+    label = _coord_labels(first.groups)[first.groups.index(group)]
+    rates = xr.Dataset(
+        {
+            m: xr.concat(
+                [f.rates(m).sel(group=label, drop=True) for _, f in fitted], "group"
+            ).transpose("chain", "draw", "group")
+            for m in first.metrics
+        }
+    ).assign_coords(group=codes)
+    observed = xr.Dataset(
+        {
+            c: ("group", [int(f.idata["observed_data"][c].sel(group=label)) for _, f in fitted])
+            for c in COUNT_NAMES
+        },
+        coords={"group": codes},
+    )
+    latent = [
+        float(f.idata["posterior"]["proxy_cells"].sel(group=label).sum("cell").mean())
+        for _, f in fitted
+    ]
+    sizes = [f.idata["constant_data"] for _, f in fitted]
+    constant = xr.Dataset(
+        {
+            "n_labeled": ("group", [int(c["n_labeled"].sel(group=label)) for c in sizes]),
+            "n_unlabeled": (
+                "group",
+                [
+                    int(c["n_unlabeled"].sel(group=label)) + round(n)
+                    for c, n in zip(sizes, latent, strict=True)
+                ],
+            ),
+        },
+        coords={"group": codes},
+    )
+    post = first.idata["posterior"]
+    posterior = xr.Dataset(
+        {"draw_index": (("chain", "draw"), np.zeros((post.sizes["chain"], post.sizes["draw"])))}
+    )
+    tree = make_tree(
+        {
+            "posterior": posterior,
+            "observed_data": observed,
+            "constant_data": constant,
+            RATES_GROUP: rates,
+        }
+    )
+    return FairnessPosterior(tree, model=first.model, reference=codes[0], settings=first.settings)
+
+
 def _check_data(data) -> None:
     if not isinstance(data, AssessmentData):
         raise InvalidParameterError(
@@ -1035,6 +1143,8 @@ def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
     options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}
     options["sampler"] = "exact" if sampler == "exact" else "nuts" if backend == "auto" else backend
     options["cores"] = cores
+    if data.proxy is not None:  # latent groups: each period fitted with its own rows
+        return _fit_proxy_periods(data, options, arguments, entry)
     disc = options.get("discrepancy")
     carry = disc is None or (isinstance(disc, DiscrepancyPrior) and disc.label_free is None)
     if MODEL_SPECS[options["model"]].absorbs_misfit and carry:  # a period is the same group later

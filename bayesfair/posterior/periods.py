@@ -88,6 +88,7 @@ __all__ = [
     "period_evidence",
     "period_sizes",
     "period_summary",
+    "proxy_period_sizes",
 ]
 
 #: The p-value below which a period's labels are flagged as drifted.
@@ -193,6 +194,28 @@ def period_sizes(data: AssessmentData) -> pd.DataFrame:
         [data.period_levels, data.group_levels], names=["period", "group"]
     )
     return pd.DataFrame(counts, index=index)
+
+
+def proxy_period_sizes(data: AssessmentData, fits: dict) -> pd.DataFrame:
+    """:func:`period_sizes` with the rows known only by the proxy: each period's
+    unlabeled rows of a group include the posterior mean of the latent rows its fit gave
+    the group (the labeled ones count the rows of self-reported group).
+
+    Parameters
+    ----------
+    data : AssessmentData
+        Data with periods and group probabilities.
+    fits : dict
+        Period value -> its fit (None for a period without labels).
+    """
+    sizes = period_sizes(data)
+    for value, fit in fits.items():
+        if fit is None:
+            continue
+        cells = fit.idata["posterior"]["proxy_cells"].sum("cell").mean(("chain", "draw"))
+        for group, n in zip(data.group_levels, cells.values, strict=True):
+            sizes.loc[(value, group), "n_unlabeled"] += round(float(n))
+    return sizes
 
 
 @takes("AssessmentData")

@@ -323,10 +323,21 @@ def _method_sentence(result) -> str:
     s = result.settings
     seed = s.get("random_seed")
     seed = seed.get("entropy", seed) if isinstance(seed, dict) else seed
+    model = s.get("model", DEFAULT_MODEL).upper()
+    if s.get("periods") == "per period, groups latent":
+        fitted = (
+            f"Each of the {len(result.periods)} periods fitted on its own by the {model} "
+            "calibration model with latent groups (a period without labels is not fitted); "
+            f"{s.get('proxy_assumption', '')}"
+        )
+    else:
+        fitted = (
+            f"Each group's {model} calibration model fitted over its {len(result.periods)} "
+            "periods (a hierarchy over periods: a period without labels rests on the "
+            "group's others)"
+        )
     return (
-        f"Each group's {s.get('model', DEFAULT_MODEL).upper()} calibration model fitted over its "
-        f"{len(result.periods)} periods (a hierarchy over periods: a period without labels "
-        "rests on the group's others); drift: a likelihood-ratio test of a period's labels "
+        f"{fitted}; drift: a likelihood-ratio test of a period's labels "
         "against the group's map of its earlier labeled periods that were not flagged, "
         "flagged at p < 0.05; "
         f"{s.get('chains')} chains × {s.get('draws')} draws, seed {seed}."
