@@ -242,6 +242,7 @@ def assess(
         settings = dict(metrics=names, epsilon=epsilon, draws=draws, tune=tune, chains=chains)
         columns = dict(score=score, label=label, group=group_cols, threshold=threshold)
         columns.update(pos_label=pos_label, reference=reference, period=period)
+        columns["group_probabilities"] = proxy
         paths = (labeled, unlabeled)
         text = _assess_periods(lab, unl, columns, model, seed, settings, fmt, quiet, paths)
         _write_or_echo(text, out, fmt, quiet)
