@@ -4,6 +4,7 @@ counts, the assumption named in every verdict, and ``proxy_summary``."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayesfair as bf
@@ -26,7 +27,7 @@ def fitted(fast_module):
     audit, data = _data(400, link=1.5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bf.fit(data, metrics=METRICS, random_seed=1, **fast_module)
+        res = bf.fit(data, metrics=[*METRICS, "base_rate"], random_seed=1, **fast_module)
     return audit, data, res
 
 
@@ -117,3 +118,25 @@ def test_proxy_summary_needs_a_proxy(fast):
         res = bf.fit(data, random_seed=0, **fast)
     with pytest.raises(InvalidParameterError, match="group probabilities"):
         res.proxy_summary()
+
+
+def test_every_view_reads_the_latent_rows(fitted):
+    """The group views, the impact ratios and the calibration view are over every
+    assessed row by its true group: each group's selection rate (decided by the scores,
+    so its interval is narrow) is within 0.03 of its rate over all rows by true group."""
+    audit, _, res = fitted
+    truth = audit.truth("selection_rate")
+    groups = res.group_summary(["selection_rate"]).set_index("group")
+    for g, t in truth.items():
+        assert abs(groups.loc[g, "rate"] - t) < 0.03
+    family = res.family_summary(["selection_rate"])
+    assert len(family) == 1 and family["decision"].notna().all()
+    ratios = res.impact_ratios().set_index("group")
+    expected = truth["Black"] / truth["White"]
+    assert ratios.loc["Black", "ratio_lower"] < expected * 1.3
+    assert ratios.loc["Black", "ratio_upper"] > expected / 1.3
+    calibration = res.calibration_summary().set_index("group")
+    rows = pd.concat([audit.labeled, audit.unlabeled])
+    for g in truth:
+        mean_score = rows.loc[rows["true_group"] == g, "score"].mean()
+        assert abs(calibration.loc[g, "mean_score"] - mean_score) < 0.02
