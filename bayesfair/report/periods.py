@@ -182,13 +182,15 @@ def period_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 @takes("PeriodPosterior")
 def provenance_rows(result) -> list[tuple[str, str]]:
     """What reproduces an audit over time: the time, versions, seed, sampler and priors of
-    the fits (one per group), the input files and the call, as (item, value) rows.
+    the fits (one per group; with group probabilities one per period), the input files
+    and the call, as (item, value) rows.
 
     Parameters
     ----------
     result : PeriodPosterior
     """
-    name = f"{str(result.settings.get('model', '')).upper()} per group"
+    per = "period" if result.settings.get("periods") == "per period, groups latent" else "group"
+    name = f"{str(result.settings.get('model', '')).upper()} per {per}"
     return provenance_table(result.settings, [(name, result.settings)])
 
 

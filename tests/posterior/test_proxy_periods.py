@@ -86,6 +86,7 @@ def test_the_report_says_how_the_periods_were_fitted(fitted):
     text = period_markdown(res, ["selection_rate"])
     assert "fitted on its own" in text and "latent groups" in text
     assert "calibrated on" in text and "self-reported" in text
+    assert "RBC per period" in text and "RBC per group" not in text
 
 
 def test_a_period_without_a_row_of_known_group_is_refused():
