@@ -127,6 +127,10 @@ ARRAY_CALLS = {
     "bayesfair.stats.z_scale": ({"x": CHAINS}, {}),
     "bayesfair.stats.simultaneous_band": ({"draws": CHAINS.reshape(-1, 2)}, {}),
     "bayesfair.frequentist._bootstrap.percentile_interval": ({"draws": DRAWS}, {"ci_prob": 0.9}),
+    "bayesfair.frequentist.auc.auc_components": (
+        {"scores": [0.2, 0.8, 0.6, 0.1], "labels": [0, 1, 1, 0]},
+        {},
+    ),
     "bayesfair.data.proxy_summary.summarize_proxy_rows": (
         {"scores": [0.2, 0.8], "probabilities": [[0.5, 0.5], [0.3, 0.7]], "codes": [-1, 0]},
         {"levels": ["a", "b"], "threshold": 0.5},

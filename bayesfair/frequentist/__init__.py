@@ -18,6 +18,7 @@
 """
 
 from bayesfair.frequentist._bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
+from bayesfair.frequentist.auc import AUCDifference, auc_components, auc_difference
 from bayesfair.frequentist.bernstein import (
     BernsteinInterval,
     bernstein_half_width,
@@ -76,6 +77,10 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     # calibration within groups (calibration in the large, reliability curves)
     "calibration_intervals",
     "reliability_curve",
+    # the score beyond one threshold
+    "AUCDifference",
+    "auc_components",
+    "auc_difference",
     # groups known as a proxy's probabilities
     "ProxyBounds",
     "ProxyEstimate",
