@@ -250,6 +250,42 @@ def check_counts(
     return x, n
 
 
+def check_pair(levels, default_reference, group=None, reference=None) -> tuple:
+    """The ``(group, reference)`` labels of one comparison of a data set's groups.
+
+    ``reference`` defaults to ``default_reference``; ``group`` may be omitted when
+    there is exactly one other group. Both are matched as :func:`check_group` does.
+
+    Parameters
+    ----------
+    levels : list
+        The groups.
+    default_reference
+        The data's reference group.
+    group, reference : optional
+
+    Examples
+    --------
+    >>> check_pair(["a", "b"], "b")
+    ('a', 'b')
+    """
+    reference = (
+        default_reference if reference is None else check_group(reference, levels, "reference")
+    )
+    if group is None:
+        others = [x for x in levels if x != reference]
+        if len(others) != 1:
+            raise InvalidParameterError(
+                f"Name the 'group' to compare with {reference!r}: the data have "
+                f"{len(levels)} groups."
+            )
+        group = others[0]
+    group = check_group(group, levels)
+    if group == reference:
+        raise InvalidParameterError(f"The group and the reference are both {group!r}.")
+    return group, reference
+
+
 def check_group(label, levels, argument: str = "group"):
     """The stored group label equal to ``label``, also matching by string (``1`` and ``"1"``).
 

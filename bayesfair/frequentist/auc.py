@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._internal.validation import check_array, check_probability, takes
+from bayesfair._internal.validation import check_array, check_pair, check_probability, takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.stats import Interval
 
@@ -122,16 +122,7 @@ def auc_difference(data, group=None, reference=None, ci_prob: float = 0.95) -> A
         raise InvalidParameterError(
             "The AUC needs the labeled rows' scores; these data hold them as a summary."
         )
-    reference = data.reference if reference is None else data.resolve_group(reference, "reference")
-    if group is None:
-        others = [g for g in data.group_levels if g != reference]
-        if len(others) != 1:
-            raise InvalidParameterError(
-                f"Name the 'group' to compare with {reference!r}: the data have "
-                f"{data.n_groups} groups."
-            )
-        group = others[0]
-    group = data.resolve_group(group)
+    group, reference = check_pair(data.group_levels, data.reference, group, reference)
     rows = data.labeled_examples.rows("the AUC")
     groups = np.asarray(data.group_levels, dtype=object)[rows.codes]
     auc, var, pos, neg = {}, {}, {}, {}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayesfair._internal.validation import (
+    check_pair,
     check_positive_int,
     check_probability,
     check_random_state,
@@ -218,19 +219,9 @@ def proxy_weighted_difference(
 
 
 def _pair(data, group, reference) -> tuple[int, int]:
-    reference = data.reference if reference is None else data.resolve_group(reference, "reference")
-    if group is None:
-        others = [x for x in data.group_levels if x != reference]
-        if len(others) != 1:
-            raise InvalidParameterError(
-                f"Name the 'group' to compare with {reference!r}: the data have "
-                f"{len(data.group_levels)} groups."
-            )
-        group = others[0]
-    group = data.resolve_group(group)
-    if group == reference:
-        raise InvalidParameterError(f"The group and the reference are both {group!r}.")
-    return data.group_levels.index(group), data.group_levels.index(reference)
+    """The pair's positions in the data's groups (:func:`check_pair`)."""
+    pair = check_pair(data.group_levels, data.reference, group, reference)
+    return tuple(data.group_levels.index(x) for x in pair)
 
 
 @takes("AssessmentData")

@@ -444,3 +444,14 @@ def test_no_public_parameter_is_off_the_vocabulary():
         if parameter in OFF_VOCABULARY
     )
     assert off == []
+
+
+def test_check_pair_defaults_and_refusals():
+    from bayesfair._internal.validation import check_pair
+
+    assert check_pair(["a", "b"], "b") == ("a", "b")
+    assert check_pair([1, 2, 3], 1, group="3") == (3, 1)
+    with pytest.raises(InvalidParameterError, match="Name the 'group'"):
+        check_pair(["a", "b", "c"], "a")
+    with pytest.raises(InvalidParameterError, match="both 'a'"):
+        check_pair(["a", "b"], "b", group="a", reference="a")

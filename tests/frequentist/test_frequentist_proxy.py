@@ -21,16 +21,7 @@ def audit():
 
 @pytest.fixture(scope="module")
 def data(audit):
-    lab, unl = audit.frames()
-    return bf.AssessmentData.from_frames(
-        lab,
-        unl,
-        score="score",
-        label="label",
-        group="group",
-        group_probabilities=audit.group_probabilities,
-        reference="White",
-    )
+    return audit.assessment_data()
 
 
 def _weighted_by_hand(audit, metric, group, reference):
