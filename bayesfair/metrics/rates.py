@@ -29,6 +29,7 @@ import numpy as np
 from bayesfair._internal.names import resolve_name
 from bayesfair._internal.validation import check_array, renamed
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
+from bayesfair.metrics.scores import SCORE_METRICS, ScoreMetric
 
 __all__ = [
     "CALIBRATION_COLUMNS",
@@ -39,6 +40,7 @@ __all__ = [
     "Rate",
     "composite_value",
     "get_composite",
+    "get_metric",
     "get_rate",
     "rate_fraction",
     "rate_from_counts",
@@ -130,6 +132,8 @@ _RATE_ALIASES = {
     "false_discovery_rate": "fdr",
     "error": "error_rate",
     "sr": "selection_rate",
+    "roc_auc": "auc",
+    "subgroup_auc": "auc",
 }
 
 
@@ -145,8 +149,30 @@ def get_rate(name: str) -> Rate:
     ...
     bayesfair.exceptions.InvalidParameterError: Unknown metric 'tpr_'. Did you mean 'tpr'? ...
     """
-    canonical = resolve_name(name, RATES, aliases=_RATE_ALIASES, what="metric", argument="metric")
-    return RATES[canonical]
+    found = get_metric(name)
+    if isinstance(found, ScoreMetric):
+        raise InvalidParameterError(
+            f"'{found.name}' ({found.label}) is read from the scores along every threshold, "
+            "not from the counts at one: the posterior gives it (res.difference, "
+            "res.summary), and bayesfair.frequentist.auc_difference on the labeled rows."
+        )
+    return found
+
+
+def get_metric(name: str) -> Rate | ScoreMetric:
+    """Look up a rate or a score metric (:data:`~bayesfair.metrics.scores.SCORE_METRICS`)
+    by name or alias: the one catalogue of what a posterior can report per group.
+
+    Examples
+    --------
+    >>> get_metric("roc_auc").name, get_metric("recall").name
+    ('auc', 'tpr')
+    """
+    catalogue = {**RATES, **SCORE_METRICS}
+    canonical = resolve_name(
+        name, catalogue, aliases=_RATE_ALIASES, what="metric", argument="metric"
+    )
+    return catalogue[canonical]
 
 
 def rate_fraction(counts, metric: str) -> tuple[np.ndarray, np.ndarray]:

@@ -60,7 +60,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayesfair._internal.validation import check_array, check_counts, check_probability
-from bayesfair.metrics.rates import COUNT_NAMES, get_rate
+from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate
+from bayesfair.metrics.scores import ScoreMetric
 from bayesfair.stats import Interval, rope_decision
 
 __all__ = [
@@ -175,8 +176,13 @@ def rate_evidence(group, labeled_counts, rows: int, metric: str) -> Evidence:
     >>> rate_evidence("A", [12, 3, 40, 5], rows=5000, metric="tpr")
     Evidence(group='A', labeled=17, rows=5000, labels_needed=True, denominator='labeled positives')
     """
-    rate = get_rate(metric)
+    rate = get_metric(metric)
     counts = np.asarray(labeled_counts, dtype=float).reshape(-1)
+    if isinstance(rate, ScoreMetric):  # each of its sums must reach the gate: the fewest
+        sums = [counts[[COUNT_NAMES.index(c) for c in part]].sum() for part in rate.evidence]
+        fewest = int(np.argmin(sums))
+        words = _DENOMINATOR_WORDS[rate.evidence[fewest]]
+        return Evidence(group, round(float(sums[fewest])), int(rows), True, words)
     labeled = round(float(counts[rate.denominator_index].sum()))
     words = _DENOMINATOR_WORDS.get(tuple(rate.denominator), "labeled rows")
     return Evidence(group, labeled, int(rows), needs_labels(metric), words)

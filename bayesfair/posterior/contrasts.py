@@ -18,7 +18,7 @@ import pandas as pd
 from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import check_epsilon, check_group, check_probability, takes
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.metrics.rates import composite_value, get_composite, get_rate, warn_undefined_draws
+from bayesfair.metrics.rates import composite_value, get_composite, get_metric, warn_undefined_draws
 from bayesfair.stats import prob_within
 
 __all__ = [
@@ -115,7 +115,7 @@ def difference(result, metric: str, group=None, reference=None):
     g, ref = pair(result, group, reference)
     r = result.rates(metric)
     out = r.sel(group=g) - r.sel(group=ref)
-    return out.rename(f"{get_rate(metric).name}_difference").drop_vars("group", errors="ignore")
+    return out.rename(f"{get_metric(metric).name}_difference").drop_vars("group", errors="ignore")
 
 
 @takes("FairnessPosterior")
@@ -147,7 +147,7 @@ def ratio(result, metric: str, group=None, reference=None):
     g, ref = pair(result, group, reference)
     r = result.rates(metric)
     num, den = r.sel(group=g), r.sel(group=ref)
-    out = (num / den.where(den > 0)).rename(f"{get_rate(metric).name}_ratio")
+    out = (num / den.where(den > 0)).rename(f"{get_metric(metric).name}_ratio")
     return out.drop_vars("group", errors="ignore")
 
 
@@ -188,7 +188,7 @@ def between_group_variance(result, metric: str):
     """
     r = result.rates(metric)  # a draw with an undefined group rate is NaN, not a smaller K
     out = r.var(dim="group", ddof=1, skipna=False)
-    return out.rename(f"{get_rate(metric).name}_between_group_variance")
+    return out.rename(f"{get_metric(metric).name}_between_group_variance")
 
 
 def _defined_variance(result, metric, what):
@@ -249,7 +249,7 @@ def population_variance(result, metric: str):
         raise InvalidParameterError(
             f"The population variance exists only for model='hbb'; this fit is '{result.model}'."
         )
-    name = get_rate(metric).name
+    name = get_metric(metric).name
     return (
         get_group(result.idata, "posterior")["population_variance"]
         .sel(metric=name)
@@ -267,7 +267,7 @@ def max_min_gap(result, metric: str):
     metric : str
     """
     r = result.rates(metric)
-    return (r.max(dim="group") - r.min(dim="group")).rename(f"{get_rate(metric).name}_gap")
+    return (r.max(dim="group") - r.min(dim="group")).rename(f"{get_metric(metric).name}_gap")
 
 
 @takes("FairnessPosterior")
@@ -313,7 +313,7 @@ def prob_practically_fair(
     return pd.Series(
         values,
         index=pd.Index([g for g, _ in pairs], name="group", dtype=object),
-        name=f"P(|Δ {get_rate(metric).name}| < {epsilon:g}) vs {pairs[0][1]!s}",
+        name=f"P(|Δ {get_metric(metric).name}| < {epsilon:g}) vs {pairs[0][1]!s}",
     )
 
 
@@ -328,5 +328,5 @@ def denominators(result, metric: str, groups) -> dict:
     groups : iterable
         Group labels of the result.
     """
-    obs, den = get_group(result.idata, "observed_data"), get_rate(metric).denominator
+    obs, den = get_group(result.idata, "observed_data"), get_metric(metric).denominator
     return {g: sum(int(obs[c].sel(group=g)) for c in den) for g in groups}

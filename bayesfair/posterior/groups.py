@@ -49,7 +49,7 @@ from bayesfair._internal.validation import (
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.groups import max_gap_interval
-from bayesfair.metrics.rates import COUNT_NAMES, get_rate
+from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate
 from bayesfair.metrics.verdicts import (
     MIN_ROWS,
     TOO_FEW,
@@ -86,7 +86,7 @@ def metric_list(result, metrics) -> list[str]:
         return list(result.metrics)
     if isinstance(metrics, str):
         metrics = [metrics]
-    return list(dict.fromkeys(get_rate(m).name for m in metrics))
+    return list(dict.fromkeys(get_metric(m).name for m in metrics))
 
 
 def adverse_direction(metric: str) -> str:
@@ -97,7 +97,7 @@ def adverse_direction(metric: str) -> str:
     rate) counts as adverse when low, as the four-fifths rule reads a
     selection rate (the least selected group is the one it protects).
     """
-    better = get_rate(metric).higher_is_better
+    better = get_metric(metric).higher_is_better
     return "high" if better is False else "low"
 
 

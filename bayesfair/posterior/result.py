@@ -20,7 +20,6 @@ its data apart from ``summary``:
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -34,17 +33,18 @@ from bayesfair.exceptions import (  # the warnings re-exported under their old h
     SamplingWarning,
 )
 from bayesfair.metrics.fair_enough import posterior_clusters
-from bayesfair.metrics.rates import get_rate
 from bayesfair.posterior import (
     calibration_view,
     checks,
     contrasts,
     periods,
     proxy_view,
+    score_view,
     sensitivity,
     tables,
 )
 from bayesfair.posterior import groups as _groups
+from bayesfair.posterior.score_view import RATES_GROUP
 from bayesfair.stats import Interval, eti, hdi, prob_within
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
     "prob_within",
 ]
 
-RATES_GROUP = "rates"
 
 #: What each estimand is, in words (summaries and reports print it).
 ESTIMANDS = {
@@ -158,13 +157,7 @@ class FairnessPosterior:
         (``numpy.nanquantile``, :func:`bayesfair.stats.hdi`) and
         :meth:`prob_undefined`.
         """
-        name = get_rate(metric).name
-        if name not in get_group(self.idata, RATES_GROUP):
-            raise InvalidParameterError(
-                f"The metric '{name}' was not fitted; fitted metrics: {', '.join(self.metrics)}. "
-                "Pass it in 'metrics' to bayesfair.fit."
-            )
-        return get_group(self.idata, RATES_GROUP)[name]
+        return score_view.group_draws(self, metric)
 
     # ------------------------------------------------------------ contrasts
     def pair(self, group=None, reference=None) -> tuple:
@@ -417,6 +410,34 @@ class FairnessPosterior:
         """
         return calibration_view.calibration_summary(self, ci_prob, epsilon)
 
+    def xauc(self, group=None, reference=None, ci_prob: float = 0.95):
+        """xAUC both ways: the probability that a positive of one group outscores a
+        negative of the other (:func:`bayesfair.posterior.score_view.xauc`).
+
+        Parameters
+        ----------
+        group, reference : optional
+            As in :meth:`pair`.
+        ci_prob : float, default 0.95
+        """
+        return score_view.xauc(self, group, reference, ci_prob)
+
+    def threshold_summary(
+        self, metric: str = "tpr", thresholds=None, ci_prob: float = 0.95, epsilon: float = 0.02
+    ):
+        """A rate along the thresholds by group, and its gap, with bands that hold jointly
+        over the thresholds (:func:`bayesfair.posterior.score_view.threshold_summary`).
+
+        Parameters
+        ----------
+        metric : str, default "tpr"
+        thresholds : array_like of float, optional
+            Default 0.05, 0.10, ..., 0.95.
+        ci_prob : float, default 0.95
+        epsilon : float, default 0.02
+        """
+        return score_view.threshold_summary(self, metric, thresholds, ci_prob, epsilon)
+
     def proxy_summary(self, ci_prob: float = 0.95, epsilon: float = 0.02):
         """How the proxy compares with the self-reported groups, per group, and how strong
         a link between proxy and outcome would have to be to change a verdict:
@@ -565,15 +586,7 @@ class FairnessPosterior:
         ValueError
             For ``bb`` and ``hbb``, which have no calibration map.
         """
-        given = {"max_draws": max_draws, "random_seed": random_seed}
-        unused = [name for name, value in given.items() if value is not None]
-        if unused:
-            warnings.warn(
-                f"calibration_check ignores {' and '.join(unused)} (the test uses no draws "
-                "and no random numbers); the arguments are removed in 0.5.",
-                FutureWarning,
-                stacklevel=2,
-            )
+        checks.warn_unused_check_arguments(max_draws, random_seed)
         return checks.result_calibration_check(  # the warning points past the check
             self, alpha=alpha, min_labels=min_labels, warn=warn, stacklevel=4
         )

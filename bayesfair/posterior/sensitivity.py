@@ -51,7 +51,7 @@ from scipy.special import betaln
 
 from bayesfair._internal.tree import get_group, has_group
 from bayesfair._internal.validation import check_array, takes
-from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_fraction
+from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate, rate_fraction
 from bayesfair.models.beta_binomial import (
     KAPPA_PARETO_ALPHA,
     SIZE_EFFECT_SD,
@@ -271,7 +271,7 @@ def prior_sentence(metric: str, denominators: dict, statistic: float) -> str:
         The sentence, without a final full stop.
     """
     fewest = min(denominators, key=denominators.get)
-    den = get_rate(metric).denominator
+    den = get_metric(metric).denominator
     what = "labels" if len(den) == 4 else f"labeled {'+'.join(den)}"
     return (
         f"Δ {metric} rests on the prior (its posterior variance is {statistic:.2f} × its prior "

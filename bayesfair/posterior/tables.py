@@ -14,7 +14,7 @@ import pandas as pd
 
 from bayesfair._internal.validation import check_epsilon, check_probability, takes
 from bayesfair.exceptions import SamplingWarning
-from bayesfair.metrics.rates import get_rate, warn_undefined_draws
+from bayesfair.metrics.rates import get_metric, warn_undefined_draws
 from bayesfair.metrics.verdicts import decide, shortfall_text
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.posterior import contrasts
@@ -158,7 +158,7 @@ def rate_note(result, metric: str, groups) -> str:
     groups : iterable
         Group labels of the result.
     """
-    rate = get_rate(metric)
+    rate = get_metric(metric)
     notes = []
     for g, den in contrasts.denominators(result, metric, groups).items():
         if den != 0:

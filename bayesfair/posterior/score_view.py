@@ -1,0 +1,610 @@
+"""The score, not just the decision: AUC, xAUC and the rates along every threshold.
+
+A calibration fit (``rbc``, ``bc``) holds, per draw, each group's map from score to
+P(y = 1). Applied to the binned score summary of the assessed rows
+(:mod:`bayesfair.data.summary`), the maps give each group's expected positives and
+negatives in every score cell, and so its score distributions among positives and
+among negatives: every threshold's confusion counts, the ROC curve, the AUC, xAUC and
+the subgroup AUCs follow from the same draws, at O(cells) a draw whatever the rows.
+
+**Each draw's cells** (:func:`cell_blocks`). Per group and side of the fit's
+threshold, the cells' positives are the labeled rows' (known) plus the unlabeled
+rows' expected positives under the draw's map (with the side's shift, ``rbc``); the
+unlabeled part is then scaled so that the side's positives and negatives equal the
+draw's confusion counts (the posterior's ``cells``: its rates at the threshold, the
+robust model's strata drawn off the map included). So the rates at the fit's
+threshold are exactly the posterior's, and elsewhere the map shapes how a side's
+positives spread over its scores. Under ``estimand="expected"`` the labeled rows are
+weighed with the unlabeled ones and the whole side is scaled.
+
+**Thresholds** fall between cells: a cell is at or above ``t`` when the mean score of
+its rows is (the cells at the fit's threshold split exactly); so a threshold is read
+to within one of 1,024 bins of the logit of the score (0.009 wide).
+
+**Bands along thresholds** (:func:`joint_band`) hold jointly: the sup-t band of the
+draws (Montiel Olea & Plagborg-Møller 2019, §3): the mean ± c·sd at each threshold,
+c the ``ci_prob`` quantile over the draws of the largest standardised deviation.
+
+**Not available**: with groups known as a proxy's probabilities (the rows of unknown
+group have no cells per group here), for ``bb``/``hbb`` (no map), and for a result
+read from a file (the cells are the data's).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesfair._internal.tree import get_group
+from bayesfair._internal.validation import (
+    check_array,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+    takes,
+)
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate, rate_from_counts
+from bayesfair.metrics.scores import ScoreMetric, cell_auc, counts_above, score_metric_draws
+from bayesfair.metrics.verdicts import decide, rate_evidence
+from bayesfair.models.catalogue import models_with_map
+from bayesfair.posterior import contrasts
+from bayesfair.posterior.groups import group_sizes
+from bayesfair.stats import hdi, prob_within
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "ScoreCells",
+    "cell_blocks",
+    "group_draws",
+    "joint_band",
+    "metric_draws",
+    "reliability_summary",
+    "score_cells",
+    "threshold_draws",
+    "threshold_summary",
+    "xauc",
+]
+
+#: The tree group of a fit's rate draws (one variable per fitted rate).
+RATES_GROUP = "rates"
+#: The thresholds of a sweep when none are given: 0.05, 0.10, ..., 0.95.
+DEFAULT_THRESHOLDS = tuple(np.round(np.arange(1, 20) * 0.05, 2))
+# draws per block of the cells' computation: (block, groups, cells) arrays stay small
+_BLOCK = 256
+_CELLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_DRAWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class ScoreCells:
+    """The assessed rows of a fit in score cells, ordered from the lowest score up.
+
+    Attributes
+    ----------
+    score : ndarray, shape (n_cells,)
+        Mean score of each cell's rows (all groups).
+    cell_side : ndarray of int, shape (n_cells,)
+        Each cell's side of the fit's threshold (a cell is one bin on one side).
+    group_score, group_rows : ndarray, shape (n_groups, n_cells)
+        Each group's sum of scores and rows per cell.
+    labeled_pos, labeled_neg : ndarray, shape (n_groups, n_cells)
+        The labeled rows' positives and negatives per cell.
+    group, side, cell, count, log_s, log_1ms : ndarray, shape (n_entries,)
+        The unlabeled rows' entries: group code, side of the fit's threshold, cell,
+        rows, mean ``ln s`` and ``ln(1 − s)``.
+    scale_all : bool
+        Whether a side's labeled rows are scaled with its unlabeled ones
+        (``estimand="expected"``).
+    """
+
+    score: np.ndarray
+    cell_side: np.ndarray
+    group_score: np.ndarray
+    group_rows: np.ndarray
+    labeled_pos: np.ndarray
+    labeled_neg: np.ndarray
+    group: np.ndarray
+    side: np.ndarray
+    cell: np.ndarray
+    count: np.ndarray
+    log_s: np.ndarray
+    log_1ms: np.ndarray
+    scale_all: bool
+
+    def cuts(self, thresholds) -> np.ndarray:
+        """For each threshold the first cell at or above it."""
+        return np.searchsorted(self.score, np.asarray(thresholds, dtype=float), side="left")
+
+
+def _check_result(result) -> None:
+    if result.model not in models_with_map():
+        raise InvalidParameterError(
+            f"Scores along the thresholds need a calibration map per group; model "
+            f"'{result.model}' has none. Fit 'rbc' (the default) or 'bc', or use "
+            "bayesfair.frequentist.auc_difference on the labeled rows."
+        )
+    if result.data is None:
+        raise InvalidParameterError(
+            "Scores along the thresholds read the fit's data, which a result read from a "
+            "file does not hold: fit again from the data."
+        )
+    if result.data.proxy is not None:
+        raise InvalidParameterError(
+            "Scores along the thresholds are not available for a fit with groups known as "
+            "a proxy's probabilities: its rows of unknown group have no score cells per "
+            "group. The rates at the fit's threshold (res.summary) are."
+        )
+
+
+@takes("FairnessPosterior")
+def score_cells(result) -> ScoreCells:
+    """The fit's assessed rows in ordered score cells (computed once per result).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A calibration fit (``rbc``, ``bc``) of data without a proxy, with its data.
+    """
+    _check_result(result)
+    if result not in _CELLS:
+        _CELLS[result] = _build_cells(result)
+    return _CELLS[result]
+
+
+def _build_cells(result) -> ScoreCells:
+    data, settings = result.data, result.settings
+    clip, n_bins = settings["score_clip"], settings["n_bins"]
+    labeled = data.labeled_summary(clip, n_bins)
+    unlabeled = data.unlabeled_reduction(clip, n_bins)
+    key_l = labeled.bin * 2 + labeled.side
+    key_u = unlabeled.bin * 2 + unlabeled.side
+    keys, inverse = np.unique(np.concatenate([key_l, key_u]), return_inverse=True)
+    rows = np.bincount(inverse, weights=np.concatenate([labeled.count, unlabeled.count]))
+    sums = np.bincount(inverse, weights=np.concatenate([labeled.sum_score, unlabeled.sum_score]))
+    mean = sums / rows
+    order = np.argsort(mean, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    cell_l, cell_u = rank[inverse[: key_l.size]], rank[inverse[key_l.size :]]
+    k, n_cells = data.n_groups, keys.size
+
+    def per_group(codes, cells, weights):
+        out = np.zeros((k, n_cells))
+        np.add.at(out, (codes, cells), weights)
+        return out
+
+    group_rows = per_group(labeled.group, cell_l, labeled.count)
+    group_rows += per_group(unlabeled.group, cell_u, unlabeled.count)
+    group_score = per_group(labeled.group, cell_l, labeled.sum_score)
+    group_score += per_group(unlabeled.group, cell_u, unlabeled.sum_score)
+    positives = labeled.positives
+    return ScoreCells(
+        score=mean[order],
+        cell_side=(keys % 2)[order],
+        group_score=group_score,
+        group_rows=group_rows,
+        labeled_pos=per_group(labeled.group, cell_l, positives),
+        labeled_neg=per_group(labeled.group, cell_l, labeled.count - positives),
+        group=unlabeled.group.astype(np.intp),
+        side=unlabeled.side.astype(np.intp),
+        cell=cell_u,
+        count=unlabeled.count.astype(float),
+        log_s=unlabeled.mean_log_s,
+        log_1ms=unlabeled.mean_log_1ms,
+        scale_all=result.estimand == "expected",
+    )
+
+
+def _map_draws(result) -> tuple:
+    """The maps' draws, chains stacked: ``a, b, c`` (S, K), the shifts (S, K, 2) or None,
+    and the confusion counts (S, K, 4)."""
+    post = get_group(result.idata, "posterior")
+
+    def flat(name, dims):
+        values = post[name].transpose("chain", "draw", *dims).values
+        return values.reshape(-1, *values.shape[2:])
+
+    a, b, c = (flat(v, ("group",)) for v in ("a", "b", "c"))
+    shift = flat("shift", ("group", "side")) if "shift" in post else None
+    return a, b, c, shift, flat("cells", ("group", "cell"))
+
+
+def _side(cells: ScoreCells, map_draws, g: int, h: int, block: slice):
+    """One group's and side's positives and negatives per cell: ``(cells, pos, neg)``."""
+    a, b, c, shift, counts = map_draws
+    mine = np.flatnonzero((cells.group == g) & (cells.side == h))
+    intercept = c[block, g] + (0.0 if shift is None else shift[block, g, h])
+    eta = np.multiply.outer(a[block, g], cells.log_s[mine])
+    eta -= np.multiply.outer(b[block, g], cells.log_1ms[mine])
+    eta += intercept[:, None]
+    up = (0.5 + 0.5 * np.tanh(0.5 * eta)) * cells.count[mine]
+    un = cells.count[mine] - up
+    target = counts[block, g]
+    tp, fp, tn, fn = (COUNT_NAMES.index(x) for x in ("tp", "fp", "tn", "fn"))
+    want_pos, want_neg = (
+        (target[:, tp], target[:, fp]) if h == 1 else (target[:, fn], target[:, tn])
+    )
+    on_side = cells.cell_side == h
+    fixed_pos = cells.labeled_pos[g] * on_side
+    fixed_neg = cells.labeled_neg[g] * on_side
+    pos = np.zeros((up.shape[0], cells.score.size))
+    neg = np.zeros_like(pos)
+    if cells.scale_all:
+        shape_pos = up.sum(axis=1) + fixed_pos.sum()
+        shape_neg = un.sum(axis=1) + fixed_neg.sum()
+        f_pos, f_neg = _ratio(want_pos, shape_pos), _ratio(want_neg, shape_neg)
+        pos += fixed_pos * f_pos[:, None]
+        neg += fixed_neg * f_neg[:, None]
+    else:
+        f_pos = _ratio(want_pos - fixed_pos.sum(), up.sum(axis=1))
+        f_neg = _ratio(want_neg - fixed_neg.sum(), un.sum(axis=1))
+        pos += fixed_pos
+        neg += fixed_neg
+    pos[:, cells.cell[mine]] += up * f_pos[:, None]
+    neg[:, cells.cell[mine]] += un * f_neg[:, None]
+    return pos, neg
+
+
+def _ratio(num, den) -> np.ndarray:
+    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
+    return np.where(den > 0, np.maximum(num, 0.0) / np.where(den > 0, den, 1.0), 0.0)
+
+
+def cell_blocks(result, block: int = _BLOCK):
+    """Each block of draws' positives and negatives per group and cell (module docstring).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    block : int
+        Draws per block.
+
+    Yields
+    ------
+    slice, ndarray, ndarray
+        The block's draws (chains stacked) and its positives and negatives, each of
+        shape ``(draws in the block, n_groups, n_cells)``.
+    """
+    cells = score_cells(result)
+    maps = _map_draws(result)
+    n_draws, k = maps[0].shape
+    for start in range(0, n_draws, block):
+        sl = slice(start, min(start + block, n_draws))
+        pos = np.zeros((sl.stop - sl.start, k, cells.score.size))
+        neg = np.zeros_like(pos)
+        for g in range(k):
+            for h in (0, 1):
+                side_pos, side_neg = _side(cells, maps, g, h, sl)
+                pos[:, g] += side_pos
+                neg[:, g] += side_neg
+        yield sl, pos, neg
+
+
+@takes("FairnessPosterior")
+def group_draws(result, metric: str) -> xr.DataArray:
+    """Posterior draws of a metric per group, ``(chain, draw, group)``: a fitted rate's
+    (the result's ``rates`` group) or a score metric's (:func:`metric_draws`).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+        A rate or score metric (:func:`bayesfair.metrics.get_metric`).
+    """
+    found = get_metric(metric)
+    if isinstance(found, ScoreMetric):
+        return metric_draws(result, found.name)
+    fitted = get_group(result.idata, RATES_GROUP)
+    if found.name not in fitted:
+        raise InvalidParameterError(
+            f"The metric '{found.name}' was not fitted; fitted metrics: "
+            f"{', '.join(result.metrics)}. Pass it in 'metrics' to bayesfair.fit."
+        )
+    return fitted[found.name]
+
+
+def _shaped(result, values: np.ndarray, name: str) -> xr.DataArray:
+    """``(S, K)`` draws as ``(chain, draw, group)``, like the rates."""
+    template = get_group(result.idata, "posterior")["a"].transpose("chain", "draw", "group")
+    return template.copy(data=values.reshape(template.shape)).rename(name)
+
+
+@takes("FairnessPosterior")
+def metric_draws(result, metric: str) -> xr.DataArray:
+    """Posterior draws of a score metric per group, ``(chain, draw, group)`` (computed once).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+        A name of :data:`~bayesfair.metrics.scores.SCORE_METRICS` (``"auc"``, ...).
+    """
+    found = get_metric(metric)
+    if not isinstance(found, ScoreMetric):
+        raise InvalidParameterError(f"'{found.name}' is a rate: read it with result.rates.")
+    cache = _DRAWS.setdefault(result, {})
+    if found.name not in cache:
+        parts = [score_metric_draws(found, pos, neg) for _, pos, neg in cell_blocks(result)]
+        cache[found.name] = _shaped(result, np.concatenate(parts), found.name)
+    return cache[found.name]
+
+
+@takes("FairnessPosterior")
+def threshold_draws(result, metric: str, thresholds) -> np.ndarray:
+    """Draws of a rate per group at each threshold, shape ``(S, n_groups, n_thresholds)``.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+    metric : str
+        A rate of the catalogue.
+    thresholds : array_like of float
+    """
+    rate = get_rate(metric)
+    cuts = score_cells(result).cuts(thresholds)
+    parts = []
+    for _, pos, neg in cell_blocks(result):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append(rate_from_counts(counts_above(pos, neg, cuts), rate.name))
+    return np.concatenate(parts)
+
+
+def joint_band(draws, ci_prob: float = 0.95, bounds=(-1.0, 1.0)) -> tuple:
+    """A band that holds jointly over the columns of ``draws``: the sup-t band.
+
+    ``mean ± c · sd`` per column, ``c`` the ``ci_prob`` quantile over the draws of
+    ``max_j |x_j − mean_j| / sd_j`` (Montiel Olea & Plagborg-Møller 2019, §3). NaN
+    draws (an undefined rate) are set aside column by column.
+
+    Parameters
+    ----------
+    draws : array_like, shape (n_draws, n_columns)
+    ci_prob : float, default 0.95
+    bounds : tuple of float, default (−1, 1)
+        The band is clipped to them.
+
+    Returns
+    -------
+    mean, lower, upper : ndarray, shape (n_columns,)
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).normal(size=(4000, 3))
+    >>> mean, lower, upper = joint_band(x, 0.95, (-9, 9))
+    >>> bool(np.all((lower < x) & (x < upper), axis=1).mean() >= 0.95)
+    True
+    """
+    x = check_array(draws, "draws", ndim=2)
+    ci_prob = check_probability(ci_prob)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nanmean(x, axis=0)
+        sd = np.nanstd(x, axis=0)
+        z = np.abs(x - mean) / np.where(sd > 0, sd, np.inf)
+    worst = np.nanmax(np.where(np.isnan(z), -np.inf, z), axis=1)
+    worst = worst[np.isfinite(worst)]
+    c = float(np.quantile(worst, ci_prob, method="higher")) if worst.size else np.nan
+    return mean, np.clip(mean - c * sd, *bounds), np.clip(mean + c * sd, *bounds)
+
+
+def check_thresholds(thresholds) -> np.ndarray:
+    """The thresholds of a sweep: distinct numbers in (0, 1), sorted (default
+    :data:`DEFAULT_THRESHOLDS`)."""
+    if thresholds is None:
+        return np.array(DEFAULT_THRESHOLDS)
+    t = check_array(thresholds, "thresholds", ndim=1)
+    if t.size == 0 or not np.all((t > 0) & (t < 1)):
+        raise InvalidParameterError(
+            "'thresholds' must be one or more numbers strictly between 0 and 1. "
+            f"Got {thresholds!r}."
+        )
+    return np.unique(t)
+
+
+@takes("FairnessPosterior")
+def threshold_summary(
+    result,
+    metric: str = "tpr",
+    thresholds=None,
+    ci_prob: float = 0.95,
+    epsilon: float = 0.02,
+    reference=None,
+) -> pd.DataFrame:
+    """A rate of every group along the thresholds, and its gap to the reference, with
+    bands that hold jointly over the thresholds.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A calibration fit (``rbc``, ``bc``) with its data (module docstring).
+    metric : str, default "tpr"
+        A rate of the catalogue.
+    thresholds : array_like of float, optional
+        In (0, 1); default :data:`DEFAULT_THRESHOLDS` (0.05 to 0.95 by 0.05).
+    ci_prob : float, default 0.95
+        Of the bands: each group's rate band holds at every threshold at once with this
+        probability, and so does each gap's.
+    epsilon : float, default 0.02
+        Half-width of the region of practical equivalence of the gap.
+    reference : optional
+        Default: the fit's reference group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per threshold and group other than the reference: ``threshold, group,
+        reference, rate, rate_lower, rate_upper`` (the group's rate and its joint
+        band), ``reference_rate``, ``gap, gap_lower, gap_upper`` (rate minus the
+        reference's, the joint band), ``prob_within`` (P(|gap| < ε) at the threshold)
+        and ``decision``: the HDI + ROPE rule on the joint band behind the verdict gate
+        (:func:`bayesfair.metrics.verdicts.decide`, the labeled rows in the rate's
+        denominator at that threshold), so that "practically fair" at several
+        thresholds holds at all of them at once. ``attrs`` hold ``metric``,
+        ``ci_prob``, ``epsilon`` and ``estimand``.
+    """
+    rate = get_rate(metric)
+    t = check_thresholds(thresholds)
+    ci_prob, epsilon = check_probability(ci_prob), check_epsilon(epsilon)
+    draws = threshold_draws(result, rate.name, t)
+    groups = result.groups
+    gates = _threshold_gates(result, rate.name, t)
+    bands = [joint_band(draws[:, i], ci_prob, (0.0, 1.0)) for i in range(len(groups))]
+    mean, lower, upper = (np.stack(part) for part in zip(*bands, strict=True))
+    rows = []
+    for g, ref in contrasts.pairs_for(result, None, reference):
+        i, r = groups.index(g), groups.index(ref)
+        gap = draws[:, i] - draws[:, r]
+        gap_mean, gap_lower, gap_upper = joint_band(gap, ci_prob)
+        for j, threshold in enumerate(t):
+            decision = decide(gap_lower[j], gap_upper[j], epsilon, [gates[g][j], gates[ref][j]])
+            rows.append(
+                {
+                    "threshold": float(threshold),
+                    "group": g,
+                    "reference": ref,
+                    "rate": mean[i, j],
+                    "rate_lower": lower[i, j],
+                    "rate_upper": upper[i, j],
+                    "reference_rate": mean[r, j],
+                    "gap": gap_mean[j],
+                    "gap_lower": gap_lower[j],
+                    "gap_upper": gap_upper[j],
+                    "prob_within": prob_within(gap[:, j], epsilon),
+                    "decision": decision,
+                }
+            )
+    out = pd.DataFrame(rows)
+    out.attrs.update(metric=rate.name, ci_prob=ci_prob, epsilon=epsilon, estimand=result.estimand)
+    return out
+
+
+def _threshold_gates(result, metric: str, thresholds) -> dict:
+    """Each group's verdict-gate evidence at each threshold: its labeled rows in the rate's
+    denominator there, and its rows assessed."""
+    cells = score_cells(result)
+    counts = counts_above(cells.labeled_pos, cells.labeled_neg, cells.cuts(thresholds))
+    sizes = group_sizes(result)
+    rows = sizes["n_labeled"] + sizes["n_unlabeled"]
+    out = {}
+    for i, g in enumerate(result.groups):
+        n = int(rows.loc[g])
+        out[g] = [rate_evidence(g, c, n, metric) for c in counts[i]]
+    return out
+
+
+@takes("FairnessPosterior")
+def xauc(result, group=None, reference=None, ci_prob: float = 0.95) -> pd.DataFrame:
+    """xAUC of a pair of groups, both ways (Kallus & Zhou 2019, Def. 1).
+
+    xAUC(a, b) is the probability that a positive of group a outscores a negative of
+    group b (ties ½), over the assessed rows by their true labels. A ranking that
+    favours b puts b's negatives above a's positives: xAUC(a, b) < xAUC(b, a).
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A calibration fit (``rbc``, ``bc``) with its data (module docstring).
+    group, reference : optional
+        As in :func:`bayesfair.posterior.contrasts.pair`.
+    ci_prob : float, default 0.95
+        Of the HDIs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Two rows, ``direction`` (``"<group> positives over <reference> negatives"`` and
+        the reverse), ``positives``, ``negatives`` (the groups), ``mean``, ``lower``,
+        ``upper``. ``attrs["disparity"]``: the first minus the second (mean, lower,
+        upper), Kallus & Zhou's ΔxAUC; ``attrs["estimand"]``.
+    """
+    g, ref = contrasts.pair(result, group, reference)
+    ci_prob = check_probability(ci_prob)
+    i, r = result.groups.index(g), result.groups.index(ref)
+    parts = [
+        (cell_auc(pos[:, i], neg[:, r]), cell_auc(pos[:, r], neg[:, i]))
+        for _, pos, neg in cell_blocks(result)
+    ]
+    ways = [np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])]
+    rows = []
+    for (a, b), x in zip(((g, ref), (ref, g)), ways, strict=True):
+        lo, hi = hdi(x, ci_prob)
+        rows.append(
+            {
+                "direction": f"{a} positives over {b} negatives",
+                "positives": a,
+                "negatives": b,
+                "mean": float(np.nanmean(x)),
+                "lower": lo,
+                "upper": hi,
+            }
+        )
+    out = pd.DataFrame(rows)
+    disparity = ways[0] - ways[1]
+    lo, hi = hdi(disparity, ci_prob)
+    out.attrs.update(
+        disparity={"mean": float(np.nanmean(disparity)), "lower": lo, "upper": hi},
+        estimand=result.estimand,
+        ci_prob=ci_prob,
+    )
+    return out
+
+
+@takes("FairnessPosterior")
+def reliability_summary(result, n_bins: int = 10, ci_prob: float = 0.95) -> pd.DataFrame:
+    """Each group's share of positives by score range: the calibration (reliability) curve.
+
+    Parameters
+    ----------
+    result : FairnessPosterior
+        A calibration fit (``rbc``, ``bc``) with its data (module docstring).
+    n_bins : int, default 10
+        Equal-width score ranges over [0, 1].
+    ci_prob : float, default 0.95
+        Of the bands, which hold jointly over a group's ranges.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and range with rows: ``group``, ``score_lower``,
+        ``score_upper``, ``rows``, ``mean_score`` (of the group's rows in the range),
+        ``positive_rate`` (posterior mean share of positives among them), ``lower``,
+        ``upper``. A calibrated score lies on the diagonal: ``positive_rate`` near
+        ``mean_score``.
+    """
+    n_bins = check_positive_int(n_bins, "n_bins", minimum=2)
+    ci_prob = check_probability(ci_prob)
+    cells = score_cells(result)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    which = np.clip(np.searchsorted(edges, cells.score, side="right") - 1, 0, n_bins - 1)
+    member = np.eye(n_bins)[which]  # (cells, ranges)
+    parts = []
+    for _, pos, neg in cell_blocks(result):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append((pos @ member) / ((pos + neg) @ member))
+    share = np.concatenate(parts)  # (S, K, ranges)
+    rows_in = cells.group_rows @ member
+    score_in = cells.group_score @ member
+    out = []
+    for i, g in enumerate(result.groups):
+        held = rows_in[i] > 0
+        mean, lower, upper = joint_band(share[:, i][:, held], ci_prob, (0.0, 1.0))
+        for j, k in enumerate(np.flatnonzero(held)):
+            out.append(
+                {
+                    "group": g,
+                    "score_lower": edges[k],
+                    "score_upper": edges[k + 1],
+                    "rows": rows_in[i, k],
+                    "mean_score": score_in[i, k] / rows_in[i, k],
+                    "positive_rate": mean[j],
+                    "lower": lower[j],
+                    "upper": upper[j],
+                }
+            )
+    frame = pd.DataFrame(out)
+    frame.attrs.update(ci_prob=ci_prob, estimand=result.estimand)
+    return frame
