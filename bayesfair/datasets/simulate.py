@@ -50,6 +50,7 @@ __all__ = [
     "miscalibrated_scores",
     "proxy_audit",
     "real_rows",
+    "score_truth",
     "simulate_counts",
 ]
 
@@ -492,6 +493,58 @@ def differential_calibration(
     return frame.iloc[:n_labeled].reset_index(drop=True), frame.iloc[n_labeled:].reset_index(
         drop=True
     )
+
+
+def score_truth(frames, group, reference, metric: str = "tpr", thresholds=None) -> dict:
+    """The truth of the score's views over every row (labeled and unlabeled) of a
+    simulation whose unlabeled rows keep their labels.
+
+    Parameters
+    ----------
+    frames : sequence of pandas.DataFrame
+        The rows, with columns ``score``, ``label`` and ``group`` (e.g. the two frames of
+        :func:`differential_calibration`).
+    group, reference
+        The pair.
+    metric : str, default "tpr"
+        The rate of the sweep.
+    thresholds : array_like of float, optional
+        Of the sweep (default :data:`~bayesfair.metrics.scores.DEFAULT_THRESHOLDS`).
+
+    Returns
+    -------
+    dict
+        ``auc`` (each group's, ties ½), ``auc_gap`` (group − reference), ``xauc``
+        (``(group, reference)``: the group's positives over the reference's negatives,
+        and ``(reference, group)``), ``thresholds`` and ``gap`` (the rate's gap at each).
+    """
+    import pandas as pd
+
+    from bayesfair.metrics.scores import cell_auc, check_thresholds, counts_above
+
+    rows = pd.concat(list(frames), ignore_index=True)
+    t = check_thresholds(thresholds)
+    levels = np.unique(rows["score"].to_numpy())  # every distinct score its own cell
+    pos, neg, rate = {}, {}, {}
+    for g in (group, reference):
+        mine = rows[rows["group"] == g]
+        cell = np.searchsorted(levels, mine["score"].to_numpy())
+        y = mine["label"].to_numpy() == 1
+        pos[g] = np.bincount(cell[y], minlength=levels.size).astype(float)
+        neg[g] = np.bincount(cell[~y], minlength=levels.size).astype(float)
+        cuts = np.searchsorted(levels, t, side="left")
+        rate[g] = rate_from_counts(counts_above(pos[g], neg[g], cuts), metric)
+    auc = {g: float(cell_auc(pos[g], neg[g])) for g in (group, reference)}
+    return {
+        "auc": auc,
+        "auc_gap": auc[group] - auc[reference],
+        "xauc": {
+            (group, reference): float(cell_auc(pos[group], neg[reference])),
+            (reference, group): float(cell_auc(pos[reference], neg[group])),
+        },
+        "thresholds": t,
+        "gap": rate[group] - rate[reference],
+    }
 
 
 #: Dirichlet concentrations of the places' and names' shares per group, by how much the

@@ -57,6 +57,7 @@ from bayesfair.frequentist.proxy import (
     proxy_weighted_difference,
 )
 from bayesfair.frequentist.reliability import calibration_intervals, reliability_curve
+from bayesfair.frequentist.sweep import threshold_band
 from bayesfair.frequentist.variance import (
     VarianceBootstrapResult,
     VarianceDraws,
@@ -81,6 +82,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "AUCDifference",
     "auc_components",
     "auc_difference",
+    "threshold_band",
     # groups known as a proxy's probabilities
     "ProxyBounds",
     "ProxyEstimate",

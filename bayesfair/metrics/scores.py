@@ -42,7 +42,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SCORE_METRICS", "ScoreMetric", "cell_auc", "counts_above", "score_metric_draws"]
+from bayesfair._internal.validation import check_array
+from bayesfair.exceptions import InvalidParameterError
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "SCORE_METRICS",
+    "ScoreMetric",
+    "cell_auc",
+    "check_thresholds",
+    "counts_above",
+    "score_metric_draws",
+]
+
+#: The thresholds of a sweep when none are given: 0.05, 0.10, ..., 0.95.
+DEFAULT_THRESHOLDS = tuple(float(t) for t in np.round(np.arange(1, 20) * 0.05, 2))
 
 
 @dataclass(frozen=True)
@@ -205,3 +219,23 @@ def score_metric_draws(metric: ScoreMetric, positives, negatives) -> np.ndarray:
     if metric.negatives == "others":
         neg = neg.sum(axis=-2, keepdims=True) - neg
     return cell_auc(pos, neg)
+
+
+def check_thresholds(thresholds) -> np.ndarray:
+    """The thresholds of a sweep: numbers in (0, 1), sorted and distinct (default
+    :data:`DEFAULT_THRESHOLDS`).
+
+    Examples
+    --------
+    >>> check_thresholds([0.7, 0.3, 0.7]).tolist()
+    [0.3, 0.7]
+    """
+    if thresholds is None:
+        return np.array(DEFAULT_THRESHOLDS)
+    t = check_array(thresholds, "thresholds", ndim=1)
+    if t.size == 0 or not np.all((t > 0) & (t < 1)):
+        raise InvalidParameterError(
+            "'thresholds' must be one or more numbers strictly between 0 and 1. "
+            f"Got {thresholds!r}."
+        )
+    return np.unique(t)

@@ -423,7 +423,12 @@ class FairnessPosterior:
         return score_view.xauc(self, group, reference, ci_prob)
 
     def threshold_summary(
-        self, metric: str = "tpr", thresholds=None, ci_prob: float = 0.95, epsilon: float = 0.02
+        self,
+        metric: str = "tpr",
+        thresholds=None,
+        ci_prob: float = 0.95,
+        epsilon: float = 0.02,
+        reference=None,
     ):
         """A rate along the thresholds by group, and its gap, with bands that hold jointly
         over the thresholds (:func:`bayesfair.posterior.score_view.threshold_summary`).
@@ -435,8 +440,10 @@ class FairnessPosterior:
             Default 0.05, 0.10, ..., 0.95.
         ci_prob : float, default 0.95
         epsilon : float, default 0.02
+        reference : optional
+            Default: the fit's reference group.
         """
-        return score_view.threshold_summary(self, metric, thresholds, ci_prob, epsilon)
+        return score_view.threshold_summary(self, metric, thresholds, ci_prob, epsilon, reference)
 
     def proxy_summary(self, ci_prob: float = 0.95, epsilon: float = 0.02):
         """How the proxy compares with the self-reported groups, per group, and how strong

@@ -49,7 +49,13 @@ from bayesfair._internal.validation import (
 )
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate, rate_from_counts
-from bayesfair.metrics.scores import ScoreMetric, cell_auc, counts_above, score_metric_draws
+from bayesfair.metrics.scores import (
+    ScoreMetric,
+    cell_auc,
+    check_thresholds,
+    counts_above,
+    score_metric_draws,
+)
 from bayesfair.metrics.verdicts import decide, rate_evidence
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.posterior import contrasts
@@ -57,7 +63,6 @@ from bayesfair.posterior.groups import group_sizes
 from bayesfair.stats import hdi, prob_within
 
 __all__ = [
-    "DEFAULT_THRESHOLDS",
     "ScoreCells",
     "cell_blocks",
     "group_draws",
@@ -72,10 +77,14 @@ __all__ = [
 
 #: The tree group of a fit's rate draws (one variable per fitted rate).
 RATES_GROUP = "rates"
-#: The thresholds of a sweep when none are given: 0.05, 0.10, ..., 0.95.
-DEFAULT_THRESHOLDS = tuple(np.round(np.arange(1, 20) * 0.05, 2))
 # draws per block of the cells' computation: (block, groups, cells) arrays stay small
 _BLOCK = 256
+#: Runs of equal rows per group and side along the score, each with a positive rate of
+#: its own around the map's (:func:`_segment_rates`).
+SEGMENTS = 8
+#: κ: the map's weight in a run's rate, as a prior sample size.
+MAP_WEIGHT = 1.0
+_SEED = 61
 _CELLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DRAWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -214,7 +223,7 @@ def _map_draws(result) -> tuple:
     return a, b, c, shift, flat("cells", ("group", "cell"))
 
 
-def _side(cells: ScoreCells, map_draws, g: int, h: int, block: slice):
+def _side(cells: ScoreCells, map_draws, g: int, h: int, block: slice, rng):
     """One group's and side's positives and negatives per cell: ``(cells, pos, neg)``."""
     a, b, c, shift, counts = map_draws
     mine = np.flatnonzero((cells.group == g) & (cells.side == h))
@@ -223,6 +232,7 @@ def _side(cells: ScoreCells, map_draws, g: int, h: int, block: slice):
     eta -= np.multiply.outer(b[block, g], cells.log_1ms[mine])
     eta += intercept[:, None]
     up = (0.5 + 0.5 * np.tanh(0.5 * eta)) * cells.count[mine]
+    up = _segment_rates(cells, g, h, mine, up, rng)
     un = cells.count[mine] - up
     target = counts[block, g]
     tp, fp, tn, fn = (COUNT_NAMES.index(x) for x in ("tp", "fp", "tn", "fn"))
@@ -250,6 +260,40 @@ def _side(cells: ScoreCells, map_draws, g: int, h: int, block: slice):
     return pos, neg
 
 
+def _segment_rates(cells: ScoreCells, g: int, h: int, mine, up, rng) -> np.ndarray:
+    """The map's expected positives moved segment by segment towards the labeled rows.
+
+    The side's unlabeled rows are cut into :data:`SEGMENTS` runs of equal rows along the
+    score; in each, the positive rate is drawn ``Beta(κ m + x, κ (1 − m) + n − x)``:
+    ``m`` the map's rate over the run's unlabeled rows at the draw, ``x`` of ``n``
+    labeled rows of the run positive, κ = :data:`MAP_WEIGHT`. The map's shape holds
+    within a run.
+    """
+    if mine.size == 0:
+        return up
+    order = np.argsort(cells.cell[mine], kind="stable")
+    share = np.cumsum(cells.count[mine][order]) / cells.count[mine].sum()
+    segment = np.empty(mine.size, dtype=np.intp)
+    segment[order] = np.minimum((share * SEGMENTS - 1e-9).astype(np.intp), SEGMENTS - 1)
+    # each labeled cell of the side joins the run of the nearest unlabeled cell at or below
+    cell_order = cells.cell[mine][order]
+    on_side = np.flatnonzero(
+        (cells.cell_side == h) & (cells.labeled_pos[g] + cells.labeled_neg[g] > 0)
+    )
+    where = np.clip(np.searchsorted(cell_order, on_side, side="right") - 1, 0, mine.size - 1)
+    labeled_segment = segment[order][where]
+    x = np.bincount(labeled_segment, weights=cells.labeled_pos[g, on_side], minlength=SEGMENTS)
+    n = x + np.bincount(labeled_segment, weights=cells.labeled_neg[g, on_side], minlength=SEGMENTS)
+    rows = np.bincount(segment, weights=cells.count[mine], minlength=SEGMENTS)
+    held = rows > 0
+    expected = np.stack([np.bincount(segment, weights=u, minlength=SEGMENTS) for u in up])
+    m = np.clip(expected[:, held] / rows[held], 1e-9, 1 - 1e-9)
+    rate = np.full_like(expected, np.nan)
+    rate[:, held] = rng.beta(MAP_WEIGHT * m + x[held], MAP_WEIGHT * (1 - m) + n[held] - x[held])
+    factor = np.where(held, rate / np.where(held, expected / np.maximum(rows, 1e-300), 1.0), 1.0)
+    return np.minimum(up * factor[:, segment], cells.count[mine])
+
+
 def _ratio(num, den) -> np.ndarray:
     num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
     return np.where(den > 0, np.maximum(num, 0.0) / np.where(den > 0, den, 1.0), 0.0)
@@ -273,13 +317,14 @@ def cell_blocks(result, block: int = _BLOCK):
     cells = score_cells(result)
     maps = _map_draws(result)
     n_draws, k = maps[0].shape
+    rng = np.random.default_rng(_SEED)  # the same cells for every view of one result
     for start in range(0, n_draws, block):
         sl = slice(start, min(start + block, n_draws))
         pos = np.zeros((sl.stop - sl.start, k, cells.score.size))
         neg = np.zeros_like(pos)
         for g in range(k):
             for h in (0, 1):
-                side_pos, side_neg = _side(cells, maps, g, h, sl)
+                side_pos, side_neg = _side(cells, maps, g, h, sl, rng)
                 pos[:, g] += side_pos
                 neg[:, g] += side_neg
         yield sl, pos, neg
@@ -391,20 +436,6 @@ def joint_band(draws, ci_prob: float = 0.95, bounds=(-1.0, 1.0)) -> tuple:
     return mean, np.clip(mean - c * sd, *bounds), np.clip(mean + c * sd, *bounds)
 
 
-def check_thresholds(thresholds) -> np.ndarray:
-    """The thresholds of a sweep: distinct numbers in (0, 1), sorted (default
-    :data:`DEFAULT_THRESHOLDS`)."""
-    if thresholds is None:
-        return np.array(DEFAULT_THRESHOLDS)
-    t = check_array(thresholds, "thresholds", ndim=1)
-    if t.size == 0 or not np.all((t > 0) & (t < 1)):
-        raise InvalidParameterError(
-            "'thresholds' must be one or more numbers strictly between 0 and 1. "
-            f"Got {thresholds!r}."
-        )
-    return np.unique(t)
-
-
 @takes("FairnessPosterior")
 def threshold_summary(
     result,
@@ -424,7 +455,8 @@ def threshold_summary(
     metric : str, default "tpr"
         A rate of the catalogue.
     thresholds : array_like of float, optional
-        In (0, 1); default :data:`DEFAULT_THRESHOLDS` (0.05 to 0.95 by 0.05).
+        In (0, 1); default 0.05, 0.10, ..., 0.95
+        (:data:`~bayesfair.metrics.scores.DEFAULT_THRESHOLDS`).
     ci_prob : float, default 0.95
         Of the bands: each group's rate band holds at every threshold at once with this
         probability, and so does each gap's.
