@@ -127,6 +127,11 @@ ARRAY_CALLS = {
     "bayesfair.stats.z_scale": ({"x": CHAINS}, {}),
     "bayesfair.stats.simultaneous_band": ({"draws": CHAINS.reshape(-1, 2)}, {}),
     "bayesfair.frequentist._bootstrap.percentile_interval": ({"draws": DRAWS}, {"ci_prob": 0.9}),
+    "bayesfair.metrics.scores.cell_auc": ({"positives": [0, 1, 2], "negatives": [2, 1, 0]}, {}),
+    "bayesfair.metrics.scores.counts_above": (
+        {"positives": [0, 1, 2], "negatives": [2, 1, 0]},
+        {"cuts": [1, 2]},
+    ),
     "bayesfair.frequentist.auc.auc_components": (
         {"scores": [0.2, 0.8, 0.6, 0.1], "labels": [0, 1, 1, 0]},
         {},

@@ -155,6 +155,15 @@ from bayesfair.report.periods import drift_sentences, period_html, period_json, 
     help="Also report which fairness metrics say the same thing (Fair Enough's clusters of "
     "metrics by the posterior draws; needs --model rbc or bc).",
 )
+@click.option(
+    "--score-views",
+    "score_view",
+    is_flag=True,
+    help="Also read the score beyond the threshold: each pair's AUC gap (and DeLong's on the "
+    "labeled rows), the TPR and FPR along the thresholds 0.1-0.9 with joint bands, and in "
+    "HTML the ROC curves, the gap along the thresholds and the reliability curves. Needs "
+    "--model rbc or bc; not with --group-probabilities.",
+)
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))
 @click.option("--tune", default=1000, show_default=True, type=click.IntRange(min=0))
@@ -184,6 +193,7 @@ def assess(
     out,
     detail,
     clusters,
+    score_view,
     seed,
     draws,
     tune,
@@ -238,6 +248,7 @@ def assess(
             missing_groups=proxy is not None,
         )
     _surprises(model, unlabeled, chains)
+    _check_score_flag(score_view, period, proxy, model)
     if period is not None:
         settings = dict(metrics=names, epsilon=epsilon, draws=draws, tune=tune, chains=chains)
         columns = dict(score=score, label=label, group=group_cols, threshold=threshold)
@@ -280,6 +291,7 @@ def assess(
             progressbar=False,
             selection=selection,
             clusters=clusters,
+            score=score_view,
         )
     _echo(quiet, f"Fitted in {time.perf_counter() - start:.1f} s.")
     show_warnings(caught)
@@ -287,6 +299,15 @@ def assess(
         warn(sentence)
     _record_inputs(comp, labeled, lab, unlabeled, unl)
     _write_or_echo(_render(comp, fmt, data, detail), out, fmt, quiet)
+
+
+def _check_score_flag(score_view: bool, period, proxy, model: str) -> None:
+    """``--score-views`` reads the score through a calibration map: refuse where there is none."""
+    if score_view and (period is not None or proxy is not None or model not in models_with_map()):
+        raise BadInput(
+            "--score-views reads the score through a calibration map: it needs --model rbc or bc, "
+            "and is not available with --period or --group-probabilities."
+        )
 
 
 def _write_or_echo(text: str, out, fmt: str, quiet: bool) -> None:

@@ -18,6 +18,7 @@ from bayesfair.data.assessment import AssessmentData
 from bayesfair.datasets import load_scores
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import rate_from_counts
+from bayesfair.metrics.scores import cell_auc, check_thresholds, counts_above
 
 #: How :func:`miscalibrated_scores` distorts the reported scores of the distorted group.
 MISCALIBRATIONS = {
@@ -519,8 +520,6 @@ def score_truth(frames, group, reference, metric: str = "tpr", thresholds=None) 
         and ``(reference, group)``), ``thresholds`` and ``gap`` (the rate's gap at each).
     """
     import pandas as pd
-
-    from bayesfair.metrics.scores import cell_auc, check_thresholds, counts_above
 
     rows = pd.concat(list(frames), ignore_index=True)
     t = check_thresholds(thresholds)

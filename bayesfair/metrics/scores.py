@@ -151,8 +151,8 @@ def cell_auc(positives, negatives) -> np.ndarray:
     >>> float(cell_auc([0, 1, 2], [2, 1, 0]))  # 8 of 9 pairs above, 1 tied
     0.9444444444444444
     """
-    pos = np.asarray(positives, dtype=float)
-    neg = np.asarray(negatives, dtype=float)
+    pos = check_array(positives, "positives")
+    neg = check_array(negatives, "negatives")
     total = pos.sum(axis=-1, keepdims=True)
     above = total - np.cumsum(pos, axis=-1)  # positives in the cells above each cell
     num = (neg * (above + 0.5 * pos)).sum(axis=-1)
@@ -182,8 +182,9 @@ def counts_above(positives, negatives, cuts) -> np.ndarray:
     >>> counts_above([1, 2, 3], [3, 2, 1], [1, 3]).tolist()
     [[5.0, 3.0, 3.0, 1.0], [0.0, 0.0, 6.0, 6.0]]
     """
-    pos = np.asarray(positives, dtype=float)
-    neg = np.asarray(negatives, dtype=float)
+    pos = check_array(positives, "positives", min_ndim=1)
+    neg = check_array(negatives, "negatives", min_ndim=1)
+    cuts = np.asarray(check_array(cuts, "cuts", ndim=1), dtype=np.intp)
     zero = np.zeros((*pos.shape[:-1], 1))
     below_pos = np.concatenate([zero, np.cumsum(pos, axis=-1)], axis=-1)[..., cuts]
     below_neg = np.concatenate([zero, np.cumsum(neg, axis=-1)], axis=-1)[..., cuts]

@@ -7,7 +7,7 @@ negatives in every score cell, and so its score distributions among positives an
 among negatives: every threshold's confusion counts, the ROC curve, the AUC, xAUC and
 the subgroup AUCs follow from the same draws, at O(cells) a draw whatever the rows.
 
-**Each draw's cells** (:func:`cell_blocks`). Per group and side of the fit's
+**Each draw's cells** (:func:`_cell_blocks`). Per group and side of the fit's
 threshold, the cells' positives are the labeled rows' (known) plus the unlabeled
 rows' expected positives under the draw's map (with the side's shift, ``rbc``); the
 unlabeled part is then scaled so that the side's positives and negatives equal the
@@ -21,9 +21,9 @@ weighed with the unlabeled ones and the whole side is scaled.
 its rows is (the cells at the fit's threshold split exactly); so a threshold is read
 to within one of 1,024 bins of the logit of the score (0.009 wide).
 
-**Bands along thresholds** (:func:`joint_band`) hold jointly: the sup-t band of the
-draws (Montiel Olea & Plagborg-Møller 2019, §3): the mean ± c·sd at each threshold,
-c the ``ci_prob`` quantile over the draws of the largest standardised deviation.
+**Bands along thresholds** hold jointly: :func:`~bayesfair.stats.simultaneous_band`,
+each threshold's equal-tailed interval at the one pointwise level at which the given
+share of the draws lies inside all of them at once (Besag et al. 1995).
 
 **Not available**: with groups known as a proxy's probabilities (the rows of unknown
 group have no cells per group here), for ``bb``/``hbb`` (no map), and for a result
@@ -32,6 +32,7 @@ read from a file (the cells are the data's).
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from dataclasses import dataclass
 
@@ -41,7 +42,6 @@ import xarray as xr
 
 from bayesfair._internal.tree import get_group
 from bayesfair._internal.validation import (
-    check_array,
     check_epsilon,
     check_positive_int,
     check_probability,
@@ -60,13 +60,11 @@ from bayesfair.metrics.verdicts import decide, rate_evidence
 from bayesfair.models.catalogue import models_with_map
 from bayesfair.posterior import contrasts
 from bayesfair.posterior.groups import group_sizes
-from bayesfair.stats import hdi, prob_within
+from bayesfair.stats import hdi, prob_within, simultaneous_band
 
 __all__ = [
     "ScoreCells",
-    "cell_blocks",
     "group_draws",
-    "joint_band",
     "metric_draws",
     "reliability_summary",
     "score_cells",
@@ -299,7 +297,7 @@ def _ratio(num, den) -> np.ndarray:
     return np.where(den > 0, np.maximum(num, 0.0) / np.where(den > 0, den, 1.0), 0.0)
 
 
-def cell_blocks(result, block: int = _BLOCK):
+def _cell_blocks(result, block: int = _BLOCK):
     """Each block of draws' positives and negatives per group and cell (module docstring).
 
     Parameters
@@ -374,7 +372,7 @@ def metric_draws(result, metric: str) -> xr.DataArray:
         raise InvalidParameterError(f"'{found.name}' is a rate: read it with result.rates.")
     cache = _DRAWS.setdefault(result, {})
     if found.name not in cache:
-        parts = [score_metric_draws(found, pos, neg) for _, pos, neg in cell_blocks(result)]
+        parts = [score_metric_draws(found, pos, neg) for _, pos, neg in _cell_blocks(result)]
         cache[found.name] = _shaped(result, np.concatenate(parts), found.name)
     return cache[found.name]
 
@@ -393,47 +391,19 @@ def threshold_draws(result, metric: str, thresholds) -> np.ndarray:
     rate = get_rate(metric)
     cuts = score_cells(result).cuts(thresholds)
     parts = []
-    for _, pos, neg in cell_blocks(result):
+    for _, pos, neg in _cell_blocks(result):
         with np.errstate(invalid="ignore", divide="ignore"):
             parts.append(rate_from_counts(counts_above(pos, neg, cuts), rate.name))
     return np.concatenate(parts)
 
 
-def joint_band(draws, ci_prob: float = 0.95, bounds=(-1.0, 1.0)) -> tuple:
-    """A band that holds jointly over the columns of ``draws``: the sup-t band.
-
-    ``mean ± c · sd`` per column, ``c`` the ``ci_prob`` quantile over the draws of
-    ``max_j |x_j − mean_j| / sd_j`` (Montiel Olea & Plagborg-Møller 2019, §3). NaN
-    draws (an undefined rate) are set aside column by column.
-
-    Parameters
-    ----------
-    draws : array_like, shape (n_draws, n_columns)
-    ci_prob : float, default 0.95
-    bounds : tuple of float, default (−1, 1)
-        The band is clipped to them.
-
-    Returns
-    -------
-    mean, lower, upper : ndarray, shape (n_columns,)
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(4000, 3))
-    >>> mean, lower, upper = joint_band(x, 0.95, (-9, 9))
-    >>> bool(np.all((lower < x) & (x < upper), axis=1).mean() >= 0.95)
-    True
-    """
-    x = check_array(draws, "draws", ndim=2)
-    ci_prob = check_probability(ci_prob)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nanmean(x, axis=0)
-        sd = np.nanstd(x, axis=0)
-        z = np.abs(x - mean) / np.where(sd > 0, sd, np.inf)
-    worst = np.nanmax(np.where(np.isnan(z), -np.inf, z), axis=1)
-    worst = worst[np.isfinite(worst)]
-    c = float(np.quantile(worst, ci_prob, method="higher")) if worst.size else np.nan
-    return mean, np.clip(mean - c * sd, *bounds), np.clip(mean + c * sd, *bounds)
+def _band(draws, ci_prob: float) -> tuple:
+    """Posterior mean and joint band of each column (:func:`bayesfair.stats.simultaneous_band`)."""
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a column undefined in every draw
+        mean = np.nanmean(draws, axis=0)
+    band = simultaneous_band(draws, ci_prob)
+    return mean, np.asarray(band.lower), np.asarray(band.upper)
 
 
 @takes("FairnessPosterior")
@@ -484,13 +454,13 @@ def threshold_summary(
     draws = threshold_draws(result, rate.name, t)
     groups = result.groups
     gates = _threshold_gates(result, rate.name, t)
-    bands = [joint_band(draws[:, i], ci_prob, (0.0, 1.0)) for i in range(len(groups))]
+    bands = [_band(draws[:, i], ci_prob) for i in range(len(groups))]
     mean, lower, upper = (np.stack(part) for part in zip(*bands, strict=True))
     rows = []
     for g, ref in contrasts.pairs_for(result, None, reference):
         i, r = groups.index(g), groups.index(ref)
         gap = draws[:, i] - draws[:, r]
-        gap_mean, gap_lower, gap_upper = joint_band(gap, ci_prob)
+        gap_mean, gap_lower, gap_upper = _band(gap, ci_prob)
         for j, threshold in enumerate(t):
             decision = decide(gap_lower[j], gap_upper[j], epsilon, [gates[g][j], gates[ref][j]])
             rows.append(
@@ -558,7 +528,7 @@ def xauc(result, group=None, reference=None, ci_prob: float = 0.95) -> pd.DataFr
     i, r = result.groups.index(g), result.groups.index(ref)
     parts = [
         (cell_auc(pos[:, i], neg[:, r]), cell_auc(pos[:, r], neg[:, i]))
-        for _, pos, neg in cell_blocks(result)
+        for _, pos, neg in _cell_blocks(result)
     ]
     ways = [np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])]
     rows = []
@@ -614,7 +584,7 @@ def reliability_summary(result, n_bins: int = 10, ci_prob: float = 0.95) -> pd.D
     which = np.clip(np.searchsorted(edges, cells.score, side="right") - 1, 0, n_bins - 1)
     member = np.eye(n_bins)[which]  # (cells, ranges)
     parts = []
-    for _, pos, neg in cell_blocks(result):
+    for _, pos, neg in _cell_blocks(result):
         with np.errstate(invalid="ignore", divide="ignore"):
             parts.append((pos @ member) / ((pos + neg) @ member))
     share = np.concatenate(parts)  # (S, K, ranges)
@@ -623,7 +593,7 @@ def reliability_summary(result, n_bins: int = 10, ci_prob: float = 0.95) -> pd.D
     out = []
     for i, g in enumerate(result.groups):
         held = rows_in[i] > 0
-        mean, lower, upper = joint_band(share[:, i][:, held], ci_prob, (0.0, 1.0))
+        mean, lower, upper = _band(share[:, i][:, held], ci_prob)
         for j, k in enumerate(np.flatnonzero(held)):
             out.append(
                 {

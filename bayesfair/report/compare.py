@@ -70,6 +70,7 @@ from bayesfair.posterior.proxy_view import proxy_assumption
 from bayesfair.posterior.tables import difference_row
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
 from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
+from bayesfair.report.score import check_score_request, score_tables
 from bayesfair.report.verdicts import pair_verdicts
 from bayesfair.stats import hdi, min_interval_draws
 
@@ -168,6 +169,8 @@ class Comparison:
     estimates: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     clusters: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    scores: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    sweep: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     group_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     family_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     calibration_view: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
@@ -323,6 +326,7 @@ def compare(
     progressbar: bool = True,
     selection: str = "random",
     clusters: bool = False,
+    score: bool = False,
 ) -> Comparison:
     """Compare Bayesian posteriors and frequentist intervals for group differences.
 
@@ -371,6 +375,12 @@ def compare(
         calibration model (``rbc`` or ``bc`` must be among ``models``), per pair:
         the ``clusters`` table and the reports' section "Which metrics say the
         same thing", built from each draw's confusion counts.
+    score : bool, default False
+        Also read the score beyond the threshold under the calibration model: the
+        ``scores`` table (each pair's AUC gap, posterior and DeLong's on the labeled
+        rows) and the ``sweep`` (TPR and FPR along the thresholds 0.1–0.9 with joint
+        bands), the reports' section "The score beyond one threshold" and its figures
+        (:mod:`bayesfair.report.score`). Not for groups known as a proxy's probabilities.
 
     Returns
     -------
@@ -396,10 +406,7 @@ def compare(
     posteriors = dict(posteriors or {})
     for name, res in posteriors.items():
         _check_same_data(name, res, data)
-    if clusters and not set(models_with_map()) & (set(models) | set(posteriors)):
-        raise InvalidParameterError(
-            "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
-        )
+    _check_views(data, set(models) | set(posteriors), clusters, score)
     view_model = _calibration_model(models, posteriors)
     options = (metrics, view_model, fit_kwargs, progressbar)
     # each model's fit takes the caller's seed itself (not a child of it), so that
@@ -485,7 +492,25 @@ def compare(
         posteriors=posteriors,
         calibration=calibration,
         clusters=_metric_clusters(posteriors, ref) if clusters else pd.DataFrame(),
+        **_score_tables(posteriors, data, ref, epsilon, ci_prob) if score else {},
     )
+
+
+def _check_views(data, models: set, clusters: bool, score: bool) -> None:
+    """Refuse, before any fit, the views that need a calibration model without one."""
+    if clusters and not set(models_with_map()) & models:
+        raise InvalidParameterError(
+            "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
+        )
+    if score:
+        check_score_request(data, models)
+
+
+def _score_tables(posteriors: dict, data, reference, epsilon, ci_prob) -> dict:
+    """``scores`` and ``sweep`` of ``compare(..., score=True)`` (:mod:`bayesfair.report.score`)."""
+    calibrated = _map_model(posteriors)
+    auc, sweep = score_tables(posteriors[calibrated], data, reference, epsilon, ci_prob)
+    return {"scores": auc, "sweep": sweep}
 
 
 def _map_model(posteriors: dict) -> str | None:

@@ -35,6 +35,7 @@ from bayesfair.posterior.checks import flagged_groups
 from bayesfair.report import groups as rg
 from bayesfair.report import plots
 from bayesfair.report.answer import answer_section
+from bayesfair.report.score import score_figures, score_section
 
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown", "comparison_sections"]
 
@@ -251,6 +252,7 @@ def comparison_sections(comp, digits: int = 3, figures: bool = False, data=None)
             {"metric_clusters": comp.clusters.to_dict(orient="records")},
             shown=clusters is not None,
         ),
+        score_section(comp, digits),
         Section("notes", "Notes", (("items", notes, "warn"),), {"notes": notes}, bool(notes)),
         Section(
             "settings",
@@ -907,6 +909,7 @@ def _figures(comp, data=None) -> list[tuple[str, str]]:
                 _png(fig),
             )
         )
+    out += [(caption, _png(fig)) for caption, fig in score_figures(comp)]
     return out + _reliability_figure(comp, calibrated)
 
 

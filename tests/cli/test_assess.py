@@ -121,6 +121,21 @@ def test_assess_clusters_in_every_format(run_assess, files, tmp_path):
     assert res.exit_code == 2 and "needs a calibration model" in res.stderr
 
 
+def test_assess_score_in_markdown_and_html(run_assess, files, tmp_path):
+    """--score-views: the section of the score beyond one threshold, and in HTML its three
+    figures; refused without a calibration map."""
+    common = [files["lab"], "--unlabeled", files["unl"], *COLS, "--metrics", "tpr", "--score-views"]
+    res = run_assess(*common, "--quiet", *SMALL)
+    assert res.exit_code == 0, res.output
+    assert "## The score beyond one threshold" in res.stdout
+    html = tmp_path / "report.html"
+    res = run_assess(*common, "--out", html, "--quiet", *SMALL)
+    page = html.read_text()
+    assert "ROC curves by group" in page and "Gap in true positive rate" in page
+    res = run_assess(files["lab"], *COLS, "--model", "bb", "--score-views", "--quiet", *SMALL)
+    assert res.exit_code == 2 and "--score-views reads the score" in res.stderr
+
+
 def test_assess_intersectional_groups(run_assess, files, tmp_path):
     out = tmp_path / "r.md"
     res = run_assess(

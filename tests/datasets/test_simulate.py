@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bayesfair.datasets.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
@@ -80,3 +81,24 @@ def test_differential_calibration_distorts_one_group_and_keeps_the_truth():
         differential_calibration(k=2, distorted=(5,))
     with pytest.raises(ValueError, match="Did you mean 'slope'"):
         differential_calibration(kind="slop")
+
+
+def test_score_truth_is_counted_pair_by_pair():
+    from bayesfair.datasets.simulate import differential_calibration, score_truth
+
+    labeled, unlabeled = differential_calibration(2, 150, 250, kind="label_noise", random_seed=4)
+    truth = score_truth((labeled, unlabeled), "g0", "g1", "fpr", [0.3, 0.6])
+    rows = pd.concat([labeled, unlabeled])
+
+    def pairs(p, n):
+        diff = np.subtract.outer(p, n)
+        return float(((diff > 0) + 0.5 * (diff == 0)).mean())
+
+    part = {g: rows[rows["group"] == g] for g in ("g0", "g1")}
+    s = {g: part[g]["score"].to_numpy() for g in part}
+    y = {g: part[g]["label"].to_numpy() == 1 for g in part}
+    for g in part:
+        assert truth["auc"][g] == pytest.approx(pairs(s[g][y[g]], s[g][~y[g]]))
+    assert truth["xauc"][("g1", "g0")] == pytest.approx(pairs(s["g1"][y["g1"]], s["g0"][~y["g0"]]))
+    fpr = {g: [(s[g][~y[g]] >= t).mean() for t in (0.3, 0.6)] for g in part}
+    np.testing.assert_allclose(truth["gap"], np.subtract(fpr["g0"], fpr["g1"]))

@@ -1,0 +1,128 @@
+"""The score's views of a fit: AUC as a metric, xAUC, the sweep and its joint band,
+the reliability curve (plumbing on the bundled Adult-sex scores; coverage is
+``tests/statistical/test_score_coverage.py``)."""
+
+from __future__ import annotations
+
+import copy
+import types
+
+import numpy as np
+import pytest
+
+from bayesfair.exceptions import InvalidParameterError
+from bayesfair.posterior import score_view
+
+
+@pytest.fixture(scope="module")
+def res(data, quiet_fit):
+    return quiet_fit(data)
+
+
+@pytest.fixture(scope="module")
+def res_expected(data, quiet_fit):
+    return quiet_fit(data, estimand="expected")
+
+
+@pytest.mark.parametrize("which", ["res", "res_expected"])
+@pytest.mark.parametrize("metric", ["tpr", "fpr", "ppv", "selection_rate"])
+def test_the_sweep_at_the_fits_threshold_is_the_posteriors_rate(request, which, metric):
+    """The cells of a draw are scaled to its confusion counts: at the fit's threshold
+    every rate is exactly the posterior's, under either estimand."""
+    fit = request.getfixturevalue(which)
+    draws = score_view.threshold_draws(fit, metric, [fit.settings["threshold"]])[..., 0]
+    want = fit.rates(metric).transpose("chain", "draw", "group").values.reshape(draws.shape)
+    np.testing.assert_allclose(draws, want, rtol=1e-9, atol=1e-12)
+
+
+def test_auc_is_a_metric_of_difference_and_summary(res):
+    d = res.difference("auc")
+    assert d.dims == ("chain", "draw") and d.name == "auc_difference"
+    assert np.all(np.abs(d.values) <= 1)
+    auc = res.rates("auc")
+    assert auc.dims == ("chain", "draw", "group") and np.all((auc > 0.5) & (auc <= 1))
+    row = res.summary(metrics=["auc", "tpr"]).set_index("metric").loc["auc"]
+    assert row["hdi_lower"] <= row["mean"] <= row["hdi_upper"]
+    assert row["decision"] in {"practically fair", "unfair", "undecided", "too few"}
+    assert "auc" not in res.metrics  # the fitted rates are not changed by reading it
+
+
+def test_the_views_read_the_same_cells(res):
+    first = res.rates("bnsp_auc").values.copy()
+    score_view._DRAWS.pop(res)  # computed again from the cells, not from the cache
+    np.testing.assert_array_equal(res.rates("bnsp_auc").values, first)
+
+
+def test_xauc_has_both_directions(res):
+    table = res.xauc()
+    assert list(table.columns) == ["direction", "positives", "negatives", "mean", "lower", "upper"]
+    assert len(table) == 2 and set(table["positives"]) == set(res.groups)
+    assert (table["lower"] <= table["mean"]).all() and (table["mean"] <= table["upper"]).all()
+    disparity = table.attrs["disparity"]
+    assert disparity["lower"] <= disparity["mean"] <= disparity["upper"]
+
+
+def test_threshold_summary_has_a_joint_band_per_gap(res):
+    table = res.threshold_summary("tpr", thresholds=[0.3, 0.5, 0.7], epsilon=0.05)
+    assert list(table.columns) == [
+        "threshold",
+        "group",
+        "reference",
+        "rate",
+        "rate_lower",
+        "rate_upper",
+        "reference_rate",
+        "gap",
+        "gap_lower",
+        "gap_upper",
+        "prob_within",
+        "decision",
+    ]
+    assert table["threshold"].tolist() == [0.3, 0.5, 0.7]
+    assert (table["gap_lower"] <= table["gap"]).all() and (table["gap"] <= table["gap_upper"]).all()
+    # a lower threshold selects more: the TPR falls along the thresholds
+    assert table["rate"].is_monotonic_decreasing
+    # the joint band is wider than each threshold's own HDI
+    draws = score_view.threshold_draws(res, "tpr", [0.3, 0.5, 0.7])
+    i, r = res.groups.index(table["group"][0]), res.groups.index(table["reference"][0])
+    gap = draws[:, i] - draws[:, r]
+    for j in range(3):
+        lo, hi = np.quantile(gap[:, j], [0.025, 0.975])
+        assert table["gap_upper"][j] - table["gap_lower"][j] > hi - lo
+    assert table.attrs["metric"] == "tpr" and table.attrs["epsilon"] == 0.05
+
+
+def test_the_gap_band_holds_for_the_draws_at_every_threshold_at_once(res):
+    t = [0.2, 0.4, 0.6, 0.8]
+    table = res.threshold_summary("fpr", thresholds=t, ci_prob=0.9)
+    draws = score_view.threshold_draws(res, "fpr", t)
+    i, r = res.groups.index(table["group"][0]), res.groups.index(table["reference"][0])
+    gap = draws[:, i] - draws[:, r]
+    inside = np.all((table["gap_lower"].values <= gap) & (gap <= table["gap_upper"].values), 1)
+    assert inside.mean() >= 0.9
+
+
+def test_reliability_summary_is_a_curve_per_group(res):
+    table = score_view.reliability_summary(res, n_bins=5)
+    assert set(table["group"]) == set(res.groups)
+    assert table[["positive_rate", "lower", "upper"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert (table["mean_score"] >= table["score_lower"]).all()
+    assert (table["mean_score"] <= table["score_upper"]).all()
+
+
+def test_models_without_a_map_and_files_and_proxies_say_why(res, data, quiet_fit, tmp_path):
+    with pytest.raises(InvalidParameterError, match="calibration map"):
+        quiet_fit(data, model="bb").rates("auc")
+    res.to_netcdf(tmp_path / "fit.nc")
+    loaded = type(res).from_netcdf(tmp_path / "fit.nc")
+    with pytest.raises(InvalidParameterError, match="read from a file"):
+        loaded.xauc()
+    proxied = copy.copy(res)
+    proxied.data = types.SimpleNamespace(proxy=object())
+    with pytest.raises(InvalidParameterError, match="proxy"):
+        proxied.threshold_summary()
+
+
+def test_a_sweep_of_a_score_metric_is_refused(res):
+    with pytest.raises(InvalidParameterError, match="read from the scores"):
+        res.threshold_summary("auc")
