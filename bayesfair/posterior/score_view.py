@@ -270,9 +270,12 @@ def _segment_rates(cells: ScoreCells, g: int, h: int, mine, up, rng) -> np.ndarr
     if mine.size == 0:
         return up
     order = np.argsort(cells.cell[mine], kind="stable")
-    share = np.cumsum(cells.count[mine][order]) / cells.count[mine].sum()
+    # an entry's run is where its rows start: an entry of many rows (the scores beyond the
+    # clip share one end bin) is a run of its own, its rate its labels'
+    ordered = cells.count[mine][order]
+    start = (np.cumsum(ordered) - ordered) / ordered.sum()
     segment = np.empty(mine.size, dtype=np.intp)
-    segment[order] = np.minimum((share * SEGMENTS - 1e-9).astype(np.intp), SEGMENTS - 1)
+    segment[order] = np.minimum((start * SEGMENTS).astype(np.intp), SEGMENTS - 1)
     # each labeled cell of the side joins the run of the nearest unlabeled cell at or below
     cell_order = cells.cell[mine][order]
     on_side = np.flatnonzero(
