@@ -106,8 +106,10 @@ def test_json_round_trips_with_nulls(comparison):
         "calibration",
         "calibration_check",
         "metric_clusters",
+        "score",
     }
     assert doc["metric_clusters"] == []  # compare(..., clusters=False)
+    assert doc["score"] == {"auc": [], "sweep": []}  # compare(..., score=False)
     assert doc["settings"]["reference"] == "Male" and doc["settings"]["epsilon"] == 0.02
     assert len(doc["pairs"]) == len(comparison.pairs)
     first = doc["pairs"][0]
