@@ -15,6 +15,8 @@ Per data set:
 * the default fit (``bf.fit``, ``rbc``): the 95% HDI of ``res.difference("auc")``,
   ``res.xauc`` and the joint band of ``res.threshold_summary("tpr")``;
 * DeLong's interval of the AUC gap on the labeled rows (``bf.frequentist.auc_difference``);
+* the prediction-powered AUC gap (``bf.frequentist.ppi_auc_difference``: the unlabeled
+  scores as predictions, corrected run by run by the labeled rows);
 * the labeled-only band that keeps its level: Newcombe's interval at each threshold at
   the Bonferroni level (``bf.frequentist.threshold_band``).
 
@@ -72,6 +74,7 @@ def replicate(kind: str, k: int, n_labeled: int, seed: int, fit=FIT) -> dict:
         sweep = res.threshold_summary("tpr", ci_prob=0.95, reference="g1")
         sweep = sweep[sweep["group"] == "g0"]
         delong = bf.frequentist.auc_difference(data, group="g0", reference="g1")
+        ppi = bf.frequentist.ppi_auc_difference(data, "g0", "g1", random_seed=seed)
         band = bf.frequentist.threshold_band(data, "tpr", group="g0", reference="g1")
     gap = truth["gap"]
     both = np.isfinite(band["gap_lower"].to_numpy()) & np.isfinite(band["gap_upper"].to_numpy())
@@ -86,6 +89,9 @@ def replicate(kind: str, k: int, n_labeled: int, seed: int, fit=FIT) -> dict:
         "delong_covered": bool(delong.interval[0] <= truth["auc_gap"] <= delong.interval[1]),
         "delong_width": delong.interval[1] - delong.interval[0],
         "delong_error": abs(delong.estimate - truth["auc_gap"]),
+        "ppi_covered": bool(ppi.interval[0] <= truth["auc_gap"] <= ppi.interval[1]),
+        "ppi_width": ppi.interval[1] - ppi.interval[0],
+        "ppi_error": abs(ppi.estimate - truth["auc_gap"]),
         "xauc_covered_g0": bool(
             x.loc["g0", "lower"] <= truth["xauc"][("g0", "g1")] <= x.loc["g0", "upper"]
         ),
@@ -113,6 +119,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     cols = {
         "auc": "auc_covered",
         "delong": "delong_covered",
+        "ppi": "ppi_covered",
         "xauc_g0": "xauc_covered_g0",
         "xauc_g1": "xauc_covered_g1",
         "sweep": "sweep_covered",
@@ -126,6 +133,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         row["auc_width_ratio"] = part["auc_width"].mean() / part["delong_width"].mean()
         row["auc_mae"] = part["auc_error"].mean()
         row["delong_mae"] = part["delong_error"].mean()
+        row["ppi_width_ratio"] = part["ppi_width"].mean() / part["delong_width"].mean()
+        row["ppi_mae"] = part["ppi_error"].mean()
         row["sweep_width_ratio"] = part["sweep_width"].mean() / part["band_width"].mean()
         rows.append(row)
     return pd.DataFrame(rows)

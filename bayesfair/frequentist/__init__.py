@@ -18,7 +18,12 @@
 """
 
 from bayesfair.frequentist._bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
-from bayesfair.frequentist.auc import AUCDifference, auc_components, auc_difference
+from bayesfair.frequentist.auc import (
+    AUCDifference,
+    auc_components,
+    auc_difference,
+    ppi_auc_difference,
+)
 from bayesfair.frequentist.bernstein import (
     BernsteinInterval,
     bernstein_half_width,
@@ -82,6 +87,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "AUCDifference",
     "auc_components",
     "auc_difference",
+    "ppi_auc_difference",
     "threshold_band",
     # groups known as a proxy's probabilities
     "ProxyBounds",

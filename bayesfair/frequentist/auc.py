@@ -1,4 +1,5 @@
-"""The AUC gap between two groups on the labeled rows: DeLong's interval.
+"""The AUC gap between two groups: DeLong's interval on the labeled rows, and a
+prediction-powered interval that uses the unlabeled scores too.
 
 A group's AUC is the probability that one of its positives outscores one of its
 negatives (ties count ½), the Mann–Whitney statistic over its labeled rows. DeLong,
@@ -27,11 +28,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayesfair._internal.validation import check_array, check_pair, check_probability, takes
+from bayesfair._internal.validation import (
+    check_array,
+    check_pair,
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    takes,
+)
 from bayesfair.exceptions import InvalidParameterError
+from bayesfair.metrics.scores import cell_auc
 from bayesfair.stats import Interval
 
-__all__ = ["AUCDifference", "auc_components", "auc_difference"]
+__all__ = ["AUCDifference", "auc_components", "auc_difference", "ppi_auc_difference"]
+
+#: Runs of equal unlabeled rows along the score per group, each with a
+#: prediction-powered positive rate (:func:`ppi_auc_difference`).
+PPI_RUNS = 8
 
 
 @dataclass(frozen=True)
@@ -147,3 +160,128 @@ def auc_difference(data, group=None, reference=None, ci_prob: float = 0.95) -> A
         group=group,
         reference=reference,
     )
+
+
+@takes("AssessmentData")
+def ppi_auc_difference(
+    data,
+    group=None,
+    reference=None,
+    ci_prob: float = 0.95,
+    n_resamples: int = 1000,
+    random_seed=None,
+) -> AUCDifference:
+    """The AUC gap over the assessed rows, prediction-powered: the unlabeled scores as
+    predictions, corrected run by run by the labeled rows.
+
+    Each group's unlabeled rows are cut into :data:`PPI_RUNS` runs of equal rows along the
+    score (an entry of the binned summary is never split, so the rows beyond the clip are
+    a run of their own). In run ``r`` the unlabeled rows' share of positives is the PPI
+    mean (Angelopoulos et al. 2023, Eq. 1, with the score as the prediction ``f``):
+
+        q̂_r = mean_U,r(f) + mean_L,r(y − f),
+
+    the labeled rows' residuals correcting the predictions' mean; within the run the
+    positives follow the scores. The group's AUC is then that of its labeled rows with
+    their labels and its unlabeled rows with these positives (ties ½,
+    :func:`bayesfair.metrics.scores.cell_auc`), and the interval the percentile interval
+    of the labeled rows resampled within each group (``n_resamples`` times; the unlabeled
+    rows are the population and stay). The correction holds a run's total whatever the
+    scores' calibration; within a run the scores' order is taken as it is, so a run must
+    be narrow where the calibration bends: the price of using the unlabeled rows.
+
+    Parameters
+    ----------
+    data : AssessmentData
+        With its labeled rows held as rows and unlabeled rows (any form).
+    group, reference : optional
+        The pair (default: the only other group, and the data's reference).
+    ci_prob : float, default 0.95
+    n_resamples : int, default 1000
+    random_seed : None, int, SeedSequence or Generator, optional
+
+    Returns
+    -------
+    AUCDifference
+        ``interval.kind`` is ``"ppi"``; ``se`` the resamples' standard deviation.
+    """
+    ci_prob = check_probability(ci_prob)
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=10)
+    rng = check_random_state(random_seed)
+    if data.labeled_is_summary:
+        raise InvalidParameterError(
+            "The AUC needs the labeled rows' scores; these data hold them as a summary."
+        )
+    if data.n_unlabeled == 0:
+        raise InvalidParameterError(
+            "A prediction-powered AUC needs unlabeled rows; use auc_difference on the labeled "
+            "rows alone."
+        )
+    group, reference = check_pair(data.group_levels, data.reference, group, reference)
+    rows = data.labeled_examples.rows("the AUC")
+    unlabeled = data.unlabeled_reduction()
+    parts = {g: _PPIGroup(rows, unlabeled, data.group_levels.index(g)) for g in (group, reference)}
+    auc = {g: part.auc(part.rectifier()) for g, part in parts.items()}
+    draws = np.empty(n_resamples)
+    for b in range(n_resamples):
+        pair = [parts[g].auc(parts[g].rectifier(rng)) for g in (group, reference)]
+        draws[b] = pair[0] - pair[1]
+    alpha = 1.0 - ci_prob
+    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2])
+    return AUCDifference(
+        estimate=float(auc[group] - auc[reference]),
+        interval=Interval(float(lower), float(upper), ci_prob=ci_prob, kind="ppi"),
+        se=float(np.nanstd(draws)),
+        auc=auc,
+        positives={g: int(parts[g].y.sum()) for g in parts},
+        negatives={g: int((1 - parts[g].y).sum()) for g in parts},
+        group=group,
+        reference=reference,
+    )
+
+
+class _PPIGroup:
+    """One group's rows for :func:`ppi_auc_difference`: its cells along the score, its
+    unlabeled runs and its labeled rows' runs."""
+
+    def __init__(self, rows, unlabeled, code: int):
+        mine = rows.codes == code
+        self.s, self.y = rows.scores[mine], rows.labels[mine].astype(float)
+        u = np.flatnonzero(unlabeled.group == code)
+        self.n_u = unlabeled.count[u]
+        self.f_u = unlabeled.sum_score[u] / self.n_u  # each entry's mean score: its prediction
+        # the cells: every distinct labeled score and every unlabeled entry, by score
+        scores = np.concatenate([self.s, self.f_u])
+        self.levels, index = np.unique(scores, return_inverse=True)
+        self.cell_l, self.cell_u = index[: self.s.size], index[self.s.size :]
+        order = np.argsort(self.f_u, kind="stable")
+        start = (np.cumsum(self.n_u[order]) - self.n_u[order]) / self.n_u.sum()
+        self.run_u = np.empty(u.size, dtype=np.intp)
+        self.run_u[order] = np.minimum((start * PPI_RUNS).astype(np.intp), PPI_RUNS - 1)
+        # a labeled row's run: that of the unlabeled entries its score falls among
+        first = np.array([self.f_u[self.run_u == r].min() for r in np.unique(self.run_u)])
+        self.runs = np.unique(self.run_u)
+        self.run_l = self.runs[np.clip(np.searchsorted(first, self.s, side="right") - 1, 0, None)]
+        self.rows_u = np.bincount(self.run_u, weights=self.n_u, minlength=PPI_RUNS)
+        self.pred_u = np.bincount(self.run_u, weights=self.n_u * self.f_u, minlength=PPI_RUNS)
+
+    def rectifier(self, rng=None) -> np.ndarray:
+        """Each run's mean labeled residual ``y − f`` (of a resample of the rows, with ``rng``)."""
+        pick = np.arange(self.s.size) if rng is None else rng.integers(0, self.s.size, self.s.size)
+        run, residual = self.run_l[pick], self.y[pick] - self.s[pick]
+        total = np.bincount(run, weights=residual, minlength=PPI_RUNS)
+        n = np.bincount(run, minlength=PPI_RUNS)
+        return np.where(n > 0, total / np.maximum(n, 1), 0.0)
+
+    def auc(self, rectifier) -> float:
+        """The group's AUC with each run's unlabeled positives at its PPI share."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.clip(self.pred_u / self.rows_u + rectifier, 0.0, 1.0)
+            scale = np.where(self.pred_u > 0, share * self.rows_u / self.pred_u, 0.0)
+        positives_u = np.minimum(self.n_u * self.f_u * scale[self.run_u], self.n_u)
+        k = self.levels.size
+        pos = np.bincount(self.cell_l, weights=self.y, minlength=k)
+        pos += np.bincount(self.cell_u, weights=positives_u, minlength=k)
+        neg = np.bincount(self.cell_l, weights=1.0 - self.y, minlength=k)
+        neg += np.bincount(self.cell_u, weights=self.n_u - positives_u, minlength=k)
+        return float(cell_auc(pos, neg))

@@ -9,7 +9,8 @@ true label.
 
 Claims over ``R = 40`` data sets, each at the level stated:
 
-1. The 95% HDI of the AUC gap covers at least 0.80, and the sweep's joint band (19
+1. The 95% HDI of the AUC gap covers at least 0.80, and so does the prediction-powered
+   interval (``bf.frequentist.ppi_auc_difference``); the sweep's joint band (19
    thresholds at once) at least 0.90: the one-sided 99% Clopper–Pearson upper bound
    of each coverage is at least that (a method at the bound fails with probability at
    most 1%).
@@ -60,7 +61,10 @@ def runs(simulation):
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize(("column", "floor"), [("auc_covered", 0.80), ("sweep_covered", 0.90)])
+@pytest.mark.parametrize(
+    ("column", "floor"),
+    [("auc_covered", 0.80), ("ppi_covered", 0.80), ("sweep_covered", 0.90)],
+)
 def test_the_intervals_cover(runs, column, floor):
     assert _upper(int(runs[column].sum()), R) >= floor, runs[column].mean()
 
