@@ -41,7 +41,11 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.datasets.simulate import differential_calibration, score_truth
+from bayesfair.datasets.simulate import (
+    differential_calibration,
+    score_truth,
+    simulated_assessment,
+)
 from bayesfair.stats import hdi
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,14 +62,7 @@ def replicate(kind: str, k: int, n_labeled: int, seed: int, fit=FIT) -> dict:
         k, n_labeled, N_UNLABELED, kind=distortion, amount=amount, random_seed=seed
     )
     truth = score_truth((labeled, unlabeled), "g0", "g1")
-    data = bf.AssessmentData.from_frames(
-        labeled.drop(columns="p"),
-        unlabeled.drop(columns=["label", "p"]),
-        score="score",
-        label="label",
-        group="group",
-        reference="g1",
-    )
+    data = simulated_assessment(labeled, unlabeled)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(data, random_seed=seed, **fit)

@@ -53,6 +53,7 @@ __all__ = [
     "real_rows",
     "score_truth",
     "simulate_counts",
+    "simulated_assessment",
 ]
 
 #: The scenarios of Lum et al. Table 2: name -> (equal sizes?, equal performance?).
@@ -493,6 +494,30 @@ def differential_calibration(
     )
     return frame.iloc[:n_labeled].reset_index(drop=True), frame.iloc[n_labeled:].reset_index(
         drop=True
+    )
+
+
+def simulated_assessment(labeled, unlabeled, reference="g1"):
+    """The frames of :func:`differential_calibration` as an auditor assesses them: the
+    labeled rows without their true probabilities, the unlabeled ones without their labels.
+
+    Parameters
+    ----------
+    labeled, unlabeled : pandas.DataFrame
+        Columns ``score``, ``label``, ``group`` and ``p``.
+    reference : default "g1"
+
+    Returns
+    -------
+    AssessmentData
+    """
+    return AssessmentData.from_frames(
+        labeled.drop(columns="p"),
+        unlabeled.drop(columns=["label", "p"]),
+        score="score",
+        label="label",
+        group="group",
+        reference=reference,
     )
 
 

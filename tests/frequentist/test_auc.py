@@ -108,17 +108,14 @@ def test_the_coverage_the_docstring_states():
 
 @pytest.fixture(scope="module")
 def audit():
-    from bayesfair.datasets.simulate import differential_calibration, score_truth
+    from bayesfair.datasets.simulate import (
+        differential_calibration,
+        score_truth,
+        simulated_assessment,
+    )
 
     labeled, unlabeled = differential_calibration(2, 600, 5000, kind="label_noise", random_seed=8)
-    data = bf.AssessmentData.from_frames(
-        labeled.drop(columns="p"),
-        unlabeled.drop(columns=["label", "p"]),
-        score="score",
-        label="label",
-        group="group",
-        reference="g1",
-    )
+    data = simulated_assessment(labeled, unlabeled)
     return data, score_truth((labeled, unlabeled), "g0", "g1")
 
 
