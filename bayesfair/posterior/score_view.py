@@ -83,6 +83,7 @@ SEGMENTS = 8
 #: κ: the map's weight in a run's rate, as a prior sample size.
 MAP_WEIGHT = 1.0
 _SEED = 61
+_FIX_ROUNDS = 6
 _CELLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DRAWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -248,14 +249,54 @@ def _side(cells: ScoreCells, map_draws, g: int, h: int, block: slice, rng):
         f_pos, f_neg = _ratio(want_pos, shape_pos), _ratio(want_neg, shape_neg)
         pos += fixed_pos * f_pos[:, None]
         neg += fixed_neg * f_neg[:, None]
-    else:
-        f_pos = _ratio(want_pos - fixed_pos.sum(), up.sum(axis=1))
-        f_neg = _ratio(want_neg - fixed_neg.sum(), un.sum(axis=1))
-        pos += fixed_pos
-        neg += fixed_neg
-    pos[:, cells.cell[mine]] += up * f_pos[:, None]
-    neg[:, cells.cell[mine]] += un * f_neg[:, None]
+        pos[:, cells.cell[mine]] += up * f_pos[:, None]
+        neg[:, cells.cell[mine]] += un * f_neg[:, None]
+        return pos, neg
+    pos += fixed_pos
+    neg += fixed_neg
+    drawn = _drawn_positives(up, want_pos - fixed_pos.sum(), cells.count[mine], rng)
+    pos[:, cells.cell[mine]] += drawn
+    neg[:, cells.cell[mine]] += cells.count[mine] - drawn
     return pos, neg
+
+
+def _drawn_positives(expected, total, count, rng) -> np.ndarray:
+    """The side's unlabeled positives, drawn as its labels would fall: each entry's
+    ``Binomial(rows, p)`` with ``p`` its expected share scaled to the draw's ``total``
+    (an integer under ``"assessed"``), then the few positives by which their sum misses
+    ``total`` added among the entries' negatives (weights ``(rows − x) p``) or taken from
+    their positives (weights ``x (1 − p)``), so that the side keeps the draw's total and
+    where each positive falls along the score varies from draw to draw as the truth's
+    labels do."""
+    target = np.rint(np.maximum(total, 0.0))
+    weight = expected.sum(axis=1, keepdims=True)
+    scale = np.where(weight > 0, target[:, None] / np.where(weight > 0, weight, 1.0), 0.0)
+    p = np.clip(expected * scale / np.maximum(count, 1e-300), 0.0, 1.0)
+    drawn = rng.binomial(np.broadcast_to(count.astype(np.int64), p.shape), p).astype(float)
+    for _ in range(_FIX_ROUNDS):  # an entry filled (or emptied) by a step sends it on
+        miss = target - drawn.sum(axis=1)
+        if not miss.any():
+            break
+        drawn = _fill(drawn, miss, count, p, rng)
+    return drawn
+
+
+def _fill(drawn, miss, count, p, rng) -> np.ndarray:
+    """Add ``miss`` positives (or take ``−miss``) per draw among the entries with room,
+    by the weights of :func:`_drawn_positives` (by room alone where those are all 0)."""
+    for sign, space in ((1.0, count - drawn), (-1.0, drawn)):
+        n = np.where(sign * miss > 0, np.abs(miss), 0).astype(np.int64)
+        room = space * (p if sign > 0 else 1.0 - p)
+        room = np.where(room.sum(axis=1, keepdims=True) > 0, room, space)
+        w = room.sum(axis=1, keepdims=True)
+        use = (n > 0) & (w[:, 0] > 0)
+        if not use.any():
+            continue
+        pvals = np.where(use[:, None], room / np.where(w > 0, w, 1.0), 0.0)
+        pvals[~use, 0] = 1.0
+        step = rng.multinomial(np.where(use, n, 0), pvals).astype(float)
+        drawn = np.clip(drawn + sign * step, 0.0, count)
+    return drawn
 
 
 def _segment_rates(cells: ScoreCells, g: int, h: int, mine, up, rng) -> np.ndarray:
