@@ -8,14 +8,27 @@ among negatives: every threshold's confusion counts, the ROC curve, the AUC, xAU
 the subgroup AUCs follow from the same draws, at O(cells) a draw whatever the rows.
 
 **Each draw's cells** (:func:`_cell_blocks`). Per group and side of the fit's
-threshold, the cells' positives are the labeled rows' (known) plus the unlabeled
-rows' expected positives under the draw's map (with the side's shift, ``rbc``); the
-unlabeled part is then scaled so that the side's positives and negatives equal the
-draw's confusion counts (the posterior's ``cells``: its rates at the threshold, the
-robust model's strata drawn off the map included). So the rates at the fit's
-threshold are exactly the posterior's, and elsewhere the map shapes how a side's
-positives spread over its scores. Under ``estimand="expected"`` the labeled rows are
-weighed with the unlabeled ones and the whole side is scaled.
+threshold:
+
+1. the unlabeled rows' expected positives under the draw's map (with the side's
+   shift, ``rbc``), entry by entry of the binned summary;
+2. moved run by run towards the labeled rows (:func:`_segment_rates`): the side's
+   unlabeled rows are cut into :data:`SEGMENTS` runs of equal rows along the score
+   (an entry is never split, so the rows beyond the clip are a run of their own), and
+   each run's rate is drawn ``Beta(κ m + x, κ (1 − m) + n − x)``, ``m`` the map's rate
+   over the run, ``x`` of the run's ``n`` labeled rows positive, κ =
+   :data:`MAP_WEIGHT`: where the map is wrong and there are labels, the labels win
+   (a beta map cannot follow 12% flipped labels to the lowest scores);
+3. held to the draw's confusion counts (the posterior's ``cells``: its rates at the
+   threshold, the robust model's strata drawn off the map included): under
+   ``estimand="assessed"`` the side's unlabeled positives are *drawn*, each entry's
+   binomial held to the draw's total (:func:`_drawn_positives`), as the truth's labels
+   fall; under ``"expected"`` the side (labeled rows too, as the bootstrap weighs
+   them) is scaled to it.
+
+The labeled rows count with their labels. So the rates at the fit's threshold are
+exactly the posterior's, and elsewhere the runs and the map shape how a side's
+positives spread over its scores.
 
 **Thresholds** fall between cells: a cell is at or above ``t`` when the mean score of
 its rows is (the cells at the fit's threshold split exactly); so a threshold is read
