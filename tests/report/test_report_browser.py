@@ -70,6 +70,14 @@ def test_no_table_scrolls_sideways_in_a_1280_pixel_window(report, tmp_path):
     """At 1,280 pixels every table fits its box (a table wider than the page scrolls
     inside its own box: the one table of differences, 15 columns, did before it
     became two, and the calibration check's sentences did before they wrapped)."""
+
+    overflowing, width = _overflowing(report, tmp_path)
+    assert int(width) <= 1280
+    assert overflowing.split() == []
+
+
+def _overflowing(report, tmp_path) -> tuple[str, str]:
+    """The classes of the tables that scroll sideways at 1,280 pixels, and the width."""
     import re
 
     probe = tmp_path / "probe.html"
@@ -82,9 +90,40 @@ def test_no_table_scrolls_sideways_in_a_1280_pixel_window(report, tmp_path):
     probe.write_text(report.read_text(encoding="utf-8").replace("</body>", script))
     proc = _chromium(["--window-size=1280,900", "--dump-dom", probe.as_uri()], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    overflowing, width = re.search(r'data-overflow="([^"|]*)\|(\d+)"', proc.stdout).groups()
-    assert int(width) <= 1280
-    assert overflowing.split() == []
+    return re.search(r'data-overflow="([^"|]*)\|(\d+)"', proc.stdout).groups()
+
+
+@pytest.fixture(scope="module")
+def score_report(tmp_path_factory, fit_kwargs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    data = load_assessment("adult-sex", "MLP", n_labeled=300, random_seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small draws and a calibration warning: plumbing
+        comp = compare(
+            data,
+            ["tpr"],
+            n_resamples=200,
+            random_seed=0,
+            fit_kwargs=dict(fit_kwargs),
+            progressbar=False,
+            score=True,
+        )
+    path = tmp_path_factory.mktemp("score") / "report.html"
+    path.write_text(comp.to_html(data=data), encoding="utf-8")
+    return path
+
+
+def test_the_score_view_renders_with_its_figures_and_fits_the_page(score_report, tmp_path):
+    proc = _chromium(["--dump-dom", score_report.as_uri()], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dom = proc.stdout
+    assert "The score beyond one threshold" in dom
+    for caption in ("ROC curves by group", "Gap in true positive rate", "Share of positives"):
+        assert caption in dom
+    overflowing, _ = _overflowing(score_report, tmp_path)
+    assert "score" not in overflowing.split()
 
 
 @pytest.mark.slow
