@@ -227,3 +227,48 @@ def test_the_calibration_view_calls_work_as_written():
         "positive_rate_lower",
         "positive_rate_upper",
     ]
+
+
+def test_the_score_calls_work_as_written():
+    """The score beyond one threshold, as the sixth stage's contract writes it: "auc" a
+    metric name, xAUC both ways, the sweep's long table, DeLong on the labeled rows; and
+    the same draws from the same rows held as summaries (the engines' form)."""
+    data = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=300, random_seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bf.fit(data, draws=200, tune=200, chains=2, random_seed=0, progressbar=False)
+    d = res.difference("auc", group="Female", reference="Male")
+    assert d.dims == ("chain", "draw")
+    row = res.summary(metrics=["auc"]).iloc[0]
+    assert row["metric"] == "auc" and row["hdi_lower"] <= row["hdi_upper"]
+    x = res.xauc(group="Female", reference="Male", ci_prob=0.95)
+    assert {"direction", "mean", "lower", "upper"} <= set(x.columns) and len(x) == 2
+    t = res.threshold_summary(metric="tpr", thresholds=[0.3, 0.5, 0.7], ci_prob=0.95)
+    assert list(t.columns[:9]) == [
+        "threshold",
+        "group",
+        "reference",
+        "rate",
+        "rate_lower",
+        "rate_upper",
+        "reference_rate",
+        "gap",
+        "gap_lower",
+    ]
+    assert "gap_upper" in t.columns and len(t) == 3
+    a = bf.frequentist.auc_difference(data, group="Female", reference="Male")
+    assert np.isfinite(a.estimate) and a.interval[0] <= a.estimate <= a.interval[1]
+    labeled = bf.summarize(
+        pd.DataFrame({"s": data.scores, "y": data.labels, "g": data.groups}),
+        score="s",
+        label="y",
+        group="g",
+    )
+    unlabeled = bf.summarize_unlabeled(
+        pd.DataFrame({"s": data.unlabeled_scores, "g": data.unlabeled_groups}), score="s", group="g"
+    )
+    summarised = bf.AssessmentData.from_summaries(labeled, unlabeled, reference="Male")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = bf.fit(summarised, draws=200, tune=200, chains=2, random_seed=0, progressbar=False)
+    np.testing.assert_allclose(again.rates("auc").values, res.rates("auc").values, rtol=1e-12)
