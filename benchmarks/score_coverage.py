@@ -26,7 +26,7 @@ both bands are finite.
 
 Usage::
 
-    python benchmarks/score_coverage.py --reps 100 --out benchmarks/results/score_coverage.csv.gz
+    python benchmarks/score_coverage.py --reps 150 --out benchmarks/results/score_coverage.csv.gz
     python benchmarks/score_coverage.py --reps 2 --cells label_noise:2:200   # smoke
 """
 
