@@ -162,7 +162,7 @@ from bayesfair.report.periods import drift_sentences, period_html, period_json, 
     help="Also read the score beyond the threshold: each pair's AUC gap (and DeLong's on the "
     "labeled rows), the TPR and FPR along the thresholds 0.1-0.9 with joint bands, and in "
     "HTML the ROC curves, the gap along the thresholds and the reliability curves. Needs "
-    "--model rbc or bc; not with --group-probabilities.",
+    "--model rbc or bc; not with --period or --group-probabilities.",
 )
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--draws", default=1000, show_default=True, type=click.IntRange(min=1))

@@ -220,7 +220,14 @@ def ppi_auc_difference(
     group, reference = check_pair(data.group_levels, data.reference, group, reference)
     rows = data.labeled_examples.rows("the AUC")
     unlabeled = data.unlabeled_reduction()
-    parts = {g: _PPIGroup(rows, unlabeled, data.group_levels.index(g)) for g in (group, reference)}
+    codes = {g: data.group_levels.index(g) for g in (group, reference)}
+    bare = [g for g, c in codes.items() if not (unlabeled.group == c).any()]
+    if bare:
+        raise InvalidParameterError(
+            f"A prediction-powered AUC needs unlabeled rows in each group; {bare} has none. "
+            "Use auc_difference on the labeled rows."
+        )
+    parts = {g: _PPIGroup(rows, unlabeled, c) for g, c in codes.items()}
     auc = {g: part.auc(part.rectifier()) for g, part in parts.items()}
     draws = np.empty(n_resamples)
     for b in range(n_resamples):
@@ -259,9 +266,15 @@ class _PPIGroup:
         self.run_u = np.empty(u.size, dtype=np.intp)
         self.run_u[order] = np.minimum((start * PPI_RUNS).astype(np.intp), PPI_RUNS - 1)
         # a labeled row's run: that of the unlabeled entries its score falls among
-        first = np.array([self.f_u[self.run_u == r].min() for r in np.unique(self.run_u)])
         self.runs = np.unique(self.run_u)
+        first = np.array([self.f_u[self.run_u == r].min() for r in self.runs])
         self.run_l = self.runs[np.clip(np.searchsorted(first, self.s, side="right") - 1, 0, None)]
+        # a run without labeled rows joins the nearest run below with some (above for the
+        # first): its predictions are never corrected otherwise, nor their error resampled
+        labeled_runs = np.unique(self.run_l)
+        if labeled_runs.size:
+            below = np.searchsorted(labeled_runs, self.run_u, side="right") - 1
+            self.run_u = labeled_runs[np.maximum(below, 0)]
         self.rows_u = np.bincount(self.run_u, weights=self.n_u, minlength=PPI_RUNS)
         self.pred_u = np.bincount(self.run_u, weights=self.n_u * self.f_u, minlength=PPI_RUNS)
 

@@ -154,7 +154,8 @@ def get_rate(name: str) -> Rate:
         raise InvalidParameterError(
             f"'{found.name}' ({found.label}) is read from the scores along every threshold, "
             "not from the counts at one: the posterior gives it (res.difference, "
-            "res.summary), and bayesfair.frequentist.auc_difference on the labeled rows."
+            "res.summary); on the labeled rows bayesfair.frequentist.auc_difference gives the "
+            "AUC's gap."
         )
     return found
 

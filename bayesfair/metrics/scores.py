@@ -151,14 +151,23 @@ def cell_auc(positives, negatives) -> np.ndarray:
     >>> float(cell_auc([0, 1, 2], [2, 1, 0]))  # 8 of 9 pairs above, 1 tied
     0.9444444444444444
     """
-    pos = check_array(positives, "positives")
-    neg = check_array(negatives, "negatives")
+    pos = check_array(positives, "positives", min_ndim=1)
+    neg = check_array(negatives, "negatives", min_ndim=1)
+    _same_cells(pos, neg)
     total = pos.sum(axis=-1, keepdims=True)
     above = total - np.cumsum(pos, axis=-1)  # positives in the cells above each cell
     num = (neg * (above + 0.5 * pos)).sum(axis=-1)
     den = total[..., 0] * neg.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _same_cells(pos: np.ndarray, neg: np.ndarray) -> None:
+    if pos.shape[-1] != neg.shape[-1]:
+        raise InvalidParameterError(
+            "'positives' and 'negatives' must count the same cells (their last axis). Got "
+            f"{pos.shape[-1]} and {neg.shape[-1]}."
+        )
 
 
 def counts_above(positives, negatives, cuts) -> np.ndarray:
@@ -184,7 +193,12 @@ def counts_above(positives, negatives, cuts) -> np.ndarray:
     """
     pos = check_array(positives, "positives", min_ndim=1)
     neg = check_array(negatives, "negatives", min_ndim=1)
+    _same_cells(pos, neg)
     cuts = np.asarray(check_array(cuts, "cuts", ndim=1), dtype=np.intp)
+    if cuts.size and (cuts.min() < 0 or cuts.max() > pos.shape[-1]):
+        raise InvalidParameterError(
+            f"'cuts' must be cell positions from 0 to {pos.shape[-1]}. Got {cuts.tolist()}."
+        )
     zero = np.zeros((*pos.shape[:-1], 1))
     below_pos = np.concatenate([zero, np.cumsum(pos, axis=-1)], axis=-1)[..., cuts]
     below_neg = np.concatenate([zero, np.cumsum(neg, axis=-1)], axis=-1)[..., cuts]

@@ -96,7 +96,7 @@ SEGMENTS = 8
 #: κ: the map's weight in a run's rate, as a prior sample size.
 MAP_WEIGHT = 1.0
 _SEED = 61
-_FIX_ROUNDS = 6
+_FIX_ROUNDS = 100
 _CELLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DRAWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -108,9 +108,12 @@ class ScoreCells:
     Attributes
     ----------
     score : ndarray, shape (n_cells,)
-        Mean score of each cell's rows (all groups).
+        Mean score of each cell's rows (all groups; running maximum, so that it
+        is sorted as the cells are).
     cell_side : ndarray of int, shape (n_cells,)
         Each cell's side of the fit's threshold (a cell is one bin on one side).
+    threshold : float
+        The fit's threshold.
     group_score, group_rows : ndarray, shape (n_groups, n_cells)
         Each group's sum of scores and rows per cell.
     labeled_pos, labeled_neg : ndarray, shape (n_groups, n_cells)
@@ -125,6 +128,7 @@ class ScoreCells:
 
     score: np.ndarray
     cell_side: np.ndarray
+    threshold: float
     group_score: np.ndarray
     group_rows: np.ndarray
     labeled_pos: np.ndarray
@@ -138,8 +142,15 @@ class ScoreCells:
     scale_all: bool
 
     def cuts(self, thresholds) -> np.ndarray:
-        """For each threshold the first cell at or above it."""
-        return np.searchsorted(self.score, np.asarray(thresholds, dtype=float), side="left")
+        """For each threshold the first cell at or above it: at the fit's threshold the
+        first cell of its upper side (exact); elsewhere the first whose mean score is at
+        least the threshold, less a relative 10⁻¹² (rows tied at a threshold have a mean
+        that rounds either way)."""
+        t = np.asarray(thresholds, dtype=float)
+        out = np.searchsorted(self.score, t * (1.0 - 1e-12), side="left")
+        upper = np.flatnonzero(self.cell_side == 1)
+        exact = upper[0] if upper.size else self.score.size
+        return np.where(t == self.threshold, exact, out)
 
 
 def _check_result(result) -> None:
@@ -182,42 +193,53 @@ def _build_cells(result) -> ScoreCells:
     clip, n_bins = settings["score_clip"], settings["n_bins"]
     labeled = data.labeled_summary(clip, n_bins)
     unlabeled = data.unlabeled_reduction(clip, n_bins)
+    k = data.n_groups
+    scale_all = result.estimand == "expected"
+    known = np.ones(k)  # 1 where a group's labeled rows count with their labels
+    lacking = np.bincount(unlabeled.group, weights=unlabeled.count, minlength=k) == 0
+    if scale_all and lacking.any():
+        # as the fit reads them (fitting._groups_without_unlabeled): the labeled scores of a
+        # group without unlabeled rows are its sample, read through the map
+        own = labeled.without_labels().with_counts(
+            np.where(lacking[labeled.group], labeled.count, 0)
+        )
+        unlabeled = (unlabeled + own).with_levels(unlabeled.levels)
+        known = np.where(lacking, 0.0, 1.0)
+    # a cell is one bin on one side: bin · 2 + side orders the cells by score
     key_l = labeled.bin * 2 + labeled.side
     key_u = unlabeled.bin * 2 + unlabeled.side
     keys, inverse = np.unique(np.concatenate([key_l, key_u]), return_inverse=True)
     rows = np.bincount(inverse, weights=np.concatenate([labeled.count, unlabeled.count]))
     sums = np.bincount(inverse, weights=np.concatenate([labeled.sum_score, unlabeled.sum_score]))
-    mean = sums / rows
-    order = np.argsort(mean, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    cell_l, cell_u = rank[inverse[: key_l.size]], rank[inverse[key_l.size :]]
-    k, n_cells = data.n_groups, keys.size
+    cell_l, cell_u = inverse[: key_l.size], inverse[key_l.size :]
+    n_cells = keys.size
 
     def per_group(codes, cells, weights):
         out = np.zeros((k, n_cells))
         np.add.at(out, (codes, cells), weights)
         return out
 
-    group_rows = per_group(labeled.group, cell_l, labeled.count)
+    # a group's labeled rows read through the map are among its entries already
+    group_rows = per_group(labeled.group, cell_l, labeled.count) * known[:, None]
     group_rows += per_group(unlabeled.group, cell_u, unlabeled.count)
-    group_score = per_group(labeled.group, cell_l, labeled.sum_score)
+    group_score = per_group(labeled.group, cell_l, labeled.sum_score) * known[:, None]
     group_score += per_group(unlabeled.group, cell_u, unlabeled.sum_score)
     positives = labeled.positives
     return ScoreCells(
-        score=mean[order],
-        cell_side=(keys % 2)[order],
+        score=np.maximum.accumulate(sums / np.maximum(rows, 1e-300)),
+        cell_side=keys % 2,
+        threshold=float(settings["threshold"]),
         group_score=group_score,
         group_rows=group_rows,
-        labeled_pos=per_group(labeled.group, cell_l, positives),
-        labeled_neg=per_group(labeled.group, cell_l, labeled.count - positives),
+        labeled_pos=per_group(labeled.group, cell_l, positives) * known[:, None],
+        labeled_neg=per_group(labeled.group, cell_l, labeled.count - positives) * known[:, None],
         group=unlabeled.group.astype(np.intp),
         side=unlabeled.side.astype(np.intp),
         cell=cell_u,
         count=unlabeled.count.astype(float),
         log_s=unlabeled.mean_log_s,
         log_1ms=unlabeled.mean_log_1ms,
-        scale_all=result.estimand == "expected",
+        scale_all=scale_all,
     )
 
 
@@ -286,7 +308,8 @@ def _drawn_positives(expected, total, count, rng) -> np.ndarray:
     scale = np.where(weight > 0, target[:, None] / np.where(weight > 0, weight, 1.0), 0.0)
     p = np.clip(expected * scale / np.maximum(count, 1e-300), 0.0, 1.0)
     drawn = rng.binomial(np.broadcast_to(count.astype(np.int64), p.shape), p).astype(float)
-    for _ in range(_FIX_ROUNDS):  # an entry filled (or emptied) by a step sends it on
+    for _ in range(_FIX_ROUNDS):  # an entry filled (or emptied) by a step sends it on;
+        # the totals fit the rows, so this ends in a few rounds
         miss = target - drawn.sum(axis=1)
         if not miss.any():
             break
@@ -345,8 +368,13 @@ def _segment_rates(cells: ScoreCells, g: int, h: int, mine, up, rng) -> np.ndarr
     m = np.clip(expected[:, held] / rows[held], 1e-9, 1 - 1e-9)
     rate = np.full_like(expected, np.nan)
     rate[:, held] = rng.beta(MAP_WEIGHT * m + x[held], MAP_WEIGHT * (1 - m) + n[held] - x[held])
-    factor = np.where(held, rate / np.where(held, expected / np.maximum(rows, 1e-300), 1.0), 1.0)
-    return np.minimum(up * factor[:, segment], cells.count[mine])
+    # a run whose expected positives underflow to 0 (a steep map at a clipped end) gets
+    # its drawn rate spread over its rows
+    flat = expected <= 0
+    factor = np.where(held & ~flat, rate * rows / np.where(flat, 1.0, expected), 0.0)
+    spread = np.where(held & flat, rate, 0.0)
+    moved = up * factor[:, segment] + cells.count[mine] * spread[:, segment]
+    return np.minimum(moved, cells.count[mine])
 
 
 def _ratio(num, den) -> np.ndarray:

@@ -91,6 +91,7 @@ def score_section(comp, digits: int = 3) -> Section:
         Decimals of the tables.
     """
     shown = not comp.scores.empty
+    pct = f"{comp.settings['ci_prob']:.0%}"
     sweep = comp.sweep
     if shown:
         sweep = sweep[sweep["metric"] == "tpr"][
@@ -109,7 +110,7 @@ def score_section(comp, digits: int = 3) -> Section:
         (
             ("text", _INTRO),
             ("table", comp.scores.round(digits), "score"),
-            ("text", "True positive rate along the thresholds (joint 95% band of the gap):"),
+            ("text", f"True positive rate along the thresholds (joint {pct} band of the gap):"),
             ("table", sweep.round(digits), "score"),
         )
         if shown

@@ -143,3 +143,17 @@ def test_the_prediction_powered_gap_needs_unlabeled_rows(audit):
     labeled_only = bf.AssessmentData(data.scores, data.labels, data.groups, reference="g1")
     with pytest.raises(InvalidParameterError, match="unlabeled rows"):
         bf.frequentist.ppi_auc_difference(labeled_only, "g0")
+
+
+def test_the_prediction_powered_gap_needs_unlabeled_rows_in_each_group(audit):
+    data, _ = audit
+    lone = bf.AssessmentData(
+        data.scores,
+        data.labels,
+        data.groups,
+        data.unlabeled_scores[:50],
+        np.full(50, "g1"),
+        reference="g1",
+    )
+    with pytest.raises(InvalidParameterError, match="in each group"):
+        bf.frequentist.ppi_auc_difference(lone, "g0")

@@ -94,3 +94,10 @@ def test_the_gate_asks_the_auc_for_positives_and_negatives():
 def test_thresholds_must_lie_strictly_inside_zero_one(bad):
     with pytest.raises(InvalidParameterError, match="thresholds"):
         check_thresholds(bad)
+
+
+def test_cells_must_match_and_cuts_must_be_cells():
+    with pytest.raises(InvalidParameterError, match="same cells"):
+        cell_auc([1, 2, 3], [5])
+    with pytest.raises(InvalidParameterError, match="cell positions"):
+        counts_above([1, 2], [2, 1], [-1])

@@ -126,3 +126,52 @@ def test_models_without_a_map_and_files_and_proxies_say_why(res, data, quiet_fit
 def test_a_sweep_of_a_score_metric_is_refused(res):
     with pytest.raises(InvalidParameterError, match="read from the scores"):
         res.threshold_summary("auc")
+
+
+@pytest.fixture(scope="module")
+def deciles(quiet_fit):
+    """Scores on a grid of tenths: many rows tied at every threshold of the grid."""
+    import bayesfair as bf
+
+    rng = np.random.default_rng(9)
+    s = rng.integers(1, 10, 3000) / 10
+    y = (rng.random(3000) < s).astype(int)
+    g = np.where(rng.random(3000) < 0.5, "a", "b")
+    data = bf.AssessmentData(s[:400], y[:400], g[:400], s[400:], g[400:], reference="a")
+    return data, quiet_fit(data)
+
+
+def test_rows_tied_at_a_threshold_count_as_selected(deciles):
+    """ŷ = 1[s ≥ t]: a cell of rows all at 0.3 is at or above 0.3, though the mean of
+    its scores may round below it (the rows of every cell are counted against the rows)."""
+    data, fit = deciles
+    cells = score_view.score_cells(fit)
+    every = np.concatenate([data.scores, data.unlabeled_scores])
+    for t in (0.3, 0.5, 0.6, 0.7):
+        cut = cells.cuts([t])[0]
+        assert cells.group_rows[:, cut:].sum() == (every >= t).sum()
+
+
+def test_a_labeled_only_fit_reads_its_scores_through_the_map(deciles, quiet_fit):
+    """Without unlabeled rows the expected rates are the map's over the labeled scores
+    (every group's sample): the sweep at the threshold is still the posterior's rate."""
+    import bayesfair as bf
+
+    data, _ = deciles
+    labeled = bf.AssessmentData(data.scores, data.labels, data.groups, reference="a")
+    fit = quiet_fit(labeled)
+    assert fit.estimand == "expected"
+    draws = score_view.threshold_draws(fit, "tpr", [0.5])[..., 0]
+    want = fit.rates("tpr").transpose("chain", "draw", "group").values.reshape(draws.shape)
+    np.testing.assert_allclose(draws, want, rtol=1e-9)
+    assert np.isfinite(fit.rates("auc").values).all()
+
+
+def test_a_run_whose_map_underflows_gets_its_rate_spread(res):
+    """A steep map can give a run exactly zero expected positives (the logistic function
+    underflows); its drawn rate is then spread over its rows, not divided by zero."""
+    cells = score_view.score_cells(res)
+    mine = np.flatnonzero((cells.group == 0) & (cells.side == 0))
+    zero = np.zeros((3, mine.size))
+    out = score_view._segment_rates(cells, 0, 0, mine, zero, np.random.default_rng(0))
+    assert np.isfinite(out).all() and (out <= cells.count[mine]).all() and out.sum() > 0
