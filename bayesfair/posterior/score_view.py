@@ -76,6 +76,7 @@ from bayesfair.posterior.groups import group_sizes
 from bayesfair.stats import hdi, prob_within, simultaneous_band
 
 __all__ = [
+    "THRESHOLD_COLUMNS",
     "ScoreCells",
     "group_draws",
     "metric_draws",
@@ -86,6 +87,21 @@ __all__ = [
     "xauc",
 ]
 
+#: The columns of :func:`threshold_summary`, in order.
+THRESHOLD_COLUMNS = [
+    "threshold",
+    "group",
+    "reference",
+    "rate",
+    "rate_lower",
+    "rate_upper",
+    "reference_rate",
+    "gap",
+    "gap_lower",
+    "gap_upper",
+    "prob_within",
+    "decision",
+]
 #: The tree group of a fit's rate draws (one variable per fitted rate).
 RATES_GROUP = "rates"
 # draws per block of the cells' computation: (block, groups, cells) arrays stay small
@@ -564,7 +580,7 @@ def threshold_summary(
                     "decision": decision,
                 }
             )
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=THRESHOLD_COLUMNS)
     out.attrs.update(metric=rate.name, ci_prob=ci_prob, epsilon=epsilon, estimand=result.estimand)
     return out
 

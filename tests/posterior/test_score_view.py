@@ -64,20 +64,7 @@ def test_xauc_has_both_directions(res):
 
 def test_threshold_summary_has_a_joint_band_per_gap(res):
     table = res.threshold_summary("tpr", thresholds=[0.3, 0.5, 0.7], epsilon=0.05)
-    assert list(table.columns) == [
-        "threshold",
-        "group",
-        "reference",
-        "rate",
-        "rate_lower",
-        "rate_upper",
-        "reference_rate",
-        "gap",
-        "gap_lower",
-        "gap_upper",
-        "prob_within",
-        "decision",
-    ]
+    assert list(table.columns) == score_view.THRESHOLD_COLUMNS
     assert table["threshold"].tolist() == [0.3, 0.5, 0.7]
     assert (table["gap_lower"] <= table["gap"]).all() and (table["gap"] <= table["gap_upper"]).all()
     # a lower threshold selects more: the TPR falls along the thresholds
