@@ -147,7 +147,8 @@ class FairnessPosterior:
         return estimand_words(self.estimand, proxy_view.proxy_assumption(self.idata))
 
     def rates(self, metric: str):
-        """Posterior draws of a rate per group, ``DataArray (chain, draw, group)``.
+        """Posterior draws of a rate (or a score metric, ``"auc"``, ...) per group,
+        ``DataArray (chain, draw, group)``.
 
         A draw is NaN where the rate is undefined in that group (no example in
         its denominator: with the unlabeled examples' labels drawn, a small group
@@ -431,7 +432,8 @@ class FairnessPosterior:
         reference=None,
     ):
         """A rate along the thresholds by group, and its gap, with bands that hold jointly
-        over the thresholds (:func:`bayesfair.posterior.score_view.threshold_summary`).
+        over the thresholds, the gaps' over the pairs too
+        (:func:`bayesfair.posterior.score_view.threshold_summary`).
 
         Parameters
         ----------

@@ -517,7 +517,8 @@ def threshold_summary(
     reference=None,
 ) -> pd.DataFrame:
     """A rate of every group along the thresholds, and its gap to the reference, with
-    bands that hold jointly over the thresholds.
+    bands that hold jointly: each group's rate over the thresholds, and the gaps over the
+    thresholds and the pairs together, so that the verdicts hold as a family.
 
     Parameters
     ----------
@@ -530,7 +531,7 @@ def threshold_summary(
         (:data:`~bayesfair.metrics.scores.DEFAULT_THRESHOLDS`).
     ci_prob : float, default 0.95
         Of the bands: each group's rate band holds at every threshold at once with this
-        probability, and so does each gap's.
+        probability, and the gaps' bands at every threshold and pair at once.
     epsilon : float, default 0.02
         Half-width of the region of practical equivalence of the gap.
     reference : optional
@@ -557,11 +558,15 @@ def threshold_summary(
     gates = _threshold_gates(result, rate.name, t)
     bands = [_band(draws[:, i], ci_prob) for i in range(len(groups))]
     mean, lower, upper = (np.stack(part) for part in zip(*bands, strict=True))
+    pairs = contrasts.pairs_for(result, None, reference)
+    # one band for every pair's gap at every threshold: the verdicts hold as a family
+    index = [(groups.index(g), groups.index(ref)) for g, ref in pairs]
+    gaps = np.stack([draws[:, i] - draws[:, r] for i, r in index], axis=1)  # (S, pairs, T)
+    family = _band(gaps.reshape(gaps.shape[0], -1), ci_prob)
+    gap_means, gap_lowers, gap_uppers = (part.reshape(len(pairs), t.size) for part in family)
     rows = []
-    for g, ref in contrasts.pairs_for(result, None, reference):
-        i, r = groups.index(g), groups.index(ref)
-        gap = draws[:, i] - draws[:, r]
-        gap_mean, gap_lower, gap_upper = _band(gap, ci_prob)
+    for p, ((g, ref), (i, r)) in enumerate(zip(pairs, index, strict=True)):
+        gap, gap_mean, gap_lower, gap_upper = gaps[:, p], gap_means[p], gap_lowers[p], gap_uppers[p]
         for j, threshold in enumerate(t):
             decision = decide(gap_lower[j], gap_upper[j], epsilon, [gates[g][j], gates[ref][j]])
             rows.append(

@@ -162,3 +162,25 @@ def test_a_run_whose_map_underflows_gets_its_rate_spread(res):
     zero = np.zeros((3, mine.size))
     out = score_view._segment_rates(cells, 0, 0, mine, zero, np.random.default_rng(0))
     assert np.isfinite(out).all() and (out <= cells.count[mine]).all() and out.sum() > 0
+
+
+def test_the_gap_bands_hold_over_the_pairs_as_a_family(quiet_fit):
+    """Four alike groups: the gaps' band covers every pair and threshold at once in at
+    least ci_prob of the draws, and is wider than one pair's own joint band."""
+    from bayesfair.datasets.simulate import differential_calibration, simulated_assessment
+    from bayesfair.stats import simultaneous_band
+
+    labeled, unlabeled = differential_calibration(4, 400, 4000, kind="none", random_seed=2)
+    fit = quiet_fit(simulated_assessment(labeled, unlabeled))
+    t = [0.3, 0.5, 0.7]
+    table = fit.threshold_summary("tpr", thresholds=t, ci_prob=0.9)
+    draws = score_view.threshold_draws(fit, "tpr", t)
+    r = fit.groups.index("g1")
+    others = [g for g in fit.groups if g != "g1"]
+    gaps = np.concatenate([draws[:, fit.groups.index(g)] - draws[:, r] for g in others], axis=1)
+    lower = table.set_index(["group", "threshold"]).loc[[(g, x) for g in others for x in t]]
+    inside = (lower["gap_lower"].values <= gaps) & (gaps <= lower["gap_upper"].values)
+    assert inside.all(axis=1).mean() >= 0.9
+    alone = simultaneous_band(gaps[:, :3], 0.9)
+    width = (table["gap_upper"] - table["gap_lower"]).values[:3]
+    assert (width > np.asarray(alone.upper) - np.asarray(alone.lower)).all()
