@@ -17,6 +17,9 @@ Per data set:
 * DeLong's interval of the AUC gap on the labeled rows (``bf.frequentist.auc_difference``);
 * the prediction-powered AUC gap (``bf.frequentist.ppi_auc_difference``: the unlabeled
   scores as predictions, corrected run by run by the labeled rows);
+* the default's joint band of g0's own TPR along the thresholds (``rate_band``) and of
+  its share of positives by score range (``reliability``, ten ranges of width 0.1, the
+  truth over g0's rows in each);
 * the labeled-only band that keeps its level: Newcombe's interval at each threshold at
   the Bonferroni level (``bf.frequentist.threshold_band``).
 
@@ -46,6 +49,7 @@ from bayesfair.datasets.simulate import (
     score_truth,
     simulated_assessment,
 )
+from bayesfair.posterior import score_view
 from bayesfair.stats import hdi
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +78,17 @@ def replicate(kind: str, k: int, n_labeled: int, seed: int, fit=FIT) -> dict:
         delong = bf.frequentist.auc_difference(data, group="g0", reference="g1")
         ppi = bf.frequentist.ppi_auc_difference(data, "g0", "g1", random_seed=seed)
         band = bf.frequentist.threshold_band(data, "tpr", group="g0", reference="g1")
+    rate_band = sweep[["rate_lower", "rate_upper"]].to_numpy()
+    rate_truth = truth["rate"]["g0"]
+    curve = score_view.reliability_summary(res)
+    curve = curve[curve["group"] == "g0"]
+    rows = pd.concat([labeled, unlabeled])
+    mine = rows[rows["group"] == "g0"]
+    edges = np.linspace(0, 1, 11)
+    which = np.clip(np.searchsorted(edges, mine["score"].to_numpy(), side="right") - 1, 0, 9)
+    share = pd.Series(mine["label"].to_numpy()).groupby(which).mean()
+    k = np.round(curve["score_lower"].to_numpy() * 10).astype(int)
+    true_share = share.reindex(k).to_numpy()
     gap = truth["gap"]
     both = np.isfinite(band["gap_lower"].to_numpy()) & np.isfinite(band["gap_upper"].to_numpy())
     within = (sweep["gap_lower"].to_numpy() <= gap) & (gap <= sweep["gap_upper"].to_numpy())
@@ -100,6 +115,15 @@ def replicate(kind: str, k: int, n_labeled: int, seed: int, fit=FIT) -> dict:
         "sweep_width": float(width[both].mean()),
         "band_covered": bool(held[both].all()),
         "band_width": float(band_width[both].mean()),
+        "rate_band_covered": bool(
+            ((rate_band[:, 0] <= rate_truth) & (rate_truth <= rate_band[:, 1])).all()
+        ),
+        "reliability_covered": bool(
+            (
+                (curve["lower"].to_numpy() <= true_share)
+                & (true_share <= curve["upper"].to_numpy())
+            ).all()
+        ),
         "positives_g0": int(labeled.loc[labeled["group"] == "g0", "label"].sum()),
     }
 
@@ -122,6 +146,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         "xauc_g1": "xauc_covered_g1",
         "sweep": "sweep_covered",
         "band": "band_covered",
+        "rate_band": "rate_band_covered",
+        "reliability": "reliability_covered",
     }
     rows = []
     for cell, part in frame.groupby("cell", sort=False):

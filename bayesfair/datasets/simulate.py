@@ -542,7 +542,8 @@ def score_truth(frames, group, reference, metric: str = "tpr", thresholds=None) 
     dict
         ``auc`` (each group's, ties ½), ``auc_gap`` (group − reference), ``xauc``
         (``(group, reference)``: the group's positives over the reference's negatives,
-        and ``(reference, group)``), ``thresholds`` and ``gap`` (the rate's gap at each).
+        and ``(reference, group)``), ``thresholds``, ``gap`` (the rate's gap at each) and
+        ``rate`` (each group's rate at each).
     """
     import pandas as pd
 
@@ -568,6 +569,7 @@ def score_truth(frames, group, reference, metric: str = "tpr", thresholds=None) 
         },
         "thresholds": t,
         "gap": rate[group] - rate[reference],
+        "rate": rate,
     }
 
 
