@@ -5,7 +5,12 @@ Every way of shifting the calibration map measured in
 alike, each step narrower than about 1.3 times the pooled model's width is paid for
 with coverage where one group's scores mean something else. This script computes a
 lower bound on the width of an interval that keeps 95% for every distortion up to the
-sizes measured, in the Gaussian limit of each cell.
+sizes measured, in the Gaussian limit of each cell. The limit experiment's computations
+(:func:`~bayesfair.datasets.simulate.pratt_bound`,
+:func:`~bayesfair.datasets.simulate.pratt_bound_on_paths`,
+:func:`~bayesfair.datasets.simulate.fixed_length_interval`) live in
+``bayesfair.datasets.simulate``, where the tests check them; this script plugs in the
+measured runs.
 
 **The limit experiment.** For the gap θ of a metric between the distorted group and
 another, the pooled model's estimate X and a debiased estimate Y from the labels
@@ -78,7 +83,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+
+from bayesfair.datasets.simulate import fixed_length_interval, pratt_bound, pratt_bound_on_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -90,221 +96,6 @@ LEVELS = (0.95, 0.90, 0.80)
 #: The bound with the covariance moving, per row and seed (``--paths``: about 40 s a row
 #: and seed); the page shows its mean over the seeds.
 PATHS_CSV = ROOT / "benchmarks/results/adaptation_bound_paths.csv"
-
-
-def independent(s0: float, s1: float) -> np.ndarray:
-    """The covariance of the errors of ``(X, X − Z)`` when X and Z are independent with
-    standard deviations ``s0`` and ``s1`` (the pooled estimate efficient where β = 0)."""
-    return np.array([[s0**2, s0**2], [s0**2, s0**2 + s1**2]])
-
-
-def pratt_bound(cov, bound: float, ci_prob: float, n_points: int = 4001) -> float:
-    """Least expected length, at β = 0, of an interval for θ that keeps ``ci_prob`` for
-    every θ and every |β| ≤ ``bound`` (module docstring: the limit experiment).
-
-    Parameters
-    ----------
-    cov : array_like, shape (2, 2)
-        Covariance of the errors of the pooled estimate X and the debiased estimate
-        Y = X − Z (:func:`independent` for independent X and Z).
-    bound : float
-        B, the largest bias of X the interval must allow for (≥ 0).
-    ci_prob : float
-        The interval's level 1 − α.
-    n_points : int
-        Points of the numerical part of the integral (trapezoid rule).
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    Under ``(θ', β)`` the means of ``(X, Y)`` are ``(θ' + β, θ')``; against the truth
-    ``(θ, 0)`` their difference is ``v = (Δ − β, Δ)``, ``Δ = θ − θ'``, at the distance
-    ``d² = vᵀ Σ⁻¹ v``. The nearest null has ``β = Δ (1 − Σ₁₂ / Σ₂₂)`` while that is
-    within ±B, and then ``d = |Δ| / √Σ₂₂`` (Y's own precision): that part is
-    ``√Σ₂₂ [G(z) − G(z − Δ₁ / √Σ₂₂)]`` with ``G(x) = x Φ(x) + φ(x)``. Beyond it β = ±B
-    and ``d²`` is a quadratic in Δ, integrated numerically until ``d = z + 9`` (the
-    integrand is then below Φ(−9)). The integrand is symmetric in Δ.
-    """
-    from scipy.integrate import trapezoid
-
-    cov = np.asarray(cov, dtype=float)
-    if not (cov.shape == (2, 2) and np.all(np.linalg.eigvalsh(cov) > 0)):
-        raise ValueError("cov must be a 2 × 2 positive definite matrix.")
-    if not (bound >= 0 and 0 < ci_prob < 1):
-        raise ValueError("bound ≥ 0 and 0 < ci_prob < 1 are required.")
-    z = norm.ppf(ci_prob)
-    sd_y = np.sqrt(cov[1, 1])
-    slope = 1.0 - cov[0, 1] / cov[1, 1]  # the nearest null's β per unit of Δ
-
-    def g(x):
-        return x * norm.cdf(x) + norm.pdf(x)
-
-    turn = np.inf if slope == 0 else bound / abs(slope)  # where the nearest β reaches ±B
-    if not np.isfinite(turn):
-        return 2.0 * sd_y * g(z)
-    inner = sd_y * (g(z) - g(z - turn / sd_y))
-    beta = bound * np.sign(slope)
-    p = np.linalg.inv(cov)
-    a = p[0, 0] + 2 * p[0, 1] + p[1, 1]  # d² = a Δ² + b Δ + c at β = ±B
-    b = -2 * beta * (p[0, 0] + p[0, 1])
-    c = p[0, 0] * beta**2 - (z + 9.0) ** 2
-    disc = b**2 - 4 * a * c  # below 0: d > z + 9 for every Δ beyond the turn
-    top = (-b + np.sqrt(disc)) / (2 * a) if disc > 0 else -np.inf
-    outer = 0.0
-    if top > turn:
-        delta = np.linspace(turn, top, n_points)
-        v = np.stack([delta - beta, delta])
-        d = np.sqrt(np.maximum(np.einsum("in,ij,jn->n", v, p, v), 0.0))  # ≥ 0 but for rounding
-        outer = trapezoid(norm.cdf(z - d), delta)
-    return 2.0 * (inner + outer)
-
-
-def pratt_bound_on_paths(
-    cov0,
-    paths,
-    ci_prob: float,
-    n_steps: int = 11,
-    n_deltas: int = 121,
-    n_draws: int = 20_000,
-    seed: int = 0,
-) -> float:
-    """The bound of :func:`pratt_bound` where a distortion also changes the errors'
-    covariance: each measured distortion ``d`` moves the pair ``(β, Σ)`` from ``(0, Σ₀)``
-    to ``(β_d, Σ_d)`` along the straight path ``(t β_d, (1 − t) Σ₀ + t Σ_d)``, t in [0, 1],
-    and the interval must keep ``ci_prob`` at every point of every path, in both signs
-    (the audit does not know which of the two groups differs).
-
-    Pratt's argument is the same; against the truth ``N(0, Σ₀)`` the nearest null is now
-    the one whose most powerful test (Neyman–Pearson, a quadratic likelihood ratio when
-    the covariances differ) has the least power, found over ``n_steps`` points of each
-    path. Each test's power is estimated from ``n_draws`` common normal draws under the
-    null and under the truth (the threshold at the null's 1 − α quantile of the log
-    ratio), and the integral is the trapezoid rule on ``n_deltas`` points of Δ up to the
-    point where every null is rejected with probability above 1 − 10⁻⁴.
-
-    Parameters
-    ----------
-    cov0 : array_like, shape (2, 2)
-        Σ₀, the covariance of the errors of X and Y where the groups are alike.
-    paths : list of (float, array_like)
-        Per distortion, its bias β_d of X and the covariance Σ_d of the errors
-        ``(X − θ − β_d, Y − θ)`` there.
-    ci_prob : float
-        The interval's level 1 − α.
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    The path is an interpolation, not a measurement: only its ends are measured. With
-    ``Σ_d = Σ₀`` it is :func:`pratt_bound` at ``B = max |β_d|`` restricted to the
-    measured directions, which the tests check.
-    """
-    from scipy.integrate import trapezoid
-
-    cov0 = np.asarray(cov0, dtype=float)
-    rng = np.random.default_rng(seed)
-    draws = rng.standard_normal((2, n_draws, 2))  # common to every null: a smooth integrand
-    betas, covs = [], []
-    for beta_d, cov_d in paths:
-        for t in np.linspace(0.0, 1.0, n_steps):
-            for sign in (1.0, -1.0):
-                betas.append(sign * t * beta_d)
-                covs.append((1.0 - t) * cov0 + t * np.asarray(cov_d, dtype=float))
-    betas, covs = np.array(betas), np.array(covs)
-    sd_y = np.sqrt(cov0[1, 1])
-
-    def least_power(delta: float) -> float:
-        means = np.stack([betas - delta, np.full_like(betas, -delta)], axis=1)
-        return float(most_powerful_power(means, covs, cov0, ci_prob, draws).min())
-
-    top = 4.0 * sd_y
-    while least_power(top) < 1.0 - 1e-4:
-        top *= 1.5
-    deltas = np.linspace(0.0, top, n_deltas)
-    covered = [1.0 - least_power(delta) for delta in deltas]
-    return 2.0 * trapezoid(covered, deltas)
-
-
-def most_powerful_power(mean, cov_null, cov0, ci_prob: float, draws) -> np.ndarray:
-    """The power of the most powerful level-α test of ``N(mean, cov_null)`` against
-    ``N(0, cov0)`` (Neyman–Pearson: reject where the log likelihood ratio exceeds its
-    1 − α quantile under the null), from normal draws; for many nulls at once.
-
-    Parameters
-    ----------
-    mean : array_like, shape (m, 2) or (2,)
-        Each null's mean, less the truth's.
-    cov_null : array_like, shape (m, 2, 2) or (2, 2)
-        Each null's covariance.
-    cov0 : array_like, shape (2, 2)
-        The truth's covariance.
-    ci_prob : float
-        1 − α.
-    draws : ndarray, shape (2, n, 2)
-        Standard normal draws: the first for the nulls, the second for the truth.
-
-    Returns
-    -------
-    ndarray, shape (m,), or float for one null
-    """
-    one = np.ndim(mean) == 1
-    mean = np.atleast_2d(np.asarray(mean, dtype=float))[:, None, :]  # (m, 1, 2)
-    cov_null = np.asarray(cov_null, dtype=float).reshape(-1, 2, 2)
-    cov0 = np.asarray(cov0, dtype=float)
-    p_null, p0 = np.linalg.inv(cov_null), np.linalg.inv(cov0)
-    half_log_dets = 0.5 * (np.linalg.slogdet(cov_null)[1] - np.linalg.slogdet(cov0)[1])
-
-    def quad(x, p):  # xᵀ P x per draw, P of shape (m, 2, 2) or (2, 2)
-        p = p.reshape(-1, 1, 2, 2)
-        a, b, c = p[..., 0, 0], p[..., 0, 1], p[..., 1, 1]
-        return a * x[..., 0] ** 2 + 2 * b * x[..., 0] * x[..., 1] + c * x[..., 1] ** 2
-
-    def log_ratio(x):  # log N(x; 0, Σ₀) − log N(x; mean, Σ_null), shape (m, n)
-        return 0.5 * (quad(x - mean, p_null) - quad(x, p0)) + half_log_dets[:, None]
-
-    under_null = mean + np.einsum("nj,mij->mni", draws[0], np.linalg.cholesky(cov_null))
-    under_truth = (draws[1] @ np.linalg.cholesky(cov0).T)[None]
-    threshold = np.quantile(log_ratio(under_null), ci_prob, axis=1)
-    power = np.mean(log_ratio(under_truth) > threshold[:, None], axis=1)
-    return float(power[0]) if one else power
-
-
-def fixed_length_interval(cov, bound: float, ci_prob: float):
-    """The shortest interval ``(1 − w) X + w Y ± h`` that keeps ``ci_prob`` for every
-    |β| ≤ B (Armstrong & Kolesár 2018, §3: the bias-aware fixed-length interval).
-
-    At a bias β its error is normal with mean ``(1 − w) β`` and variance
-    ``(1 − w)² Σ₁₁ + w² Σ₂₂ + 2 w (1 − w) Σ₁₂``; the half-width is the critical value of
-    ``|N(b, 1)|`` at the largest standardised bias ``b = |1 − w| B / sd``, times ``sd``;
-    ``w`` in [−1, 2] is chosen to make it shortest.
-
-    Returns
-    -------
-    width : float
-    w : float
-    """
-    from scipy.optimize import brentq, minimize_scalar
-
-    cov = np.asarray(cov, dtype=float)
-
-    def width(w):
-        var = (1 - w) ** 2 * cov[0, 0] + w**2 * cov[1, 1] + 2 * w * (1 - w) * cov[0, 1]
-        sd = np.sqrt(var)
-        b = abs(1 - w) * bound / sd
-
-        def miss(h):
-            return norm.cdf(h - b) - norm.cdf(-h - b) - ci_prob
-
-        return 2.0 * brentq(miss, 0.0, b + 10.0) * sd
-
-    best = minimize_scalar(width, bounds=(-1.0, 2.0), method="bounded", options={"xatol": 1e-6})
-    return float(best.fun), float(best.x)
 
 
 def run(reps: int, seed0: int, out: Path, sizes=SIZES) -> pd.DataFrame:

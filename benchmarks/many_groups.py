@@ -63,11 +63,16 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy.stats import beta as beta_dist
 
 import bayesfair as bf
-from bayesfair.datasets.simulate import many_groups
+from bayesfair.datasets.simulate import (
+    UNEQUAL_LABELS,
+    UNEQUAL_UNLABELED,
+    many_groups,
+    rate_truth,
+    unequal_group_sizes,
+)
 from bayesfair.exceptions import SamplingWarning
 from bayesfair.frequentist import group_intervals
 from bayesfair.frequentist.groups import max_gap_interval
@@ -79,16 +84,7 @@ METRICS = ("accuracy", "tpr")
 FIT_METRICS = ["accuracy", "tpr", "fpr", "base_rate", "selection_rate"]
 EPS_GROUP, EPS_FAMILY, CI_PROB = 0.02, 0.05, 0.95
 SHIFT = 1.0
-LABEL_PATTERN = (5, 0, 20, 1, 40, 2, 10, 3)
-UNLABELED_PATTERN = (500, 2000, 8000)
-
-
-def unequal_sizes(k: int) -> tuple[list[int], list[int]]:
-    """Labels and unlabeled rows per group of an unequal cell (module docstring)."""
-    return (
-        [LABEL_PATTERN[i % len(LABEL_PATTERN)] for i in range(k)],
-        [UNLABELED_PATTERN[i % len(UNLABELED_PATTERN)] for i in range(k)],
-    )
+LABEL_PATTERN, UNLABELED_PATTERN = UNEQUAL_LABELS, UNEQUAL_UNLABELED
 
 
 def cells() -> dict[str, dict]:
@@ -97,7 +93,7 @@ def cells() -> dict[str, dict]:
         "null60": dict(k=60, n_labeled=12, n_unlabeled=10_000, distorted=()),
     }
     for k in (10, 30, 60):
-        n_lab, n_unl = unequal_sizes(k)
+        n_lab, n_unl = unequal_group_sizes(k)
         for d, distorted in enumerate(((), (0,), (0, 1))):
             out[f"unequal{k}_d{d}"] = dict(
                 k=k, n_labeled=n_lab, n_unlabeled=n_unl, distorted=distorted
@@ -109,36 +105,13 @@ def extra_cells() -> dict[str, dict]:
     """Not run by default (``--cells`` names them): ``unequal30_du`` distorts group 1
     only, which has no label (2,000 unlabeled rows), so that no labeled group shows the
     hierarchy that distortions exist."""
-    n_lab, n_unl = unequal_sizes(30)
+    n_lab, n_unl = unequal_group_sizes(30)
     return {"unequal30_du": dict(k=30, n_labeled=n_lab, n_unlabeled=n_unl, distorted=(1,))}
 
 
 # ---------------------------------------------------------------------------
 # Truths
 # ---------------------------------------------------------------------------
-def _counts(pred, y, codes, k) -> np.ndarray:
-    """(K, 4) confusion counts tp, fp, tn, fn."""
-    out = np.zeros((k, 4))
-    for j, mask in enumerate(
-        (pred & (y == 1), pred & (y == 0), ~pred & (y == 0), ~pred & (y == 1))
-    ):
-        out[:, j] = np.bincount(codes[mask], minlength=k)
-    return out
-
-
-def realised_truth(lab: pd.DataFrame, unl: pd.DataFrame, groups) -> dict:
-    """The assessed estimand: rates on all rows, gaps to all rows, max − min."""
-    both = pd.concat([lab, unl], ignore_index=True)
-    codes = pd.Categorical(both["group"], categories=groups).codes
-    counts = _counts(both["score"].to_numpy() >= 0.5, both["label"].to_numpy(), codes, len(groups))
-    out = {}
-    for m in METRICS:
-        rate = rate_from_counts(counts, m)
-        overall = float(rate_from_counts(counts.sum(axis=0), m))
-        out[m] = {"rate": rate, "gap": rate - overall}
-    return out
-
-
 def expected_counts(shift: float) -> np.ndarray:
     """Population (tp, fp, tn, fn) of a group with ``p ~ Beta(2, 2)``, prediction ``p >= t``,
     ``t = σ(shift)`` (``s = σ(logit p − shift) >= 0.5``), in closed form."""
@@ -286,7 +259,7 @@ def one_rep(cell: dict, seed: int, models) -> dict:
             lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
         )
     groups = list(data.group_levels)
-    truth = realised_truth(lab, unl, groups)
+    truth = rate_truth((lab, unl), groups, METRICS)
     exact = expected_rates(cell["k"], cell["distorted"])
     rec = {"seed": seed}
     for model in models:

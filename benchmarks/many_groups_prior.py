@@ -13,15 +13,14 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, "/work/main/benchmarks")
-from many_groups import FIT_METRICS, realised_truth, unequal_sizes
-
 import bayesfair as bf
-from bayesfair.datasets.simulate import many_groups
+from bayesfair.datasets.simulate import many_groups, rate_truth, unequal_group_sizes
 from bayesfair.models.calibration import DiscrepancyPrior
 
+FIT_METRICS = ["accuracy", "tpr", "fpr", "base_rate", "selection_rate"]  # many_groups.py's
+
 warnings.simplefilter("ignore")
-n_lab, n_unl = unequal_sizes(60)
+n_lab, n_unl = unequal_group_sizes(60)
 out = []
 for r in range(int(sys.argv[1])):
     seed = 31_000 + r
@@ -29,7 +28,7 @@ for r in range(int(sys.argv[1])):
     data = bf.AssessmentData.from_frames(
         lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
     )
-    truth = realised_truth(lab, unl, list(data.group_levels))
+    truth = rate_truth((lab, unl), list(data.group_levels))
     rec = {}
     for name, disc in (
         ("new", DiscrepancyPrior()),

@@ -1,13 +1,15 @@
 """Coverage of the PPI++ intervals in a simulation with known truth (validity).
 
-Two equal groups; each example has a true probability ``p ~ Beta(2, 2)`` and a
-label ``y ~ Bernoulli(p)``. Group A's classifier reports ``s = p`` (calibrated),
-group B's ``s = p²`` (miscalibrated: the cross-fitted calibration must repair
-it, and the residuals must debias what it cannot). ŷ = 1[s ≥ 0.5]. Per
-replicate: ``n_L`` labeled examples (groups at random) and 20,000 unlabeled;
-95% PPI++ and classical intervals of Δ accuracy, Δ TPR and Δ FPR (B − A)
-against the truth, the rates of the population (computed once from 4 × 10⁶
-draws, Monte Carlo error below 5e-4).
+Two equal groups (:func:`bayesfair.datasets.simulate.two_group_rows`); each example
+has a true probability ``p ~ Beta(2, 2)`` and a label ``y ~ Bernoulli(p)``. Group A's
+classifier reports ``s = p`` (calibrated), group B's ``s = p²`` (miscalibrated: the
+cross-fitted calibration must repair it, and the residuals must debias what it
+cannot). ŷ = 1[s ≥ 0.5]. Per replicate: ``n_L`` labeled examples (groups at random)
+and 20,000 unlabeled; 95% PPI++ and classical intervals of Δ accuracy, Δ TPR and Δ FPR
+(B − A) against the truth, the rates of the population (computed once from 4 × 10⁶
+draws, Monte Carlo error below 5e-4: :func:`bayesfair.datasets.simulate.two_group_truth`).
+The scenario ``misfit`` folds B's scores, ``s = |2p − 1|``, which no calibration map
+can repair.
 
 Run: ``python benchmarks/ppi_coverage.py`` (2,000 replicates per n_L, about
 two minutes); ``--reps 200`` for a quick look. Writes ``docs/results/ppi_coverage.md``.
@@ -24,42 +26,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesfair.datasets.simulate import two_group_rows, two_group_truth
+
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("accuracy", "tpr", "fpr")
 N_UNLABELED = 20_000
-
-
-SCENARIOS = ("squared", "misfit")
-
-
-def draw(n, rng, scenario: str = "squared"):
-    """``n`` examples: scores, labels, groups (A calibrated; B squared or folded).
-
-    ``misfit``: B's score is ``|2p − 1|``, which no beta calibration (nor any
-    monotone map) can turn back into ``p``: P(y = 1 | s) is 1/2 at every score.
-    The calibrated predictions are then wrong for B, the case where PPI++ must
-    stay valid by its rectifier alone.
-    """
-    g = rng.choice(np.array(["A", "B"]), n)
-    p = rng.beta(2.0, 2.0, n)
-    y = (rng.uniform(size=n) < p).astype(int)
-    s_b = p**2 if scenario == "squared" else np.abs(2.0 * p - 1.0)
-    s = np.where(g == "B", s_b, p)
-    return s, y, g
-
-
-def truth(n: int = 4_000_000, seed: int = 12345, scenario: str = "squared") -> dict:
-    """The population Δ (B − A) of each metric, from ``n`` draws."""
-    from bayesfair.data.examples import count_confusion
-    from bayesfair.metrics.rates import rate_fraction
-
-    s, y, g = draw(n, np.random.default_rng(seed), scenario)
-    counts = count_confusion(s >= 0.5, y, (g == "B").astype(int), 2)
-    out = {}
-    for m in METRICS:
-        num, den = rate_fraction(counts, m)
-        out[m] = float(num[1] / den[1] - num[0] / den[0])
-    return out
 
 
 def replicate(n_labeled: int, rng, truths: dict, scenario: str = "squared") -> list[dict]:
@@ -67,8 +38,8 @@ def replicate(n_labeled: int, rng, truths: dict, scenario: str = "squared") -> l
     import bayesfair as bf
     from bayesfair.frequentist import ppi_difference
 
-    s, y, g = draw(n_labeled, rng, scenario)
-    s_u, _, g_u = draw(N_UNLABELED, rng, scenario)
+    s, y, g = two_group_rows(n_labeled, rng, scenario=scenario)
+    s_u, _, g_u = two_group_rows(N_UNLABELED, rng, scenario=scenario)
     data = bf.AssessmentData(s, y, g, unlabeled_scores=s_u, unlabeled_groups=g_u, reference="A")
     rows = []
     for m in METRICS:
@@ -91,7 +62,7 @@ def replicate(n_labeled: int, rng, truths: dict, scenario: str = "squared") -> l
 
 
 def run(sizes, reps: int, seed: int = 0, scenario: str = "squared") -> pd.DataFrame:
-    truths = truth(scenario=scenario)
+    truths = two_group_truth(scenario, METRICS)
     rows = []
     for n_labeled, seq in zip(sizes, np.random.SeedSequence(seed).spawn(len(sizes)), strict=True):
         rng = np.random.default_rng(seq)

@@ -1,9 +1,11 @@
 """Between-group variance from PPI++ group rates: coverage and RMSE with a known truth.
 
 Lum, Zhang & Bower's (2022, §5.1) four scenarios, with scores so that the
-unlabeled data can help: K = 8 groups; in group k each example has a true
-probability ``p ~ Beta(α_k, β_k)``, a label ``y ~ Bernoulli(p)`` and the score
-``s = p^γ_k`` (γ_k from 0.5 to 2: every group miscalibrated its own way).
+unlabeled data can help (:func:`bayesfair.datasets.simulate.lum_score_design`, its
+rows drawn by ``lum_score_rows`` and its truth by ``lum_score_tpr_variance``): K = 8
+groups; in group k each example has a true probability ``p ~ Beta(α_k, β_k)``, a label
+``y ~ Bernoulli(p)`` and the score ``s = p^γ_k`` (γ_k from 0.5 to 2: every group
+miscalibrated its own way).
 
 * *unequal performance*: (α_k, β_k) run from (1, 3) to (3, 1), so the groups'
   TPRs differ; the truth ``M_var(μ)`` (ddof 1) of the K population TPRs is
@@ -33,57 +35,35 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesfair.datasets.simulate import (
+    lum_score_design,
+    lum_score_rows,
+    lum_score_tpr_variance,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 K = 8
 N_UNLABELED = 2_500
-SCENARIOS = {
-    "equal_size_unequal_perf": (False, False),
-    "unequal_size_unequal_perf": (True, False),
-    "equal_size_equal_perf": (False, True),
-    "unequal_size_equal_perf": (True, True),
-}
+#: The scenarios in the order of their seeds (``SeedSequence(seed).spawn``).
+SCENARIOS = (
+    "equal_size_unequal_perf",
+    "unequal_size_unequal_perf",
+    "equal_size_equal_perf",
+    "unequal_size_equal_perf",
+)
 
 
-def design(unequal_size: bool, equal_perf: bool):
-    """Per group: (α, β, γ, n_labeled)."""
-    if equal_perf:
-        a = b = np.full(K, 2.0)
-        gamma = np.ones(K)
-    else:
-        a, b = np.linspace(1.0, 3.0, K), np.linspace(3.0, 1.0, K)
-        gamma = np.geomspace(0.5, 2.0, K)[np.random.default_rng(1).permutation(K)]
-    n = np.round(np.linspace(40, 200, K)).astype(int) if unequal_size else np.full(K, 100)
-    return a, b, gamma, n
-
-
-def draw(a, b, gamma, sizes, rng):
-    p = rng.beta(np.repeat(a, sizes), np.repeat(b, sizes))
-    y = (rng.uniform(size=p.size) < p).astype(int)
-    s = p ** np.repeat(gamma, sizes)
-    g = np.repeat(np.array([f"g{k}" for k in range(K)]), sizes)
-    return s, y, g
-
-
-def truth(a, b, gamma, n_draws: int = 1_000_000, seed: int = 99) -> float:
-    """``M_var(μ)`` (ddof 1) of the population TPRs."""
-    rng = np.random.default_rng(seed)
-    tpr = []
-    for k in range(K):
-        p = rng.beta(a[k], b[k], n_draws)
-        y = rng.uniform(size=n_draws) < p
-        tpr.append(((p ** gamma[k] >= 0.5) & y).sum() / y.sum())
-    return float(np.var(tpr, ddof=1))
-
-
-def replicate(a, b, gamma, n, rng) -> dict:
+def replicate(design, rng) -> dict:
+    """One labeled + unlabeled draw of a design: the PPI++, classical and
+    double-corrected bootstrap estimates, 95% intervals and upper bounds."""
     import bayesfair as bf
     from bayesfair.frequentist import (
         double_corrected_bootstrap_counts,
         ppi_between_group_variance,
     )
 
-    s, y, g = draw(a, b, gamma, n, rng)
-    s_u, _, g_u = draw(a, b, gamma, np.full(K, N_UNLABELED), rng)
+    s, y, g = lum_score_rows(design, design.n_labeled, rng)
+    s_u, _, g_u = lum_score_rows(design, np.full(K, N_UNLABELED), rng)
     data = bf.AssessmentData(s, y, g, unlabeled_scores=s_u, unlabeled_groups=g_u)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -107,14 +87,14 @@ def replicate(a, b, gamma, n, rng) -> dict:
 def run(reps: int, seed: int = 0, scenarios=tuple(SCENARIOS)) -> pd.DataFrame:
     rows = []
     seqs = np.random.SeedSequence(seed).spawn(len(SCENARIOS))
-    for (name, (unequal, equal)), seq in zip(SCENARIOS.items(), seqs, strict=True):
+    for name, seq in zip(SCENARIOS, seqs, strict=True):
         if name not in scenarios:
             continue
-        a, b, gamma, n = design(unequal, equal)
-        t = 0.0 if equal else truth(a, b, gamma)
+        design = lum_score_design(name, K)
+        t = lum_score_tpr_variance(design)
         rng = np.random.default_rng(seq)
         for rep in range(reps):
-            for method, (est, lo, hi, ub) in replicate(a, b, gamma, n, rng).items():
+            for method, (est, lo, hi, ub) in replicate(design, rng).items():
                 rows.append(
                     {
                         "scenario": name,

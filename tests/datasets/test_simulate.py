@@ -102,3 +102,106 @@ def test_score_truth_is_counted_pair_by_pair():
     assert truth["xauc"][("g1", "g0")] == pytest.approx(pairs(s["g1"][y["g1"]], s["g0"][~y["g0"]]))
     fpr = {g: [(s[g][~y[g]] >= t).mean() for t in (0.3, 0.6)] for g in part}
     np.testing.assert_allclose(truth["gap"], np.subtract(fpr["g0"], fpr["g1"]))
+
+
+def test_two_group_rows_distort_group_b_only_and_the_truth_is_counted():
+    from bayesfair.datasets.simulate import two_group_rows, two_group_truth
+
+    s, y, g = two_group_rows(4_000, random_seed=0)
+    assert s.shape == y.shape == g.shape == (4_000,) and set(g) == {"A", "B"}
+    a, b = g == "A", g == "B"
+    # A calibrated: the mean label follows the mean score; B's scores are p², lower
+    assert abs(y[a].mean() - s[a].mean()) < 5 * np.sqrt(0.25 / a.sum())
+    assert s[b].mean() < s[a].mean() - 0.1
+    folded, _, g2 = two_group_rows(1_000, random_seed=1, scenario="misfit")
+    assert folded[g2 == "B"].min() >= 0
+    again = two_group_rows(4_000, random_seed=0)
+    for x, x_again in zip((s, y, g), again, strict=True):
+        np.testing.assert_array_equal(x, x_again)
+    # the truth is the gap of the rates counted over the rows drawn with its seed
+    truth = two_group_truth("squared", ("accuracy", "tpr"), n_rows=2_000, random_seed=5)
+    s, y, g = two_group_rows(2_000, random_seed=5)
+    pred = s >= 0.5
+    acc = {k: (pred == y)[g == k].mean() for k in "AB"}
+    tpr = {k: pred[(g == k) & (y == 1)].mean() for k in "AB"}
+    assert truth["accuracy"] == pytest.approx(acc["B"] - acc["A"])
+    assert truth["tpr"] == pytest.approx(tpr["B"] - tpr["A"])
+    with pytest.raises(ValueError, match="Did you mean 'misfit'"):
+        two_group_rows(10, scenario="misfi")
+
+
+def test_lum_score_design_and_its_truth():
+    from bayesfair.datasets.simulate import (
+        lum_score_design,
+        lum_score_rows,
+        lum_score_tpr_variance,
+    )
+
+    equal = lum_score_design("equal_size_equal_perf")
+    assert (equal.n_labeled == 100).all() and (equal.gamma == 1).all()
+    assert lum_score_tpr_variance(equal) == 0.0  # the same population in every group
+    unequal = lum_score_design("unequal_size_unequal_perf")
+    assert unequal.n_labeled.tolist() == [40, 63, 86, 109, 131, 154, 177, 200]
+    np.testing.assert_allclose(np.sort(unequal.gamma), np.geomspace(0.5, 2.0, 8))
+    s, y, g = lum_score_rows(unequal, unequal.n_labeled, random_seed=0)
+    assert s.size == unequal.n_labeled.sum() and g[0] == "g0" and g[-1] == "g7"
+    assert ((s >= 0) & (s <= 1)).all() and set(np.unique(y)) <= {0, 1}
+    # the truth from its draws, against the TPRs of one large draw of rows
+    truth = lum_score_tpr_variance(unequal, n_draws=200_000)
+    s, y, g = lum_score_rows(unequal, np.full(8, 200_000), random_seed=1)
+    tpr = [(s[(g == f"g{k}") & (y == 1)] >= 0.5).mean() for k in range(8)]
+    assert truth > 0 and truth == pytest.approx(np.var(tpr, ddof=1), rel=0.05)
+
+
+def test_rate_truth_and_unequal_sizes():
+    from bayesfair.datasets.simulate import many_groups, rate_truth, unequal_group_sizes
+
+    n_lab, n_unl = unequal_group_sizes(10)
+    assert n_lab == [5, 0, 20, 1, 40, 2, 10, 3, 5, 0]
+    assert n_unl == [500, 2000, 8000, 500, 2000, 8000, 500, 2000, 8000, 500]
+    lab, unl = many_groups(10, n_lab, n_unl, distorted=(0,), random_seed=2)
+    groups = [f"g{i}" for i in range(10)]
+    truth = rate_truth((lab, unl), groups, ("accuracy", "tpr"))
+    rows = pd.concat([lab, unl])
+    pred = rows["score"] >= 0.5
+    correct = pred == (rows["label"] == 1)
+    np.testing.assert_allclose(truth["accuracy"]["rate"], correct.groupby(rows["group"]).mean())
+    np.testing.assert_allclose(truth["accuracy"]["gap"], truth["accuracy"]["rate"] - correct.mean())
+    tpr = pred[rows["label"] == 1].groupby(rows["group"][rows["label"] == 1]).mean()
+    np.testing.assert_allclose(truth["tpr"]["rate"], tpr)
+    with pytest.raises(ValueError, match="one of 'groups'"):
+        rate_truth((lab, unl), groups[:3])
+
+
+def test_the_limit_experiment_bound_and_its_interval():
+    """The closed forms of :func:`pratt_bound` at its ends (the pooled estimate's and
+    the debiased one's own bound), and a fixed-length interval between them; the
+    quadrature and Monte Carlo checks are in ``tests/statistical/test_adaptation_bound.py``."""
+    from scipy.stats import norm
+
+    from bayesfair.datasets.simulate import (
+        fixed_length_interval,
+        independent_errors,
+        most_powerful_power,
+        pratt_bound,
+        pratt_bound_on_paths,
+    )
+
+    z = norm.ppf(0.95)
+    g = z * norm.cdf(z) + norm.pdf(z)
+    cov = independent_errors(0.01, 0.03)
+    np.testing.assert_allclose(cov, [[1e-4, 1e-4], [1e-4, 1e-3]])
+    assert pratt_bound(cov, 0.0, 0.95) == pytest.approx(2 * 0.01 * g, rel=1e-6)
+    assert pratt_bound(cov, 1e6, 0.95) == pytest.approx(2 * np.sqrt(1e-3) * g, rel=1e-9)
+    width, w = fixed_length_interval(cov, 0.02, 0.95)
+    assert pratt_bound(cov, 0.02, 0.95) <= width <= 2 * norm.ppf(0.975) * np.sqrt(1e-3)
+    assert 0 <= w <= 1
+    draws = np.random.default_rng(0).standard_normal((2, 20_000, 2))
+    # with equal covariances the most powerful test is linear, of power Φ(d − z) at the
+    # Mahalanobis distance d: here d² = δ² / 0.03² (Z's variance), so d = 2z gives Φ(z)
+    far = most_powerful_power([0.0, -2 * z * 0.03], cov, cov, 0.95, draws)
+    assert far == pytest.approx(0.95, abs=0.01)
+    on_paths = pratt_bound_on_paths(cov, [(0.02, cov)], 0.95, n_steps=3, n_deltas=31)
+    assert on_paths == pytest.approx(pratt_bound(cov, 0.02, 0.95), rel=0.05)
+    with pytest.raises(ValueError, match="positive definite"):
+        pratt_bound(np.zeros((2, 2)), 0.0, 0.95)

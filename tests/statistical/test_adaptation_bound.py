@@ -1,5 +1,6 @@
 """The bound on an honest interval's width where the groups are alike
-(``benchmarks/adaptation_bound.py``): its closed-form limits, and that no interval of a
+(``bayesfair.datasets.simulate.pratt_bound``, which ``benchmarks/adaptation_bound.py``
+plugs its runs into): its closed-form limits, and that no interval of a
 family whose coverage is exact falls below it while keeping its level.
 
 The family: the normal-prior shrinkage intervals of the limit experiment (the shifts'
@@ -10,17 +11,109 @@ mechanism in the normal approximation). With ``β ~ N(0, τ²)`` the posterior o
 least at |β| = B. τ = 0 is the pooled interval, τ → ∞ the rectified one.
 """
 
-import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.integrate import trapezoid
 from scipy.stats import norm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bayesfair.datasets.simulate import (
+    fixed_length_interval,
+    independent_errors,
+    most_powerful_power,
+    pratt_bound,
+    pratt_bound_on_paths,
+)
 
-from adaptation_bound import fixed_length_interval, independent, pratt_bound
+ROOT = Path(__file__).resolve().parents[2]
+#: The stored runs of ``benchmarks/adaptation_bound.py``: the pooled model's and PPI++'s
+#: errors and widths per data set, and the bound with Σ moving per row and seed.
+RUNS_CSV = ROOT / "benchmarks/results/adaptation_bound.csv.gz"
+PATHS_CSV = ROOT / "benchmarks/results/adaptation_bound_paths.csv"
+DISTORTIONS = ("label_noise", "slope2", "slope05")
+SIZES = [(k, n) for k in (2, 4) for n in (200, 2000)]
+METRICS = ("accuracy", "tpr", "fpr")
+LEVELS = (0.95, 0.90, 0.80)
+
+
+def _wide(runs: pd.DataFrame) -> dict:
+    """Per cell, its data sets' errors and widths: columns ``(quantity, method, metric)``."""
+    runs = runs.assign(error=runs["estimate"] - runs["truth"])
+    wide = runs.pivot_table(
+        index=["cell", "rep"], columns=["method", "metric"], values=["error", "width"]
+    )
+    return {cell: wide.loc[cell] for cell in runs["cell"].unique()}
+
+
+def _error_cov(frame: pd.DataFrame, metric: str) -> np.ndarray:
+    """The 2 × 2 covariance of the pooled model's and PPI++'s errors over a cell's data sets."""
+    pairs = frame[[("error", "pooled", metric), ("error", "ppi", metric)]]
+    return np.cov(pairs.dropna().to_numpy(), rowvar=False)
+
+
+def plug_in(runs, picks: dict | None = None) -> pd.DataFrame:
+    """Per alike cell and metric of the stored runs (or their :func:`_wide` form): Σ of the
+    alike cell, B the largest absolute mean error of the pooled model over the distorted
+    cells of the same size, each distorted cell's ``(bias, Σ_d)`` and the pooled model's
+    mean 95% width; on the data sets ``picks`` per cell (a bootstrap's), or all of them."""
+    wide = runs if isinstance(runs, dict) else _wide(runs)
+
+    def cell(name):
+        frame = wide[name]
+        return frame if picks is None else frame.iloc[picks[name]]
+
+    rows = []
+    for k, n in SIZES:
+        alike = cell(f"alike:{k}:{n}")
+        distorted = [cell(f"{kind}:{k}:{n}") for kind in DISTORTIONS]
+        for metric in METRICS:
+            cov = _error_cov(alike, metric)
+            biases = [frame[("error", "pooled", metric)].mean() for frame in distorted]
+            paths = [
+                (bias, _error_cov(frame, metric))
+                for bias, frame in zip(biases, distorted, strict=True)
+            ]
+            rows.append(
+                {
+                    "cell": f"alike:{k}:{n}",
+                    "metric": metric,
+                    "B": np.max(np.abs(biases)),
+                    "pooled_width": alike[("width", "pooled", metric)].mean(),
+                    "cov": cov,
+                    "paths": paths,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def bound_table(runs, fixed: bool = True, picks: dict | None = None) -> pd.DataFrame:
+    """The bound at each level as a multiple of the pooled model's width (and, with
+    ``fixed``, the 95% fixed-length interval's width), per row of :func:`plug_in`."""
+    t = plug_in(runs, picks)
+    for level in LEVELS:
+        t[f"bound_{round(100 * level)}"] = [
+            pratt_bound(r.cov, r.B, level) / r.pooled_width for r in t.itertuples()
+        ]
+    if fixed:
+        t["fixed_95"] = [
+            fixed_length_interval(r.cov, r.B, 0.95)[0] / r.pooled_width for r in t.itertuples()
+        ]
+    return t
+
+
+def bootstrap(runs: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """The mean bound ratio over the alike cells and metrics, per level, recomputed on
+    data sets resampled within each cell (every method's rows of a data set together)."""
+    rng = np.random.default_rng(seed)
+    wide = _wide(runs)
+    out = []
+    for _ in range(n_boot):
+        picks = {name: rng.integers(0, len(frame), len(frame)) for name, frame in wide.items()}
+        t = bound_table(wide, fixed=False, picks=picks)
+        out.append({level: t[f"bound_{round(100 * level)}"].mean() for level in LEVELS})
+    return pd.DataFrame(out)
 
 
 def _g(x):
@@ -33,7 +126,7 @@ def test_the_bound_is_the_pooled_statistic_s_without_bias_and_the_rectified_one_
 ):
     z = norm.ppf(level)
     s0, s1 = 0.012, 0.037
-    cov = independent(s0, s1)
+    cov = independent_errors(s0, s1)
     # without bias the integral is all the trapezoid rule's (4,001 points: error O(h²))
     assert pratt_bound(cov, 0.0, level) == pytest.approx(2 * s0 * _g(z), rel=1e-6)
     rectified = 2 * np.hypot(s0, s1) * _g(z)
@@ -46,7 +139,7 @@ def test_the_bound_is_the_pooled_statistic_s_without_bias_and_the_rectified_one_
 @pytest.mark.parametrize(
     "cov, b",
     [
-        (independent(0.01, 0.02), 0.015),
+        (independent_errors(0.01, 0.02), 0.015),
         (
             np.array([[0.0115**2, 0.52 * 0.0115 * 0.0414], [0.52 * 0.0115 * 0.0414, 0.0414**2]]),
             0.048,
@@ -80,7 +173,7 @@ def test_no_shrinkage_interval_that_keeps_its_level_is_narrower_than_the_bound(s
     """Over τ from 0 to 10 B and each interval's level ``q`` from 0.5 to 0.999: every
     interval whose least coverage over |β| ≤ B is at least ``level`` is at least as wide
     as the bound; and the bound is not vacuous (an interval comes within 25% of it)."""
-    bound = pratt_bound(independent(s0, s1), b, level)
+    bound = pratt_bound(independent_errors(s0, s1), b, level)
     widths = []
     for tau in np.concatenate([[0.0], np.geomspace(1e-3, 10, 60) * b]):
         w = tau**2 / (tau**2 + s1**2)
@@ -97,8 +190,8 @@ def test_no_shrinkage_interval_that_keeps_its_level_is_narrower_than_the_bound(s
 @pytest.mark.parametrize(
     "cov, b",
     [
-        (independent(0.012, 0.037), 0.052),
-        (independent(0.008, 0.018), 0.024),
+        (independent_errors(0.012, 0.037), 0.052),
+        (independent_errors(0.008, 0.018), 0.024),
         (np.array([[0.0136**2, 0.53 * 0.0136 * 0.059], [0.53 * 0.0136 * 0.059, 0.059**2]]), 0.06),
     ],
 )
@@ -123,11 +216,7 @@ def test_the_stored_runs_put_the_bound_at_95_percent_above_1_3_times_the_pooled_
     resamples), are above 1.3; the 90% bound's mean is below it (the bound does not
     exclude 1.3 for intervals that keep 90% only); the fixed-length interval is no
     shorter than the bound in any cell."""
-    import pandas as pd
-    from adaptation_bound import bootstrap, bound_table
-
-    root = Path(__file__).resolve().parents[2]
-    runs = pd.read_csv(root / "benchmarks/results/adaptation_bound.csv.gz")
+    runs = pd.read_csv(RUNS_CSV)
     assert runs.groupby("cell")["rep"].nunique().min() >= 200
     table = bound_table(runs)
     assert table["bound_95"].mean() > 1.3
@@ -156,8 +245,6 @@ def test_the_bound_on_paths_is_the_fixed_covariance_bound_when_the_covariance_st
     seeds within four single-run Monte Carlo sd of it (taking the min over noisy powers
     biases a run by about one sd). A grid of β gives fewer nulls, so a lower bound than
     every |β| ≤ B does: 1.6% lower with six steps, under 1% with the default eleven."""
-    from adaptation_bound import pratt_bound_on_paths
-
     cov = np.array([[0.0115**2, 0.52 * 0.0115 * 0.0414], [0.52 * 0.0115 * 0.0414, 0.0414**2]])
     beta_d = 0.048
     settings = dict(n_steps=6, n_deltas=61, n_draws=4_000)
@@ -189,7 +276,6 @@ def test_the_most_powerful_test_s_power_matches_quadrature_when_the_covariances_
     Monte Carlo power within four of its sd, the binomial one plus the threshold's
     (the power moves by the ratio k at the threshold per unit of level: sd² = (p (1 −
     p) + k² α (1 − α)) / n)."""
-    from adaptation_bound import most_powerful_power
     from scipy.stats import multivariate_normal
 
     cov0 = np.array([[1.3e-4, 2.5e-4], [2.5e-4, 1.7e-3]])
@@ -223,11 +309,7 @@ def test_where_the_covariance_moves_with_the_distortion_the_bound_is_higher_stil
     cells alone (where no third group's labels see the pooled map's pull) above 1.3.
     One row (the two-group row with the least bound) is computed again with a new seed
     and lies within four of its seed-to-seed sd of the stored mean."""
-    import pandas as pd
-    from adaptation_bound import PATHS_CSV, bound_table, plug_in, pratt_bound_on_paths
-
-    root = Path(__file__).resolve().parents[2]
-    runs = pd.read_csv(root / "benchmarks/results/adaptation_bound.csv.gz")
+    runs = pd.read_csv(RUNS_CSV)
     per_seed = pd.read_csv(PATHS_CSV).pivot_table(
         index=["cell", "metric"], columns="seed", values="bound_95_paths"
     )

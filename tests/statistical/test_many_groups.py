@@ -5,7 +5,7 @@ The design is ``benchmarks/many_groups.py``'s (``bayesfair.datasets.simulate.man
 distorted groups' ``s = σ(logit p − 1)``; prediction ``s >= 0.5``), with the default
 model (``rbc``) and its default estimand ("assessed": the truth is the realised rate on
 all rows of a group, labeled and unlabeled, with their true labels; a gap is a group's
-rate minus the rate over all rows of all groups). The benchmark has the full table
+rate minus the rate over all rows of all groups: ``rate_truth``). The benchmark has the full table
 (``benchmarks/results/many_groups.json``).
 
 Sampler settings: ``draws=1000, tune=1000, chains=2`` (the default is 4 chains): 2,000
@@ -29,9 +29,9 @@ to the binomial error of 8–10 audits. The benchmark uses the defaults.
    two metrics) 18.7%. The benchmark's null cells (12 labels, 10,000 unlabeled rows,
    20 or 12 audits) had no false alarm; bands of about ±0.06 (accuracy) and ±0.10
    (TPR) around gaps near 0 cannot lie beyond ±0.02 without a gross error.
-2. **Coverage, 30 unequal groups, group 0 distorted** (group ``i`` has
-   ``(5, 0, 20, 1, 40, 2, 10, 3)[i % 8]`` labels and ``(500, 2000, 8000)[i % 3]``
-   unlabeled rows; group 0 is distorted and has 5 labels and 500 unlabeled rows;
+2. **Coverage, 30 unequal groups, group 0 distorted** (``unequal_group_sizes``: group
+   ``i`` has ``(5, 0, 20, 1, 40, 2, 10, 3)[i % 8]`` labels and ``(500, 2000, 8000)[i %
+   3]`` unlabeled rows; group 0 is distorted and has 5 labels and 500 unlabeled rows;
    10 audits). Per metric, the number of audits whose 95% band holds all 30 true
    gaps is compared with the 1% quantile of Binomial(10, 0.90), which is 6: the
    test fails when fewer than 6 of 10 audits cover. A method whose joint coverage
@@ -41,18 +41,13 @@ to the binomial error of 8–10 audits. The benchmark uses the defaults.
    benchmark measures the coverage.
 """
 
-import sys
 import warnings
-from pathlib import Path
 
 import pytest
 from scipy.stats import binom
 
 import bayesfair as bf
-from bayesfair.datasets.simulate import many_groups
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from many_groups import realised_truth, unequal_sizes
+from bayesfair.datasets.simulate import many_groups, rate_truth, unequal_group_sizes
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +68,7 @@ def _audit(k, n_labeled, n_unlabeled, distorted, seed):
             lab, unl.drop(columns=["label", "p"]), score="score", label="label", group="group"
         )
         res = bf.fit(data, random_seed=seed, progressbar=False, metrics=FIT_METRICS, **FIT)
-    return res, realised_truth(lab, unl, list(data.group_levels))
+    return res, rate_truth((lab, unl), list(data.group_levels), METRICS)
 
 
 def test_alike_groups_raise_no_false_unfair():
@@ -97,7 +92,7 @@ def test_alike_groups_raise_no_false_unfair():
 
 
 def test_unequal_groups_joint_band_covers_with_a_distorted_group():
-    n_lab, n_unl = unequal_sizes(30)
+    n_lab, n_unl = unequal_group_sizes(30)
     assert n_lab[0] == 5 and n_unl[0] == 500  # the distorted group has labels to see it by
     covering = dict.fromkeys(METRICS, 0)
     for seed in range(COVERAGE_REPS):

@@ -1,19 +1,21 @@
-"""Between-group variance from PPI++ rates: plumbing (fast) and coverage by simulation (slow)."""
+"""Between-group variance from PPI++ rates: plumbing (fast) and coverage by simulation (slow).
+
+The simulation is ``benchmarks/ppi_variance.py``'s design, drawn by
+``bayesfair.datasets.simulate.lum_score_design`` and ``lum_score_rows``; its truth is
+``lum_score_tpr_variance``.
+"""
 
 import math
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayesfair as bf
+from bayesfair.datasets.simulate import lum_score_design, lum_score_rows, lum_score_tpr_variance
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
-from bayesfair.frequentist import ppi_between_group_variance
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import ppi_variance
+from bayesfair.frequentist import double_corrected_bootstrap_counts, ppi_between_group_variance
 
 
 def _data(seed=0, k=4, n=80, big_n=2000):
@@ -74,13 +76,75 @@ def test_bad_input():
 
 
 REPS = 200
+K = 8
+N_UNLABELED = 2_500
+#: ``benchmarks/ppi_variance.py``'s scenarios, in the order of their seeds.
+SCENARIOS = (
+    "equal_size_unequal_perf",
+    "unequal_size_unequal_perf",
+    "equal_size_equal_perf",
+    "unequal_size_equal_perf",
+)
+
+
+def _replicate(design, rng) -> dict:
+    """One data set of a design (``lum_score_design``: K = 8 groups, each miscalibrated its
+    own way where their performance differs, 2,500 unlabeled rows per group): estimate,
+    95% interval and upper bound of PPI++, its classical twin and the double-corrected
+    bootstrap on the labeled counts (1,000 resamples)."""
+    s, y, g = lum_score_rows(design, design.n_labeled, rng)
+    s_u, _, g_u = lum_score_rows(design, np.full(K, N_UNLABELED), rng)
+    data = bf.AssessmentData(s, y, g, unlabeled_scores=s_u, unlabeled_groups=g_u)
+    res = ppi_between_group_variance(data, "tpr", random_seed=rng)
+    pos = y == 1
+    codes = data.group_codes
+    tp = np.bincount(codes[pos], weights=(s[pos] >= 0.5), minlength=K)
+    npos = np.bincount(codes[pos], minlength=K)
+    dcb = double_corrected_bootstrap_counts(tp, npos, n_resamples=1000, random_seed=rng)
+    return {
+        "ppi": (res.estimate, *res.interval, res.upper_bound),
+        "classical": (res.classical_estimate, *res.classical_interval, res.classical_upper_bound),
+        "dcb": (
+            dcb.double_corrected.estimate,
+            *dcb.double_corrected.interval,
+            float(np.quantile(dcb.double_corrected.draws, 0.95)),
+        ),
+    }
+
+
+def _run(reps: int, seed: int) -> pd.DataFrame:
+    """``reps`` data sets per scenario, each scenario its own stream of ``seed``."""
+    rows = []
+    seqs = np.random.SeedSequence(seed).spawn(len(SCENARIOS))
+    for name, seq in zip(SCENARIOS, seqs, strict=True):
+        design = lum_score_design(name, K)
+        truth = lum_score_tpr_variance(design)
+        rng = np.random.default_rng(seq)
+        for rep in range(reps):
+            for method, (est, lo, hi, ub) in _replicate(design, rng).items():
+                rows.append(
+                    {
+                        "scenario": name,
+                        "rep": rep,
+                        "method": method,
+                        "truth": truth,
+                        "estimate": est,
+                        "lower": lo,
+                        "upper": hi,
+                        "upper_bound": ub,
+                    }
+                )
+    df = pd.DataFrame(rows)
+    df["covered"] = (df.lower <= df.truth) & (df.truth <= df.upper)
+    df["sq_error"] = (df.estimate - df.truth) ** 2
+    return df
 
 
 @pytest.fixture(scope="module")
 def simulation():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ppi_variance.run(REPS, seed=11)
+        return _run(REPS, seed=11)
 
 
 @pytest.mark.slow
