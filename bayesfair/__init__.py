@@ -13,11 +13,7 @@ xarray or PyMC.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING
-
-from bayesfair import _compat
 
 if TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
     from bayesfair import datasets, exceptions, frequentist, metrics
@@ -54,6 +50,7 @@ _LAZY = {
     "plan_labels": "bayesfair.labels",
     "suggest_labels": "bayesfair.labels",
     "Comparison": "bayesfair.report.compare",
+    "compare": "bayesfair.report.compare",
 }
 
 __all__ = [  # noqa: RUF022 - grouped by topic
@@ -109,27 +106,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    """The package's module type: ``bayesfair.compare`` is the function.
-
-    Before 0.4 the function ``compare`` and the module that defined it shared a name,
-    and the old module path still loads (``bayesfair._compat``, with a warning). The
-    import system binds a submodule to its parent's attribute whenever it is first
-    imported, so ``import bayesfair.compare`` would put the module where the function
-    was; this property keeps the function, so ``bf.compare`` and ``from bayesfair
-    import compare`` are the function whatever was imported before.
-    """
-
-    @property
-    def compare(self):
-        return importlib.import_module("bayesfair.report.compare").compare
-
-    @compare.setter
-    def compare(self, value):  # the import system binds the submodule: keep the function
-        pass
-
-
-sys.modules[__name__].__class__ = _Package
-_compat.install()  # the module paths before 0.4, for one minor version

@@ -1,8 +1,4 @@
-"""Warnings and exceptions of bayesfair, in one module.
-
-The modules that raise them re-export them under their old names
-(``bayesfair.posterior.SamplingWarning`` is this module's class).
-"""
+"""Warnings and exceptions of bayesfair, in one module: import them from here."""
 
 from __future__ import annotations
 
@@ -12,7 +8,6 @@ __all__ = [
     "HardPredictionWarning",
     "IgnoredOptionWarning",
     "InvalidParameterError",
-    "NoLabelsWarning",
     "RandomBatchWarning",
     "SamplingWarning",
     "SmallReferenceWarning",
@@ -52,14 +47,6 @@ class SamplingWarning(UserWarning):
 
 class UndefinedRateWarning(UserWarning):
     """A rate has a zero denominator in some group and is reported as NaN."""
-
-
-class NoLabelsWarning(UserWarning):
-    """A group has no labeled example; its rates come from the prior or the hierarchy.
-
-    Since 0.4 no longer raised: :class:`UnlabeledGroupWarning`, raised when the data
-    are built, covers every such group, and the fit's note says what each model does
-    there. Kept so that code filtering it keeps working."""
 
 
 class UnlabeledGroupWarning(UserWarning):

@@ -44,9 +44,9 @@ def test_the_public_calls_work_as_written():
         "where",
     ]
 
-    # the design's calls, with the names of 0.4 (n_boot, confidence): they still work and
-    # warn (until 0.5), giving what the new names give
-    with pytest.warns(FutureWarning, match="'n_boot' parameter is now 'n_resamples'"):
+    # the design's calls, with their spellings n_boot and confidence: they work and warn
+    # with the package's spelling, giving what the package's names give
+    with pytest.warns(FutureWarning, match="'n_boot' is the earlier spelling of 'n_resamples'"):
         fq = bf.frequentist.double_corrected_bootstrap(
             data, metric="tpr", n_boot=200, random_seed=0
         )
@@ -62,7 +62,7 @@ def test_the_public_calls_work_as_written():
         )
     dc = fq2.double_corrected
     np.testing.assert_allclose(dc.interval, np.quantile(dc.draws, [0.025, 0.975]), rtol=1e-12)
-    with pytest.warns(FutureWarning, match="'confidence' parameter is now 'ci_prob'"):
+    with pytest.warns(FutureWarning, match="'confidence' is the earlier spelling of 'ci_prob'"):
         t = bf.frequentist.bernstein_half_width(
             3160, confidence=0.95, cost_range=1.0, min_group_fraction=0.5, variance=4.0
         )

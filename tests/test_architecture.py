@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bayesfair"
+_ROOT = "bayesfair."
 
 #: The layers of docs/architecture.md, lowest first, by path below ``bayesfair.``: a
 #: module is in the layer of the longest entry that names it or one of its packages. A
 #: module imports only from its own layer or lower ones.
 LAYERS = [
-    ("foundations", ["exceptions", "_compat", "_internal"]),
+    ("foundations", ["exceptions", "_internal"]),
     ("vocabulary", ["_internal.validation", "metrics", "stats"]),
     (
         "summaries",
@@ -394,8 +395,8 @@ def test_every_module_has_its_test_file():
 
 def test_the_top_level_holds_at_most_eight_modules():
     """The package's top level is its entry (``__init__``, ``__main__``), what every layer
-    shares (``exceptions``, ``stats``), the old module paths (``_compat``) and the paper
-    experiments; everything else lives in the sub-package of its step in the flow."""
+    shares (``exceptions``, ``stats``) and the paper experiments; everything else lives in
+    the sub-package of its step in the flow."""
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(top) <= 8, top
 
@@ -409,3 +410,51 @@ def test_ruff_owns_the_layout():
             [sys.executable, "-m", "ruff", *command, *paths], capture_output=True, text=True
         )
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _calls_of_warn_with(category: str) -> list[str]:
+    """``file:line`` of every ``warnings.warn(..., <category>, ...)`` in the package."""
+    sites = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "warn"):
+                continue
+            args = [*node.args, *(k.value for k in node.keywords)]
+            if any(isinstance(a, ast.Name) and a.id == category for a in args):
+                sites.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    return sites
+
+
+def test_no_compatibility_layer_and_at_most_three_future_warnings():
+    """No module finder for old paths, no renamed or deprecated names of unreleased
+    versions: what warns of a coming change is at most three sites (today one, the
+    published spellings ``n_boot`` and ``confidence``)."""
+    assert not (PACKAGE / "_compat.py").exists()
+    sites = _calls_of_warn_with("FutureWarning")
+    assert 1 <= len(sites) <= 3, sites
+
+
+def _private_imports_across_subpackages() -> list[str]:
+    """Imports of a private module or name of another sub-package (``_internal`` is the
+    package's own plumbing, private to users, public to every layer)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).parts
+        home = parts[0] if len(parts) > 1 else None
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith(_ROOT)):
+                continue
+            target = node.module.split(".")[1:]
+            if not target or target[0] == home or target[0] == "_internal":
+                continue
+            private = [p for p in target if p.startswith("_")]
+            private += [a.name for a in node.names if a.name.startswith("_")]
+            if private:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.module} {private}")
+    return found
+
+
+def test_no_private_name_is_imported_across_subpackages():
+    """A sub-package's private modules and names are its own: another sub-package reads
+    what it makes public."""
+    assert _private_imports_across_subpackages() == []

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
 
 from bayesfair.exceptions import InvalidParameterError
 
@@ -47,3 +50,38 @@ def resolve_name(
         f"Unknown {what} '{name}'.{suggest(key, [*known, *aliases]) or suggest(name, known)} "
         f"Known {what}s: {', '.join(known)}."
     )
+
+
+def plain_scalar(value: Any) -> Any:
+    """A NumPy scalar as the Python scalar it holds (anything else unchanged), so that a
+    group or label prints and serialises as the user wrote it.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    object
+    """
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def as_text(values):
+    """Group values as text, as a CSV file writes them: booleans ``"True"``/``"False"``,
+    everything else ``str``, missing values kept (every engine's ``text_groups``).
+
+    Parameters
+    ----------
+    values : array_like, pandas.Series or pandas.DataFrame
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+    """
+    import pandas as pd
+
+    if isinstance(values, pd.DataFrame):
+        return values.apply(as_text)
+    series = pd.Series(values) if not isinstance(values, pd.Series) else values
+    return series.astype(object).map(lambda v: v if isinstance(v, str) or pd.isna(v) else str(v))

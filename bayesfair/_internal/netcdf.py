@@ -124,3 +124,22 @@ def read_parts(path) -> tuple[dict, dict]:
         tree.attrs.update(attrs)
         parts[name] = (tree, part_meta)
     return parts, json.loads(root.attrs["bayesfair"], object_hook=_decode)
+
+
+def group_coordinate(levels: list) -> np.ndarray:
+    """Group labels as a netCDF-friendly coordinate: integers stay integers, anything
+    else is written as text.
+
+    Parameters
+    ----------
+    levels : list
+        The data's group levels.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` when every level is an integer (not a boolean), else ``object`` strings.
+    """
+    if all(isinstance(g, int | np.integer) and not isinstance(g, bool) for g in levels):
+        return np.asarray(levels, dtype=np.int64)
+    return np.asarray([str(g) for g in levels], dtype=object)

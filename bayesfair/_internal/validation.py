@@ -32,7 +32,6 @@ __all__ = [
     "check_probability",
     "check_random_state",
     "check_threshold",
-    "deprecated",
     "renamed",
     "run_record",
     "seed_record",
@@ -482,12 +481,15 @@ def warn_surprising_examples(scores, labels, pos_label, *, stacklevel: int = 3) 
 
 
 def renamed(**old_to_new):
-    """Accept a parameter's old name for one minor version, with a ``FutureWarning``.
+    """Accept the name a published call uses for a parameter now spelt otherwise.
 
-    ``@renamed(n_boot="n_resamples")`` on a function whose parameter is now
-    ``n_resamples``: a call with ``n_boot=`` still works, warns once per call site,
-    and passes the value on; giving both names is an error. The signature shows the
-    new name only.
+    The package's vocabulary is ``n_resamples`` and ``ci_prob``; four published calls
+    spell them ``n_boot`` (``double_corrected_bootstrap`` and its ``_counts`` form)
+    and ``confidence`` (``bernstein_half_width``, ``bernstein_required_n``), and keep
+    working. ``@renamed(n_boot="n_resamples")``: a call with ``n_boot=`` passes the
+    value on with a ``FutureWarning`` that names the current spelling; giving both
+    names is an error. The signature shows the current name only. It is the package's
+    one use of ``FutureWarning``.
 
     Parameters
     ----------
@@ -508,43 +510,12 @@ def renamed(**old_to_new):
                         f"Give '{new}' only: '{old}' is its old name. Got both."
                     )
                 warnings.warn(
-                    f"The '{old}' parameter is now '{new}' (bayesfair 0.4); the old name "
-                    "stops working in 0.5.",
+                    f"'{old}' is the earlier spelling of '{new}', which the package's "
+                    f"other functions use: write '{new}'.",
                     FutureWarning,
                     stacklevel=2,
                 )
                 kwargs[new] = kwargs.pop(old)
-            return func(*args, **kwargs)
-
-        return run
-
-    return wrap
-
-
-def deprecated(replacement: str):
-    """Keep a function or method working for one minor version, with a ``FutureWarning``.
-
-    ``@deprecated("res.prob_positive")`` on the old one: a call still works, warns
-    (pointing at the caller's line) that the name stops working in 0.5, and says
-    what to call instead.
-
-    Parameters
-    ----------
-    replacement : str
-        What to call instead, as the user would write it.
-    """
-    import functools
-    import warnings
-
-    def wrap(func):
-        @functools.wraps(func)
-        def run(*args, **kwargs):
-            warnings.warn(
-                f"'{func.__name__}' is deprecated (bayesfair 0.4) and stops working in 0.5: "
-                f"use {replacement}.",
-                FutureWarning,
-                stacklevel=2,
-            )
             return func(*args, **kwargs)
 
         return run

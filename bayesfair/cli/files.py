@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
+from bayesfair._internal.names import as_text
 from bayesfair.cli._errors import BadInput as _BadInput
 from bayesfair.cli._errors import one_line as _one_line
 from bayesfair.data.assessment import AssessmentData
-from bayesfair.data.engines._common import as_text
 from bayesfair.data.sources import summarize, summarize_unlabeled
 
 

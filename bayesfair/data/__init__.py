@@ -16,7 +16,6 @@ from bayesfair.data.engines.proxy import summarize_proxy
 from bayesfair.data.examples import ExampleRows, ExampleSet, ExampleSummary
 from bayesfair.data.sources import summarize, summarize_unlabeled
 from bayesfair.data.summary import ScoreSummary
-from bayesfair.exceptions import UnlabeledGroupWarning  # noqa: F401 - its old home, kept
 
 __all__ = [
     "AssessmentData",

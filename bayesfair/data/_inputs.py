@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayesfair._internal.names import suggest
+from bayesfair._internal.names import plain_scalar, suggest
 from bayesfair.exceptions import InvalidParameterError
 
 #: Separator of attribute values in the label of an intersectional group.
@@ -89,7 +89,7 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
         if set(words.unique()) <= {"true", "false"}:  # booleans written as text (Parquet)
             return (words == "true").to_numpy().astype(np.int8), True
     if len(distinct) > 2:
-        shown = ", ".join(repr(_plain(v)) for v in distinct[:6])
+        shown = ", ".join(repr(plain_scalar(v)) for v in distinct[:6])
         raise InvalidParameterError(
             f"The '{argument}' parameter must be binary (two distinct values). "
             f"Got {len(distinct)} distinct values: {shown}{' ...' if len(distinct) > 6 else ''}."
@@ -99,7 +99,7 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
             return arr.astype(np.int8), True
         if all(_is_number(v) and float(v) in (0.0, 1.0) for v in distinct):
             return np.asarray([float(v) for v in arr]).astype(np.int8), 1
-        shown = ", ".join(repr(_plain(v)) for v in distinct)
+        shown = ", ".join(repr(plain_scalar(v)) for v in distinct)
         raise InvalidParameterError(
             f"The '{argument}' parameter has values {shown}, which are not {{0, 1}} or bool: "
             "say which one is positive with 'pos_label'."
@@ -111,23 +111,18 @@ def _as_labels(values: Any, pos_label: Any, argument: str = "labels") -> tuple[n
         if not (binary and _is_number(pos_label) and float(pos_label) in (0.0, 1.0)):
             warnings.warn(
                 f"No value of '{argument}' equals pos_label={pos_label!r} (all are "
-                f"{_plain(distinct[0])!r}): every labeled example is taken as negative.",
+                f"{plain_scalar(distinct[0])!r}): every labeled example is taken as negative.",
                 UserWarning,
                 stacklevel=4,
             )
-        return (series == pos_label).to_numpy().astype(np.int8), _plain(pos_label)
+        return (series == pos_label).to_numpy().astype(np.int8), plain_scalar(pos_label)
     if not matches:
-        shown = ", ".join(repr(_plain(v)) for v in distinct)
+        shown = ", ".join(repr(plain_scalar(v)) for v in distinct)
         raise InvalidParameterError(
             f"The 'pos_label' parameter must be one of the values of '{argument}' ({shown}). "
             f"Got {pos_label!r} instead."
         )
-    return (series == matches[0]).to_numpy().astype(np.int8), _plain(matches[0])
-
-
-def _plain(v: Any) -> Any:
-    """A NumPy scalar as the Python scalar it holds (anything else unchanged)."""
-    return v.item() if isinstance(v, np.generic) else v
+    return (series == matches[0]).to_numpy().astype(np.int8), plain_scalar(matches[0])
 
 
 def count_confusion(predictions, labels, group_codes, n_groups: int) -> np.ndarray:
@@ -205,7 +200,7 @@ def _as_text(column: pd.Series) -> pd.Series:
 
 
 def _value_text(v: Any) -> str:
-    v = _plain(v)
+    v = plain_scalar(v)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
@@ -256,7 +251,7 @@ def _encode(labels: pd.Series, levels: list) -> np.ndarray:
     """Integer codes of ``labels`` in ``levels`` (vectorised)."""
     codes, uniques = pd.factorize(labels, sort=False)
     position = {u: i for i, u in enumerate(levels)}
-    lookup = np.array([position[_plain(u)] for u in uniques], dtype=np.intp)
+    lookup = np.array([position[plain_scalar(u)] for u in uniques], dtype=np.intp)
     return lookup[codes] if codes.size else np.empty(0, dtype=np.intp)
 
 
@@ -265,7 +260,7 @@ def _ordered_levels(labeled: pd.Series, unlabeled: pd.Series) -> list:
     seen: dict = {}  # level -> the rows it was first seen in
     for rows, s in (("labeled", labeled), ("unlabeled", unlabeled)):
         for v in pd.unique(s):
-            seen.setdefault(_plain(v), rows)
+            seen.setdefault(plain_scalar(v), rows)
     as_text: dict = {}
     for v, rows in seen.items():
         other = as_text.setdefault(str(v), v)

@@ -16,7 +16,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from bayesfair._internal.validation import check_group, deprecated
+from bayesfair._internal.validation import check_group
 from bayesfair.data._inputs import RowAttribute, _ordered_levels
 from bayesfair.data.examples import (
     ExampleSet,
@@ -316,11 +316,6 @@ class AssessmentData:
         return [(g, ref) for g in self.group_levels if g != ref]
 
     # ------------------------------------------------------------------ counts
-    @deprecated("data.confusion_counts() (a DataFrame; .to_numpy() gives this array)")
-    def counts_array(self) -> np.ndarray:
-        """Labeled confusion counts, shape ``(n_groups, 4)`` in the order tp, fp, tn, fn."""
-        return self.labeled_examples.confusion_counts()
-
     def confusion_counts(self) -> pd.DataFrame:
         """Labeled confusion counts per group (columns ``tp, fp, tn, fn``)."""
         return pd.DataFrame(
@@ -362,11 +357,6 @@ class AssessmentData:
         table of differences, ``res.summary()``.)
         """
         return self.unlabeled_examples.score_table()
-
-    @deprecated("data.unlabeled_score_table()")
-    def unlabeled_summary(self) -> pd.DataFrame:
-        """The table of :meth:`unlabeled_score_table` (its name before 0.4)."""
-        return self.unlabeled_score_table()
 
     def unlabeled_reduction(self, score_clip: float = 0.01, n_bins: int | None = None):
         """The unlabeled examples as a summary coded to the data's groups (cached).

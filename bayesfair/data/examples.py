@@ -26,6 +26,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from bayesfair._internal.names import plain_scalar
 from bayesfair._internal.validation import check_threshold, warn_surprising_examples
 from bayesfair.data._inputs import (
     _as_groups,
@@ -34,7 +35,6 @@ from bayesfair.data._inputs import (
     _as_scores,
     _encode,
     _is_lazy,
-    _plain,
     _readonly,
     check_columns,
     check_lengths,
@@ -533,7 +533,7 @@ def _check_ids(ids, n: int) -> np.ndarray:
         first = series[dup].iloc[0]
         raise InvalidParameterError(
             f"'unlabeled_ids' must be unique, so that a suggested example can be found "
-            f"again: {int(dup.sum())} repeat, e.g. {_plain(first)!r}."
+            f"again: {int(dup.sum())} repeat, e.g. {plain_scalar(first)!r}."
         )
     return _readonly(arr)
 
@@ -793,16 +793,16 @@ def _period_order(series: list) -> list:
     """The periods of all sides in time order (module docstring of :func:`attach_periods`)."""
     ordered = [s for s in series if isinstance(s.dtype, pd.CategoricalDtype) and s.cat.ordered]
     if ordered:
-        levels = [_plain(v) for v in ordered[0].cat.categories]
-        unknown = {_plain(v) for s in series for v in pd.unique(s)} - set(levels)
+        levels = [plain_scalar(v) for v in ordered[0].cat.categories]
+        unknown = {plain_scalar(v) for s in series for v in pd.unique(s)} - set(levels)
         if unknown:
             raise InvalidParameterError(
                 f"Period(s) {sorted(map(str, unknown))} are not among the ordered categories "
                 f"{levels}."
             )
-        used = {_plain(v) for s in series for v in pd.unique(s)}
+        used = {plain_scalar(v) for s in series for v in pd.unique(s)}
         return [v for v in levels if v in used]
-    seen = {_plain(v) for s in series for v in pd.unique(s.astype(object))}
+    seen = {plain_scalar(v) for s in series for v in pd.unique(s.astype(object))}
     texts = [v for v in seen if isinstance(v, str)]
     kinds = {}
     for v in sorted(texts):

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from bayesfair.data._inputs import _as_labels, _plain, check_columns
+from bayesfair._internal.names import plain_scalar
+from bayesfair.data._inputs import _as_labels, check_columns
 from bayesfair.data.proxy_summary import (
     ProxySummary,
     check_probabilities,
@@ -133,7 +134,7 @@ def proxy_from_frames(
         check_columns(frame, which, **(wanted | ({"label": [label]} if which == "labeled" else {})))
     levels = proxy_levels(columns)
     columns = {g: columns[g] for g in levels}  # the probabilities in the groups' order
-    position = {_plain(g): i for i, g in enumerate(levels)} | {
+    position = {plain_scalar(g): i for i, g in enumerate(levels)} | {
         str(g): i for i, g in enumerate(levels)
     }
     y, pos_label = _as_labels(labeled[label].to_numpy(copy=True), pos_label, argument=label)
@@ -209,7 +210,7 @@ def _by_period(cls, frames: dict, period: str, settings: dict, reference) -> dic
     values = pd.unique(pd.concat([f[period] for f in frames.values()], ignore_index=True))
     group = settings["group"]
     known = set(pd.concat([f.loc[f[group].notna(), period] for f in frames.values()]))
-    lacking = [_plain(v) for v in values if v not in known]
+    lacking = [plain_scalar(v) for v in values if v not in known]
     if lacking:
         raise InvalidParameterError(
             f"Period(s) {lacking} have no row whose group is known: with group "
@@ -225,7 +226,7 @@ def _by_period(cls, frames: dict, period: str, settings: dict, reference) -> dic
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnlabeledGroupWarning)  # said for the whole data
-            out[_plain(value)] = proxy_from_frames(
+            out[plain_scalar(value)] = proxy_from_frames(
                 cls,
                 lab,
                 unl if unl is not None and len(unl) else None,
@@ -285,7 +286,7 @@ def check_proxy(proxy, levels: list, periods) -> ProxyData | None:
 
 
 def _code(value, position: dict):
-    value = _plain(value)
+    value = plain_scalar(value)
     if value in position:
         return position[value]
     return position.get(str(value))

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayesfair._internal.names import plain_scalar
 from bayesfair._internal.validation import check_array
-from bayesfair.data._inputs import _plain
 from bayesfair.data.summary import ScoreSummary, bin_index
 from bayesfair.exceptions import InvalidParameterError
 
@@ -453,7 +453,7 @@ def proxy_partition_sums(
     position = {str(g): i for i, g in enumerate(levels)}
     codes = np.array(
         [
-            -1 if m else position.get(str(_plain(v)), -2)
+            -1 if m else position.get(str(plain_scalar(v)), -2)
             for v, m in zip(values, unknown, strict=True)
         ],
         dtype=np.int64,

@@ -34,12 +34,10 @@ score, ``c = clip(s, ε, 1 − ε)``, ``u = ln c − ln(1 − c)``, bin
 
 from __future__ import annotations
 
-import warnings
-
+from bayesfair._internal.names import as_text
 from bayesfair._internal.validation import check_threshold
 from bayesfair.data.engines._common import (
     _in_memory,
-    as_text,
 )
 from bayesfair.data.engines.dask import dask_engine
 from bayesfair.data.engines.duckdb import duckdb_engine
@@ -74,9 +72,7 @@ def summarize(
     """Reduce labeled scored rows to their additive summary without loading them.
 
     This is the function for labeled rows (``label=``, or a triple of arrays); for
-    unlabeled rows call :func:`summarize_unlabeled`. A call without ``label`` still
-    summarises the rows as unlabeled, as :func:`summarize_unlabeled` does, with a
-    ``FutureWarning`` (bayesfair 0.4); from 0.5 ``label`` is required.
+    unlabeled rows call :func:`summarize_unlabeled`.
 
     Parameters
     ----------
@@ -85,9 +81,7 @@ def summarize(
         ``s3://…`` is passed to the engine, which must be set up to read it, e.g.
         DuckDB's ``httpfs``), a list of them, a DuckDB relation, a SQL query
         (``"SELECT ... FROM ..."``), a pandas or polars DataFrame, a Dask or
-        Spark DataFrame, or a triple of arrays ``(scores, groups, labels)``
-        (a pair ``(scores, groups)`` is unlabeled: the deprecated call without
-        ``label``).
+        Spark DataFrame, or a triple of arrays ``(scores, groups, labels)``.
     score : str
         The score column (ignored for arrays).
     group : str or list of str
@@ -102,9 +96,7 @@ def summarize(
     label : str, optional
         The true-label column: the summary also holds, per bin, the positives
         and their sums of ``ln c`` and ``ln(1 − c)``. A triple of arrays needs
-        none (its third array is the labels). Leaving it out (``None``) is
-        deprecated: the rows are then summarised as unlabeled, with a
-        ``FutureWarning``; call :func:`summarize_unlabeled` for them instead.
+        none (its third array is the labels); any other source does.
     pos_label : int, float or bool
         The label value of a positive; the other value must be its complement
         in {0, 1} (or ``False``/``True``). Labels other than these, or missing,
@@ -129,30 +121,20 @@ def summarize(
     Returns
     -------
     ScoreSummary
-        A labeled summary (an unlabeled one, for the deprecated call without
-        ``label``).
+        A labeled summary.
 
     Raises
     ------
     InvalidParameterError
-        For an unknown engine, a glob that matches nothing, a missing column,
-        a score that is NaN or outside [0, 1], or a label that is missing or
-        not binary (naming the file where the engine can).
-
-    Warns
-    -----
-    FutureWarning
-        When ``label`` is not given (and the source is not a triple of arrays):
-        the rows are summarised as unlabeled; call :func:`summarize_unlabeled`
-        instead. From bayesfair 0.5 ``label`` is required.
+        For an unknown engine, a glob that matches nothing, a missing column
+        (``label`` not given for a source other than a triple of arrays), a score
+        that is NaN or outside [0, 1], or a label that is missing or not binary
+        (naming the file where the engine can).
     """
     if label is None and not (isinstance(source, tuple) and len(source) == 3):
-        warnings.warn(
-            "bayesfair.summarize without 'label' summarises unlabeled rows: call "
-            "bayesfair.summarize_unlabeled(...) instead (bayesfair 0.4); from 0.5 "
-            "'summarize' needs 'label'.",
-            FutureWarning,
-            stacklevel=2,
+        raise InvalidParameterError(
+            "summarize reduces labeled rows: give the label column (label='y'), or call "
+            "bayesfair.summarize_unlabeled(...) for rows without labels."
         )
     return _summarize(
         source,
@@ -170,9 +152,8 @@ def summarize(
 def _summarize(
     source, score, group, threshold, engine, label, pos_label, grid, run
 ) -> ScoreSummary:
-    """:func:`summarize` and :func:`summarize_unlabeled` (``label=None``), without the
-    deprecation warning: ``grid`` is ``(score_clip, n_bins)``, ``run`` is ``(scheduler,
-    progressbar, text_groups)``."""
+    """:func:`summarize` and :func:`summarize_unlabeled` (``label=None``): ``grid``
+    is ``(score_clip, n_bins)``, ``run`` is ``(scheduler, progressbar, text_groups)``."""
     score_clip, n_bins = grid
     scheduler, progressbar, text_groups = run
     threshold = check_threshold(threshold)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bayesfair._internal.names import plain_scalar
 from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 
@@ -271,7 +272,7 @@ class ScoreSummary:
         InvalidParameterError
             When a group is not among ``levels`` or an entry lies outside the grid.
         """
-        labels = [_plain(v) for v in np.asarray(columns["group"], dtype=object).tolist()]
+        labels = [plain_scalar(v) for v in np.asarray(columns["group"], dtype=object).tolist()]
         if levels is None:
             levels = _sort_levels(list(dict.fromkeys(labels)))
         position = {g: i for i, g in enumerate(levels)}
@@ -606,7 +607,3 @@ def summarize_arrays(
         attributes=None if attributes is None else tuple(attributes),
         **cols,
     )
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v

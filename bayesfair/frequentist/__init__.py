@@ -17,7 +17,6 @@
   labeled rows: mean score minus positive rate per group, reliability curves.
 """
 
-from bayesfair.frequentist._bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
 from bayesfair.frequentist.auc import (
     AUCDifference,
     auc_components,
@@ -30,6 +29,7 @@ from bayesfair.frequentist.bernstein import (
     bernstein_interval,
     bernstein_required_n,
 )
+from bayesfair.frequentist.bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
 from bayesfair.frequentist.clusters import metric_clusters
 from bayesfair.frequentist.groups import group_intervals, max_gap_interval
 from bayesfair.frequentist.intervals import (

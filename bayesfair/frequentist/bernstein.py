@@ -218,18 +218,6 @@ class BernsteinInterval:
     group: object
     reference: object
 
-    @property
-    def confidence(self) -> float:
-        """The old name of :attr:`ci_prob` (until 0.5)."""
-        import warnings
-
-        warnings.warn(
-            "'confidence' is now 'ci_prob' (bayesfair 0.4); the old name stops working in 0.5.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return self.ci_prob
-
     def to_frame(self):
         """One row: the fields, with the interval as ``lower`` and ``upper``."""
         import pandas as pd
@@ -239,7 +227,6 @@ class BernsteinInterval:
         return pd.DataFrame([row])
 
 
-@renamed(confidence="ci_prob")
 @takes("AssessmentData")
 def bernstein_interval(
     data,

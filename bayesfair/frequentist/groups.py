@@ -41,7 +41,7 @@ from bayesfair._internal.validation import (
     check_random_state,
     takes,
 )
-from bayesfair.frequentist._bootstrap import resample_successes, resamples_to_itself
+from bayesfair.frequentist.bootstrap import resample_successes, resamples_to_itself
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics.rates import get_rate, rate_fraction, warn_undefined
 from bayesfair.metrics.verdicts import rate_evidence

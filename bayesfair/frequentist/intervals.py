@@ -23,11 +23,10 @@ from bayesfair._internal.validation import (
     check_positive_int,
     check_probability,
     check_random_state,
-    renamed,
     takes,
 )
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.frequentist._bootstrap import (
+from bayesfair.frequentist.bootstrap import (
     BootstrapEstimate,
     check_resampler,
     percentile_interval,
@@ -146,7 +145,6 @@ def newcombe_interval(x1, n1, x2, n2, ci_prob: float = 0.95) -> Interval:
     return Interval(lower, upper, ci_prob=ci_prob, kind="newcombe")
 
 
-@renamed(n_boot="n_resamples")
 def bootstrap_difference(
     x1,
     n1,
@@ -276,7 +274,6 @@ def rate_intervals(data, metric: str, ci_prob: float = 0.95) -> pd.DataFrame:
     )
 
 
-@renamed(n_boot="n_resamples")
 @takes("AssessmentData")
 def difference_intervals(
     data,

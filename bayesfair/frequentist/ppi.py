@@ -64,7 +64,6 @@ from bayesfair._internal.validation import (
     check_positive_int,
     check_probability,
     check_random_state,
-    renamed,
     seed_record,
     seed_sequence,
     takes,
@@ -74,11 +73,11 @@ from bayesfair.exceptions import (
     SparseStratumWarning,
     UndefinedRateWarning,
 )
-from bayesfair.frequentist._bootstrap import percentile_interval
 from bayesfair.frequentist._crossfit import (
     _binned_moments,
     _crossfit,
 )
+from bayesfair.frequentist.bootstrap import percentile_interval
 from bayesfair.metrics.rates import get_rate, undefined_rate_message
 from bayesfair.stats import Interval
 
@@ -602,18 +601,6 @@ class PPIVarianceResult:
     ci_prob: float
     random_seed: dict
 
-    @property
-    def n_boot(self) -> int:
-        """The old name of :attr:`n_resamples` (until 0.5)."""
-        import warnings
-
-        warnings.warn(
-            "'n_boot' is now 'n_resamples' (bayesfair 0.4); the old name stops working in 0.5.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return self.n_resamples
-
     def to_frame(self):
         """Two rows, ``ppi`` and ``classical``: estimate, lower, upper, upper_bound."""
         import pandas as pd
@@ -652,7 +639,6 @@ def _variance_estimates(rates, variances, z, ci_prob):
     return est, percentile_interval(boot, ci_prob), float(np.quantile(boot, ci_prob))
 
 
-@renamed(n_boot="n_resamples")
 @takes("AssessmentData")
 def ppi_between_group_variance(
     data,

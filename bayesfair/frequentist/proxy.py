@@ -34,7 +34,7 @@ from bayesfair._internal.validation import (
     takes,
 )
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.frequentist._bootstrap import percentile_interval
+from bayesfair.frequentist.bootstrap import percentile_interval
 from bayesfair.metrics.rates import get_rate, rate_fraction
 from bayesfair.stats import Interval
 

@@ -28,7 +28,7 @@ from bayesfair._internal.validation import (
     check_random_state,
     takes,
 )
-from bayesfair.frequentist._bootstrap import percentile_interval
+from bayesfair.frequentist.bootstrap import percentile_interval
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics.rates import CALIBRATION_COLUMNS
 

@@ -39,7 +39,7 @@ from bayesfair._internal.validation import (
     takes,
 )
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.frequentist._bootstrap import (
+from bayesfair.frequentist.bootstrap import (
     BootstrapEstimate,
     check_resampler,
     percentile_interval,
@@ -173,7 +173,6 @@ class VarianceDraws(NamedTuple):
     double_corrected: np.ndarray
 
 
-@renamed(n_boot="n_resamples")
 def bootstrap_variance_draws(
     successes,
     trials,
@@ -269,18 +268,6 @@ class VarianceBootstrapResult:
     groups: tuple = field(repr=False)
     dropped_groups: tuple = ()
     metric: str | None = None
-
-    @property
-    def n_boot(self) -> int:
-        """The old name of :attr:`n_resamples` (until 0.5)."""
-        import warnings
-
-        warnings.warn(
-            "'n_boot' is now 'n_resamples' (bayesfair 0.4); the old name stops working in 0.5.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return self.n_resamples
 
     def to_frame(self):
         """One row per estimator: ``estimate``, ``lower``, ``upper``, with the settings."""

@@ -7,6 +7,5 @@
   their clusters (Majumder et al.).
 """
 
-from bayesfair.exceptions import UndefinedRateWarning  # noqa: F401 - its old home, kept
 from bayesfair.metrics.rates import *  # noqa: F403 - the catalogue's public names
 from bayesfair.metrics.rates import __all__ as __all__

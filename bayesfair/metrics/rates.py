@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 
 from bayesfair._internal.names import resolve_name
-from bayesfair._internal.validation import check_array, renamed
+from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 from bayesfair.metrics.scores import SCORE_METRICS, ScoreMetric
 
@@ -348,7 +348,6 @@ def get_composite(name: str) -> Composite:
     return COMPOSITES[canonical]
 
 
-@renamed(unprivileged="group", privileged="reference")
 def composite_value(name: str, group: dict, reference: dict) -> np.ndarray:
     """Evaluate a composite from the rates of the two groups.
 
@@ -359,8 +358,7 @@ def composite_value(name: str, group: dict, reference: dict) -> np.ndarray:
     group, reference : dict of str to array_like
         The rates the composite needs (see ``Composite.rates``) of the compared group
         (Majumder et al.'s "unprivileged" one) and of the reference ("privileged");
-        arrays broadcast, so posterior draws work as well as point estimates. The old
-        names ``unprivileged`` and ``privileged`` work until 0.5, with a FutureWarning.
+        arrays broadcast, so posterior draws work as well as point estimates.
 
     Returns
     -------

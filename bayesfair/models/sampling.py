@@ -50,7 +50,6 @@ from collections.abc import Callable, Hashable
 
 from bayesfair._internal.names import resolve_name
 from bayesfair._internal.tree import get_group, has_group, make_tree
-from bayesfair._internal.validation import renamed
 from bayesfair.exceptions import InvalidParameterError
 
 __all__ = [
@@ -209,7 +208,6 @@ def check_backend(backend) -> str:
     return resolve_name(backend, dict.fromkeys(BACKENDS), what="backend", argument="backend")
 
 
-@renamed(seed="random_seed")
 def sample_model(
     build: Callable[[], object],
     *,
@@ -236,8 +234,7 @@ def sample_model(
     data : dict
         Values of the model's ``pm.Data`` containers for this fit.
     draws, tune, chains, random_seed, progressbar, target_accept
-        As in ``pm.sample`` (``random_seed`` an int; its old name ``seed`` works until
-        0.5, with a ``FutureWarning``).
+        As in ``pm.sample`` (``random_seed`` an int).
     backend : {"auto", "native", "nutpie", "pymc"}
         Module docstring.
     cores : int, optional

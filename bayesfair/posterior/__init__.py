@@ -15,7 +15,6 @@ The flow inside, lowest first:
   :func:`~bayesfair.fit_periods`, which sample a model and build a result.
 """
 
-from bayesfair.exceptions import CalibrationWarning, SamplingWarning  # noqa: F401 - their old home, kept
 from bayesfair.posterior.result import FairnessPosterior, PeriodPosterior
 
 __all__ = ["FairnessPosterior", "PeriodPosterior"]

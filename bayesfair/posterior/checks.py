@@ -207,7 +207,6 @@ __all__ = [
     "shift_lr_test",
     "step_down",
     "stored_labeled_summary",
-    "warn_unused_check_arguments",
 ]
 
 #: rbc's variables drawn after sampling (not by the sampler): left out of the diagnostics.
@@ -1073,26 +1072,6 @@ def stored_labeled_summary(
 # ---------------------------------------------------------------------------
 # A fit's checks: its calibration maps and its sampler
 # ---------------------------------------------------------------------------
-def warn_unused_check_arguments(max_draws=None, random_seed=None) -> None:
-    """Warn (``FutureWarning``, at the caller of ``calibration_check``) that the check
-    ignores ``max_draws`` and ``random_seed``, deprecated in 0.4 and removed in 0.5.
-
-    Parameters
-    ----------
-    max_draws, random_seed : optional
-        As given to :meth:`bayesfair.FairnessPosterior.calibration_check`.
-    """
-    given = {"max_draws": max_draws, "random_seed": random_seed}
-    unused = [name for name, value in given.items() if value is not None]
-    if unused:
-        warnings.warn(
-            f"calibration_check ignores {' and '.join(unused)} (the test uses no draws "
-            "and no random numbers); the arguments are removed in 0.5.",
-            FutureWarning,
-            stacklevel=3,
-        )
-
-
 @takes("FairnessPosterior")
 def result_calibration_check(
     result,

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesfair._internal.names import resolve_name, suggest
+from bayesfair._internal.names import plain_scalar, resolve_name, suggest
+from bayesfair._internal.netcdf import group_coordinate
 from bayesfair._internal.threads import one_blas_thread
 from bayesfair._internal.tree import assign, get_group, has_group, make_tree
 from bayesfair._internal.validation import (
@@ -23,13 +24,11 @@ from bayesfair._internal.validation import (
     seed_record,
     seed_sequence,
 )
-from bayesfair.data._inputs import _plain
 from bayesfair.data.assessment import AssessmentData
 from bayesfair.exceptions import (
     CalibrationWarning,
     IgnoredOptionWarning,
     InvalidParameterError,
-    NoLabelsWarning,  # noqa: F401 - re-exported under its old name (exceptions module)
 )
 from bayesfair.metrics.rates import COUNT_NAMES, RATES, get_rate, rate_from_counts
 from bayesfair.models.calibration import (
@@ -52,7 +51,7 @@ from bayesfair.models.proxy import (
     latent_counts,
     mixture_responsibilities,
 )
-from bayesfair.models.sampling import BACKENDS, check_backend, sample_model
+from bayesfair.models.sampling import BACKENDS, sample_model
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.posterior.checks import misfit_message
@@ -85,15 +84,6 @@ def _resolve_prior(model: str, prior):
         return kind()
     if isinstance(prior, kind):
         return prior
-    old = (model == "bb" and isinstance(prior, tuple | list) and len(prior) == 2) or (
-        model == "hbb" and isinstance(prior, int | float) and not isinstance(prior, bool)
-    )
-    if old:  # the forms of 0.1, removed in 0.3.0: say what to write instead
-        new = f"BetaPrior{tuple(prior)}" if model == "bb" else f"KappaPrior({prior})"
-        raise InvalidParameterError(
-            f"The 'prior' of model={model!r} must be a {kind.__name__}: write "
-            f"prior=bayesfair.models.beta_binomial.{new}. Got {prior!r}."
-        )
     raise InvalidParameterError(
         f"The 'prior' of model={model!r} must be a {kind.__name__}. Got {prior!r}."
     )
@@ -123,49 +113,13 @@ def _check_sampler(sampler) -> str:
     return key
 
 
-def _merged_backend(model, sampler, backend) -> str:
-    """The ``sampler`` that says what ``sampler`` and the deprecated ``backend`` said.
-
-    As in 0.3: ``backend="auto"`` is NUTS's default implementation; and ``bb``'s exact
-    sampler (``sampler="auto"``) ignores ``backend`` (with an ``IgnoredOptionWarning``).
-    """
-    backend = check_backend(backend)
-    if sampler == "exact":
-        nuts = "nuts" if backend == "auto" else backend
-        raise InvalidParameterError(
-            f"sampler='exact' (bb's exact conjugate sampler) takes no NUTS backend. Got "
-            f"backend={backend!r}: 'backend' is now part of 'sampler' (bayesfair 0.4); pass "
-            f"sampler={nuts!r} alone to sample with NUTS, or leave out 'backend'."
-        )
-    if sampler in _NUTS_CHOICES and backend not in ("auto", sampler):
-        raise InvalidParameterError(
-            f"sampler={sampler!r} and backend={backend!r} disagree: 'backend' is now part of "
-            f"'sampler' (bayesfair 0.4); pass sampler={sampler!r} or sampler={backend!r} alone."
-        )
-    exact = MODEL_SPECS[model].exact_sampler
-    if backend == "auto" or sampler in _NUTS_CHOICES or (exact and sampler == "auto"):
-        return sampler
-    return backend  # sampler "auto" (a NUTS model) or "nuts"
-
-
-def _resolve_sampler(
-    model, sampler, backend, cores, stacklevel: int = 3
-) -> tuple[str, str, int | None]:
+def _resolve_sampler(model, sampler, cores, stacklevel: int = 3) -> tuple[str, str, int | None]:
     """How draws are made: ``"exact"`` or ``"nuts"``, the NUTS backend, and ``cores``.
 
-    ``backend`` (deprecated in 0.4) is merged into ``sampler``, with a ``FutureWarning``
-    that points at the caller of ``fit`` (as :func:`bayesfair._internal.validation.renamed`'s;
-    ``stacklevel`` 3 from ``fit``, one more from a helper of it).
+    The warnings point at the caller of ``fit`` (``stacklevel`` 3 from ``fit``, one more
+    from a helper of it).
     """
     sampler = _check_sampler(sampler)
-    if backend is not None:
-        sampler = _merged_backend(model, sampler, backend)
-        warnings.warn(
-            "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
-            f"sampler={sampler!r}; 'backend' stops working in 0.5.",
-            FutureWarning,
-            stacklevel=stacklevel,
-        )
     has_exact = MODEL_SPECS[model].exact_sampler
     if sampler == "exact" and not has_exact:
         exact_models = [name for name, spec in MODEL_SPECS.items() if spec.exact_sampler]
@@ -175,11 +129,10 @@ def _resolve_sampler(
             + " (the conjugate posterior)."
         )
     exact = has_exact and sampler in ("auto", "exact")
-    if exact and (backend is not None or cores is not None):
-        given = [k for k, v in (("backend", backend), ("cores", cores)) if v is not None]
+    if exact and cores is not None:
         warnings.warn(
             f"model={model!r} draws from its exact posterior (sampler={sampler!r}) and ignores "
-            f"{', '.join(map(repr, given))}; pass sampler='nuts' (or one of "
+            "'cores'; pass sampler='nuts' (or one of "
             f"{', '.join(map(repr, _NUTS_CHOICES))}) to sample it with NUTS.",
             IgnoredOptionWarning,
             stacklevel=stacklevel,
@@ -228,13 +181,12 @@ def fit(
     n_bins: int | None = None,
     progressbar: bool = True,
     discrepancy: DiscrepancyPrior | None = None,
-    backend: str | None = None,
     cores: int | None = None,
 ) -> FairnessPosterior:
     """Fit a fairness model and return posterior draws of every group's rates.
 
     Data with periods (``AssessmentData.from_frames(..., period=...)``) are audited
-    over time by :func:`fit_periods`.
+    over time by :func:`fit_periods`; ``fit`` refuses them.
 
     Parameters
     ----------
@@ -325,16 +277,6 @@ def fit(
     discrepancy : DiscrepancyPrior, optional
         ``rbc`` only: where the calibration map may be wrong, and the prior of
         a misfitting stratum's rate.
-    backend : {"auto", "native", "nutpie", "pymc"}, optional
-        Deprecated in 0.4 (a ``FutureWarning``), removed in 0.5: it is now part of
-        ``sampler``. ``backend="nutpie"`` is ``sampler="nutpie"`` (likewise
-        ``"native"`` and ``"pymc"``); ``backend="auto"`` (the default
-        implementation) leaves ``sampler`` as it is (``"nuts"`` stays ``"nuts"``,
-        ``"auto"`` stays ``"auto"``). As in 0.3, ``bb``'s exact sampler
-        (``sampler="auto"``) ignores it (an ``IgnoredOptionWarning``). With
-        ``sampler="exact"``, or with a ``sampler`` that names another
-        implementation, it raises
-        :class:`~bayesfair.exceptions.InvalidParameterError`.
     cores : int, optional
         Chains run in parallel; default ``min(chains, os.cpu_count())``. ``bb``'s
         exact sampler ignores it (an
@@ -343,11 +285,6 @@ def fit(
     Returns
     -------
     FairnessPosterior
-
-        .. deprecated:: 0.4
-            Given data with periods, ``fit`` still returns :func:`fit_periods`'
-            :class:`~bayesfair.posterior.PeriodPosterior`, with a ``FutureWarning``;
-            from 0.6 it raises. One function, one return type.
 
     Warns
     -----
@@ -372,16 +309,18 @@ def fit(
     model averaging, rbc's per-stratum mixture); Angelopoulos et al. 2023 and
     Fisch et al. 2024 (the stratified estimator rbc falls back on).
     """
-    arguments = dict(locals())  # every argument as given, for each group of data with periods
     _check_data(data)
     if data.period_levels is not None:
-        return _fit_periods(arguments, entry="fit")
+        raise InvalidParameterError(
+            "These data have periods: bayesfair.fit_periods(data, ...) audits them over time "
+            "(same arguments). To pool the periods, build the data without 'period'."
+        )
     model = resolve_name(model, MODEL_SPECS, what="model", argument="model")
     spec = MODEL_SPECS[model]
     _warn_ignored(
         model, variant=variant, score_clip=score_clip, n_bins=n_bins, discrepancy=discrepancy
     )
-    sampler, backend, cores = _resolve_sampler(model, sampler, backend, cores)
+    sampler, backend, cores = _resolve_sampler(model, sampler, cores)
     variant = "beta" if variant is None else variant
     score_clip = 0.01 if score_clip is None else score_clip
     n_bins = DEFAULT_BINS if n_bins is None else n_bins
@@ -459,9 +398,14 @@ def fit(
         settings.update(sampler=sampler, prior=prior.to_dict())
 
     idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
-    reference = _coord_labels(data.group_levels)[data.group_levels.index(data.reference)]
+    reference = group_coordinate(data.group_levels)[data.group_levels.index(data.reference)]
     result = FairnessPosterior(
-        idata, model=model, reference=_plain(reference), notes=notes, settings=settings, data=data
+        idata,
+        model=model,
+        reference=plain_scalar(reference),
+        notes=notes,
+        settings=settings,
+        data=data,
     )
     result.check_diagnostics(stacklevel=2)
     if model in models_with_map() and data.n_labeled > 0:
@@ -904,7 +848,7 @@ def _attach(
     reads it back) for the calibration check: its size does not grow with the
     labeled set; and ``score_sum``, each group's sum of raw scores over the assessed
     rows (:func:`bayesfair.posterior.calibration_view.assessed_mean_score`)."""
-    labels = _coord_labels(data.group_levels)
+    labels = group_coordinate(data.group_levels)
     posterior = get_group(idata, "posterior")
     if "group" in posterior.dims:
         posterior = posterior.assign_coords(group=labels)
@@ -961,13 +905,6 @@ def _cell_variables(labeled) -> dict:
     return out
 
 
-def _coord_labels(levels: list) -> np.ndarray:
-    """Group labels as a netCDF-friendly coordinate (ints stay ints, else strings)."""
-    if all(isinstance(g, int | np.integer) and not isinstance(g, bool) for g in levels):
-        return np.asarray(levels, dtype=np.int64)
-    return np.asarray([str(g) for g in levels], dtype=object)
-
-
 def fit_periods(data: AssessmentData, model: str = "rbc", **kwargs) -> PeriodPosterior:
     """Audit over time: each group fitted over its periods, and the drift flags.
 
@@ -1008,10 +945,10 @@ def fit_periods(data: AssessmentData, model: str = "rbc", **kwargs) -> PeriodPos
         )
     bound = inspect.signature(fit).bind(data, model, **kwargs)  # fit's keywords, or TypeError
     bound.apply_defaults()
-    return _fit_periods(dict(bound.arguments), entry="fit_periods")
+    return _fit_periods(dict(bound.arguments))
 
 
-def _fit_proxy_periods(data, options: dict, arguments: dict, entry: str) -> PeriodPosterior:
+def _fit_proxy_periods(data, options: dict, arguments: dict) -> PeriodPosterior:
     """An audit over time of data with group probabilities: each period fitted on its own.
 
     A row of unknown group cannot be given to one group's fit over its periods, so each
@@ -1040,7 +977,7 @@ def _fit_proxy_periods(data, options: dict, arguments: dict, entry: str) -> Peri
     settings = {**first.settings, "random_seed": seed_record(seed_seq)}
     settings |= {"periods": "per period, groups latent", "proxy_assumption": first.estimand_text}
     options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")
-    settings["provenance"] = run_record(f"bayesfair.{entry}(data, {options_text})", data)
+    settings["provenance"] = run_record(f"bayesfair.fit_periods(data, {options_text})", data)
     sizes = proxy_period_sizes(data, by_period)
     return PeriodPosterior(fits, data.period_levels, data.reference, sizes, drift, settings)
 
@@ -1059,7 +996,7 @@ def _period_group_fit(by_period: dict, levels: list, group) -> FairnessPosterior
         return None
     codes = [code for code, _ in fitted]
     first = fitted[0][1]
-    label = _coord_labels(first.groups)[first.groups.index(group)]
+    label = group_coordinate(first.groups)[first.groups.index(group)]
     rates = xr.Dataset(
         {
             m: xr.concat(
@@ -1115,36 +1052,27 @@ def _check_data(data) -> None:
         )
 
 
-def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
+def _fit_periods(arguments: dict) -> PeriodPosterior:
     """:func:`fit_periods`: each group's fit over its periods, the drift flags.
 
     :mod:`bayesfair.posterior.periods` describes the model and the flag. ``arguments`` are
-    :func:`fit`'s, passed on to each group's fit with the sampler resolved here (a
-    deprecated ``backend`` warns once); each group gets its own child of
-    ``random_seed``'s sequence. ``entry="fit"``: called by :func:`fit`, which returns
-    this until 0.6, with a ``FutureWarning``.
+    :func:`fit`'s, passed on to each group's fit with the sampler resolved here; each
+    group gets its own child of ``random_seed``'s sequence.
     """
-    if entry == "fit":
-        warnings.warn(
-            "bf.fit on data with periods returns a PeriodPosterior until 0.6; call "
-            "bf.fit_periods(data, ...) for the audit over time (same arguments).",
-            FutureWarning,
-            stacklevel=3,
-        )
     data = arguments["data"]
     model = resolve_name(arguments["model"], MODEL_SPECS, what="model", argument="model")
     ignored = ("variant", "score_clip", "n_bins", "discrepancy")
     # the warnings point at the caller of fit or fit_periods, a frame further up from here
     _warn_ignored(model, stacklevel=4, **{name: arguments[name] for name in ignored})
     sampler, backend, cores = _resolve_sampler(
-        model, arguments["sampler"], arguments["backend"], arguments["cores"], stacklevel=4
+        model, arguments["sampler"], arguments["cores"], stacklevel=4
     )
     arguments = {**arguments, "model": model}
-    options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed", "backend")}
+    options = {k: v for k, v in arguments.items() if k not in ("data", "random_seed")}
     options["sampler"] = "exact" if sampler == "exact" else "nuts" if backend == "auto" else backend
     options["cores"] = cores
     if data.proxy is not None:  # latent groups: each period fitted with its own rows
-        return _fit_proxy_periods(data, options, arguments, entry)
+        return _fit_proxy_periods(data, options, arguments)
     disc = options.get("discrepancy")
     carry = disc is None or (isinstance(disc, DiscrepancyPrior) and disc.label_free is None)
     if MODEL_SPECS[options["model"]].absorbs_misfit and carry:  # a period is the same group later
@@ -1165,7 +1093,7 @@ def _fit_periods(arguments: dict, entry: str) -> PeriodPosterior:
     first = next(f for f in fits.values() if f is not None)
     settings = {**first.settings, "random_seed": seed_record(seed_seq), "periods": "per group"}
     options_text = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != "data")
-    settings["provenance"] = run_record(f"bayesfair.{entry}(data, {options_text})", data)
+    settings["provenance"] = run_record(f"bayesfair.fit_periods(data, {options_text})", data)
     return PeriodPosterior(
         fits, data.period_levels, data.reference, period_sizes(data), drift, settings
     )

@@ -26,8 +26,7 @@ import numpy as np
 
 from bayesfair._internal.netcdf import read_parts, read_result, write_parts, write_result
 from bayesfair._internal.tree import get_group, has_group
-from bayesfair._internal.validation import check_probability, deprecated
-from bayesfair.exceptions import (  # the warnings re-exported under their old home
+from bayesfair.exceptions import (
     CalibrationWarning,
     InvalidParameterError,
     SamplingWarning,
@@ -45,7 +44,7 @@ from bayesfair.posterior import (
 )
 from bayesfair.posterior import groups as _groups
 from bayesfair.posterior.score_view import RATES_GROUP
-from bayesfair.stats import Interval, eti, hdi, prob_within
+from bayesfair.stats import eti, hdi, prob_within
 
 __all__ = [
     "CalibrationWarning",
@@ -270,18 +269,6 @@ class FairnessPosterior:
         """
         return contrasts.prob_positive(self, metric, group, reference)
 
-    @deprecated("res.prob_positive(metric, group, reference), the summary's column name")
-    def prob_direction(self, metric: str, group=None, reference=None) -> float:
-        """P(Δ > 0) under its old name: :meth:`prob_positive`.
-
-        Parameters
-        ----------
-        metric : str
-        group, reference : optional
-            As in :meth:`pair`.
-        """
-        return contrasts.prob_positive(self, metric, group, reference)
-
     def prob_practically_fair(self, metric: str, epsilon: float = 0.02, group=None, reference=None):
         """P(|Δ| < ε) for each pair, a ``pandas.Series`` indexed by the compared group.
 
@@ -293,46 +280,6 @@ class FairnessPosterior:
             One pair, or (``group`` None) every group against the reference.
         """
         return contrasts.prob_practically_fair(self, metric, epsilon, group, reference)
-
-    @deprecated("res.summary(metrics=[metric], epsilon=...)['decision'], the same column")
-    def rope_decision(
-        self, metric: str, epsilon: float = 0.02, group=None, reference=None, ci_prob: float = 0.95
-    ):
-        """The HDI + ROPE decision per pair (``"practically fair"``, ``"unfair"`` or
-        ``"undecided"``; "undecided" also where a prior-sensitive decision changes with the
-        prior), a ``pandas.Series`` named ``decision``: the ``decision`` column of
-        :meth:`summary`.
-
-        Parameters
-        ----------
-        metric : str
-        epsilon : float, default 0.02
-        group, reference : optional
-            One pair, or (``group`` None) every group against the reference.
-        ci_prob : float, default 0.95
-        """
-        table = tables.summary(self, [metric], epsilon, ci_prob, reference)
-        if group is not None:
-            table = table[table["group"] == self.pair(group, reference)[0]]
-        return table.set_index(table["group"].rename("group"))["decision"]
-
-    @deprecated("bayesfair.stats.hdi(values, ci_prob) or bayesfair.stats.eti(values, ci_prob)")
-    def interval(self, values, ci_prob: float = 0.95, kind: str = "hdi") -> Interval:
-        """HDI (``kind="hdi"``) or equal-tailed (``"eti"``) interval of draws, NaN draws
-        dropped: :func:`bayesfair.stats.hdi` and :func:`bayesfair.stats.eti`, which do not
-        need a result.
-
-        Parameters
-        ----------
-        values : array_like
-        ci_prob : float, default 0.95
-        kind : {"hdi", "eti"}, default "hdi"
-        """
-        if kind not in ("hdi", "eti"):
-            raise InvalidParameterError(
-                f"The 'kind' parameter must be 'hdi' or 'eti'. Got {kind!r}."
-            )
-        return (hdi if kind == "hdi" else eti)(np.asarray(values), check_probability(ci_prob))
 
     # ------------------------------------------------------------ tables and views
     def summary(self, metrics=None, epsilon: float = 0.02, ci_prob: float = 0.95, reference=None):
@@ -530,8 +477,6 @@ class FairnessPosterior:
         *,
         alpha: float = 0.05,
         min_labels: int = 20,
-        max_draws=None,
-        random_seed=None,
         warn: bool = True,
     ):
         """Check each group's labeled examples against the calibration map the groups share.
@@ -567,12 +512,6 @@ class FairnessPosterior:
             A group with fewer labeled examples that is not a misfit gets the
             verdict ``"too few labels"``: the check cannot tell a fitting map from a
             wrong one with so few labels (a gross misfit is still reported as one).
-        max_draws : int, optional
-            Deprecated in 0.4 (a ``FutureWarning`` when given), removed in 0.5: the
-            test reads no draws.
-        random_seed : None, int, SeedSequence or Generator, optional
-            Deprecated in 0.4 (a ``FutureWarning`` when given), removed in 0.5: the
-            test draws no random numbers.
         warn : bool, default True
             Issue a :class:`~bayesfair.exceptions.CalibrationWarning` naming
             the misfitting groups.
@@ -595,7 +534,6 @@ class FairnessPosterior:
         ValueError
             For ``bb`` and ``hbb``, which have no calibration map.
         """
-        checks.warn_unused_check_arguments(max_draws, random_seed)
         return checks.result_calibration_check(  # the warning points past the check
             self, alpha=alpha, min_labels=min_labels, warn=warn, stacklevel=4
         )

@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 
 from bayesfair import frequentist as fq
+from bayesfair._internal.netcdf import group_coordinate
 from bayesfair._internal.threads import one_blas_thread
 from bayesfair._internal.tree import get_group, has_group
 from bayesfair._internal.validation import (
     check_epsilon,
-    renamed,
     run_record,
     seed_record,
     seed_sequence,
@@ -50,7 +50,7 @@ from bayesfair.exceptions import (
     SparseStratumWarning,
     warnings_at_caller,
 )
-from bayesfair.frequentist._bootstrap import resamples_to_itself
+from bayesfair.frequentist.bootstrap import resamples_to_itself
 from bayesfair.frequentist.groups import labeled_evidence, max_gap_interval
 from bayesfair.metrics.fair_enough import VERDICT_PROB, probability_verdict
 from bayesfair.metrics.rates import (
@@ -64,7 +64,7 @@ from bayesfair.metrics.verdicts import TOO_FEW, decide, family_level, shortfall_
 from bayesfair.models.catalogue import models_with_map, verdict_order
 from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
-from bayesfair.posterior.fitting import _coord_labels, fit, model_options
+from bayesfair.posterior.fitting import fit, model_options
 from bayesfair.posterior.groups import evidence
 from bayesfair.posterior.proxy_view import proxy_assumption
 from bayesfair.posterior.tables import difference_row
@@ -293,7 +293,7 @@ def _check_same_data(name, res, data) -> None:
             f"posteriors[{name!r}] is not a result of bayesfair.fit. Got {type(res).__name__}."
         )
     obs = get_group(idata, "observed_data")
-    same = list(obs.group.values) == list(_coord_labels(data.group_levels))
+    same = list(obs.group.values) == list(group_coordinate(data.group_levels))
     if same:
         stored = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
         same = np.array_equal(stored, data.labeled_examples.confusion_counts())
@@ -309,7 +309,6 @@ def _check_same_data(name, res, data) -> None:
 
 
 @warnings_at_caller
-@renamed(n_boot="n_resamples")
 @one_blas_thread()
 def compare(
     data: AssessmentData,

@@ -50,9 +50,7 @@ def test_from_frames_with_intersections_and_unlabeled():
     assert table.loc["b & m", "n"] == 1 and table.loc["b & m", "n_predicted_positive"] == 1
     assert table.loc["w & f", "n"] == 0 and np.isnan(table.loc["w & f", "mean_score"])
     assert data.group_sizes()["n_labeled"].sum() == 6
-    with pytest.warns(FutureWarning, match="unlabeled_score_table"):
-        old = data.unlabeled_summary()  # its name before 0.4
-    pd.testing.assert_frame_equal(old, table)
+    assert not hasattr(data, "unlabeled_summary")  # one name for the table
 
 
 def test_labels_bool_and_pos_label():

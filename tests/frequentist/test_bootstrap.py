@@ -1,4 +1,4 @@
-"""bayesfair.frequentist._bootstrap: percentile intervals and the within-group resamplers.
+"""bayesfair.frequentist.bootstrap: percentile intervals and the within-group resamplers.
 
 Both resamplers draw each group's bootstrap successes as Binomial(n_k, x_k / n_k)
 (Lum et al. 2022, §5.2-5.3): their moments are checked against that law's.
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bayesfair.exceptions import InvalidParameterError
-from bayesfair.frequentist._bootstrap import (
+from bayesfair.frequentist.bootstrap import (
     RESAMPLERS,
     BootstrapEstimate,
     check_resampler,

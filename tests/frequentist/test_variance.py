@@ -25,7 +25,7 @@ from bayesfair.frequentist import (
     double_corrected_variance,
     percentile_interval,
 )
-from bayesfair.frequentist._bootstrap import resamples_to_itself
+from bayesfair.frequentist.bootstrap import resamples_to_itself
 from bayesfair.metrics.rates import UndefinedRateWarning
 
 ALPHA = 0.001

@@ -113,9 +113,9 @@ def test_undefined_rate_warns_with_group_name():
 
 
 def test_composites_speak_of_group_and_reference():
-    """The vocabulary's names; Majumder et al.'s old ones work until 0.5 with a warning."""
+    """The vocabulary's names, not Majumder et al.'s."""
     u, p = {"tpr": 0.6}, {"tpr": 0.8}
     new = composite_value("equal_opportunity_difference", group=u, reference=p)
-    with pytest.warns(FutureWarning, match="'unprivileged' parameter is now 'group'"):
-        old = composite_value("equal_opportunity_difference", unprivileged=u, reference=p)
-    assert old == new == pytest.approx(-0.2)
+    assert new == pytest.approx(-0.2)
+    with pytest.raises(TypeError, match="unprivileged"):
+        composite_value("equal_opportunity_difference", unprivileged=u, reference=p)

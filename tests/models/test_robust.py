@@ -47,7 +47,7 @@ def test_without_unlabeled_data_the_estimand_is_the_expected_gap(fast):
     lab, _ = miscalibrated_scores(40, 0, random_seed=4)
     data = bf.AssessmentData.from_frames(lab, score="score", label="label", group="group")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+        warnings.simplefilter("ignore", bf.exceptions.SamplingWarning)
         res = bf.fit(data, metrics=["accuracy"], random_seed=0, **fast)
     assert res.estimand == "expected"
     assert np.ptp(res.difference("accuracy").values) > 0  # not the known labeled gap
@@ -63,7 +63,7 @@ def test_the_expected_gap_is_a_population_s_the_assessed_gap_the_rows_(fast):
     def width(n_unlabeled, estimand):
         data = _data(n_unlabeled=n_unlabeled, seed=4)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", bf.posterior.SamplingWarning)
+            warnings.simplefilter("ignore", bf.exceptions.SamplingWarning)
             res = bf.fit(data, "bc", metrics=["accuracy"], estimand=estimand, random_seed=2, **fast)
         d = res.difference("accuracy").values.ravel()
         return np.subtract(*np.quantile(d, [0.975, 0.025]))

@@ -130,31 +130,6 @@ def test_a_native_model_is_compiled_once_per_key_and_reused_with_new_data(monkey
     assert not np.array_equal(first.posterior["a"].values, other.posterior["a"].values)
 
 
-def test_sample_model_s_old_seed_name_warns(monkeypatch):
-    monkeypatch.setattr(sampling, "CACHE", ModelCache())
-    kw = dict(
-        build=None,
-        cache_key=None,  # nothing cached
-        native=lambda: compile_native_calibration("beta", CalibrationPriors(), 2),
-        data=likelihood_data(_data()),
-        draws=10,
-        tune=10,
-        chains=1,
-        cores=1,
-        progressbar=False,
-        target_accept=0.9,
-    )
-    with pytest.warns(FutureWarning, match="The 'seed' parameter is now 'random_seed'"):
-        old = sample_model(seed=3, **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        new = sample_model(random_seed=3, **kw)
-    np.testing.assert_array_equal(old.posterior["a"].values, new.posterior["a"].values)
-    assert len(sampling.CACHE) == 0
-    with pytest.raises(InvalidParameterError, match="Give 'random_seed' only"):
-        sample_model(seed=3, random_seed=3, **kw)
-
-
 def test_nutpie_is_imported_without_arviz_until_arviz_is_used():
     """The placeholder defers ArviZ's import (most of a first answer's wait), a fit
     never loads it, and anything that uses ArviZ gets the real module: nutpie's own

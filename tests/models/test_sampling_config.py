@@ -8,7 +8,6 @@ import pytest
 
 import bayesfair as bf
 from bayesfair.exceptions import (
-    CalibrationWarning,
     IgnoredOptionWarning,
     InvalidParameterError,
     SamplingWarning,
@@ -46,11 +45,6 @@ def test_an_unknown_sampler_lists_the_valid_ones(fast):
         bf.fit(_data(), "bc", metrics=["accuracy"], sampler="nativ", **fast, random_seed=0)
     with pytest.raises(InvalidParameterError, match=f"'sampler'.*{allowed}. Got 3 of type int"):
         bf.fit(_data(), "bb", metrics=["accuracy"], sampler=3, **fast, random_seed=0)
-
-
-def test_an_unknown_backend_lists_the_valid_ones(fast):
-    with pytest.raises(ValueError, match="Did you mean 'native'.*auto, native, nutpie, pymc"):
-        bf.fit(_data(), "bc", metrics=["accuracy"], backend="nativ", **fast, random_seed=0)
 
 
 @pytest.mark.parametrize("sampler", SAMPLERS)
@@ -109,14 +103,8 @@ def test_native_and_compiled_backends_sample_the_same_posterior(fast):
 def test_options_the_exact_sampler_ignores_are_warned_about(fast):
     with pytest.warns(IgnoredOptionWarning, match="ignores 'cores'; pass sampler='nuts'"):
         bf.fit(_data(), "bb", metrics=["accuracy"], cores=1, **fast, random_seed=0)
-    # as in 0.3, bb's exact sampler (sampler="auto") ignores the deprecated backend
-    with (
-        pytest.warns(FutureWarning, match="pass sampler='auto'"),
-        pytest.warns(IgnoredOptionWarning, match="ignores 'backend', 'cores'"),
-    ):
-        bf.fit(
-            _data(), "bb", metrics=["accuracy"], backend="nutpie", cores=1, **fast, random_seed=0
-        )
+    with pytest.raises(TypeError, match="backend"):  # one option says how: 'sampler'
+        bf.fit(_data(), "bb", metrics=["accuracy"], backend="nutpie", **fast, random_seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)  # plumbing draws: R-hat
         warnings.simplefilter("error", IgnoredOptionWarning)  # NUTS uses cores: none ignored
@@ -126,58 +114,8 @@ def test_options_the_exact_sampler_ignores_are_warned_about(fast):
 
 
 @pytest.mark.parametrize(
-    ("model", "old", "new"),
-    [
-        ("bc", {"backend": "nutpie"}, "nutpie"),
-        ("bc", {"backend": "auto"}, "auto"),
-        ("bc", {"sampler": "nuts", "backend": "native"}, "native"),
-        ("bb", {"sampler": "nuts", "backend": "nutpie"}, "nutpie"),
-        ("bb", {"sampler": "nuts", "backend": "auto"}, "nuts"),
-        ("bb", {"sampler": "nutpie", "backend": "auto"}, "nutpie"),
-        ("bb", {"sampler": "pymc", "backend": "pymc"}, "pymc"),
-    ],
-)
-def test_backend_warns_and_gives_the_draws_of_the_new_spelling(model, old, new, fast):
-    data = _data()
-    with warnings.catch_warnings():
-        # plumbing draws: R-hat (SamplingWarning) and pm.sample's own (RuntimeWarning)
-        for category in (RuntimeWarning, SamplingWarning, CalibrationWarning):
-            warnings.simplefilter("ignore", category)
-        with pytest.warns(FutureWarning) as record:
-            before = bf.fit(
-                data, model, metrics=["accuracy"], cores=1, **old, **fast, random_seed=0
-            )
-        after = bf.fit(
-            data, model, metrics=["accuracy"], sampler=new, cores=1, **fast, random_seed=0
-        )
-    [warning] = [w for w in record if issubclass(w.category, FutureWarning)]
-    assert str(warning.message) == (
-        "The 'backend' parameter is now part of 'sampler' (bayesfair 0.4): pass "
-        f"sampler={new!r}; 'backend' stops working in 0.5."
-    )
-    assert warning.filename == __file__  # the caller's line, not bayesfair's
-    assert before.settings == after.settings
-    np.testing.assert_array_equal(_draws(before), _draws(after))
-
-
-@pytest.mark.parametrize(
     ("model", "kwargs", "message"),
-    [
-        (
-            "bb",
-            {"sampler": "exact", "backend": "nutpie"},
-            "sampler='exact' .*takes no NUTS backend. Got backend='nutpie'.*pass "
-            "sampler='nutpie' alone",
-        ),
-        ("bb", {"sampler": "exact", "backend": "auto"}, "pass sampler='nuts' alone"),
-        (
-            "bc",
-            {"sampler": "native", "backend": "pymc"},
-            "sampler='native' and backend='pymc' disagree: 'backend' is now part of 'sampler'.*"
-            "pass sampler='native' or sampler='pymc' alone",
-        ),
-        ("bc", {"sampler": "exact"}, "sampler='exact' exists only for model='bb'"),
-    ],
+    [("bc", {"sampler": "exact"}, "sampler='exact' exists only for model='bb'")],
 )
 def test_conflicting_choices_raise(model, kwargs, message, fast):
     with warnings.catch_warnings():

@@ -18,8 +18,8 @@ from bayesfair.data.summary import summarize_arrays
 from bayesfair.exceptions import (
     IgnoredOptionWarning,
     InvalidParameterError,
-    NoLabelsWarning,
     SamplingWarning,
+    UnlabeledGroupWarning,
 )
 from bayesfair.models.beta_binomial import BetaPrior
 from bayesfair.models.calibration import DiscrepancyPrior
@@ -109,13 +109,10 @@ def test_options_a_model_does_not_use_are_warned_about(small):
         fit(small, "bb", metrics=["accuracy"], discrepancy=DiscrepancyPrior(), **EXACT)
 
 
-def test_old_and_wrong_priors_say_what_to_write(small):
-    with pytest.raises(
-        InvalidParameterError,
-        match=r"write prior=bayesfair\.models\.beta_binomial\.BetaPrior\(2, 3\)",
-    ):
+def test_wrong_priors_name_the_class_they_must_be(small):
+    with pytest.raises(InvalidParameterError, match=r"must be a BetaPrior\. Got \(2, 3\)"):
         fit(small, "bb", prior=(2, 3), **EXACT)
-    with pytest.raises(InvalidParameterError, match=r"KappaPrior\(5\)\. Got 5"):
+    with pytest.raises(InvalidParameterError, match=r"must be a KappaPrior\. Got 5"):
         fit(small, "hbb", prior=5, **EXACT)
     with pytest.raises(InvalidParameterError, match="must be a CalibrationPriors. Got BetaPrior"):
         fit(small, "bc", prior=BetaPrior(), **EXACT)
@@ -429,7 +426,7 @@ def test_group_without_labels_warns_and_falls_back(adult, fast):
     with pytest.warns(UserWarning, match="no labeled example"):
         data = _by_sex(labeled, unl)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", NoLabelsWarning)  # warned once, when the data were built
+        warnings.simplefilter("error", UnlabeledGroupWarning)  # warned once, when data were built
         bb = fit(data, model="bb", random_seed=0, **fast)
     assert any(
         "['Other'] have no labeled example: their rates are the prior" in note for note in bb.notes

@@ -135,16 +135,15 @@ def test_compare_on_data_with_periods_names_the_route_to_the_period_report(deplo
     assert period_markdown(res, ["accuracy"]).startswith("#")
 
 
-def test_fit_periods_is_the_entry_and_fit_on_periods_warns_until_it_raises(deployment):
+def test_fit_periods_is_the_entry_and_fit_refuses_periods(deployment):
     """One return type per function: ``fit_periods`` gives the PeriodPosterior; ``fit``
-    on data with periods still does, with a FutureWarning naming the entry; data
-    without periods are refused by ``fit_periods`` with the route to ``fit``."""
+    refuses data with periods with the route to ``fit_periods``; data without periods
+    are refused by ``fit_periods`` with the route to ``fit``."""
     lab, _, data, res = deployment
     assert isinstance(res, bf.PeriodPosterior)
     assert res.settings["provenance"]["call"].startswith("bayesfair.fit_periods(data, ")
-    with pytest.warns(FutureWarning, match=r"bf\.fit_periods\(data"):
-        old = bf.fit(data, model="bb", random_seed=1, progressbar=False)
-    assert isinstance(old, bf.PeriodPosterior)
+    with pytest.raises(InvalidParameterError, match=r"bayesfair\.fit_periods\(data"):
+        bf.fit(data, model="bb", random_seed=1, progressbar=False)
     plain = bf.AssessmentData.from_frames(lab, score="score", label="label", group="group")
     with pytest.raises(InvalidParameterError, match=r"no periods: bayesfair\.fit\(data"):
         bf.fit_periods(plain, model="bb")

@@ -5,10 +5,10 @@ may have no positive in some draws (its TPR is 0/0 there), and a group with no
 predicted positive has no PPV in any draw. Small real NUTS fits (plumbing).
 """
 
+import inspect
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import bayesfair as bf
@@ -16,7 +16,7 @@ from bayesfair.exceptions import UndefinedRateWarning
 from bayesfair.metrics.verdicts import decide
 from bayesfair.posterior.groups import evidence
 from bayesfair.report.document import comparison_markdown
-from bayesfair.stats import eti, hdi
+from bayesfair.stats import hdi
 
 
 @pytest.fixture(scope="module")
@@ -149,33 +149,9 @@ def test_the_result_s_warnings_point_at_the_caller_s_line(small_group):
         assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno) for w in ours]
 
 
-def test_the_old_ways_warn_at_the_caller_and_give_the_one_way_s_value(small_group):
-    """``prob_direction``, ``rope_decision`` and ``interval`` were second ways to read a
-    summary column or an interval of draws; they work until 0.5 with a FutureWarning."""
-    res = small_group
-    d = res.difference("accuracy").values
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedRateWarning)
-        table = res.summary("accuracy")
-    old_and_new = [
-        (lambda: res.prob_direction("accuracy"), res.prob_positive("accuracy")),
-        (lambda: res.rope_decision("accuracy").iloc[0], table["decision"].iloc[0]),
-        (lambda: res.interval(d), hdi(d)),
-        (lambda: res.interval(d, 0.9, kind="eti"), eti(d, 0.9)),
-    ]
-    for old, new in old_and_new:
-        with pytest.warns(FutureWarning, match="deprecated .* stops working in 0.5") as record:
-            assert old() == new
-        assert record[0].filename == __file__
-
-
-def test_the_calibration_check_s_unused_arguments_warn_at_the_caller(small_group):
-    """``max_draws`` and ``random_seed`` never changed the check (it uses no draws and
-    no random numbers); given, they warn until 0.5, and the table is the same."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.CalibrationWarning)
-        plain = small_group.calibration_check(warn=False)
-        with pytest.warns(FutureWarning, match="ignores max_draws and random_seed") as record:
-            old = small_group.calibration_check(max_draws=500, random_seed=1, warn=False)
-    assert record[0].filename == __file__
-    pd.testing.assert_frame_equal(old, plain)
+def test_one_way_to_each_answer():
+    """A summary column or an interval of draws has one name: the second ways are gone."""
+    for name in ("prob_direction", "rope_decision", "interval"):
+        assert not hasattr(bf.FairnessPosterior, name)
+    params = inspect.signature(bf.FairnessPosterior.calibration_check).parameters
+    assert "max_draws" not in params and "random_seed" not in params

@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from bayesfair._internal.names import as_text, plain_scalar
 from bayesfair.data._inputs import _as_groups
 from bayesfair.data.summary import (
     LABEL_SUMS,
@@ -31,20 +32,6 @@ def _aggregate(cols, threshold, score_clip, n_bins, attributes) -> ScoreSummary:
     return ScoreSummary.from_columns(
         cols, threshold=threshold, score_clip=score_clip, n_bins=n_bins, attributes=attributes
     )
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def as_text(values):
-    """Group values as text: booleans ``"True"``/``"False"``, everything else ``str``."""
-    import pandas as pd
-
-    if isinstance(values, pd.DataFrame):
-        return values.apply(as_text)
-    series = pd.Series(values) if not isinstance(values, pd.Series) else values
-    return series.astype(object).map(lambda v: v if isinstance(v, str) or pd.isna(v) else str(v))
 
 
 def _require(engine: str):
@@ -107,7 +94,8 @@ def _positives(values, pos_label: float, origin: str = "") -> np.ndarray:
     if bad.any():
         raise InvalidParameterError(
             f"Labels must be 0 or 1 (or booleans) without missing values: {int(bad.sum())} "
-            f"row(s) are not, the first{origin} (value {_plain(y[np.flatnonzero(bad)[0]])!r})."
+            f"row(s) are not, the first{origin} "
+            f"(value {plain_scalar(y[np.flatnonzero(bad)[0]])!r})."
         )
     return y if pos_label == 1.0 else 1.0 - y
 
@@ -127,7 +115,7 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin
         raise InvalidParameterError(
             f"Column {score!r} must hold scores in [0, 1] without missing values: "
             f"{int(bad.sum())} row(s) of a partition do not, the first{where} "
-            f"(value {_plain(s[np.flatnonzero(bad)[0]])!r})."
+            f"(value {plain_scalar(s[np.flatnonzero(bad)[0]])!r})."
         )
     if missing.any():
         raise InvalidParameterError(

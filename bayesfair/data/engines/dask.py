@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from bayesfair._internal.names import as_text
 from bayesfair.data.engines._common import (
     _aggregate,
     _check_reachable,
@@ -14,7 +15,6 @@ from bayesfair.data.engines._common import (
     _kind,
     _partition_sums,
     _require,
-    as_text,
 )
 from bayesfair.exceptions import InvalidParameterError
 

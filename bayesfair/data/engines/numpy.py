@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesfair._internal.names import plain_scalar
 from bayesfair.data._inputs import _as_groups, _as_scores
 from bayesfair.data.engines._common import (
     _aggregate,
-    _plain,
     _positives,
 )
 from bayesfair.data.summary import (
@@ -61,5 +61,5 @@ def numpy_engine(source, score, columns, threshold, score_clip, n_bins, target=N
     cols = bin_rows(
         s, codes, len(levels), threshold=threshold, score_clip=score_clip, n_bins=n_bins, labels=y
     )
-    cols["group"] = np.asarray([_plain(v) for v in levels], dtype=object)[cols.pop("code")]
+    cols["group"] = np.asarray([plain_scalar(v) for v in levels], dtype=object)[cols.pop("code")]
     return _aggregate(cols, threshold, score_clip, n_bins, attributes)

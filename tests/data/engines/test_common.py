@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from frames import assert_same, score_frame, write_parts
 
-from bayesfair.data.engines._common import EXTRAS, as_text
+from bayesfair._internal.names import as_text
+from bayesfair.data.engines._common import EXTRAS
 from bayesfair.data.engines.dask import dask_engine
 from bayesfair.data.engines.duckdb import duckdb_engine
 from bayesfair.data.engines.numpy import numpy_engine

@@ -169,28 +169,14 @@ def test_labeled_summary_is_the_same_from_files_and_in_memory(tmp_path, kind):
     np.testing.assert_allclose(flipped.positives, ref.count - ref.positives)
 
 
-def test_summarize_without_label_warns_and_is_summarize_unlabeled(tmp_path):
-    """summarize without ``label`` still summarises the rows as unlabeled for 0.4,
-    with a FutureWarning at the caller's line; summarize_unlabeled is the one way."""
+def test_summarize_without_label_is_refused_with_the_way_to_unlabeled_rows(tmp_path):
+    """summarize reduces labeled rows; without ``label`` it names summarize_unlabeled."""
     frame = score_frame(3_000, seed=5)
     path = write_parts(frame, tmp_path, 2)
     pair = (frame["score"].to_numpy(), frame["race"].to_numpy())
     for source, kwargs in ((frame, {"group": "race"}), (path, {"group": "race"}), (pair, {})):
-        ref = bf.summarize_unlabeled(source, **kwargs)
-        with pytest.warns(FutureWarning) as record:
-            got = bf.summarize(source, **kwargs)
-        assert len(record) == 1
-        assert str(record[0].message) == (
-            "bayesfair.summarize without 'label' summarises unlabeled rows: call "
-            "bayesfair.summarize_unlabeled(...) instead (bayesfair 0.4); from 0.5 "
-            "'summarize' needs 'label'."
-        )
-        assert record[0].filename == __file__
-        assert not got.labeled
-        assert_same(ref, got)
-    with pytest.warns(FutureWarning, match="summarize_unlabeled"):
-        explicit = bf.summarize(frame, group="race", label=None)
-    assert_same(bf.summarize_unlabeled(frame, group="race"), explicit)
+        with pytest.raises(InvalidParameterError, match=r"summarize_unlabeled\(\.\.\.\)"):
+            bf.summarize(source, **kwargs)
 
 
 def test_labeled_calls_of_summarize_do_not_warn():
