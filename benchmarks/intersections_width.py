@@ -63,13 +63,14 @@ fit time. Ratios (b)/(t) and (b)/(a) of the median widths.
 Usage::
 
     python benchmarks/intersections_width.py --reps 12 \
-        --out benchmarks/results/intersections_width.json
+        --out benchmarks/results/intersections_width.json.gz
     python benchmarks/intersections_width.py --reps 1 --out /tmp/iw.json   # smoke
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import time
 import warnings
@@ -111,6 +112,17 @@ VIEWS = ("all", "ge20")
 # ---------------------------------------------------------------------------
 # Data
 # ---------------------------------------------------------------------------
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` to ``path``, gzip-compressed where the name ends in ``.gz`` (with no
+    timestamp, so that the same figures give the same bytes)."""
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
 def load_frame() -> tuple[pd.DataFrame, dict]:
     """Scores joined to age by the preprocessed row number; the group column."""
     s = bf.datasets.load_scores("adult_race")
@@ -565,7 +577,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--reps", type=int, default=12)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument(
-        "--out", type=Path, default=ROOT / "benchmarks" / "results" / "intersections_width.json"
+        "--out", type=Path, default=ROOT / "benchmarks" / "results" / "intersections_width.json.gz"
     )
     args = ap.parse_args(argv)
 
@@ -644,7 +656,7 @@ def main(argv=None) -> dict:
             "runs": runs,
         }
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, default=str))
+        _write(args.out, json.dumps(result, indent=1, default=str))
     print(table(summary))
     print(f"total {time.perf_counter() - t0:.0f}s")
     return result

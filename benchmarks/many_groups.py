@@ -50,13 +50,14 @@ Clopper–Pearson lower bound for every coverage; fit times.
 Usage::
 
     python benchmarks/many_groups.py --reps 20 --reps-k60 12 \
-        --out benchmarks/results/many_groups.json
+        --out benchmarks/results/many_groups.json.gz
     python benchmarks/many_groups.py --reps 2 --cells null32 --out /tmp/mg.json   # smoke
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import time
 import warnings
@@ -85,6 +86,15 @@ FIT_METRICS = ["accuracy", "tpr", "fpr", "base_rate", "selection_rate"]
 EPS_GROUP, EPS_FAMILY, CI_PROB = 0.02, 0.05, 0.95
 SHIFT = 1.0
 LABEL_PATTERN, UNLABELED_PATTERN = UNEQUAL_LABELS, UNEQUAL_UNLABELED
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` to ``path``, gzip-compressed where the name ends in ``.gz`` (with no
+    timestamp, so that the same figures give the same bytes)."""
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        path.write_text(text, encoding="utf-8")
 
 
 def cells() -> dict[str, dict]:
@@ -406,7 +416,7 @@ def main(argv=None) -> int:
         help="cells also fitted with model='bc' (same data and seeds)",
     )
     ap.add_argument("--seed", type=int, default=20_250_000)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "many_groups.json"))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "many_groups.json.gz"))
     args = ap.parse_args(argv)
     all_cells = cells()
     names = args.cells or list(all_cells)
@@ -446,7 +456,7 @@ def main(argv=None) -> int:
             "runs": runs,
         }
         result["meta"]["wall_seconds"] = time.perf_counter() - wall
-        out_path.write_text(json.dumps(result, indent=1, default=float))
+        _write(out_path, json.dumps(result, indent=1, default=float))
         print(
             f"{name}: {reps} reps, models {models}, {time.perf_counter() - start:.0f} s "
             f"(total {time.perf_counter() - wall:.0f} s)",

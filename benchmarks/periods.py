@@ -111,6 +111,7 @@ import os
 os.environ.setdefault("NML_DISABLE_USAGE_LOGGING", "1")  # no telemetry from nannyml
 
 import argparse
+import gzip
 import json
 import time
 import warnings
@@ -143,6 +144,15 @@ LABELS = {
     "cbpe_fitted": "CBPE (nml.CBPE), calibrator fitted on period 0's labels",
     "ppi": "PPI++",
 }
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` to ``path``, gzip-compressed where the name ends in ``.gz`` (with no
+    timestamp, so that the same figures give the same bytes)."""
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        path.write_text(text, encoding="utf-8")
 
 
 def scenarios() -> dict[str, dict]:
@@ -652,7 +662,7 @@ def main(argv=None) -> int:
     ap.add_argument("--flag-runs", type=int, default=200, help="runs per flag design (b)")
     ap.add_argument("--cost-repeats", type=int, default=3, help="0: skip the cost (c)")
     ap.add_argument("--seed", type=int, default=20_260_000)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "periods.json"))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "periods.json.gz"))
     args = ap.parse_args(argv)
     out_path = Path(args.out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -680,7 +690,7 @@ def main(argv=None) -> int:
 
     def save():
         result["meta"]["wall_seconds"] = time.perf_counter() - wall
-        out_path.write_text(json.dumps(result, indent=1, default=float))
+        _write(out_path, json.dumps(result, indent=1, default=float))
 
     all_scenarios = scenarios()
     result["coverage"] = {}

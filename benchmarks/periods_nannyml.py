@@ -87,6 +87,7 @@ import os
 os.environ.setdefault("NML_DISABLE_USAGE_LOGGING", "1")  # no telemetry from nannyml
 
 import argparse
+import gzip
 import json
 import platform
 import time
@@ -113,6 +114,17 @@ Z95, Z_NANNYML = 1.959963984540054, 3.0
 # ---------------------------------------------------------------------------
 # Data
 # ---------------------------------------------------------------------------
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` to ``path``, gzip-compressed where the name ends in ``.gz`` (with no
+    timestamp, so that the same figures give the same bytes)."""
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
 def load(n_chunks: int) -> pd.DataFrame:
     """All 100,000 rows: period (0 = reference, 1..n_chunks), group, score, label."""
     import nannyml as nml
@@ -523,7 +535,7 @@ def main(argv=None) -> dict:
         help="bayesfair models, comma-separated; rbc is the default model, bc an ablation",
     )
     ap.add_argument(
-        "--out", type=Path, default=ROOT / "benchmarks" / "results" / "periods_nannyml.json"
+        "--out", type=Path, default=ROOT / "benchmarks" / "results" / "periods_nannyml.json.gz"
     )
     args = ap.parse_args(argv)
     t_start = time.perf_counter()
@@ -649,7 +661,7 @@ def main(argv=None) -> dict:
         "load_average": list(os.getloadavg()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, default=_json_default) + "\n")
+    _write(args.out, json.dumps(result, indent=1, default=_json_default) + "\n")
     print_tables(result)
     print(f"wrote {args.out} in {result['seconds_total']:.0f}s")
     return result

@@ -22,7 +22,8 @@ double-corrected bootstrap on the labeled counts
 (:func:`bayesfair.frequentist.double_corrected_bootstrap_counts`, B = 1,000).
 
 Run: ``python benchmarks/ppi_variance.py`` (200 replicates per scenario, about
-a minute); writes ``docs/results/ppi_variance.md``.
+a minute); writes ``docs/results/ppi_variance.md`` and every replicate to
+``benchmarks/results/ppi_variance.csv.gz``.
 """
 
 from __future__ import annotations
@@ -131,6 +132,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "ppi_variance.md")
+    p.add_argument(
+        "--runs", type=Path, default=ROOT / "benchmarks" / "results" / "ppi_variance.csv.gz"
+    )
     args = p.parse_args(argv)
     df = run(args.reps)
     width = (df.upper - df.lower).groupby([df.scenario, df.method], sort=False).median()
@@ -165,7 +169,7 @@ def main(argv=None) -> int:
         ]
     )
     args.out.write_text(text)
-    df.to_csv(args.out.with_suffix(".csv"), index=False)
+    df.to_csv(args.runs, index=False)  # every replicate, for a later look
     print(text)
     return 0
 

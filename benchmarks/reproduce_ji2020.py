@@ -15,11 +15,11 @@ hierarchical beta calibration with its priors, scores clipped to [0.01, 0.99].
 
 Outputs (in ``--out``, default ``docs/results/``):
 
-* ``ji2020_table2_runs.csv``, ``ji2020_table3_runs.csv`` — one row per run and
+* ``ji2020_table2_runs.csv.gz``, ``ji2020_table3_runs.csv.gz`` — one row per run and
   method (written after every cell, so ``--resume`` continues a partial run);
 * ``ji2020_table2_summary.csv``, ``ji2020_table3_summary.csv`` — MAE, its Monte
   Carlo SE, coverage and width per cell (:func:`bayesfair.experiments.mae_table`);
-* ``ji2020_coverage_runs.csv`` (with ``--coverage``) — Adult-sex MLP at
+* ``ji2020_coverage_runs.csv.gz`` (with ``--coverage``) — Adult-sex MLP at
   n_L = 10, 20, 100, 500;
 * ``ji2020_tables.md`` — our Freq / BB / BC next to the paper's.
 
@@ -180,7 +180,7 @@ def _cells(table: int, pairs, classifiers):
 def run_table(table: int, args, out: Path) -> pd.DataFrame:
     """Run every cell of a table, appending each finished cell to the runs CSV."""
     spec = TABLES[table]
-    path = out / f"ji2020_table{table}_runs.csv"
+    path = out / f"ji2020_table{table}_runs.csv.gz"
     done = pd.read_csv(path) if (args.resume and path.exists()) else None
     frames = [] if done is None else [done]
     finished = set() if done is None else set(zip(done["dataset"], done["classifier"], strict=True))
@@ -234,7 +234,7 @@ def run_coverage(args, out: Path) -> pd.DataFrame:
         progressbar=args.progress,
         method_kwargs=PAPER_BC,
     )
-    df.to_csv(out / "ji2020_coverage_runs.csv", index=False)
+    df.to_csv(out / "ji2020_coverage_runs.csv.gz", index=False)
     return df
 
 
@@ -310,12 +310,12 @@ def write_markdown(out: Path) -> Path:
         "",
     ]
     for table in TABLES:
-        path = out / f"ji2020_table{table}_runs.csv"
+        path = out / f"ji2020_table{table}_runs.csv.gz"
         if path.exists():
             summary = mae_table(pd.read_csv(path))
             summary.to_csv(out / f"ji2020_table{table}_summary.csv", index=False)
             parts.append(markdown_table(table, summary))
-    cov = out / "ji2020_coverage_runs.csv"
+    cov = out / "ji2020_coverage_runs.csv.gz"
     if cov.exists():
         parts.append(markdown_coverage(pd.read_csv(cov)))
     target = out / "ji2020_tables.md"

@@ -6,7 +6,7 @@ distorted groups' ``s = σ(logit p − 1)``; prediction ``s >= 0.5``), with the 
 model (``rbc``) and its default estimand ("assessed": the truth is the realised rate on
 all rows of a group, labeled and unlabeled, with their true labels; a gap is a group's
 rate minus the rate over all rows of all groups: ``rate_truth``). The benchmark has the full table
-(``benchmarks/results/many_groups.json``).
+(``benchmarks/results/many_groups.json.gz``).
 
 Sampler settings: ``draws=1000, tune=1000, chains=2`` (the default is 4 chains): 2,000
 draws, half the default. The file ran in 104 s on 2 cores at a load of 1.5 (expect

@@ -3,7 +3,7 @@
 The design is ``benchmarks/periods.py``'s (``bayesfair.datasets.simulate.drifting_periods``:
 ``p ~ Beta(2, 2)``, ``y ~ Bernoulli(p)``, calibrated scores ``s = p`` except the
 drifting group's ``s = σ(logit p − 2)`` from the drift period on; prediction
-``s >= 0.5``); the benchmark has the full tables (``benchmarks/results/periods.json``,
+``s >= 0.5``); the benchmark has the full tables (``benchmarks/results/periods.json.gz``,
 ``docs/results/periods.md``).
 
 1. **Drift flag** (``bayesfair.posterior.periods.drift_table``, no fit; 300 runs). Groups A–H;
