@@ -1,14 +1,21 @@
 """Posterior statistics over NumPy arrays whose leading axes are ``(chain, draw)``.
 
-The arithmetic layer under :class:`~bayesfair.posterior.FairnessPosterior`, as
-in arviz-stats: the one interval type of the package (:class:`Interval`),
-intervals of draws (:func:`hdi` is ``arviz_stats.hdi``; :func:`eti`), :func:`prob_within`
-(P(|Δ| < ε), Ji et al. 2020 §3), the HDI + ROPE rule (:func:`rope_decision`,
-Kruschke 2018), and the convergence diagnostics R-hat and bulk ESS (Vehtari et
-al. 2021), vectorised over columns and tested equal to ArviZ's
-(``tests/models/test_native.py``). They are kept because ArviZ's cost a fit more:
-0.091 s against 0.042 s for the 28 columns of a default fit, 4 × 1000 draws
-(``benchmarks/bench_diagnostics.py``), where the whole fit takes about 0.6 s.
+The arithmetic layer under :class:`~bayesfair.posterior.FairnessPosterior`: the
+one interval type of the package (:class:`Interval`), intervals of draws
+(:func:`hdi`, :func:`eti`), :func:`prob_within` (P(|Δ| < ε), Ji et al. 2020
+§3), the HDI + ROPE rule (:func:`rope_decision`, Kruschke 2018), and the
+convergence diagnostics R-hat and bulk ESS (Vehtari et al. 2021).
+
+The HDI, R-hat and bulk ESS are arviz-stats' (its array interface,
+``arviz_stats.base.array_stats``); the package has no estimator of its own for
+them. :func:`rank_rhat` and :func:`ess_bulk` are the one place that calls
+arviz-stats' R-hat and ESS, kept as thin functions because the package holds
+draws as ``(chain, draw, m)`` columns where arviz-stats takes ``chain`` and
+``draw`` as the last axes, and because all ``m`` columns go to arviz-stats in
+one call (per variable through the Dataset interface costs more). For the 18
+columns of a default fit (4 × 1000 draws) :func:`diagnostics_table` takes about
+27 ms (``benchmarks/bench_diagnostics.py``); importing arviz-stats, the first
+time one of the three is called in a process, takes about 0.4 s more.
 """
 
 from __future__ import annotations
@@ -18,7 +25,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from bayesfair._internal.validation import check_array, check_probability
 from bayesfair.exceptions import InvalidParameterError
@@ -35,8 +41,6 @@ __all__ = [
     "rank_rhat",
     "rope_decision",
     "simultaneous_band",
-    "split_chains",
-    "z_scale",
 ]
 
 
@@ -123,8 +127,8 @@ def _interval(lower, upper, ci_prob, kind) -> Interval:
 
 
 def hdi(values, ci_prob: float = 0.95) -> Interval:
-    """Highest-density interval of draws: ``arviz_stats.hdi`` (the shortest interval
-    spanning ⌊ci_prob·n⌋ + 1 of the ``n`` sorted draws, method "nearest").
+    """Highest-density interval of draws: arviz-stats' HDI, method "nearest" (the
+    shortest interval spanning ⌊ci_prob·n⌋ + 1 of the ``n`` sorted draws).
 
     NaN draws (an undefined rate) are dropped; all NaN gives a NaN interval.
 
@@ -146,16 +150,15 @@ def hdi(values, ci_prob: float = 0.95) -> Interval:
     >>> round(hi - lo, 2)
     0.5
     """
+    from arviz_stats.base import array_stats
+
     x = check_array(values, "values").ravel()
     ci_prob = check_probability(ci_prob)
     x = x[~np.isnan(x)]
     if x.size == 0:
         return Interval(np.nan, np.nan, ci_prob=ci_prob, kind="hdi")
-    # arviz-stats' "nearest" HDI, written out so that no ArviZ import is needed
-    x = np.sort(x)
-    span = min(int(np.floor(ci_prob * x.size)), x.size - 1)
-    start = int(np.argmin(x[span:] - x[: x.size - span]))
-    return Interval(float(x[start]), float(x[start + span]), ci_prob=ci_prob, kind="hdi")
+    lo, hi = array_stats.hdi(x, ci_prob, method="nearest")
+    return Interval(float(lo), float(hi), ci_prob=ci_prob, kind="hdi")
 
 
 def pareto_smoothed_log_weights(log_weights) -> tuple[np.ndarray, float]:
@@ -237,169 +240,57 @@ def prob_within(values, epsilon: float) -> float:
     return float(np.mean(np.abs(x) < epsilon)) if x.size else np.nan
 
 
-def split_chains(x: np.ndarray) -> np.ndarray:
-    """(chain, draw, m) -> (2 chain, draw // 2, m): first halves, then second halves."""
-    x = check_array(x, "x", min_ndim=2, dtype=None)
-    half = x.shape[1] // 2
-    return np.concatenate([x[:, :half], x[:, x.shape[1] - half :]], axis=0)
+def _by_column(x: np.ndarray) -> np.ndarray:
+    """(chain, draw, m) -> (m, chain, draw), contiguous (arviz-stats loops over the first axis)."""
+    return np.ascontiguousarray(np.moveaxis(x, 2, 0))
 
 
-def z_scale(x: np.ndarray) -> np.ndarray:
-    """Rank-normalise each column of (…, m) over all its values (Blom, c = 3/8)."""
-    x = check_array(x, "x", min_ndim=1, dtype=None)
-    columns = np.ascontiguousarray(x.reshape(-1, x.shape[-1]).T)  # (m, n): rows sort fast
-    n = columns.shape[1]
-    order = np.argsort(columns, axis=1)
-    ranks = np.empty_like(columns)
-    np.put_along_axis(ranks, order, np.arange(1.0, n + 1.0)[None, :], axis=1)
-    tied = (np.diff(np.take_along_axis(columns, order, axis=1), axis=1) == 0).any(axis=1)
-    for i in np.flatnonzero(tied):  # ties get their average rank (scipy's rankdata "average")
-        ranks[i] = _average_ranks(columns[i], order[i])
-    return ndtri((ranks.T - 3 / 8) / (n + 1 / 4)).reshape(x.shape)
-
-
-def _average_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Ranks 1..n of ``values`` (sorted by ``order``), each run of ties at its mean rank."""
-    ordered = values[order]
-    starts_run = np.r_[True, ordered[1:] != ordered[:-1]]
-    run = np.cumsum(starts_run) - 1
-    first = np.flatnonzero(starts_run)  # 0-based position of each run's first value
-    last = np.r_[first[1:], values.size]  # one past each run's last value
-    ranks = np.empty(values.size)
-    ranks[order] = ((first + 1 + last) / 2.0)[run]
-    return ranks
-
-
-def _split_rhat(z: np.ndarray) -> np.ndarray:
-    """Split-chain R-hat of (chain, draw, m), per column."""
-    n = z.shape[1]
-    between = n * np.var(z.mean(axis=1), axis=0, ddof=1)
-    within = np.var(z, axis=1, ddof=1).mean(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sqrt((between / within + n - 1) / n)
-
-
-def rank_rhat(x, z=None) -> np.ndarray:
+def rank_rhat(x) -> np.ndarray:
     """Rank-normalised split R-hat (Vehtari et al. 2021) per column of (chain, draw, m).
 
-    Vectorised over columns; the same statistic as ``arviz.rhat`` (method "rank"),
-    including NaN for fewer than 2 chains or 4 draws or any NaN draw. ``z``: the
-    rank-normalised split chains of the columns without NaN, if already computed
-    (:func:`ess_bulk` needs the same).
+    ``arviz_stats.base.array_stats.rhat`` (method "rank": the larger of the bulk
+    and the folded, tail split R-hat), called once for all ``m`` columns.
 
     Parameters
     ----------
     x : array_like, shape (chain, draw, m)
         Draws of ``m`` scalar quantities.
-    z : numpy.ndarray, shape (2 chain, draw // 2, m_ok), optional
-        ``z_scale(split_chains(x[:, :, ok]))``, with ``ok`` the columns of ``x``
-        without a NaN draw; computed here when None. Used only for the bulk
-        part (the folded, tail part is always computed here).
 
     Returns
     -------
     numpy.ndarray, shape (m,)
-        R-hat per column: the larger of the bulk and the tail (folded) split
-        R-hat; NaN for a column with a NaN draw, or every column when there are
-        fewer than 2 chains or 4 draws.
+        R-hat per column; NaN for a column with a NaN draw or a constant column,
+        and for every column when there are fewer than 2 chains or 4 draws.
     """
+    from arviz_stats.base import array_stats
+
     x = check_array(x, "x", ndim=3)
-    z = None if z is None else check_array(z, "z", ndim=3, dtype=None)
-    out = np.full(x.shape[2], np.nan)
-    ok = ~np.isnan(x).any(axis=(0, 1))
-    if x.shape[0] < 2 or x.shape[1] < 4 or not ok.any():
-        return out
-    split = split_chains(x[:, :, ok])
-    bulk = _split_rhat(z_scale(split) if z is None else z)
-    folded = np.abs(split - np.median(split.reshape(-1, split.shape[-1]), axis=0))
-    tail = _split_rhat(z_scale(folded))
-    out[ok] = np.where(tail > bulk, tail, bulk)  # max(bulk, tail), NaN bulk kept as arviz does
-    return out
+    return np.asarray(array_stats.rhat(_by_column(x), method="rank"), dtype=float)
 
 
-def ess_bulk(x, z=None) -> np.ndarray:
-    """Bulk effective sample size per column of (chain, draw, m), as ``arviz.ess`` ("bulk").
+def ess_bulk(x) -> np.ndarray:
+    """Bulk effective sample size (Vehtari et al. 2021) per column of (chain, draw, m).
 
-    ``z`` as in :func:`rank_rhat`.
+    ``arviz_stats.base.array_stats.ess`` (method "bulk": Geyer's initial
+    monotone sequence on the rank-normalised split chains), called once for all
+    ``m`` columns.
 
     Parameters
     ----------
     x : array_like, shape (chain, draw, m)
         Draws of ``m`` scalar quantities.
-    z : numpy.ndarray, shape (2 chain, draw // 2, m_ok), optional
-        ``z_scale(split_chains(x[:, :, ok]))``, with ``ok`` the columns of ``x``
-        without a NaN draw; computed here when None.
 
     Returns
     -------
     numpy.ndarray, shape (m,)
-        Bulk ESS per column (Geyer's initial monotone sequence on the
-        rank-normalised split chains); the number of split draws for a constant
-        column; NaN for a column with a NaN draw, or every column when there are
-        fewer than 4 draws.
+        Bulk ESS per column; the number of split draws for a constant column;
+        NaN for a column with a NaN draw, or every column when there are fewer
+        than 4 draws.
     """
-    from scipy.fft import next_fast_len
+    from arviz_stats.base import array_stats
 
     x = check_array(x, "x", ndim=3)
-    z = None if z is None else check_array(z, "z", ndim=3, dtype=None)
-    out = np.full(x.shape[2], np.nan)
-    if x.shape[1] < 4:
-        return out
-    ok = ~np.isnan(x).any(axis=(0, 1))
-    if not ok.any():
-        return out
-    if z is None:
-        z = z_scale(split_chains(x[:, :, ok]))
-    n_chain, n_draw = z.shape[:2]
-    centred = z - z.mean(axis=1, keepdims=True)
-    m = next_fast_len(2 * n_draw)
-    spec = np.fft.rfft(centred, n=m, axis=1)
-    spec *= np.conjugate(spec)
-    acov = np.fft.irfft(spec, n=m, axis=1)[:, :n_draw] / n_draw  # (chain, lag, column)
-    mean_acov = acov.mean(axis=0)
-    mean_var = mean_acov[0] * n_draw / (n_draw - 1.0)
-    var_plus = mean_var * (n_draw - 1.0) / n_draw
-    if n_chain > 1:
-        var_plus = var_plus + np.var(z.mean(axis=1), axis=0, ddof=1)
-    constant = (z.max(axis=(0, 1)) - z.min(axis=(0, 1))) < np.finfo(float).resolution
-    values = np.empty(z.shape[2])
-    for j in range(z.shape[2]):
-        if constant[j]:
-            values[j] = z.shape[0] * z.shape[1]
-            continue
-        values[j] = _geyer_ess(mean_acov[:, j], mean_var[j], var_plus[j], n_chain, n_draw)
-    out[ok] = values
-    return out
-
-
-def _geyer_ess(mean_acov, mean_var, var_plus, n_chain, n_draw) -> float:
-    """ESS from chain-averaged autocovariances: Geyer's initial positive and monotone sequences."""
-    rho = np.zeros(n_draw)
-    rho_even = 1.0
-    rho[0] = rho_even
-    rho_odd = 1.0 - (mean_var - mean_acov[1]) / var_plus
-    rho[1] = rho_odd
-    t = 1
-    while t < (n_draw - 3) and (rho_even + rho_odd) > 0.0:
-        rho_even = 1.0 - (mean_var - mean_acov[t + 1]) / var_plus
-        rho_odd = 1.0 - (mean_var - mean_acov[t + 2]) / var_plus
-        if (rho_even + rho_odd) >= 0:
-            rho[t + 1] = rho_even
-            rho[t + 2] = rho_odd
-        t += 2
-    max_t = t - 2
-    if rho_even > 0:
-        rho[max_t + 1] = rho_even
-    t = 1
-    while t <= max_t - 2:
-        if (rho[t + 1] + rho[t + 2]) > (rho[t - 1] + rho[t]):
-            rho[t + 1] = (rho[t - 1] + rho[t]) / 2.0
-            rho[t + 2] = rho[t + 1]
-        t += 2
-    size = n_chain * n_draw
-    tau = -1.0 + 2.0 * np.sum(rho[: max_t + 1]) + np.sum(rho[max_t + 1 : max_t + 2])
-    tau = max(tau, 1 / np.log10(size))
-    return np.nan if np.isnan(rho).any() else size / tau
+    return np.asarray(array_stats.ess(_by_column(x), method="bulk"), dtype=float)
 
 
 def rope_decision(lo: float, hi: float, epsilon: float) -> str:
@@ -439,8 +330,8 @@ def diagnostics_table(post, sample_stats=None):
     """R-hat (max), bulk ESS (min) per variable of a posterior Dataset, and divergences.
 
     Every variable with ``(chain, draw)`` dims (not the transformed ``*__``
-    ones); the statistics are :func:`rank_rhat` and :func:`ess_bulk`,
-    vectorised over all elements at once. Returns a DataFrame indexed by
+    ones); the statistics are :func:`rank_rhat` and :func:`ess_bulk` (arviz-stats'),
+    each called once on the elements of all variables. Returns a DataFrame indexed by
     ``variable`` with columns ``r_hat``, ``ess_bulk`` and ``divergences``.
 
     Parameters
@@ -461,23 +352,20 @@ def diagnostics_table(post, sample_stats=None):
         chains (the same on every row; 0 without ``sample_stats``).
     """
     names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
-    # All variables' elements as columns of one (chain, draw, m) array: R-hat and
-    # ESS vectorised over columns (arviz's statistics, ~10x cheaper than per element).
+    # All variables' elements as columns of one (chain, draw, m) array, so that
+    # arviz-stats is called once for R-hat and once for ESS, not once per variable.
     blocks = [
         post[v]
         .transpose("chain", "draw", ...)
         .values.reshape(post.sizes["chain"], post.sizes["draw"], -1)
         for v in names
     ]
-    columns = np.concatenate(blocks, axis=2) if blocks else np.empty((0, 0, 0))
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # tiny draws in plumbing tests
-        z = None  # the rank-normalised split chains, shared by R-hat and ESS
-        if blocks and columns.shape[1] >= 4:
-            ok = ~np.isnan(columns).any(axis=(0, 1))
-            z = z_scale(split_chains(columns[:, :, ok])) if ok.any() else None
-        rhat_all = rank_rhat(columns, z) if blocks else columns
-        ess_all = ess_bulk(columns, z) if blocks else columns
+    rhat_all = ess_all = np.empty(0)
+    if blocks:
+        stacked = np.concatenate(blocks, axis=2)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # tiny draws in plumbing tests
+            rhat_all, ess_all = rank_rhat(stacked), ess_bulk(stacked)
     bounds = np.cumsum([0] + [b.shape[2] for b in blocks])
     div = 0
     if sample_stats is not None and "diverging" in sample_stats:

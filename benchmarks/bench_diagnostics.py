@@ -1,33 +1,46 @@
-"""Benchmark: the posterior statistics of a fit, bayesfair's NumPy layer against ArviZ.
+"""Benchmark: what a fit's convergence diagnostics cost, through arviz-stats.
 
-``bayesfair.stats`` keeps its own rank-normalised R-hat and bulk ESS (vectorised
-over every column of a fit) instead of calling ArviZ. This
-benchmark is the reason, measured on the same draws in the same run:
+``bayesfair.stats`` takes R-hat, bulk ESS and the HDI from arviz-stats' array
+interface. This benchmark measures, on the sampled variables of a default
+(``rbc``) fit of Adult-sex MLP scores, n_L = 100, 4 chains × 1000 draws:
 
-* **diagnostics**: R-hat and bulk ESS of every sampled variable of a default
-  (``rbc``) fit of Adult-sex MLP scores, n_L = 100, 4 chains × 1000 draws, as
-  :meth:`FairnessPosterior.diagnostics` computes them, against
-  ``arviz.rhat(post)`` + ``arviz.ess(post, method="bulk")`` on the same
-  ``Dataset``. The largest absolute difference is printed too (the two must
-  agree to rounding, ``tests/models/test_native.py``).
+* **diagnostics**: :func:`bayesfair.stats.diagnostics_table` as every fit calls
+  it (:func:`bayesfair.posterior.checks.result_diagnostics`), all the
+  variables' elements in one call of ``array_stats.rhat`` and one of
+  ``array_stats.ess``, against ``arviz_stats.rhat(post)`` +
+  ``arviz_stats.ess(post, method="bulk")`` on the same ``Dataset`` (a call per
+  variable). The largest absolute difference is printed too (they must agree
+  exactly: the same code on the same draws).
+* **import**: the cumulative import time of ``arviz_stats`` (``python -X
+  importtime``) in a fresh process that fits, where it is imported by the
+  fit's diagnostics (once a process; later diagnostics and HDIs find it loaded).
 
-The HDI is ``arviz.hdi`` itself (it was as fast as the own routine: 0.26 ms
-against 0.31 ms for four gaps of 4,000 draws, measured when it replaced it).
-
-Each figure is the median of 7 calls. Run: ``python benchmarks/bench_diagnostics.py``
-(about a minute, most of it the fit and ArviZ's import).
+Each figure is the median of 7 calls (3 fresh processes for the import).
+Run: ``python benchmarks/bench_diagnostics.py`` (about half a minute).
 """
 
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import time
 import warnings
 
 import numpy as np
 
 import bayesfair as bf
-from bayesfair.stats import ess_bulk, rank_rhat, split_chains, z_scale
+from bayesfair.posterior.checks import POST_HOC
+from bayesfair.stats import diagnostics_table
+
+FIT = """
+import warnings
+import bayesfair as bf
+data = bf.datasets.load_assessment("adult-sex", "MLP", n_labeled=100, random_seed=0)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    bf.fit(data, metrics=["accuracy"], draws=200, chains=2, random_seed=0, progressbar=False)
+"""
 
 
 def _median_seconds(fn, repeats: int = 7) -> float:
@@ -39,14 +52,17 @@ def _median_seconds(fn, repeats: int = 7) -> float:
     return statistics.median(times)
 
 
-def _columns(post, names):
-    blocks = [
-        post[v]
-        .transpose("chain", "draw", ...)
-        .values.reshape(post.sizes["chain"], post.sizes["draw"], -1)
-        for v in names
-    ]
-    return np.concatenate(blocks, axis=2)
+def _import_seconds(repeats: int = 3) -> float:
+    """Cumulative import time of ``arviz_stats`` (``-X importtime``) in a process that fits."""
+    seconds = []
+    for _ in range(repeats):
+        run = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", FIT], capture_output=True, text=True
+        )
+        rows = [x.split("|") for x in run.stderr.splitlines() if x.startswith("import time:")]
+        cumulative = [int(r[1]) for r in rows if r[2].strip() == "arviz_stats"]
+        seconds.append(cumulative[0] / 1e6 if cumulative else 0.0)
+    return statistics.median(seconds)
 
 
 def main() -> None:
@@ -57,30 +73,32 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bf.fit(data, metrics=metrics, draws=1000, chains=4, random_seed=0)
-    post = res.idata.posterior.to_dataset()
+    post = res.idata.posterior.to_dataset().drop_vars(list(POST_HOC), errors="ignore")
+    stats = res.idata.sample_stats.to_dataset()
     names = [v for v in post.data_vars if post[v].ndim >= 2 and not v.endswith("__")]
-    x = _columns(post, names)
     sub = post[names]
+    n_columns = sum(int(np.prod(post[v].shape[2:])) for v in names)
 
-    def ours():
-        z = z_scale(split_chains(x))
-        return rank_rhat(x, z), ess_bulk(x, z)
+    def stacked():
+        return diagnostics_table(post, stats)
 
-    def theirs():
+    def per_variable():
         return azs.rhat(sub), azs.ess(sub, method="bulk")
 
-    rhat_ours, ess_ours = ours()
-    rhat_az, ess_az = theirs()
-    diff_rhat = np.nanmax(
-        np.abs(rhat_ours - _columns(rhat_az.expand_dims(chain=[0], draw=[0]), names).ravel())
+    table = stacked()
+    rhat_az, ess_az = per_variable()
+    diff_rhat = max(abs(table.loc[v, "r_hat"] - float(rhat_az[v].max())) for v in names)
+    diff_ess = max(abs(table.loc[v, "ess_bulk"] - float(ess_az[v].min())) for v in names)
+    t_stacked, t_per_variable = _median_seconds(stacked), _median_seconds(per_variable)
+    print(
+        f"diagnostics, {n_columns} columns of {post.sizes['chain']} x {post.sizes['draw']} draws:"
     )
-    diff_ess = np.nanmax(
-        np.abs(ess_ours - _columns(ess_az.expand_dims(chain=[0], draw=[0]), names).ravel())
+    print(
+        f"  one call {t_stacked * 1e3:.1f} ms   per variable {t_per_variable * 1e3:.1f} ms   "
+        f"ratio {t_per_variable / t_stacked:.2f}x"
     )
-    t_ours, t_az = _median_seconds(ours), _median_seconds(theirs)
-    print(f"diagnostics, {x.shape[2]} columns of {x.shape[0]} x {x.shape[1]} draws:")
-    print(f"  bayesfair {t_ours:.3f} s   arviz {t_az:.3f} s   ratio {t_az / t_ours:.1f}x")
     print(f"  largest difference: R-hat {diff_rhat:.2e}, bulk ESS {diff_ess:.2e}")
+    print(f"import of arviz_stats in a fitting process: {_import_seconds():.2f} s")
 
 
 if __name__ == "__main__":

@@ -123,10 +123,8 @@ ARRAY_CALLS = {
     "bayesfair.stats.prob_within": ({"values": DRAWS}, {"epsilon": 0.1}),
     "bayesfair.stats.rank_rhat": ({"x": CHAINS}, {}),
     "bayesfair.stats.ess_bulk": ({"x": CHAINS}, {}),
-    "bayesfair.stats.split_chains": ({"x": CHAINS}, {}),
-    "bayesfair.stats.z_scale": ({"x": CHAINS}, {}),
     "bayesfair.stats.simultaneous_band": ({"draws": CHAINS.reshape(-1, 2)}, {}),
-    "bayesfair.frequentist._bootstrap.percentile_interval": ({"draws": DRAWS}, {"ci_prob": 0.9}),
+    "bayesfair.frequentist.bootstrap.percentile_interval": ({"draws": DRAWS}, {"ci_prob": 0.9}),
     "bayesfair.metrics.scores.cell_auc": ({"positives": [0, 1, 2], "negatives": [2, 1, 0]}, {}),
     "bayesfair.metrics.scores.counts_above": (
         {"positives": [0, 1, 2], "negatives": [2, 1, 0]},

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, log_expit, logit
 
+from bayesfair._internal.optimize import damped_newton
+
 
 def logit_features(scores, clip: float):
     """Beta-calibration features ``(log s, −log(1 − s))`` of clipped scores."""
@@ -29,29 +31,19 @@ def penalised_logistic(x, y, penalty: float = 1.0, max_iter: int = 100):
 
 
 def _newton(design, y, pen, max_iter: int = 100):
-    """Minimise ``Σ log-loss(y, design β) + ½ Σ pen_j β_j²`` by damped Newton steps."""
+    """Minimise ``Σ log-loss(y, design β) + ½ Σ pen_j β_j²`` by damped Newton steps
+    (:func:`~bayesfair._internal.optimize.damped_newton`, exact Hessian), from β = 0."""
 
     def objective(beta):
         eta = design @ beta
-        return -np.sum(y * log_expit(eta) + (1 - y) * log_expit(-eta)) + 0.5 * pen @ beta**2
+        value = -np.sum(y * log_expit(eta) + (1 - y) * log_expit(-eta)) + 0.5 * pen @ beta**2
+        return value, design.T @ (expit(eta) - y) + pen * beta
 
-    p_dim = design.shape[1]
-    beta = np.zeros(p_dim)
-    value = objective(beta)
-    for _ in range(max_iter):
+    def hessian(beta):
         p = expit(design @ beta)
-        grad = design.T @ (p - y) + pen * beta
-        hess = (design.T * (p * (1.0 - p))) @ design + np.diag(pen) + 1e-10 * np.eye(p_dim)
-        step = np.linalg.solve(hess, grad)
-        t = 1.0
-        while True:  # halve the step until the objective does not increase
-            new = objective(beta - t * step)
-            if new <= value + 1e-12 or t < 1e-8:
-                break
-            t *= 0.5
-        beta, value = beta - t * step, new
-        if np.max(np.abs(t * step)) < 1e-9:
-            break
+        return (design.T * (p * (1.0 - p))) @ design + np.diag(pen)
+
+    beta, _ = damped_newton(objective, np.zeros(design.shape[1]), hessian, max_iter=max_iter)
     return beta
 
 

@@ -10,14 +10,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from bayesfair._internal.optimize import damped_newton
 from bayesfair.data.summary import ScoreSummary, summarize_arrays
 from bayesfair.labels.acquisition import SCORE_CLIP
-from bayesfair.models.calibration import (
-    center_and_mode,
-    free_log_likelihoods,
-    likelihood_data,
-    stratum_counts,
-)
+from bayesfair.models.calibration import center_and_mode
+from bayesfair.models.robust_likelihood import robust_likelihood_data, robust_log_likelihood
 from bayesfair.stats import pareto_smoothed_log_weights
 
 # Pareto k̂ above which importance-sampled draws are not to be trusted (Vehtari et al. 2024)
@@ -71,11 +68,8 @@ class Laplace:
     target_floor = 0.1  # σ / s_σ: the planner's prior on σ starts here (block_prior)
 
     def __init__(self, k, threshold, disc, priors, n_draws, score_clip=SCORE_CLIP):
-        from bayesfair.models._calibration_native import compile_native_calibration
-
         self.k, self.threshold, self.disc, self.priors = k, threshold, disc, priors
         self.n_draws, self.clip = n_draws, score_clip
-        self.native = compile_native_calibration("beta", priors, k, disc)
         self.scales = [
             (priors.mu_a_sd, priors.sigma_a_sd),
             (priors.mu_b_sd, priors.sigma_b_sd),
@@ -86,12 +80,10 @@ class Laplace:
 
     def log_posterior(self, theta, data, floor: float):
         """Log density of θ, shape (N, 3, k), up to a constant, and its gradient
-        (``floor``: :func:`block_prior`'s)."""
-        from bayesfair.models._calibration_kernels import robust_loglik_batch
-
+        (``floor``: :func:`block_prior`'s; ``data``: :func:`robust_likelihood_data`'s)."""
         abc = theta.copy()
         abc[:, :2] = np.exp(theta[:, :2])
-        value, grad = robust_loglik_batch(abc, data)
+        value, grad = robust_log_likelihood(abc, data)
         grad[:, :2] *= abc[:, :2]  # d/d log a = a d/da
         for blk, (sd_mu, sd_sigma) in enumerate(self.scales):
             v, g = block_prior(theta[:, blk], sd_mu, sd_sigma, floor)
@@ -123,11 +115,7 @@ class Laplace:
             start=self.bc_x0,
             solver=lambda f, x0: _newton(f, x0)[0],
         )
-        x_st, n_st = stratum_counts(labeled)
-        data = self.native.with_data(
-            **likelihood_data(labeled),
-            log_free=free_log_likelihoods(x_st, n_st, center, self.disc),
-        ).user_data
+        data = robust_likelihood_data(labeled, center, self.priors, self.disc)
 
         def objective(x):  # the proposal's centre and scale: the prior's spike left out
             value, grad = self.log_posterior(x.reshape(1, 3, k), data, floor=self.floor)
@@ -256,34 +244,14 @@ def _hessian(objective, x: np.ndarray) -> np.ndarray:
     return 0.5 * (out + out.T)
 
 
-def _newton(objective, x0: np.ndarray, max_iter: int = 100, tol: float = 1e-6):
+def _newton(objective, x0: np.ndarray):
     """Minimise ``objective`` (value, gradient) by damped Newton steps; ``(x, Hessian at x)``.
 
-    The Hessian comes from :func:`_hessian`; where it is not positive definite its
-    eigenvalues are replaced by their absolute values (at least 1e-6), and each step
-    is halved until the Armijo condition holds. From a warm start (the previous
-    budget's mode) this takes a few steps, where L-BFGS took about fifty.
+    :func:`~bayesfair._internal.optimize.damped_newton` with the Hessian of
+    :func:`_hessian`, stopping when the gradient is below 1e-6. From a warm start
+    (the previous budget's mode) this takes a few steps.
     """
-    x = np.asarray(x0, dtype=float).copy()
-    fx, g = objective(x)
-    for _ in range(max_iter):
-        hess = _hessian(objective, x)
-        vals, vecs = np.linalg.eigh(hess)
-        step = -(vecs @ ((vecs.T @ g) / np.maximum(np.abs(vals), 1e-6)))
-        t, slope = 1.0, float(g @ step)
-        while t > 1e-10:
-            x_new = x + t * step
-            f_new, g_new = objective(x_new)
-            if np.isfinite(f_new) and f_new <= fx + 1e-4 * t * slope:
-                break
-            t *= 0.5
-        else:
-            break
-        moved = np.max(np.abs(x_new - x))
-        x, fx, g = x_new, f_new, g_new
-        if np.max(np.abs(g)) < tol or moved < 1e-9:
-            break
-    return x, _hessian(objective, x)
+    return damped_newton(objective, x0, lambda x: _hessian(objective, x), gtol=1e-6)
 
 
 def _prior_draws(priors, k: int, n: int, rng):

@@ -45,6 +45,7 @@ import math
 
 import numpy as np
 
+from bayesfair._internal.optimize import damped_newton
 from bayesfair._internal.tree import get_group, group_names, make_tree
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models._calibration_kernels import (
@@ -346,62 +347,45 @@ def _penalised_mode(penalised, d, blocks: int = 1):
     and the Hessian is taken block-diagonal (:func:`_block_hessian`): the ascent still
     stops only where the exact gradient vanishes, so the mode is the same.
 
-    Each step solves ``(H + δI) s = g`` with the damping δ raised until the
-    matrix is positive definite, is shortened so that no coordinate moves more
-    than ``_MAX_STEP``, and is halved until the value rises. None when the
-    search does not converge to a point with a positive definite negative
-    Hessian; the caller then keeps the non-centred coordinates, which give the
-    same posterior (only the sampler's coordinates depend on θ̂ and h).
+    The ascent is :func:`~bayesfair._internal.optimize.damped_newton` on the
+    negative, from θ = 0: each step solves ``(H + δI) s = g`` with the damping δ
+    raised until the matrix is positive definite, is shortened so that no
+    coordinate moves more than ``_MAX_STEP``, and is halved until the value
+    rises enough. None when the search does not converge to a point with a
+    positive definite negative Hessian; the caller then keeps the non-centred
+    coordinates, which give the same posterior (only the sampler's coordinates
+    depend on θ̂ and h).
     """
     th = np.zeros(d)
-    value, grad = penalised(th)
-    if not np.isfinite(value):
+    if not np.isfinite(penalised(th)[0]):
         return None
     curvature = _hessian if blocks == 1 else (lambda g, x: _block_hessian(g, x, blocks))
-    for _ in range(200):
-        hess = -curvature(lambda t: penalised(t)[1], th)
-        if not np.all(np.isfinite(hess)):
-            return None
-        step = None
-        for damping in (0.0, 1e-6, 1e-4, 1e-2, 1.0, 1e2):
-            step = _damped_step(hess, grad, damping, blocks)
-            if step is not None:
-                break
-        if step is None:
-            step = grad / max(np.max(np.abs(grad)), 1.0)  # plain ascent
-        step *= min(1.0, _MAX_STEP / max(np.max(np.abs(step)), 1e-300))
-        size = 1.0
-        while size >= 1e-6:
-            new_value, new_grad = penalised(th + size * step)
-            if np.isfinite(new_value) and new_value >= value - 1e-12:
-                break
-            size *= 0.5
-        else:
-            break
-        th, value, grad = th + size * step, new_value, new_grad
-        if np.max(np.abs(size * step)) < 1e-8:
-            break
-    hess = -curvature(lambda t: penalised(t)[1], th)
+
+    def negative(t):
+        value, grad = penalised(t)
+        return -value, -grad
+
+    def negative_hessian(t):
+        return -curvature(lambda u: penalised(u)[1], t)
+
+    th, hess = damped_newton(
+        negative, th, negative_hessian, max_iter=200, xtol=1e-8, max_step=_MAX_STEP
+    )
+    value, grad = penalised(th)
     if not np.all(np.isfinite(hess)) or np.max(np.abs(grad)) > 1e-3 * max(1.0, abs(value)):
         return None
-    if _damped_step(hess, grad, 0.0, blocks) is None:  # not positive definite
+    if not _positive_definite(hess):
         return None
     return th, hess
 
 
-def _damped_step(hess, grad, damping, blocks):
-    """Solve ``(H + δI) s = g`` by Cholesky, block by block; None if not positive definite."""
-    d = grad.size
-    m = d // blocks
-    step = np.empty(d)
-    for j in range(blocks):
-        sl = slice(j * m, (j + 1) * m)
-        try:
-            chol = np.linalg.cholesky(hess[sl, sl] + damping * np.eye(m))
-        except np.linalg.LinAlgError:
-            return None
-        step[sl] = np.linalg.solve(chol.T, np.linalg.solve(chol, grad[sl]))
-    return step
+def _positive_definite(matrix) -> bool:
+    """Whether a symmetric matrix is positive definite (its Cholesky factor exists)."""
+    try:
+        np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return False
+    return True
 
 
 def _block_hessian(grad, x, blocks, h=1e-4):
@@ -486,6 +470,28 @@ class NativeCalibrationModel(CompiledPyMCModel):
         return dataclasses.replace(self, user_data=user_data)
 
 
+def calibration_header(variant: str, priors, n_groups: int, discrepancy=None) -> np.ndarray:
+    """The header of the packed data (:func:`pack_data`): the variant, the number of
+    groups, the prior scales and, for the robust model, its misfit priors."""
+    return np.array(
+        [
+            0.0,
+            int(n_groups),
+            _VARIANT_CODE[variant],
+            priors.mu_a_sd,
+            priors.mu_b_sd,
+            priors.mu_c_sd,
+            priors.sigma_a_sd,
+            priors.sigma_b_sd,
+            priors.sigma_c_sd,
+            0.0 if discrepancy is None else 1.0,
+            0.0 if discrepancy is None else discrepancy.prior_misfit,
+            0.0 if discrepancy is None else discrepancy.shared_prior_misfit,
+        ],
+        dtype=np.float64,
+    )
+
+
 def compile_native_calibration(
     variant: str, priors, n_groups: int, discrepancy=None
 ) -> NativeCalibrationModel:
@@ -525,23 +531,7 @@ def compile_native_calibration(
         # PyMC's default for nutpie: support point + U(-1, 1) jitter on every free variable.
         return support + np.random.default_rng(seed).uniform(-1.0, 1.0, n_dim)
 
-    header = np.array(
-        [
-            0.0,
-            k,
-            _VARIANT_CODE[variant],
-            priors.mu_a_sd,
-            priors.mu_b_sd,
-            priors.mu_c_sd,
-            priors.sigma_a_sd,
-            priors.sigma_b_sd,
-            priors.sigma_c_sd,
-            0.0 if discrepancy is None else 1.0,
-            0.0 if discrepancy is None else discrepancy.prior_misfit,
-            0.0 if discrepancy is None else discrepancy.shared_prior_misfit,
-        ],
-        dtype=np.float64,
-    )
+    header = calibration_header(variant, priors, k, discrepancy)
     dims = {name: ("group",) for name, shape in free + expanded if shape != ()}
     return NativeCalibrationModel(
         dims=dims,

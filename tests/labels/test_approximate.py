@@ -157,13 +157,8 @@ def _laplace_and_data(data):
     from bayesfair.labels.acquisition import SCORE_CLIP
     from bayesfair.labels.approximate import Laplace
     from bayesfair.labels.planner import AuditState
-    from bayesfair.models.calibration import (
-        CalibrationPriors,
-        DiscrepancyPrior,
-        free_log_likelihoods,
-        likelihood_data,
-        stratum_counts,
-    )
+    from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
+    from bayesfair.models.robust_likelihood import robust_likelihood_data
 
     disc = DiscrepancyPrior()
     laplace = Laplace(2, data.threshold, disc, CalibrationPriors(), 200)
@@ -174,8 +169,7 @@ def _laplace_and_data(data):
         Pool.from_summary(data.unlabeled_reduction(SCORE_CLIP)),
     )
     labeled = laplace.labeled(state)
-    log_free = free_log_likelihoods(*stratum_counts(labeled), np.full((2, 2), 0.5), disc)
-    packed = laplace.native.with_data(**likelihood_data(labeled), log_free=log_free).user_data
+    packed = robust_likelihood_data(labeled, np.full((2, 2), 0.5), laplace.priors, disc)
     return laplace, state, labeled, packed
 
 
