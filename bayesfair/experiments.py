@@ -79,24 +79,31 @@ from bayesfair.datasets import get_score_set, load_scores, split_labeled
 from bayesfair.exceptions import InvalidParameterError, UndefinedRateWarning
 from bayesfair.frequentist.intervals import newcombe_interval
 from bayesfair.metrics.rates import get_rate, rate_fraction
-from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.catalogue import (
+    LABELED_MODEL,
+    MODEL_SPECS,
+    PAPER_MODEL,
+    models_with_map,
+    verdict_order,
+)
 from bayesfair.posterior.fitting import fit, model_options
 from bayesfair.stats import eti, hdi
 
 __all__ = ["METHODS", "mae_table", "run_experiment", "run_grid"]
 
-#: Estimation methods of :func:`run_experiment`, with a one-line description.
+#: Estimation methods of :func:`run_experiment`, with a one-line description: the
+#: frequency estimate, then the models from the simplest to the default.
 METHODS = {
     "freq": "frequency estimate from the labeled counts, Newcombe hybrid score interval",
-    "bb": "Dirichlet(1)-multinomial over each group's cells, labeled data only (Ji §2.2)",
-    "hbb": "hierarchical beta-binomial, labeled data only",
-    "bc": "hierarchical Bayesian beta calibration with the unlabeled scores (Ji et al. §2.4)",
-    "rbc": "beta calibration that falls back on the labels where the map is wrong (default)",
+    **{name: MODEL_SPECS[name].description for name in reversed(verdict_order())},
 }
+#: The methods of Ji et al.'s tables: the frequency estimate, the labeled rows' model and
+#: the calibration model.
+PAPER_METHODS = ("freq", LABELED_MODEL, PAPER_MODEL)
 
-# Fixed positions of each run's child seeds: the split and one per model. Adding a
-# method here must append, never reorder, or old results stop being reproducible.
-_SEED_SLOTS = ("split", "bb", "hbb", "bc", "rbc")
+# Fixed positions of each run's child seeds: the split (slot 0) and each model's
+# ``seed_slot`` (its catalogue entry), so that a new model never changes an old result.
+_SEED_SLOTS = {"split": 0, **{name: spec.seed_slot for name, spec in MODEL_SPECS.items()}}
 _CALIBRATION_METHODS = models_with_map()
 
 #: The posterior intervals of :func:`run_experiment`'s ``interval`` option.
@@ -186,7 +193,7 @@ def run_experiment(
     metric: str = "accuracy",
     n_labeled: int = 10,
     n_runs: int = 100,
-    methods: Sequence[str] = ("freq", "bb", "bc"),
+    methods: Sequence[str] = PAPER_METHODS,
     method: str = "ji2020",
     *,
     draws: int = 500,
@@ -340,7 +347,7 @@ def _experiment_tasks(
     metric="accuracy",
     n_labeled=10,
     n_runs=100,
-    methods=("freq", "bb", "bc"),
+    methods=PAPER_METHODS,
     method="ji2020",
     *,
     draws=500,
@@ -373,7 +380,7 @@ def _experiment_tasks(
         "interval": interval,
         "threshold": threshold,
         "fit_kwargs": fit_kwargs,
-        "labeled_kwargs": model_options("bb", fit_kwargs),
+        "labeled_kwargs": model_options(LABELED_MODEL, fit_kwargs),
         "method_kwargs": method_kwargs or {},
     }
     return [(job, r, s) for r, s in enumerate(seed_seq.spawn(n_runs))], seed_seq
@@ -405,7 +412,8 @@ def _one_run(job: dict, run: int, run_seq) -> list[dict]:
         n_labeled=job["n_labeled"],
         truth=truth,
     )
-    seeds = dict(zip(_SEED_SLOTS, run_seq.spawn(len(_SEED_SLOTS)), strict=True))
+    children = run_seq.spawn(max(_SEED_SLOTS.values()) + 1)
+    seeds = {name: children[slot] for name, slot in _SEED_SLOTS.items()}
     labeled, unlabeled = split_labeled(
         frame, job["n_labeled"], np.random.default_rng(seeds["split"]), method=job["method"]
     )

@@ -204,7 +204,7 @@ def paths_table(runs, seeds) -> pd.DataFrame:
     row and seed, as a multiple of the pooled width."""
     frames = []
     for seed in seeds:
-        t = bound_table(runs, fixed=False, paths=dict(seed=seed))
+        t = bound_table(runs, fixed=False, paths=dict(random_seed=seed))
         frames.append(t[["cell", "metric", "bound_95_paths"]].assign(seed=seed))
     return pd.concat(frames, ignore_index=True)
 

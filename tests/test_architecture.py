@@ -458,3 +458,38 @@ def test_no_private_name_is_imported_across_subpackages():
     """A sub-package's private modules and names are its own: another sub-package reads
     what it makes public."""
     assert _private_imports_across_subpackages() == []
+
+
+def _model_names_outside_models() -> list[str]:
+    """String constants (docstrings aside) that are a model's name, or quote one, in a
+    module outside ``bayesfair/models``."""
+    from bayesfair.models.catalogue import MODEL_SPECS
+
+    quoted = [f"'{name}'" for name in MODEL_SPECS]
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "models":
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if id(node) in docstrings:
+                continue
+            if node.value in MODEL_SPECS or any(q in node.value for q in quoted):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value[:40]!r}")
+    return found
+
+
+def test_no_model_name_outside_models():
+    """Everything the package knows about a model is on its catalogue entry: no module
+    outside ``bayesfair/models`` names a model (a default reads ``DEFAULT_MODEL``, a
+    message ``named_models_with_map``)."""
+    assert _model_names_outside_models() == []

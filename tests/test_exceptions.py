@@ -44,13 +44,12 @@ def test_checksum_error_is_an_os_error():
         raise ChecksumError("SHA256SUMS does not match")
 
 
-def test_the_old_homes_re_export_the_same_classes():
+def test_the_warnings_have_one_home_and_the_package_names_the_calibration_warning():
     from bayesfair import metrics, posterior
 
-    assert posterior.SamplingWarning is SamplingWarning
-    assert posterior.CalibrationWarning is CalibrationWarning
+    assert not hasattr(posterior, "SamplingWarning")
+    assert not hasattr(metrics, "UndefinedRateWarning")
     assert bayesfair.CalibrationWarning is CalibrationWarning
-    assert metrics.UndefinedRateWarning is UndefinedRateWarning
 
 
 # --------------------------------------------------------------------------- warnings_at_caller

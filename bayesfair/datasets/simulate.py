@@ -1231,7 +1231,7 @@ def pratt_bound_on_paths(
     n_steps: int = 11,
     n_deltas: int = 121,
     n_draws: int = 20_000,
-    seed: int = 0,
+    random_seed: int = 0,
 ) -> float:
     """The bound of :func:`pratt_bound` where a distortion also changes the errors'
     covariance: each distortion ``d`` moves the pair ``(β, Σ)`` from ``(0, Σ₀)`` to
@@ -1262,7 +1262,7 @@ def pratt_bound_on_paths(
         Points of Δ in the integral.
     n_draws : int, default 20,000
         Normal draws of each power.
-    seed : int, default 0
+    random_seed : int, default 0
         Of the draws.
 
     Returns
@@ -1277,7 +1277,7 @@ def pratt_bound_on_paths(
     from scipy.integrate import trapezoid
 
     cov0 = np.asarray(cov0, dtype=float)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_seed)
     draws = rng.standard_normal((2, n_draws, 2))  # common to every null: a smooth integrand
     betas, covs = [], []
     for beta_d, cov_d in paths:

@@ -41,7 +41,7 @@ from bayesfair.models.calibration import (
     rate_prior_shapes,
     stratum_counts,
 )
-from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.catalogue import models_with_map, named_models_with_map
 from bayesfair.models.priors import prior_from_record
 from bayesfair.models.unlabeled import cell_of_rows, expected_counts
 from bayesfair.posterior.checks import flagged_groups
@@ -487,8 +487,9 @@ def suggest_labels(
         )
     if res.model not in models_with_map():
         raise InvalidParameterError(
-            f"suggest_labels needs a calibration model ('rbc' or 'bc'): the gain of a label "
-            f"depends on its score through the calibration map. Got model={res.model!r}."
+            f"suggest_labels needs a calibration model ({named_models_with_map()}): the gain "
+            "of a label depends on its score through the calibration map. Got "
+            f"model={res.model!r}."
         )
     check_choice(within, WITHIN, "within")
     metric = get_rate(metric).name

@@ -48,9 +48,10 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
+from bayesfair.models.calibration_fit import robust_unlabeled_counts
 from bayesfair.models.shift import map_counts
 from bayesfair.models.unlabeled import expected_counts
-from bayesfair.posterior.fitting import fit, robust_unlabeled_counts
+from bayesfair.posterior.fitting import fit
 from bayesfair.stats import hdi, rope_decision
 
 __all__ = ["PLAN_METHODS", "POWER", "STRATEGIES", "WORST", "plan_labels", "plan_sentence"]

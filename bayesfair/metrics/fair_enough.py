@@ -519,8 +519,8 @@ def posterior_clusters(result, metrics=None, group=None, reference=None) -> pd.D
     if not result.draws_counts:
         raise InvalidParameterError(
             "metric_clusters needs a fit that keeps each draw's confusion counts "
-            "(model='rbc', 'bc' or 'bb', fitted with bayesfair 0.4 or later); this fit "
-            f"(model '{result.model}') keeps only its rates."
+            f"(a model that draws one population per draw); this fit (model "
+            f"'{result.model}') keeps only its rates."
         )
     names = _metric_names(metrics)
     counts = result.count_draws().values

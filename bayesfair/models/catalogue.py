@@ -1,15 +1,17 @@
 """The catalogue of the package's models: one :class:`ModelSpec` per model.
 
-What the rest of the package says about a model (its one-line description, its name
-in a report, the words a finding uses for it, whether it reads the unlabeled scores
-and has a calibration map, and the order in which a verdict rests on the fitted
-models) is read here, so that a table of descriptions or a loop over model names is
-written once. How a model is fitted is named here too: a model of the labeled-count
-family (:mod:`bayesfair.models.labeled`) is its ``fit_counts`` and ``prior_rates``,
-which :func:`bayesfair.fit` calls; the calibration family (``has_map``) is fitted by
-:mod:`bayesfair.posterior.fitting`'s map fit, with the misfit states where
-``absorbs_misfit``. A new labeled-count model is one ``ModelSpec`` here and its two
-functions.
+Everything the package knows about a model is on its entry: how it is fitted (for
+either family), its prior's class, its prior predictive and its log prior at every draw
+(prior sensitivity), its name, words and colour in the reports, what its result says
+for a group without labels, whether its intervals stay valid after labels chosen by
+the scores (active selection), and its seed slot in the paper experiments. The rest of
+the package (``fit``, the reports, ``compare``, ``experiments``, sensitivity) reads the
+entry and names no model.
+
+A new model is one entry here, its builder (a module of :mod:`bayesfair.models`) and
+its test: a labeled-count model gives ``fit_counts``, ``prior_rates`` and ``log_prior``
+(:mod:`bayesfair.models.labeled` says their signatures); a model with calibration maps
+gives ``fit_map`` (:func:`bayesfair.models.calibration_fit.fit_calibration`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,26 @@ from dataclasses import dataclass
 
 from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
 from bayesfair.models.calibration import CalibrationPriors
-from bayesfair.models.labeled import bb_prior_rates, fit_bb, fit_hbb, hbb_prior_rates
+from bayesfair.models.calibration_fit import calibration_log_prior, fit_calibration
+from bayesfair.models.labeled import (
+    bb_log_prior,
+    bb_prior_rates,
+    fit_bb,
+    fit_hbb,
+    fit_labeled,
+    hbb_log_prior,
+    hbb_prior_rates,
+)
+from bayesfair.models.request import FitDraws, FitRequest
 
 __all__ = [
     "DEFAULT_MODEL",
     "LABELED_MODEL",
     "MODEL_SPECS",
+    "PAPER_MODEL",
     "ModelSpec",
     "models_with_map",
+    "named_models_with_map",
     "verdict_order",
 ]
 
@@ -71,10 +85,28 @@ class ModelSpec:
     prior_rates : callable, optional
         A labeled-count model's prior draws of the rates (the prior predictive that
         prior sensitivity and the prior check read).
+    fit_map : callable, optional
+        A calibration model's fit, ``fit_map(data, request) -> FitDraws``; None for the
+        labeled-count family.
+    log_prior : callable, optional
+        The prior's log density at every draw, ``log_prior(idata, settings, metric)``
+        (``(chain, draw)`` or None): the power-scaled prior of prior sensitivity.
     exact_sampler : bool
         Whether it has an exact sampler (``sampler="exact"``, the default for it).
     target_accept : float
         NUTS's target acceptance rate unless ``fit`` is told another.
+    no_labels : str
+        What a group without a labeled example gets, completing "their rates ...".
+    valid_after_selection : bool
+        Whether its intervals stay valid when the labeled rows were chosen by their
+        scores (the likelihood conditions on the scores, so the selection is
+        ignorable); False for a model of the labeled counts alone.
+    seed_slot : int
+        Its child of a run's seed sequence in the paper experiments (slot 0 is the
+        labeled split): fixed, so that a new model never changes an old result.
+    population_variance : bool
+        Whether it has a population of group rates whose variance the report shows
+        beside the groups' own (``hbb``).
     """
 
     name: str
@@ -89,8 +121,30 @@ class ModelSpec:
     prior_type: type | None = None
     fit_counts: Callable | None = None
     prior_rates: Callable | None = None
+    fit_map: Callable | None = None
+    log_prior: Callable | None = None
     exact_sampler: bool = False
     target_accept: float = 0.99
+    no_labels: str = "are the prior"
+    valid_after_selection: bool = False
+    seed_slot: int = 0
+    population_variance: bool = False
+
+    def fit(self, data, request: FitRequest) -> FitDraws:
+        """The model's draws on ``data`` (:func:`bayesfair.fit` checked ``request``).
+
+        Parameters
+        ----------
+        data : AssessmentData
+        request : FitRequest
+
+        Returns
+        -------
+        FitDraws
+        """
+        if self.fit_map is not None:
+            return self.fit_map(data, request)
+        return fit_labeled(data, self, request)
 
 
 #: The models, in the order a verdict rests on them when several are fitted: the
@@ -109,6 +163,11 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             view_words="the robust calibration model (RBC)",
             color="#ff7f0e",
             prior_type=CalibrationPriors,
+            fit_map=fit_calibration,
+            log_prior=calibration_log_prior,
+            no_labels="borrow strength through the calibration hierarchy",
+            valid_after_selection=True,
+            seed_slot=4,
         ),
         ModelSpec(
             "bc",
@@ -120,6 +179,11 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             view_words="the calibration model (BC)",
             color="#d62728",
             prior_type=CalibrationPriors,
+            fit_map=fit_calibration,
+            log_prior=calibration_log_prior,
+            no_labels="borrow strength through the calibration hierarchy",
+            valid_after_selection=True,
+            seed_slot=3,
         ),
         ModelSpec(
             "hbb",
@@ -133,6 +197,10 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             prior_type=KappaPrior,
             fit_counts=fit_hbb,
             prior_rates=hbb_prior_rates,
+            log_prior=hbb_log_prior,
+            no_labels="are pooled toward the population",
+            seed_slot=2,
+            population_variance=True,
         ),
         ModelSpec(
             "bb",
@@ -146,8 +214,11 @@ MODEL_SPECS: dict[str, ModelSpec] = {
             prior_type=BetaPrior,
             fit_counts=fit_bb,
             prior_rates=bb_prior_rates,
+            log_prior=bb_log_prior,
             exact_sampler=True,
             target_accept=0.9,
+            no_labels="are the prior",
+            seed_slot=1,
         ),
     )
 }
@@ -157,6 +228,8 @@ MODEL_SPECS: dict[str, ModelSpec] = {
 DEFAULT_MODEL = "rbc"
 #: The labeled rows' own model, shown beside a calibration model (the command line).
 LABELED_MODEL = "bb"
+#: Ji, Smyth & Steyvers's (2020) calibration model, the paper experiments' Bayesian one.
+PAPER_MODEL = "bc"
 
 
 def verdict_order() -> tuple[str, ...]:
@@ -177,3 +250,19 @@ def models_with_map() -> tuple[str, ...]:
     tuple of str
     """
     return tuple(name for name, spec in MODEL_SPECS.items() if spec.has_map)
+
+
+def named_models_with_map(conjunction: str = "or") -> str:
+    """The models with calibration maps as a message names them: ``"'rbc' or 'bc'"``.
+
+    Parameters
+    ----------
+    conjunction : str, default "or"
+        The word before the last name.
+
+    Returns
+    -------
+    str
+    """
+    names = [repr(name) for name in models_with_map()]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {conjunction} {names[-1]}"

@@ -1,9 +1,9 @@
 """The labeled-count models' fits: every group's rates drawn from its labeled counts.
 
 A model of this family reads each group's labeled confusion counts and nothing else
-(no calibration map, no unlabeled scores). It is two functions, which its
-:class:`~bayesfair.models.catalogue.ModelSpec` names (``fit_counts`` and
-``prior_rates``) and :func:`bayesfair.fit` calls:
+(no calibration map, no unlabeled scores). It is three functions, which its
+:class:`~bayesfair.models.catalogue.ModelSpec` names (``fit_counts``, ``prior_rates``
+and ``log_prior``) and :func:`fit_labeled` runs for :func:`bayesfair.fit`:
 
 - ``fit_counts(counts, metrics, prior, sampler, rng, run)`` returns a tree whose
   ``posterior`` holds ``theta`` (dims ``chain, draw, metric, group``) and, where the
@@ -12,9 +12,12 @@ A model of this family reads each group's labeled confusion counts and nothing e
   ``"nuts"``, ``run`` the sampler's settings (:func:`~bayesfair.models.sampling.sample_model`);
 - ``prior_rates(prior, trials, n, rng, metrics)`` returns ``n`` prior draws of the
   rates, ``(n, n_metrics, n_groups)``, with ``trials`` each rate's labeled denominator
-  per group.
+  per group;
+- ``log_prior(idata, settings, metric)`` returns the prior's log density at every draw,
+  ``(chain, draw)``, for prior sensitivity's power scaling (None where the draws do not
+  hold what it needs).
 
-``bb`` (Ji et al. 2020, §2.2; one Dirichlet over each group's cells since 0.4) and
+``bb`` (Ji et al. 2020, §2.2; one Dirichlet over each group's cells) and
 ``hbb`` (a hierarchical beta-binomial whose mean follows the group's size) are the
 two here.
 """
@@ -25,8 +28,8 @@ import numpy as np
 import xarray as xr
 
 from bayesfair._internal.tree import assign, get_group, make_tree
-from bayesfair._internal.validation import check_array, check_count_array
-from bayesfair.metrics.rates import COUNT_NAMES, rate_fraction, rate_from_counts
+from bayesfair._internal.validation import check_array, check_count_array, takes
+from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_fraction, rate_from_counts
 from bayesfair.models.beta_binomial import (
     KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
@@ -41,9 +44,25 @@ from bayesfair.models.beta_binomial import (
     sample_hbb_rates,
     size_basis,
 )
+from bayesfair.models.priors import (
+    log_beta_pdf,
+    log_normal_pdf,
+    recorded_prior_numbers,
+    stacked_draws,
+)
+from bayesfair.models.request import PRIOR_DRAWS, FitDraws, FitRequest
 from bayesfair.models.sampling import sample_model
 
-__all__ = ["bb_prior_rates", "fit_bb", "fit_hbb", "hbb_prior_rates", "labeled_fractions"]
+__all__ = [
+    "bb_log_prior",
+    "bb_prior_rates",
+    "fit_bb",
+    "fit_hbb",
+    "fit_labeled",
+    "hbb_log_prior",
+    "hbb_prior_rates",
+    "labeled_fractions",
+]
 
 
 def labeled_fractions(counts, metrics) -> tuple[np.ndarray, np.ndarray]:
@@ -225,3 +244,104 @@ def hbb_prior_rates(prior, trials, n: int, rng, metrics=None) -> np.ndarray:
     means = hbb_group_means(mu, effect, size_basis(trials))
     kap = kappa[..., None]
     return rng.beta(np.maximum(means * kap, 1e-300), np.maximum((1.0 - means) * kap, 1e-300))
+
+
+@takes("AssessmentData")
+def fit_labeled(data, spec, request: FitRequest) -> FitDraws:
+    """A labeled-count model's fit: its ``fit_counts`` on the labeled counts, the rates'
+    draws and their prior draws (its ``prior_rates``).
+
+    Parameters
+    ----------
+    data : AssessmentData
+    spec : ModelSpec
+        The model's catalogue entry.
+    request : FitRequest
+
+    Returns
+    -------
+    FitDraws
+    """
+    metrics = request.metrics
+    counts = data.labeled_examples.confusion_counts()
+    idata = spec.fit_counts(
+        counts, metrics, request.prior, request.sampler, request.rng, request.sampling
+    )
+    theta = (
+        get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
+    )
+    _, trials = labeled_fractions(counts, metrics)
+    prior = spec.prior_rates(request.prior, trials, PRIOR_DRAWS, request.prior_rng, metrics)
+    return FitDraws(
+        idata,
+        {m: theta[:, :, i, :] for i, m in enumerate(metrics)},
+        {m: prior[:, i, :] for i, m in enumerate(metrics)},
+    )
+
+
+def _rate_draws(idata, metric: str) -> np.ndarray:
+    return get_group(idata, "rates")[metric].transpose("chain", "draw", "group").values
+
+
+def bb_log_prior(idata, settings: dict, metric: str) -> np.ndarray:
+    """``bb``'s prior density of ``metric``'s group rates at every draw, ``(chain, draw)``.
+
+    Dirichlet(α) over the cells: a rate of j of its denominator's d cells has the margin
+    Beta(jα, (d − j)α) (Beta(2α, 2α) for accuracy, Beta(α, α) for TPR); a prior with
+    ``cells=False``, or draws without cells, each rate Beta(α, β) on its own.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        The fit's draws (its ``rates`` group, and ``posterior["cells"]``).
+    settings : dict
+        The fit's settings (``settings["prior"]``, Dirichlet(1) without one).
+    metric : str
+
+    Returns
+    -------
+    numpy.ndarray, shape (chain, draw)
+    """
+    numbers = recorded_prior_numbers(settings.get("prior"))
+    a, b = numbers.get("alpha", 1.0), numbers.get("beta", 1.0)
+    if "cells" in get_group(idata, "posterior"):
+        rate = get_rate(metric)
+        j, d = len(rate.numerator), len(rate.denominator)
+        a, b = j * a, (d - j) * a
+    return np.nansum(log_beta_pdf(_rate_draws(idata, metric), a, b), axis=-1)
+
+
+def hbb_log_prior(idata, settings: dict, metric: str) -> np.ndarray | None:
+    """``hbb``'s prior density at every draw, ``(chain, draw)``: the group rates' Beta
+    around the size trend, κ's Pareto and the trend's Normal coefficients, for ``metric``.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        The fit's draws (``posterior``: ``mu``, ``kappa``, ``size_effect``; the
+        ``rates`` group; ``observed_data``'s counts).
+    settings : dict
+        Unused: κ_min enters as a constant.
+    metric : str
+
+    Returns
+    -------
+    numpy.ndarray, shape (chain, draw), or None
+        None when the draws do not hold κ (a hand-built posterior).
+    """
+    post = get_group(idata, "posterior")
+    if "kappa" not in post:
+        return None
+    i = list(post.coords["metric"].values).index(metric)
+    obs = get_group(idata, "observed_data")
+    counts = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
+    n = rate_fraction(counts, metric)[1][None]
+    kappa = stacked_draws(post, "kappa")[..., i]
+    effect = post["size_effect"].transpose("chain", "draw", "metric", "size_term").values
+    mu = post["mu"].transpose("chain", "draw", "metric").values
+    m = hbb_group_means(mu[..., i : i + 1], effect[..., i : i + 1, :], size_basis(n))[..., 0, :]
+    k = kappa[..., None]
+    lp = np.nansum(log_beta_pdf(_rate_draws(idata, metric), m * k, (1.0 - m) * k), axis=-1)
+    lp += -(KAPPA_PARETO_ALPHA + 1.0) * np.log(kappa)
+    lp += log_normal_pdf(effect[..., i, :], SIZE_EFFECT_SD).sum(axis=-1)
+    return lp

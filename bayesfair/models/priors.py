@@ -2,17 +2,13 @@
 
 A fit records each prior as a plain dictionary, ``prior.to_dict()`` (the class name
 under ``"kind"`` and the fields), which a result saved to netCDF keeps as JSON.
-A ``DiscrepancyPrior`` record without a ``shift`` (written before ``rbc`` had strata
-shifts, 0.3 and the early 0.4 builds) reads back with ``shift=None``, the model that
-made it.
-Results written before 0.5 recorded the prior's repr (``"BetaPrior(alpha=1.0,
-beta=1.0)"``); :func:`prior_from_record` still reads those, parsing the call with
-:mod:`ast` (never ``eval``) and accepting only the known classes and literal values.
+A record this version did not write (the text form or the fields of a development
+build before 0.5) is refused with a message that says to refit.
 """
 
 from __future__ import annotations
 
-import ast
+import numpy as np
 
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
@@ -28,12 +24,11 @@ PRIOR_CLASSES = {
 
 
 def prior_from_record(record, kind: str | None = None):
-    """The prior a fit recorded: from ``prior.to_dict()``, or from the repr older
-    versions wrote; None for no record.
+    """The prior a fit recorded, from ``prior.to_dict()``; None for no record.
 
     Parameters
     ----------
-    record : dict, str or None
+    record : dict or None
         ``settings["prior"]`` or ``settings["discrepancy"]`` of a result.
     kind : str, optional
         The class the record must name (e.g. ``"DiscrepancyPrior"``).
@@ -41,26 +36,29 @@ def prior_from_record(record, kind: str | None = None):
     Returns
     -------
     BetaPrior, KappaPrior, CalibrationPriors, DiscrepancyPrior or None
+
+    Raises
+    ------
+    InvalidParameterError
+        For a record of another kind, or one this version did not write (a text
+        record, or fields it does not know or misses): refit with this version.
     """
     if record is None or record == "":
         return None
     try:
-        if isinstance(record, dict):
-            fields = dict(record)
-            name = fields.pop("kind")
-        else:
-            name, fields = _parse_repr(str(record))
+        fields = dict(record)
+        name = fields.pop("kind")
         if kind is not None and name != kind:
             raise ValueError
-        fields.pop("tie", None)  # an option of 0.2's DiscrepancyPrior, since removed
-        if name == "BetaPrior":  # records before 0.4 had no cells: one Beta per rate
-            fields.setdefault("cells", False)
-        if name == "DiscrepancyPrior":  # older records had no shifts: None, not the default
+        if name == "BetaPrior" and "cells" not in fields:
+            raise ValueError
+        if name == "DiscrepancyPrior":
             fields["shift"] = _shift_from_record(fields.get("shift"))
         return PRIOR_CLASSES[name](**fields)
-    except (ValueError, TypeError, KeyError, SyntaxError):
+    except (ValueError, TypeError, KeyError):
         raise InvalidParameterError(
-            f"Not a {kind or 'prior'} record this version can read: {record!r}."
+            f"Not a {kind or 'prior'} record this version can read: {record!r}. A result "
+            "saved by a development build before 0.5 cannot be read: refit it."
         ) from None
 
 
@@ -74,21 +72,75 @@ def _shift_from_record(record) -> ShiftPrior | None:
     return ShiftPrior(**fields)
 
 
-def _parse_repr(text: str) -> tuple[str, dict]:
-    """``"Name(field=literal, ...)"`` as ``(name, fields)``, read with :mod:`ast`."""
-    call = ast.parse(text, mode="eval").body
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args):
-        raise ValueError(text)
-    return call.func.id, {kw.arg: _literal(kw.value) for kw in call.keywords}
+# ---------------------------------------------------------------------------
+# The pieces of a log prior at every draw (prior sensitivity's power scaling)
+# ---------------------------------------------------------------------------
+_HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
-def _literal(node):
-    """A keyword's value: a literal, or a nested ``ShiftPrior(...)`` call as its record."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
-        if node.func.id != "ShiftPrior":
-            raise ValueError(node.func.id)
-        return {
-            "kind": "ShiftPrior",
-            **{kw.arg: ast.literal_eval(kw.value) for kw in node.keywords},
-        }
-    return ast.literal_eval(node)
+def recorded_prior_numbers(record) -> dict:
+    """The fields of the prior a fit recorded (``settings["prior"]``); empty without one.
+
+    Parameters
+    ----------
+    record : dict or None
+
+    Returns
+    -------
+    dict
+    """
+    prior = prior_from_record(record)
+    return {} if prior is None else {k: v for k, v in prior.to_dict().items() if k != "kind"}
+
+
+def stacked_draws(post, name: str) -> np.ndarray:
+    """A posterior variable as ``(chain, draw, -1)``.
+
+    Parameters
+    ----------
+    post : xarray.Dataset
+        A posterior group.
+    name : str
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    v = post[name].transpose("chain", "draw", ...).values
+    return v.reshape(v.shape[0], v.shape[1], -1)
+
+
+def log_normal_pdf(x, sd) -> np.ndarray:
+    """The log density of Normal(0, ``sd``) at ``x``.
+
+    Parameters
+    ----------
+    x : array_like
+    sd : float
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return -0.5 * (np.asarray(x) / sd) ** 2 - np.log(sd) - _HALF_LOG_2PI
+
+
+def log_beta_pdf(x, a, b) -> np.ndarray:
+    """The log density of Beta(``a``, ``b``) at ``x``.
+
+    A draw of exactly 0 or 1 (a Beta draw underflows there when a shape is small) is
+    taken at the nearest representable interior point, so that its density is finite.
+
+    Parameters
+    ----------
+    x : array_like
+    a, b : float or array_like
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    from scipy.special import betaln
+
+    x = np.clip(x, 1e-300, 1.0 - np.finfo(float).epsneg)
+    return (a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - betaln(a, b)

@@ -183,7 +183,7 @@ from bayesfair.data.summary import (
     summarize_arrays,
 )
 from bayesfair.exceptions import CalibrationWarning, InvalidParameterError, SamplingWarning
-from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, named_models_with_map
 from bayesfair.models.likelihood import likelihood_data
 from bayesfair.stats import diagnostics_table
 
@@ -1100,7 +1100,7 @@ def result_calibration_check(
     if result.model not in models_with_map():
         raise InvalidParameterError(
             f"The '{result.model}' model has no calibration map to check; "
-            "calibration_check needs a fit with model='bc' or 'rbc'."
+            f"calibration_check needs a fit of {named_models_with_map()}."
         )
     if not (isinstance(alpha, float | int) and 0 < alpha < 1):
         raise InvalidParameterError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r}.")

@@ -247,7 +247,8 @@ def population_variance(result, metric: str):
     """
     if "population_variance" not in get_group(result.idata, "posterior"):
         raise InvalidParameterError(
-            f"The population variance exists only for model='hbb'; this fit is '{result.model}'."
+            "The population variance exists only for a model with a population of group "
+            f"rates (hierarchical); this fit is '{result.model}'."
         )
     name = get_metric(metric).name
     return (

@@ -17,7 +17,7 @@ import xarray as xr
 from bayesfair._internal.names import plain_scalar, resolve_name, suggest
 from bayesfair._internal.netcdf import group_coordinate
 from bayesfair._internal.threads import one_blas_thread
-from bayesfair._internal.tree import assign, get_group, has_group, make_tree
+from bayesfair._internal.tree import get_group, has_group, make_tree
 from bayesfair._internal.validation import (
     check_positive_int,
     run_record,
@@ -30,29 +30,20 @@ from bayesfair.exceptions import (
     IgnoredOptionWarning,
     InvalidParameterError,
 )
-from bayesfair.metrics.rates import COUNT_NAMES, RATES, get_rate, rate_from_counts
+from bayesfair.metrics.rates import COUNT_NAMES, RATES, get_rate
 from bayesfair.models.calibration import (
     VARIANTS,
     DiscrepancyPrior,
-    build_calibration_model,
-    carried_rates,
-    free_center,
-    free_log_likelihoods,
-    likelihood_data,
-    sample_misfit,
-    stratum_counts,
 )
-from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, verdict_order
-from bayesfair.models.labeled import labeled_fractions
-from bayesfair.models.proxy import (
-    fit_group_calibration,
-    fit_link,
-    fit_score_mixture,
-    latent_counts,
-    mixture_responsibilities,
+from bayesfair.models.catalogue import (
+    DEFAULT_MODEL,
+    MODEL_SPECS,
+    models_with_map,
+    named_models_with_map,
+    verdict_order,
 )
-from bayesfair.models.sampling import BACKENDS, sample_model
-from bayesfair.models.shift import map_counts
+from bayesfair.models.request import FitRequest
+from bayesfair.models.sampling import BACKENDS
 from bayesfair.models.unlabeled import DEFAULT_BINS
 from bayesfair.posterior.checks import misfit_message
 from bayesfair.posterior.periods import (
@@ -63,7 +54,6 @@ from bayesfair.posterior.periods import (
     proxy_period_sizes,
 )
 from bayesfair.posterior.result import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
-from bayesfair.posterior.sensitivity import PRIOR_DRAWS, calibration_prior_counts
 
 __all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
 
@@ -150,7 +140,7 @@ def _warn_ignored(model: str, stacklevel: int = 3, **options) -> None:
         "variant": models_with_map(),
         "score_clip": models_with_map(),
         "n_bins": models_with_map(),
-        "discrepancy": ("rbc",),
+        "discrepancy": tuple(name for name, spec in MODEL_SPECS.items() if spec.absorbs_misfit),
     }
     ignored = [k for k, v in options.items() if v is not None and model not in uses[k]]
     if ignored:
@@ -165,7 +155,7 @@ def _warn_ignored(model: str, stacklevel: int = 3, **options) -> None:
 
 def fit(
     data: AssessmentData,
-    model: str = "rbc",
+    model: str = DEFAULT_MODEL,
     *,
     metrics=None,
     draws: int = 1000,
@@ -349,54 +339,29 @@ def fit(
         backend=backend,
         cores=cores,
     )
-    settings = {
-        "model": model,
-        "draws": draws,
-        "tune": tune,
-        "chains": chains,
-        "random_seed": seed_record(seed_seq),
-        "threshold": data.threshold,
-        "estimand": estimand,
-        "backend": backend,
-    }
-    if spec.has_map:
-        if variant not in VARIANTS:
-            raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
-        priors = _resolve_prior(model, prior)
-        disc = None
-        if spec.absorbs_misfit:  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
-            disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
-        with one_blas_thread():
-            idata, rate_draws, prior_draws = _fit_bc(
-                data,
-                metrics,
-                priors,
-                variant,
-                score_clip,
-                estimand,
-                n_bins,
-                (rng, prior_rng),
-                run,
-                notes,
-                disc,
-            )
-        settings.update(
-            sampler="nuts",
-            variant=variant,
-            score_clip=score_clip,
-            prior=priors.to_dict(),
-            n_bins=n_bins,
-        )
-        if disc is not None:
-            settings["discrepancy"] = disc.to_dict()
-    else:
-        prior = _resolve_prior(model, prior)
-        with one_blas_thread():
-            idata, rate_draws, prior_draws = _fit_labeled(
-                data, spec, metrics, prior, sampler, (rng, prior_rng), run
-            )
-        settings.update(sampler=sampler, prior=prior.to_dict())
-
+    prior = _resolve_prior(model, prior)
+    disc = None
+    if spec.absorbs_misfit:  # the misfit prior of K groups (DiscrepancyPrior.for_groups)
+        disc = (discrepancy or DiscrepancyPrior()).for_groups(data.n_groups)
+    if spec.has_map and variant not in VARIANTS:
+        raise InvalidParameterError(f"Unknown variant {variant!r}. Choose one of {VARIANTS}.")
+    request = FitRequest(
+        metrics=metrics,
+        prior=prior,
+        sampler=sampler,
+        rng=rng,
+        prior_rng=prior_rng,
+        sampling=run,
+        notes=notes,
+        variant=variant,
+        score_clip=score_clip,
+        estimand=estimand,
+        n_bins=n_bins,
+        discrepancy=disc,
+    )
+    with one_blas_thread():
+        idata, rate_draws, prior_draws = spec.fit(data, request)
+    settings = _settings_record(data, spec, request, seed_record(seed_seq))
     idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
     reference = group_coordinate(data.group_levels)[data.group_levels.index(data.reference)]
     result = FairnessPosterior(
@@ -438,6 +403,44 @@ def _streams(random_seed) -> tuple:
     return seed_seq, sampler_seed, rng, prior_rng
 
 
+def _settings_record(data, spec, request: FitRequest, seed: dict) -> dict:
+    """What a result records of its fit (``settings``), in the order it has always kept.
+
+    Parameters
+    ----------
+    data : AssessmentData
+    spec : ModelSpec
+    request : FitRequest
+        The fit's checked settings.
+    seed : dict
+        The seed sequence's record (:func:`~bayesfair._internal.validation.seed_record`).
+    """
+    run = request.sampling
+    settings = {
+        "model": spec.name,
+        "draws": run["draws"],
+        "tune": run["tune"],
+        "chains": run["chains"],
+        "random_seed": seed,
+        "threshold": data.threshold,
+        "estimand": request.estimand,
+        "backend": run["backend"],
+    }
+    if spec.has_map:
+        settings.update(
+            sampler="nuts",
+            variant=request.variant,
+            score_clip=request.score_clip,
+            prior=request.prior.to_dict(),
+            n_bins=request.n_bins,
+        )
+    else:
+        settings.update(sampler=request.sampler, prior=request.prior.to_dict())
+    if request.discrepancy is not None:
+        settings["discrepancy"] = request.discrepancy.to_dict()
+    return settings
+
+
 def _unread_rows_notes(data, model) -> list[str]:
     """A labeled-only model on data with group probabilities: which rows it leaves out."""
     if data.proxy is None or MODEL_SPECS[model].has_map:
@@ -445,7 +448,7 @@ def _unread_rows_notes(data, model) -> list[str]:
     return [
         f"{data.proxy.n_unknown():,} rows' groups are known only from the proxy: "
         f"model={model!r} reads the labeled rows of self-reported group alone, not them "
-        "(the calibration models 'rbc' and 'bc' assess every row)."
+        f"(the calibration models {named_models_with_map('and')} assess every row)."
     ]
 
 
@@ -458,35 +461,12 @@ def _no_labels_notes(data, model) -> list[str]:
     """
     counts = data.labeled_examples.confusion_counts()
     no_labels = [g for g, n in zip(data.group_levels, counts.sum(axis=1), strict=True) if n == 0]
-    if data.proxy is not None and data.n_labeled == 0 and model in ("bc", "rbc"):
+    spec = MODEL_SPECS[model]
+    if data.proxy is not None and data.n_labeled == 0 and spec.has_map:
         return []  # the maps are fitted to the labeled rows shared among the groups
     if not no_labels:
         return []
-    how = {
-        "bc": "borrow strength through the calibration hierarchy",
-        "rbc": "borrow strength through the calibration hierarchy",
-        "hbb": "are pooled toward the population",
-        "bb": "are the prior",
-    }[model]
-    return [f"Group(s) {no_labels} have no labeled example: their rates {how}."]
-
-
-def _fit_labeled(data, spec, metrics, prior, sampler, rngs, run):
-    """A labeled-count model's fit (its ``ModelSpec``'s ``fit_counts``), the rates' draws
-    and their prior draws (its ``prior_rates``)."""
-    rng, prior_rng = rngs
-    counts = data.labeled_examples.confusion_counts()
-    idata = spec.fit_counts(counts, metrics, prior, sampler, rng, run)
-    theta = (
-        get_group(idata, "posterior")["theta"].transpose("chain", "draw", "metric", "group").values
-    )
-    _, trials = labeled_fractions(counts, metrics)
-    prior_rates = spec.prior_rates(prior, trials, PRIOR_DRAWS, prior_rng, metrics)
-    return (
-        idata,
-        {m: theta[:, :, i, :] for i, m in enumerate(metrics)},
-        {m: prior_rates[:, i, :] for i, m in enumerate(metrics)},
-    )
+    return [f"Group(s) {no_labels} have no labeled example: their rates {spec.no_labels}."]
 
 
 #: fit options that only the calibration models take.
@@ -518,7 +498,7 @@ def _resolve_estimand(estimand, model, data) -> str:
             raise InvalidParameterError(
                 f"model={model!r} models the group rates, not the labels of the unlabeled "
                 "examples: its posterior is for estimand='expected'. Use a calibration model "
-                "('rbc' or 'bc') for the gap on the assessed examples."
+                f"({named_models_with_map()}) for the gap on the assessed examples."
             )
         return "expected"
     if data.proxy is not None:
@@ -531,308 +511,6 @@ def _resolve_estimand(estimand, model, data) -> str:
     if estimand is None:
         return "assessed" if data.n_unlabeled > 0 else "expected"
     return estimand
-
-
-def _fit_bc(data, metrics, priors, variant, score_clip, estimand, n_bins, rngs, run, notes, disc):
-    rng, prior_rng = rngs
-    k = data.n_groups
-    labeled = data.labeled_summary(score_clip, n_bins)
-    proxy_calibration = None
-    if data.proxy is not None:
-        proxy_calibration, shared = _proxy_calibration(data, rng, notes)
-        labeled = labeled if shared is None else shared
-    if data.n_unlabeled == 0 and estimand == "expected":
-        notes.append(
-            "No unlabeled data: the calibration model's rates are model-based estimates over "
-            "the labeled scores (each example's calibrated probability in place of its label), "
-            "taken as a sample of each group's scores (a Bayesian bootstrap)."
-        )
-        labeled_counts = np.zeros((k, 4))
-        summary = labeled.without_labels()
-    else:
-        labeled_counts = data.labeled_examples.confusion_counts().astype(float)
-        summary = data.unlabeled_reduction(score_clip, n_bins)
-        summary, labeled_counts = _groups_without_unlabeled(
-            data, labeled, summary, labeled_counts, estimand, notes
-        )
-    model_data = likelihood_data(labeled)
-    disc_key = None if disc is None else replace(disc, shift=None)
-    center = None
-    if disc is not None:
-        if disc.center is None:
-            center = free_center(labeled, summary, variant=variant, priors=priors)
-        else:
-            center = np.full((k, 2), float(disc.center))
-        model_data["log_free"] = free_log_likelihoods(*stratum_counts(labeled), center, disc)
-    idata = sample_model(
-        lambda: build_calibration_model(
-            labeled, variant=variant, priors=priors, discrepancy=disc, center=center
-        ),
-        # the shifts are drawn after sampling: the sampled model is the same with or without
-        cache_key=("bc", variant, priors, k, disc_key),
-        native=lambda: _native_calibration(variant, priors, k, disc_key),
-        data=model_data,
-        **run,
-    )
-    post = get_group(idata, "posterior")
-    a, b, c = (post[v].transpose("chain", "draw", "group").values for v in ("a", "b", "c"))
-    prior = None if disc is None else disc.shift
-    if estimand == "expected":
-        # the labeled rows are rows of each group's sample: weighed in the same bootstrap
-        # as the unlabeled ones (their labels as they are), and counted in u_counts
-        labeled_counts, in_sample = np.zeros_like(labeled_counts), labeled_counts
-    else:
-        in_sample = None
-    u_counts, shift, tau = map_counts(
-        labeled, summary, a, b, c, prior, estimand, rng, labeled_counts=in_sample
-    )
-    if shift is not None:
-        assign(
-            idata,
-            "posterior",
-            shift=(("chain", "draw", "group", "side"), shift),
-            shift_spread=(("chain", "draw"), tau),
-        )
-    if disc is not None:
-        u_counts = _robust_counts(
-            labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
-        )
-    total = u_counts + labeled_counts
-    if data.proxy is not None:
-        total = total + _latent_group_counts(data, proxy_calibration, (a, b, c), rng, idata, notes)
-    # every draw's confusion counts over the assessed rows: its rates are ratios of them
-    assign(idata, "posterior", cells=_cells_array(total))
-    # every assessed score with its label unknown: the population of the prior predictive
-    population = summary if data.n_unlabeled == 0 else summary + labeled.without_labels()
-    prior_counts = calibration_prior_counts(
-        population, priors, variant, disc, center, estimand, PRIOR_DRAWS, prior_rng
-    )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prior_draws = {m: rate_from_counts(prior_counts, m) for m in metrics}
-    rates = {}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for m in metrics:
-            rates[m] = rate_from_counts(total, m)
-            share = np.isnan(rates[m]).mean(axis=(0, 1))
-            for g, q in zip(data.group_levels, share, strict=True):
-                if q > 0:
-                    notes.append(
-                        f"'{g}': {m} is undefined in {q:.1%} of the draws (no example in its "
-                        "denominator among the assessed examples in those draws); its "
-                        "intervals and probabilities use the other draws."
-                    )
-    return idata, rates, prior_draws
-
-
-def _proxy_calibration(data, rng, notes):
-    """The proxy's calibration, and the map model's labeled rows when none has its group.
-
-    With self-reported rows beside the proxy, the calibration is fitted to them
-    (:func:`~bayesfair.models.proxy.fit_group_calibration`); without, each group's
-    score distribution is learned from the mixture the proxy weighs
-    (:func:`~bayesfair.models.proxy.fit_score_mixture`). With no labeled row of known
-    group, the maps are fitted to the labeled rows shared among the groups by their
-    EM responsibilities (fractional rows).
-
-    Returns
-    -------
-    calibration : GroupCalibration or MixtureCalibration
-    labeled : ScoreSummary or None
-        The fractional labeled rows (None: the labeled rows of known group serve).
-    """
-    proxy = data.proxy
-    mixture = best = None
-    if proxy.n_self_reported() == 0 or data.n_labeled == 0:
-        mixture, best = fit_score_mixture(proxy, rng)
-    calibration = (
-        mixture
-        if proxy.n_self_reported() == 0
-        else fit_group_calibration(proxy, data.group_levels.index(data.reference))
-    )
-    if data.n_labeled > 0:
-        return calibration, None
-    rows = proxy.labeled.select(~proxy.labeled.known)
-    if rows.n_entries == 0:
-        raise InvalidParameterError(
-            "No labeled row: the calibration model needs labeled rows, of known group or "
-            "with the proxy's probabilities."
-        )
-    notes.append(
-        "No labeled row has a self-reported group: the calibration maps are fitted to the "
-        "labeled rows shared among the groups by their probabilities under the maps and "
-        "the groups' score distributions (EM; the shares' own uncertainty is not "
-        "propagated to the maps)."
-    )
-    return calibration, rows.as_score_summary(mixture_responsibilities(rows, best))
-
-
-def _latent_group_counts(data, calibration, abc, rng, idata, notes) -> np.ndarray:
-    """The rows of unknown group: each draw's counts per group (:mod:`bayesfair.models.proxy`).
-
-    The proxy's calibration and link are added to the posterior (``proxy_phi``,
-    ``proxy_link``); what they rest on goes to the notes.
-    """
-    proxy = data.proxy
-    link = fit_link(proxy, *(v.mean(axis=(0, 1)) for v in abc))
-    counts, score_sum, phi, lam = latent_counts(proxy, *abc, calibration, link, rng)
-    extra = ("proxy_parameter",) if phi.ndim == 3 else ()
-    assign(
-        idata,
-        "posterior",
-        proxy_phi=(("chain", "draw", *extra), phi),
-        proxy_link=(("chain", "draw", "group"), lam),
-        proxy_cells=_cells_array(counts),
-        proxy_score_sum=(("chain", "draw", "group"), score_sum),
-    )
-    if not extra:  # a mixture's replicates, which proxy_phi indexes
-        assign(
-            idata,
-            "posterior",
-            proxy_density=(("proxy_replicate", "group", "score_cell"), calibration.density),
-        )
-    notes.append(proxy_note(proxy, calibration, link, data.group_levels))
-    # every summary row names what the rows of unknown group rest on (its estimand text)
-    post = get_group(idata, "posterior")
-    post.attrs["proxy_assumption"] = (
-        f"the groups of {proxy.n_unknown():,} rows from the proxy, {calibration.assumption}"
-    )
-    idata["posterior"] = xr.DataTree(post)
-    return counts
-
-
-def proxy_note(proxy, calibration, link, levels) -> str:
-    """What the rows of unknown group rest on, in words (the result's notes)."""
-    unknown = proxy.n_unknown()
-    if calibration.fixed:
-        return (
-            f"{unknown:,} rows' groups are known only from the proxy, and no row's group is "
-            "self-reported beside it: the proxy is ASSUMED calibrated and independent of the "
-            "score and the outcome given the group (nothing in the data checks either; each "
-            "group's score distribution is learned from how the scores vary with the "
-            "proxy); see bayesfair.frequentist.proxy_bounds for what holds without that "
-            "assumption."
-        )
-    unlearned = [g for g, ok in zip(levels, link.learned, strict=True) if not ok]
-    text = (
-        f"{unknown:,} rows' groups are known only from the proxy, calibrated on "
-        f"{calibration.n_rows:,} rows whose group is self-reported (taken as a random "
-        "sample of the rows); its link to the outcome within a group is learned from "
-        f"{int(link.n_rows.sum()):,} labeled ones."
-    )
-    if unlearned:
-        text += (
-            f" No labeled row of {', '.join(map(repr, unlearned))} carries the proxy: there "
-            "the proxy is assumed independent of the outcome given the group."
-        )
-    return text
-
-
-def _groups_without_unlabeled(data, labeled, summary, labeled_counts, estimand, notes):
-    """Groups with labeled rows only, among groups with unlabeled ones.
-
-    ``"assessed"``: their rates are their labeled rows', known exactly; a note says so
-    (a verdict on such a group is about those rows). ``"expected"``: their labeled
-    scores become their sample of scores, so that their rates are the map's over those
-    scores, weighed by the Bayesian bootstrap like every group's
-    (:func:`~bayesfair.models.unlabeled.expected_counts`), not their labeled rows'
-    counts, which would be a population known exactly from a few rows.
-
-    Returns
-    -------
-    summary : ScoreSummary
-    labeled_counts : ndarray, shape (n_groups, 4)
-    """
-    lacking = summary.totals().sum(axis=1) == 0
-    if not lacking.any() or data.proxy is not None:  # rows of unknown group join them
-        return summary, labeled_counts
-    names = ", ".join(f"'{g}'" for g, m in zip(data.group_levels, lacking, strict=True) if m)
-    if estimand == "assessed":
-        notes.append(
-            f"{names}: no unlabeled rows; the assessed examples are the labeled ones, whose "
-            "rates are known exactly: a gap or verdict on them describes those rows only "
-            "(estimand='expected' gives the rates of the group's scores)."
-        )
-        return summary, labeled_counts
-    notes.append(
-        f"{names}: no unlabeled rows; the expected rates are the calibration model's over "
-        "the labeled scores, taken as a sample of the group's scores (a Bayesian bootstrap)."
-    )
-    own = labeled.without_labels().with_counts(np.where(lacking[labeled.group], labeled.count, 0))
-    labeled_counts = np.where(lacking[:, None], 0.0, labeled_counts)
-    return (summary + own).with_levels(summary.levels), labeled_counts
-
-
-def _cells_array(counts: np.ndarray) -> xr.DataArray:
-    """``(chain, draw, group, 4)`` counts as the posterior's ``cells`` variable."""
-    return xr.DataArray(
-        counts, dims=("chain", "draw", "group", "cell"), coords={"cell": list(COUNT_NAMES)}
-    )
-
-
-def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, center):
-    """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
-
-    :func:`robust_unlabeled_counts` on the labeled summary; the draws of the
-    indicators and the probabilities of a misfit are added to the posterior
-    (``misfit``, ``p_misfit``, ``p_misfit_shared``); the rate's fixed centre goes
-    to ``constant_data`` (``misfit_center``).
-    """
-    out, free, p_free, p_shared = robust_unlabeled_counts(
-        labeled, summary, u_counts, abc, disc, estimand, rng, center=center
-    )
-    dims = ("chain", "draw", "group", "side")
-    assign(
-        idata,
-        "posterior",
-        misfit=(dims, free.astype(np.int8)),
-        p_misfit=(dims, p_free),
-        p_misfit_shared=(("chain", "draw", "side"), p_shared),
-        misfit_center=(("group", "side"), center),
-    )
-    return out
-
-
-def robust_unlabeled_counts(labeled, summary, u_counts, abc, disc, estimand, rng, *, center):
-    """The unlabeled counts of ``rbc``: the map's, except in the strata drawn as free.
-
-    Per posterior draw, :func:`~bayesfair.models.calibration.sample_misfit` says
-    which strata (group, side) are *free* given the labeled summary and draws
-    their own rate q; there the positives of the rows ``u_counts`` holds (``summary``'s,
-    and under ``"expected"`` the labeled rows of the bootstrap's sample too) are
-    ``n q`` (expected, ``n`` the draw's rows on that side) or ``Binomial(n, q)``
-    (assessed).
-
-    Returns
-    -------
-    counts : ndarray, shape (..., n_groups, 4)
-    free, p_free : ndarray, shape (..., n_groups, 2)
-    p_shared : ndarray, shape (..., 2)
-    """
-    free, rate, p_shared, p_free = sample_misfit(labeled, *abc, disc, rng, center=center)
-    if disc.label_free == "carried":
-        rate = carried_rates(labeled, summary, *abc, rate)
-    # the rows the counts hold with ŷ = 0, ŷ = 1 in each draw: the unlabeled ones, and
-    # under "expected" the labeled ones too (its bootstrap moves them from draw to draw;
-    # drawn labels do not)
-    tp, fp, tn, fn = np.moveaxis(u_counts, -1, 0)
-    totals = np.stack([tn + fn, tp + fp], axis=-1)
-    if estimand == "expected":
-        own = totals * rate
-    else:
-        own = rng.binomial(np.rint(totals).astype(np.int64), rate).astype(float)
-    pos = np.stack([u_counts[..., 3], u_counts[..., 0]], axis=-1)  # fn (ŷ = 0), tp (ŷ = 1)
-    pos = np.where(free, own, pos)
-    out = np.stack(
-        [pos[..., 1], totals[..., 1] - pos[..., 1], totals[..., 0] - pos[..., 0], pos[..., 0]],
-        axis=-1,
-    )
-    return out, free, p_free, p_shared
-
-
-def _native_calibration(variant, priors, k, disc=None):
-    from bayesfair.models._calibration_native import compile_native_calibration
-
-    return compile_native_calibration(variant, priors, k, disc)
 
 
 def _attach(
@@ -905,7 +583,7 @@ def _cell_variables(labeled) -> dict:
     return out
 
 
-def fit_periods(data: AssessmentData, model: str = "rbc", **kwargs) -> PeriodPosterior:
+def fit_periods(data: AssessmentData, model: str = DEFAULT_MODEL, **kwargs) -> PeriodPosterior:
     """Audit over time: each group fitted over its periods, and the drift flags.
 
     Each group's periods share one fit (a period is the same group later: a

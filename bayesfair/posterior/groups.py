@@ -178,9 +178,8 @@ def count_draws(result) -> xr.DataArray:
     if not result.draws_counts:
         raise InvalidParameterError(
             f"This fit (model '{result.model}') keeps no confusion counts per draw: its "
-            "model draws each rate on its own, or it was written before bayesfair 0.4, "
-            "which kept only the rates. Fit 'rbc', 'bc' or 'bb' with bayesfair 0.4 or "
-            "later to keep them."
+            "model draws each rate on its own. Fit a model that draws one population per "
+            "draw (the default does) to keep them."
         )
     cells = get_group(result.idata, "posterior")["cells"]
     cells = cells.transpose("chain", "draw", "group", "cell")

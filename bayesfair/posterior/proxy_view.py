@@ -28,6 +28,7 @@ from bayesfair._internal.validation import check_epsilon, check_probability, tak
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import rate_from_counts
 from bayesfair.metrics.verdicts import population_interval
+from bayesfair.models.catalogue import named_models_with_map
 from bayesfair.models.proxy import MixtureCalibration, fit_group_calibration, fit_link
 from bayesfair.models.proxy import latent_counts as draw_latent
 from bayesfair.stats import hdi
@@ -65,7 +66,8 @@ def proxy_summary(result, ci_prob: float = 0.95, epsilon: float = 0.02) -> pd.Da
     post = get_group(result.idata, "posterior")
     if data is None or data.proxy is None or "proxy_cells" not in post:
         raise InvalidParameterError(
-            "proxy_summary needs a calibration-model fit ('rbc' or 'bc') of data with group "
+            f"proxy_summary needs a calibration-model fit ({named_models_with_map()}) of data "
+            "with group "
             "probabilities (AssessmentData.from_frames(..., group_probabilities=...)), "
             "in this session (a result read from a file keeps no data)."
         )

@@ -70,7 +70,7 @@ from bayesfair.metrics.scores import (
     score_metric_draws,
 )
 from bayesfair.metrics.verdicts import decide, rate_evidence
-from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.catalogue import models_with_map, named_models_with_map
 from bayesfair.posterior import contrasts
 from bayesfair.posterior.groups import group_sizes
 from bayesfair.stats import hdi, prob_within, simultaneous_band
@@ -173,7 +173,7 @@ def _check_result(result) -> None:
     if result.model not in models_with_map():
         raise InvalidParameterError(
             f"Scores along the thresholds need a calibration map per group; model "
-            f"'{result.model}' has none. Fit 'rbc' (the default) or 'bc', or use "
+            f"'{result.model}' has none. Fit {named_models_with_map()}, or use "
             "bayesfair.frequentist.auc_difference on the labeled rows."
         )
     if result.data is None:

@@ -47,32 +47,17 @@ import weakref
 
 import numpy as np
 import pandas as pd
-from scipy.special import betaln
 
 from bayesfair._internal.tree import get_group, has_group
 from bayesfair._internal.validation import check_array, takes
-from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate, rate_fraction
-from bayesfair.models.beta_binomial import (
-    KAPPA_PARETO_ALPHA,
-    SIZE_EFFECT_SD,
-    hbb_group_means,
-    size_basis,
-)
-from bayesfair.models.calibration import CalibrationPriors, draw_prior_rates
-from bayesfair.models.catalogue import models_with_map
-from bayesfair.models.labeled import bb_prior_rates, hbb_prior_rates
-from bayesfair.models.priors import prior_from_record
-from bayesfair.models.shift import shifted_counts
-from bayesfair.models.unlabeled import expected_counts, sampled_counts
+from bayesfair.metrics.rates import get_metric
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.posterior import contrasts
 from bayesfair.posterior.groups import metric_list
 from bayesfair.stats import pareto_smoothed_log_weights, rope_decision
 
 __all__ = [
-    "PRIOR_DRAWS",
     "SENSITIVITY_THRESHOLD",
-    "beta_binomial_prior_rates",
-    "calibration_prior_counts",
     "log_prior_draws",
     "powerscale_log_weights",
     "prior_sentence",
@@ -87,9 +72,6 @@ __all__ = [
 #: The prior share at or above which a gap is prior-sensitive: the data removed less than
 #: half of the prior's variance of Δ ("mostly the prior's").
 SENSITIVITY_THRESHOLD = 0.5
-#: Prior predictive draws kept with a fit (the ``prior`` group); the share's relative
-#: Monte Carlo error from them is about sqrt(2 / 2000) = 3%.
-PRIOR_DRAWS = 2000
 #: The powers of the flip check of a decision (the prior at half and at twice its
 #: strength; Kallioinen et al.'s power-scaling plots span the same range).
 FLIP_ALPHAS = (0.5, 2.0)
@@ -97,8 +79,6 @@ FLIP_ALPHAS = (0.5, 2.0)
 ROPE_VERDICTS = ("practically fair", "unfair")
 #: Per result, its power-scaled prior at every draw (computed once; forgotten with it).
 _LOG_PRIORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-_HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 def powerscale_log_weights(log_component, alpha: float):
@@ -283,221 +263,9 @@ def prior_sentence(metric: str, denominators: dict, statistic: float) -> str:
 # ---------------------------------------------------------------------------
 # Prior predictive draws, kept with a fit
 # ---------------------------------------------------------------------------
-def calibration_prior_counts(
-    population, priors, variant: str, discrepancy, center, estimand: str, n: int, rng
-) -> np.ndarray:
-    """Confusion counts of every group under the calibration model's prior, ``(n, k, 4)``.
-
-    ``population`` is the :class:`~bayesfair.data.summary.ScoreSummary` of every
-    assessed score (labeled and unlabeled, labels unknown). Per draw: the maps'
-    hyperparameters and group effects from their priors (``CalibrationPriors``;
-    ``llo`` has ``b = a``, ``temperature`` also ``c = 0``); for ``rbc``
-    (``discrepancy`` given) the strata's states from their prior probabilities and
-    an off stratum's rate from :func:`~bayesfair.models.calibration.draw_prior_rates`
-    at ``center``, and the strata's shifts from their prior (``discrepancy.shift``:
-    ``τ = max(floor, |N(0, scale)|)``, ``δ ~ N(0, τ)``, or δ = 0 for a group that
-    shares the pooled map, with probability ``share``); then the positives of each
-    stratum, drawn (``"assessed"``) or expected (``"expected"``).
-
-    Parameters
-    ----------
-    population : ScoreSummary
-        Every assessed score, labels unknown; its totals per group and side are
-        the rows the counts are drawn for.
-    priors : CalibrationPriors
-        The hyperpriors' standard deviations.
-    variant : {"beta", "llo", "temperature"}
-        The calibration map: ``"beta"`` draws ``a``, ``b`` and ``c``; any other
-        value sets ``b = a``, and ``"temperature"`` also ``c = 0``.
-    discrepancy : DiscrepancyPrior or None
-        ``rbc``'s prior of the strata's misfit; None for ``bc``.
-    center : array_like, shape (k, 2)
-        Each stratum's centre ``m`` of its own rate (side ŷ = 0, ŷ = 1); used
-        only with ``discrepancy``.
-    estimand : {"assessed", "expected"}
-        ``"expected"``: the expected positives; any other value draws them.
-    n : int
-        Number of prior draws.
-    rng : numpy.random.Generator
-        The source of randomness.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, k, 4)
-        Counts ``tp, fp, tn, fn`` per draw and group (``k = population.n_groups``);
-        not integers with ``estimand="expected"``.
-    """
-    k = population.n_groups
-
-    def block(mu_sd, sigma_sd):
-        mu = rng.normal(0.0, mu_sd, (n, 1))
-        sigma = np.abs(rng.normal(0.0, sigma_sd, (n, 1)))
-        return mu + sigma * rng.standard_normal((n, k))
-
-    a = np.exp(block(priors.mu_a_sd, priors.sigma_a_sd))
-    b = np.exp(block(priors.mu_b_sd, priors.sigma_b_sd)) if variant == "beta" else a
-    c = block(priors.mu_c_sd, priors.sigma_c_sd) if variant != "temperature" else 0.0 * a
-    shift = None if discrepancy is None else discrepancy.shift
-    if shift is not None:  # the strata's shifts from their prior (models.shift)
-        tau = np.maximum(np.abs(rng.normal(0.0, shift.scale, (n, 1, 1))), shift.floor)
-        delta = tau * rng.standard_normal((n, k, 2))
-        if shift.local:  # each group's own multiplier: HalfCauchy(1) on the sampler's grid
-            delta *= rng.choice(shift.lambda_grid(), size=(n, k, 1))
-        if shift.share > 0:  # a group that shares the pooled map has no shifts
-            delta *= rng.random((n, k, 1)) >= shift.share
-    expected = estimand == "expected"
-    counts_fn, extra = (expected_counts, ()) if expected else (sampled_counts, (rng,))
-    if shift is None:
-        counts = counts_fn(population, a, b, c, *extra)
-    else:
-        counts = shifted_counts(counts_fn, population, a, b, c, delta, *extra)
-    if discrepancy is None:
-        return counts
-    shared = rng.random((n, 1, 2)) < discrepancy.shared_prior_misfit
-    free = shared | (rng.random((n, k, 2)) < discrepancy.prior_misfit)
-    rate = draw_prior_rates(discrepancy, center, n, rng)
-    totals = population.totals()  # (k, 2): ŷ = 0, ŷ = 1
-    if estimand == "expected":
-        own = totals * rate
-    else:
-        own = rng.binomial(np.broadcast_to(totals.astype(np.int64), rate.shape), rate)
-    pos = np.where(free, own, np.stack([counts[..., 3], counts[..., 0]], axis=-1))
-    return np.stack(
-        [pos[..., 1], totals[:, 1] - pos[..., 1], totals[:, 0] - pos[..., 0], pos[..., 0]],
-        axis=-1,
-    ).astype(float)
-
-
-def beta_binomial_prior_rates(model: str, prior, trials, n: int, rng, metrics=None) -> np.ndarray:
-    """Group rates under ``bb``'s or ``hbb``'s prior, ``(n, n_metrics, k)``: the model's
-    ``prior_rates`` (:func:`bayesfair.models.labeled.bb_prior_rates`,
-    :func:`~bayesfair.models.labeled.hbb_prior_rates`).
-
-    Parameters
-    ----------
-    model : {"bb", "hbb"}
-        ``"bb"``; any other value is taken as ``"hbb"``.
-    prior : BetaPrior or KappaPrior
-    trials : array_like, shape (n_metrics, k)
-        Labeled examples in each metric's denominator per group.
-    n : int
-        Number of prior draws.
-    rng : numpy.random.Generator
-    metrics : list of str, optional
-        The rates, one per row of ``trials`` (``bb``'s Dirichlet needs them).
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, n_metrics, k)
-        Prior draws of the rates, in [0, 1].
-    """
-    draw = bb_prior_rates if model == "bb" else hbb_prior_rates
-    return draw(prior, trials, n, rng, metrics)
-
-
 # ---------------------------------------------------------------------------
 # The power-scaled prior of each model
 # ---------------------------------------------------------------------------
-def _prior_numbers(record) -> dict:
-    """The fields of the prior a fit recorded (``settings["prior"]``); empty without one."""
-    prior = prior_from_record(record)
-    return {} if prior is None else {k: v for k, v in prior.to_dict().items() if k != "kind"}
-
-
-def _stacked(post, name) -> np.ndarray:
-    """A posterior variable as ``(chain, draw, -1)``."""
-    v = post[name].transpose("chain", "draw", ...).values
-    return v.reshape(v.shape[0], v.shape[1], -1)
-
-
-def _log_normal(x, sd) -> np.ndarray:
-    return -0.5 * (x / sd) ** 2 - np.log(sd) - _HALF_LOG_2PI
-
-
-def _calibration_log_prior(post, numbers) -> np.ndarray:
-    total = 0.0
-    for p in ("a", "b", "c"):
-        if f"mu_{p}" not in post:  # llo has no b block; temperature no b and c
-            continue
-        mu_sd, sig_sd = numbers.get(f"mu_{p}_sd"), numbers.get(f"sigma_{p}_sd")
-        mu, sig = _stacked(post, f"mu_{p}")[..., 0], _stacked(post, f"sigma_{p}")[..., 0]
-        total = total + _log_normal(mu, mu_sd)
-        total = total + np.log(2.0) + _log_normal(sig, sig_sd)  # half-normal
-        total = total + _log_normal(_stacked(post, f"z_{p}"), 1.0).sum(axis=-1)
-    return np.asarray(total, dtype=float)
-
-
-def _log_beta_pdf(x, a, b) -> np.ndarray:
-    # a draw of exactly 0 or 1 (a Beta draw underflows there when a shape is small) is
-    # taken at the nearest representable interior point, so that its density is finite
-    x = np.clip(x, 1e-300, 1.0 - np.finfo(float).epsneg)
-    return (a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x) - betaln(a, b)
-
-
-def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarray | None:
-    """The power-scaled prior's log density at every draw, ``(chain, draw)``.
-
-    Which prior, per model: the module docstring. Only the terms that vary
-    with the draws are kept (constants do not change the weights). None when
-    the result does not hold what the prior needs (a hand-built posterior).
-
-    Parameters
-    ----------
-    idata : xarray.DataTree
-        The fit's draws: its ``posterior`` (the hyperparameters for
-        ``bc``/``rbc``, ``mu``, ``kappa`` and ``size_effect`` for ``hbb``), and
-        for ``bb``/``hbb`` its ``rates`` group (and ``hbb``'s ``observed_data``
-        counts).
-    model : {"bc", "rbc", "bb", "hbb"}
-        The fitted model (another value gives None).
-    settings : dict
-        The fit's settings; ``settings["prior"]``, the recorded prior, replaces
-        the defaults (:class:`~bayesfair.models.calibration.CalibrationPriors`
-        for ``bc``/``rbc``, Dirichlet(1) over the cells for ``bb``).
-    metric : str
-        The rate whose prior is scaled (``bb`` and ``hbb``; the calibration
-        models' prior does not depend on it).
-
-    Returns
-    -------
-    numpy.ndarray, shape (chain, draw), or None
-    """
-    post = get_group(idata, "posterior")
-    numbers = _prior_numbers(settings.get("prior"))
-    if model in models_with_map():
-        if "sigma_a" not in post:
-            return None
-        defaults = CalibrationPriors().__dict__
-        return _calibration_log_prior(post, {**defaults, **numbers})
-    rates = get_group(idata, "rates")[metric].transpose("chain", "draw", "group").values
-    if model == "bb":
-        a, b = numbers.get("alpha", 1.0), numbers.get("beta", 1.0)
-        if "cells" in post:
-            # Dirichlet(α) over the cells: a rate of j of its denominator's d cells has
-            # the margin Beta(jα, (d − j)α) (Beta(2α, 2α) for accuracy, Beta(α, α) for TPR)
-            rate = get_rate(metric)
-            j, d = len(rate.numerator), len(rate.denominator)
-            a, b = j * a, (d - j) * a
-        # (without the cells, a fit before 0.4: each rate Beta(α, β) on its own)
-        return np.nansum(_log_beta_pdf(rates, a, b), axis=-1)
-    if model == "hbb" and "kappa" in post:
-        i = list(post.coords["metric"].values).index(metric)
-        obs = get_group(idata, "observed_data")
-        counts = np.stack([obs[c].values for c in COUNT_NAMES], axis=-1)
-        n = rate_fraction(counts, metric)[1][None]
-        q = size_basis(n)
-        kappa = _stacked(post, "kappa")[..., i]
-        effect = post["size_effect"].transpose("chain", "draw", "metric", "size_term").values
-        mu = post["mu"].transpose("chain", "draw", "metric").values
-        m = hbb_group_means(mu[..., i : i + 1], effect[..., i : i + 1, :], q)[..., 0, :]
-        k = kappa[..., None]
-        lp = np.nansum(_log_beta_pdf(rates, m * k, (1.0 - m) * k), axis=-1)
-        lp += -(KAPPA_PARETO_ALPHA + 1.0) * np.log(kappa)
-        lp += _log_normal(effect[..., i, :], SIZE_EFFECT_SD).sum(axis=-1)
-        return lp
-    return None
-
-
 # ---------------------------------------------------------------------------
 # A fit's gaps: how much is the prior's
 # ---------------------------------------------------------------------------
@@ -509,6 +277,33 @@ def _log_prior(result, metric: str):
     if key not in cache:
         cache[key] = log_prior_draws(result.idata, result.model, result.settings, metric)
     return cache[key]
+
+
+def log_prior_draws(idata, model: str, settings: dict, metric: str) -> np.ndarray | None:
+    """The power-scaled prior's log density at every draw, ``(chain, draw)``: the model's
+    catalogue entry's ``log_prior`` (None for a model without one, or draws that do not
+    hold what it needs).
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        The fit's draws.
+    model : str
+        The fitted model (a name not in the catalogue gives None).
+    settings : dict
+        The fit's settings (``settings["prior"]``, the recorded prior).
+    metric : str
+        The rate whose prior is scaled (the calibration models' prior does not depend
+        on it).
+
+    Returns
+    -------
+    numpy.ndarray, shape (chain, draw), or None
+    """
+    spec = MODEL_SPECS.get(model)
+    if spec is None or spec.log_prior is None:
+        return None
+    return spec.log_prior(idata, settings, metric)
 
 
 @takes("FairnessPosterior")

@@ -61,7 +61,14 @@ from bayesfair.metrics.rates import (
     undefined_rate_message,
 )
 from bayesfair.metrics.verdicts import TOO_FEW, decide, family_level, shortfall_text
-from bayesfair.models.catalogue import models_with_map, verdict_order
+from bayesfair.models.catalogue import (
+    DEFAULT_MODEL,
+    LABELED_MODEL,
+    MODEL_SPECS,
+    models_with_map,
+    named_models_with_map,
+    verdict_order,
+)
 from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import fit, model_options
@@ -317,7 +324,7 @@ def compare(
     epsilon: float = 0.02,
     reference=None,
     ci_prob: float = 0.95,
-    models=("bb", "rbc"),
+    models=(LABELED_MODEL, DEFAULT_MODEL),
     posteriors: dict | None = None,
     n_resamples: int = 2000,
     random_seed=None,
@@ -499,7 +506,8 @@ def _check_views(data, models: set, clusters: bool, score: bool) -> None:
     """Refuse, before any fit, the views that need a calibration model without one."""
     if clusters and not set(models_with_map()) & models:
         raise InvalidParameterError(
-            "clusters=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
+            f"clusters=True needs a calibration model: include {named_models_with_map()} in "
+            "'models'."
         )
     if score:
         check_score_request(data, models)
@@ -741,7 +749,10 @@ def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
     return table, curve
 
 
-_CALIBRATION_WORDS = {"freq": "the labeled rows' intervals", "bb": "BB", "hbb": "HBB"}
+_CALIBRATION_WORDS = {
+    "freq": "the labeled rows' intervals",
+    **{name: spec.display for name, spec in MODEL_SPECS.items()},
+}
 
 
 def _points(values, digits: int) -> list[str]:
@@ -801,12 +812,16 @@ def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
     return out
 
 
+#: The models whose intervals assume labels drawn at random (their catalogue entries).
+_LABELED_ONLY = tuple(name for name, spec in MODEL_SPECS.items() if not spec.valid_after_selection)[
+    ::-1
+]
 #: The columns that lose their guarantee when the labels were chosen actively.
 _NOT_VALID_AFTER = {
     "random": (),
-    "stratum": ("newcombe", "bootstrap", "bernstein", "bb", "hbb"),
-    "score": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
-    "mixed": ("newcombe", "bootstrap", "bernstein", "bb", "hbb", "ppi"),
+    "stratum": ("newcombe", "bootstrap", "bernstein", *_LABELED_ONLY),
+    "score": ("newcombe", "bootstrap", "bernstein", *_LABELED_ONLY, "ppi"),
+    "mixed": ("newcombe", "bootstrap", "bernstein", *_LABELED_ONLY, "ppi"),
 }
 
 
@@ -995,12 +1010,13 @@ def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -
         var[f"{name}_lower"], var[f"{name}_upper"] = (
             hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
         )
-        if name in ("bb", "hbb") and selection != "random":
+        spec = MODEL_SPECS[name]
+        if not spec.valid_after_selection and selection != "random":
             var[f"{name}_mean"] = var[f"{name}_lower"] = var[f"{name}_upper"] = np.nan
-        elif name == "hbb":
+        elif spec.population_variance:
             pv = res.population_variance(metric).values
-            var["hbb_population_mean"] = float(np.mean(pv))
-            var["hbb_population_lower"], var["hbb_population_upper"] = hdi(pv, ci_prob)
+            var[f"{name}_population_mean"] = float(np.mean(pv))
+            var[f"{name}_population_lower"], var[f"{name}_population_upper"] = hdi(pv, ci_prob)
         # a draw in which a group's rate is undefined has no variance (it is NaN, set
         # aside above): its share, as in the pairs rows, and a sentence
         var[f"{name}_p_undefined"] = 1.0 - defined.size / v.size
@@ -1019,7 +1035,7 @@ def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -
 def _set_aside_methods(selection: str, posteriors: dict) -> list[str]:
     """The methods whose intervals assume labels drawn at random, fitted or computed here:
     left empty after active selection."""
-    return [m for m in _NOT_VALID_AFTER[selection] if m not in ("bb", "hbb") or m in posteriors]
+    return [m for m in _NOT_VALID_AFTER[selection] if m not in MODEL_SPECS or m in posteriors]
 
 
 def _set_aside_note(gone: list[str], selection: str) -> str:
@@ -1042,8 +1058,10 @@ def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
     intervals = []
     if calibrated is not None:
         intervals.append((calibrated, row[f"{calibrated}_lower"], row[f"{calibrated}_upper"]))
-    if "bb_lower" in row:
-        intervals.append(("bb", row["bb_lower"], row["bb_upper"]))
+    if f"{LABELED_MODEL}_lower" in row:
+        intervals.append(
+            (LABELED_MODEL, row[f"{LABELED_MODEL}_lower"], row[f"{LABELED_MODEL}_upper"])
+        )
     intervals.append(("Newcombe", row["newcombe_lower"], row["newcombe_upper"]))
     intervals = [(n, lo, hi) for n, lo, hi in intervals if np.isfinite(lo) and np.isfinite(hi)]
     clash = [

@@ -21,7 +21,7 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics.rates import get_rate
 from bayesfair.models.calibration import calibrate
-from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
+from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, named_models_with_map
 from bayesfair.posterior.checks import entry_bins
 
 __all__ = [
@@ -370,7 +370,7 @@ def plot_calibration(posterior, data, n_bins: int = 5, ax=None, ci_prob: float =
     """
     if getattr(posterior, "model", None) not in models_with_map():
         raise InvalidParameterError(
-            "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
+            f"The 'posterior' parameter must be a fit of {named_models_with_map()} (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
     n_bins = check_positive_int(n_bins, "n_bins")
@@ -485,7 +485,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
     """
     if getattr(posterior, "model", None) not in models_with_map():
         raise InvalidParameterError(
-            "The 'posterior' parameter must be a fit with model='rbc' or 'bc' (calibration "
+            f"The 'posterior' parameter must be a fit of {named_models_with_map()} (calibration "
             f"maps). Got model={getattr(posterior, 'model', None)!r}."
         )
     ci_prob = check_probability(ci_prob)

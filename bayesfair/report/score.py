@@ -11,7 +11,7 @@ from bayesfair._internal.render import Section
 from bayesfair._internal.validation import takes
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.frequentist.auc import auc_difference
-from bayesfair.models.catalogue import models_with_map
+from bayesfair.models.catalogue import models_with_map, named_models_with_map
 from bayesfair.posterior import score_view
 from bayesfair.report import score_plots
 
@@ -169,7 +169,7 @@ def check_score_request(data, models) -> None:
     """
     if not set(models_with_map()) & set(models):
         raise InvalidParameterError(
-            "score=True needs a calibration model: include 'rbc' or 'bc' in 'models'."
+            f"score=True needs a calibration model: include {named_models_with_map()} in 'models'."
         )
     if data.proxy is not None:
         raise InvalidParameterError(

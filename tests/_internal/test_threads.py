@@ -105,16 +105,16 @@ def test_a_fit_computes_with_one_thread(two_blas_threads, data, fast, monkeypatc
     """The model's work inside ``fit`` (its dispatch to the labeled models here) runs with
     one BLAS thread."""
     import bayesfair as bf
-    from bayesfair.posterior import fitting
+    from bayesfair.models import catalogue
 
     seen = []
-    model_work = vars(fitting)["_fit_labeled"]
+    model_work = catalogue.fit_labeled
 
     def recording(*args, **kwargs):
         seen.append(blas_threads())
         return model_work(*args, **kwargs)
 
-    monkeypatch.setattr(fitting, "_fit_labeled", recording)
+    monkeypatch.setattr(catalogue, "fit_labeled", recording)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # plumbing draws
         bf.fit(data, model="bb", random_seed=0, **fast)

@@ -14,7 +14,6 @@ from scipy import stats
 
 import bayesfair as bf
 from bayesfair.data.assessment import AssessmentData
-from bayesfair.data.summary import summarize_arrays
 from bayesfair.exceptions import (
     IgnoredOptionWarning,
     InvalidParameterError,
@@ -30,7 +29,6 @@ from bayesfair.posterior.fitting import (
     MODELS,
     fit,
     model_options,
-    robust_unlabeled_counts,
 )
 
 EXACT = dict(draws=200, chains=2, progressbar=False)
@@ -129,98 +127,6 @@ def test_calibration_options_are_checked_before_sampling(small):
         fit(small, "rbc", variant="platt", **EXACT)
     with pytest.raises(InvalidParameterError, match="'tune' parameter"):
         fit(small, "bc", tune=-1, **EXACT)
-
-
-# ------------------------------------------------------------------ rbc's unlabeled counts
-def _robust_inputs():
-    """Group 1's labels contradict a confident identity map on both sides; group 0's agree."""
-    s = np.r_[np.full(30, 0.05), np.full(30, 0.95), np.full(30, 0.05), np.full(30, 0.95)]
-    y = np.r_[np.zeros(30), np.ones(30), np.ones(30), np.zeros(30)]
-    g = np.repeat([0, 1], 60)
-    labeled = summarize_arrays(s, g, range(2), labels=y)
-    rng = np.random.default_rng(1)
-    u = rng.uniform(0.01, 0.99, 400)
-    summary = summarize_arrays(u, np.repeat([0, 1], 200), range(2))
-    return labeled, summary
-
-
-@pytest.mark.parametrize("estimand", ["expected", "assessed"])
-def test_robust_counts_replace_the_map_s_positives_in_free_strata(estimand):
-    labeled, summary = _robust_inputs()
-    n = 2_000
-    ones, zeros = np.ones((n, 2)), np.zeros((n, 2))
-    if estimand == "expected":  # the map's unlabeled counts, as fit computes them
-        u_counts = bf.models.expected_counts(summary, ones, ones, zeros)
-    else:
-        u_counts = bf.models.sampled_counts(summary, ones, ones, zeros, np.random.default_rng(3))
-    center = np.full((2, 2), 0.5)
-    rng = np.random.default_rng(2)
-    out, free, p_free, p_shared = robust_unlabeled_counts(
-        labeled,
-        summary,
-        u_counts,
-        (ones, ones, zeros),
-        DiscrepancyPrior(),
-        estimand,
-        rng,
-        center=center,
-    )
-    assert out.shape == (n, 2, 4) and free.shape == p_free.shape == (n, 2, 2)
-    assert p_shared.shape == (n, 2)
-    totals = summary.totals()
-    # every draw keeps each group's unlabeled examples, on their sides
-    np.testing.assert_allclose(out.sum(axis=-1), np.broadcast_to(totals.sum(axis=1), (n, 2)))
-    np.testing.assert_allclose(out[..., 0] + out[..., 1], np.broadcast_to(totals[:, 1], (n, 2)))
-    # a stratum that follows the map keeps the map's positives (fn on ŷ = 0, tp on ŷ = 1)
-    keep = ~free[..., 0, 1]
-    np.testing.assert_array_equal(out[keep, 0, 0], u_counts[keep, 0, 0])
-    assert p_free[:, 1].min() > 0.99  # group 1 is off the map
-    # there the positives follow its labeled rate: on ŷ = 1, 0 of 30 labels positive, so
-    # Beta(1 + 2 m, 1 + 2 (1 − m) + 30) at m = 1/2: mean 2 / 34 of the side's examples
-    tp_share = out[:, 1, 0] / totals[1, 1]
-    assert tp_share.mean() == pytest.approx(2 / 34, abs=0.01)
-    if estimand == "assessed":
-        assert np.all(out == np.round(out))
-    assert np.isfinite(out).all()
-
-
-def test_robust_counts_carry_the_labeled_discrepancy_to_a_stratum_without_labels():
-    """label_free="carried": where a stratum without labels is drawn off the map, its
-    positives are the map's rate plus the labeled side's discrepancy, not a draw from
-    the rate's prior. Group 0 has labels whose ŷ = 1 side is 0.2 below the identity
-    map; group 1 has none. With the shared misfit nearly sure (prior 0.99), group 1's
-    ŷ = 1 positives sit about 0.2 below its map's under "carried", and spread over the
-    prior's range under "prior"."""
-    rng = np.random.default_rng(4)
-    s = rng.uniform(0.55, 0.95, 2_000)
-    y = (rng.random(s.size) < s - 0.2).astype(int)
-    labeled = summarize_arrays(s, np.zeros(s.size, int), range(2), labels=y)
-    u = rng.uniform(0.55, 0.95, 1_000)
-    summary = summarize_arrays(u, np.repeat([0, 1], 500), range(2))
-    n = 1_000
-    ones, zeros = np.ones((n, 2)), np.zeros((n, 2))
-    u_counts = bf.models.expected_counts(summary, ones, ones, zeros)
-    map_share = u_counts[:, 1, 0] / summary.totals()[1, 1]
-    shares = {}
-    for label_free in ("prior", "carried"):
-        disc = DiscrepancyPrior(shared_prior_misfit=0.99, label_free=label_free)
-        out, free, _, _ = robust_unlabeled_counts(
-            labeled,
-            summary,
-            u_counts,
-            (ones, ones, zeros),
-            disc,
-            "expected",
-            np.random.default_rng(5),
-            center=np.full((2, 2), 0.75),
-        )
-        off = free[:, 1, 1]
-        assert off.mean() > 0.9
-        shares[label_free] = (out[off, 1, 0] / summary.totals()[1, 1]) - map_share[off]
-    # the discrepancy is estimated from 2,000 labels: its sd is about 0.01
-    assert shares["carried"].mean() == pytest.approx(-0.2, abs=0.03)
-    assert shares["carried"].std() < 0.02
-    assert shares["prior"].std() > 0.1  # Beta(1 + 2m, 1 + 2(1 − m)): sd about 0.2
 
 
 # --------------------------------------------------------------------- on real data
@@ -334,7 +240,7 @@ def test_hbb_population_variance(results):
     pv = res.population_variance("tpr")
     assert pv.dims == ("chain", "draw")
     assert (pv.values >= 0).all()
-    with pytest.raises(ValueError, match="only for model='hbb'"):
+    with pytest.raises(ValueError, match="only for a model with a population of group rates"):
         results["bb"].population_variance("tpr")
     assert res.idata.posterior["size_effect"].dims == ("chain", "draw", "metric", "size_term")
 

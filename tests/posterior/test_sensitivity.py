@@ -11,16 +11,11 @@ import pytest
 from scipy import stats
 
 import bayesfair as bf
-from bayesfair.data.summary import summarize_arrays
 from bayesfair.datasets.simulate import miscalibrated_scores
 from bayesfair.models.beta_binomial import BetaPrior
-from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
-from bayesfair.models.shift import ShiftPrior
-from bayesfair.models.unlabeled import expected_counts
+from bayesfair.models.request import PRIOR_DRAWS
 from bayesfair.posterior.sensitivity import (
-    PRIOR_DRAWS,
     SENSITIVITY_THRESHOLD,
-    calibration_prior_counts,
     prior_share,
     verdict_holds,
     weighted_hdi,
@@ -82,75 +77,6 @@ def test_prior_draws_of_every_model(few_labels, quiet_fit):
         assert prior.shape == (1, PRIOR_DRAWS, 2)
         assert np.all((prior >= 0) & (prior <= 1))
         assert abs(prior.mean() - 0.5) < 5 * prior.std() / np.sqrt(prior.size / 2)
-
-
-def test_calibration_prior_counts_leave_a_sharing_group_on_the_pooled_map():
-    """Maps fixed at the identity (hyperprior sds of 1e-9), misfit 1e-12, shifts of spread
-    3: a group keeps the identity map's expected counts exactly in a share of draws
-    equal to ``ShiftPrior.share`` (0.5, within 4 binomial SE), and never without it."""
-    rng = np.random.default_rng(4)
-    pop = summarize_arrays(rng.uniform(0.01, 0.99, 400), rng.integers(0, 2, 400), range(2))
-    tiny = CalibrationPriors(**{f"{p}_{v}_sd": 1e-9 for p in ("mu", "sigma") for v in "abc"})
-    center = np.full((2, 2), 0.4)
-    pooled = expected_counts(pop, np.ones((1, 2)), np.ones((1, 2)), np.zeros((1, 2)))[0]
-    n = 2000
-    for share in (0.0, 0.5):
-        disc = DiscrepancyPrior(
-            prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(3.0, 3.0, share=share)
-        )
-        counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
-        kept = np.all(np.isclose(counts, pooled, rtol=0, atol=1e-6), axis=-1)  # (n, k)
-        if share == 0:
-            assert not kept.any()
-        else:
-            assert np.all(np.abs(kept.mean(axis=0) - share) <= 4 * np.sqrt(0.25 / n))
-            # each group chooses on its own: both kept in about share² of draws
-            both = kept.all(axis=1).mean()
-            assert abs(both - share**2) <= 4 * np.sqrt(share**2 * (1 - share**2) / n)
-
-
-def test_calibration_prior_counts_draw_local_scales_with_heavier_tails():
-    """Maps fixed at the identity, τ = 1: with ``local=True`` each group's shifts are
-    scaled by λ ~ HalfCauchy(1) (on the sampler's grid), so a side's positives (scores
-    0.5–0.6) reach 97% of its examples (a shift above about 3.3) far more often than
-    with τ alone (P ≈ 0.0005 for a normal shift; P(Z λ > 3.3) ≈ 0.07 with λ): the local
-    share exceeds the plain one by more than 4 binomial SE of their difference."""
-    rng = np.random.default_rng(5)
-    pop = summarize_arrays(rng.uniform(0.5, 0.6, 400), rng.integers(0, 2, 400), range(2))
-    tiny = CalibrationPriors(**{f"{p}_{v}_sd": 1e-9 for p in ("mu", "sigma") for v in "abc"})
-    center = np.full((2, 2), 0.4)
-    n = 4000
-    high = {}
-    for local in (False, True):
-        disc = DiscrepancyPrior(
-            prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(1e-9, 1.0, local=local)
-        )
-        counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
-        positives = counts[..., 0] / (counts[..., 0] + counts[..., 1])  # ŷ = 1 side
-        high[local] = (positives > 0.97).mean()
-    se = np.sqrt((high[True] * (1 - high[True]) + high[False] * (1 - high[False])) / (2 * n))
-    assert high[True] - high[False] > 4 * se and high[True] > 0.05
-
-
-def test_calibration_prior_counts_keep_every_strata_total():
-    """Whatever the draws, each group keeps its examples on each side of the threshold."""
-    rng = np.random.default_rng(0)
-    pop = summarize_arrays(rng.uniform(0.01, 0.99, 300), rng.integers(0, 3, 300), range(3))
-    disc = DiscrepancyPrior(prior_misfit=0.3, shared_prior_misfit=0.3)
-    center = np.full((3, 2), 0.4)
-    for estimand in ("assessed", "expected"):
-        for variant in ("beta", "llo", "temperature"):
-            counts = calibration_prior_counts(
-                pop, CalibrationPriors(), variant, disc, center, estimand, 500, rng
-            )
-            totals = pop.totals()
-            np.testing.assert_allclose(
-                counts[..., 0] + counts[..., 1], np.broadcast_to(totals[:, 1], (500, 3))
-            )
-            np.testing.assert_allclose(
-                counts[..., 2] + counts[..., 3], np.broadcast_to(totals[:, 0], (500, 3))
-            )
-            assert np.all(counts >= 0)
 
 
 def test_sensitivity_contract(rbc_fit):

@@ -156,23 +156,19 @@ def test_the_differences_are_two_tables_that_fit_a_wide_terminal(comparison):
 
 
 def test_priors_are_written_for_people():
+    from bayesfair.models.beta_binomial import BetaPrior
+    from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
     from bayesfair.report.document import prior_words
 
-    # a record of 0.3 (a repr without cells): one Beta per rate, as that fit drew
-    assert prior_words("BetaPrior(alpha=1.0, beta=1.0)") == (
+    assert prior_words(BetaPrior(1.0, 1.0, cells=False).to_dict()) == (
         "each group's rate ~ Beta(1, 1), each on its own"
     )
-    calib = prior_words(
-        "CalibrationPriors(mu_a_sd=0.4, mu_b_sd=0.4, mu_c_sd=2.0, sigma_a_sd=0.15, "
-        "sigma_b_sd=0.15, sigma_c_sd=0.75)"
-    )
+    calib = prior_words(CalibrationPriors().to_dict())
     assert calib.startswith("calibration map σ(c + a log s − b log(1 − s)) per group")
-    disc = prior_words(
-        "DiscrepancyPrior(prior_misfit=0.01, shared_prior_misfit=0.01, concentration=2.0, "
-        "center=None)"
-    )
+    disc = prior_words(DiscrepancyPrior(0.01, 0.01, 2.0).to_dict())
     assert "prior probability 0.01" in disc and "κ = 2 and" in disc
-    assert "(" not in prior_words("BetaPrior(alpha=2.0, beta=3.0)").split("~")[0]
+    assert "(" not in prior_words(BetaPrior(2.0, 3.0, cells=False).to_dict()).split("~")[0]
+    assert prior_words(None) == "not recorded"
 
 
 def test_html_and_markdown_print_the_variance_table_alike(no_positive_in_b):

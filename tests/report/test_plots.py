@@ -172,7 +172,7 @@ def test_plot_calibration_curves_bands_and_binned_points(comparison, data, ax):
 
 
 def test_plot_calibration_needs_bc(comparison, data):
-    with pytest.raises(ValueError, match="model='rbc' or 'bc'"):
+    with pytest.raises(ValueError, match="a fit of 'rbc' or 'bc'"):
         plots.plot_calibration(comparison.posteriors["bb"], data)
 
 
@@ -188,7 +188,7 @@ def test_plot_reliability_one_panel_per_group(comparison):
         assert "map band" in [c.get_label() for c in ax.collections]
         counts = [int(t.get_text()) for t in ax.texts if t.get_gid() == "bin-count"]
         assert sum(counts) == row["n_labeled"]
-    with pytest.raises(ValueError, match="model='rbc' or 'bc'"):
+    with pytest.raises(ValueError, match="a fit of 'rbc' or 'bc'"):
         plots.plot_reliability(comparison.posteriors["bb"])
 
 

@@ -249,7 +249,10 @@ def test_the_bound_on_paths_is_the_fixed_covariance_bound_when_the_covariance_st
     beta_d = 0.048
     settings = dict(n_steps=6, n_deltas=61, n_draws=4_000)
     runs = np.array(
-        [pratt_bound_on_paths(cov, [(beta_d, cov)], 0.95, seed=s, **settings) for s in range(5)]
+        [
+            pratt_bound_on_paths(cov, [(beta_d, cov)], 0.95, random_seed=s, **settings)
+            for s in range(5)
+        ]
     )
     grid = np.concatenate([t * beta_d * np.array([1.0, -1.0]) for t in np.linspace(0, 1, 6)])
     exact = _bound_on_grid(cov, grid, 0.95)
@@ -330,7 +333,7 @@ def test_where_the_covariance_moves_with_the_distortion_the_bound_is_higher_stil
 
     cell, metric = two.mean(axis=1).idxmin()
     plug = plug_in(runs).set_index(["cell", "metric"]).loc[(cell, metric)]
-    again = pratt_bound_on_paths(plug["cov"], plug["paths"], 0.95, seed=n_seeds + 100)
+    again = pratt_bound_on_paths(plug["cov"], plug["paths"], 0.95, random_seed=n_seeds + 100)
     row = per_seed.loc[(cell, metric)]
     tolerance = 4 * row.std(ddof=1) * np.sqrt(1 + 1 / n_seeds)
     assert abs(again / plug["pooled_width"] - row.mean()) <= tolerance
