@@ -47,7 +47,6 @@ from bayesfair.exceptions import (
     InvalidParameterError,
     SamplingWarning,
     SmallReferenceWarning,
-    SparseStratumWarning,
     warnings_at_caller,
 )
 from bayesfair.frequentist.bootstrap import resamples_to_itself
@@ -58,7 +57,6 @@ from bayesfair.metrics.rates import (
     UndefinedRateWarning,
     get_rate,
     rate_fraction,
-    undefined_rate_message,
 )
 from bayesfair.metrics.verdicts import TOO_FEW, decide, family_level, shortfall_text
 from bayesfair.models.catalogue import (
@@ -75,8 +73,21 @@ from bayesfair.posterior.fitting import fit, model_options
 from bayesfair.posterior.groups import evidence
 from bayesfair.posterior.proxy_view import proxy_assumption
 from bayesfair.posterior.tables import difference_row
+from bayesfair.report import prose
 from bayesfair.report.document import comparison_html, comparison_json, comparison_markdown
-from bayesfair.report.estimates import ESTIMATE_COLUMNS, pivot_pairs, set_aside
+from bayesfair.report.estimates import (
+    ESTIMATE_COLUMNS,
+    estimates_by_pair,
+    pivot_pairs,
+    set_aside,
+)
+from bayesfair.report.pair_methods import (
+    PAIR_METHODS,
+    SELECTIONS,
+    PairContext,
+    invalid_after,
+    pair_method_records,
+)
 from bayesfair.report.score import check_score_request, score_tables
 from bayesfair.report.verdicts import pair_verdicts
 from bayesfair.stats import hdi, min_interval_draws
@@ -427,7 +438,7 @@ def compare(
         else pd.DataFrame(columns=list(CHECK_COLUMNS))
     )
     pair_rows, estimate_rows, var_rows = [], [], []
-    gone = _set_aside_methods(selection, posteriors)
+    gone = [m for m in _not_valid_after(selection) if m not in MODEL_SPECS or m in posteriors]
     for i, metric in enumerate(metrics):
         with warnings.catch_warnings():
             # Undefined rates are stated in the table (NaN and the 'note' column).
@@ -441,16 +452,8 @@ def compare(
                 n_resamples=n_resamples,
                 random_seed=boot_seeds[2 * i],
             )
-        rows, records = _metric_pairs(
-            fq,
-            data,
-            metric,
-            (diffs, rates),
-            posteriors,
-            too_few,
-            (ci_prob, epsilon, ppi_seq),
-            (gone, selection),
-        )
+        context = PairContext(data, metric, rates, diffs, ci_prob, ppi_seq)
+        rows, records = _metric_pairs(context, posteriors, too_few, epsilon, gone, selection)
         pair_rows += rows
         estimate_rows += records
         var = _variance_row(fq, data, metric, n_resamples, ci_prob, boot_seeds[2 * i + 1])
@@ -490,7 +493,7 @@ def compare(
         family_view=family_view,
         calibration_view=calibration_view,
         reliability=reliability,
-        pairs=_pairs_table(pair_rows, estimates, posteriors, calibrated, calibration),
+        pairs=_pairs_table(pair_rows, estimates, list(posteriors), calibrated, calibration),
         estimates=estimates,
         variance=pd.DataFrame(var_rows).set_index("metric"),
         groups=data.group_sizes(),
@@ -579,7 +582,7 @@ def _checked_arguments(data, metrics, epsilon, selection, fit_kwargs) -> tuple[l
             "The 'metrics' parameter must name at least one rate, e.g. ['accuracy', 'tpr']."
         )
     epsilon = check_epsilon(epsilon)
-    if selection not in _NOT_VALID_AFTER:
+    if selection not in SELECTIONS:
         raise InvalidParameterError(
             "The 'selection' parameter must be 'random', 'stratum', 'score' or 'mixed'. "
             f"Got {selection!r}."
@@ -727,7 +730,7 @@ def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
     table["freq_decision"] = [
         decide(lo, hi, epsilon, [e]) for lo, hi, e in zip(lows, highs, gate, strict=True)
     ]
-    blanked = _NOT_VALID_AFTER[selection]
+    blanked = _not_valid_after(selection)
     # after active selection: the labeled rows' intervals, and BB's and HBB's, do not hold
     gone = [m for m in ("freq", model) if blanked and m in ("freq", *blanked)]
     for m in gone:
@@ -736,7 +739,7 @@ def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
     if gone:
         notes.append(
             f"labels chosen actively (selection={selection!r}): "
-            f"{' and '.join(_CALIBRATION_WORDS.get(m, m.upper()) for m in gone)} assume labels "
+            f"{' and '.join(_method_words(m) for m in gone)} assume labels "
             "drawn at random and are left empty"
         )
     table["sentence"] = [
@@ -747,43 +750,6 @@ def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
         model=model, quantity=QUANTITY, epsilon=epsilon, ci_prob=ci_prob, n_resamples=n_resamples
     )
     return table, curve
-
-
-_CALIBRATION_WORDS = {
-    "freq": "the labeled rows' intervals",
-    **{name: spec.display for name, spec in MODEL_SPECS.items()},
-}
-
-
-def _points(values, digits: int) -> list[str]:
-    return [f"{100 * v:.{digits}f}".replace("-", "−") for v in values]
-
-
-def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
-    """The group's gap in plain words where the verdict (the model's, else the labeled
-    rows') is decided: which way the scores miss its positives and by how many points."""
-    m = model if model is not None and row[f"{model}_decision"] != "undefined" else "freq"
-    verdict = row[f"{m}_decision"]
-    gap, lo, hi = (row[f"{m}_calibration_gap{s}"] for s in ("", "_lower", "_upper"))
-    if verdict not in ("unfair", "practically fair") or not np.isfinite([gap, lo, hi]).all():
-        return ""
-    # whole points where the interval is wider than the region ±ε, else tenths: rounding
-    # then never blurs where the interval lies against ±ε
-    digits = 0 if hi - lo > 2 * epsilon else 1
-    pct, group = f"{ci_prob:.0%}", f"group {row['group']}'s"
-    if verdict == "unfair":
-        # the interval lies on one side of 0: its distance from 0, in points
-        way, sign = ("overstate", 1.0) if gap > 0 else ("understate", -1.0)
-        size, a, b = _points((sign * gap, *sorted((sign * lo, sign * hi))), digits)
-        return (
-            f"The scores {way} {group} positives by {size} points ({pct} interval {a} to {b} "
-            "points)."
-        )
-    g, a, b = _points((gap, lo, hi), digits)
-    return (
-        f"The scores match {group} positives to within {100 * epsilon:g} points (ε): off by "
-        f"{g} points ({pct} interval {a} to {b} points)."
-    )
 
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
@@ -812,164 +778,6 @@ def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
     return out
 
 
-#: The models whose intervals assume labels drawn at random (their catalogue entries).
-_LABELED_ONLY = tuple(name for name, spec in MODEL_SPECS.items() if not spec.valid_after_selection)[
-    ::-1
-]
-#: The columns that lose their guarantee when the labels were chosen actively.
-_NOT_VALID_AFTER = {
-    "random": (),
-    "stratum": ("newcombe", "bootstrap", "bernstein", *_LABELED_ONLY),
-    "score": ("newcombe", "bootstrap", "bernstein", *_LABELED_ONLY, "ppi"),
-    "mixed": ("newcombe", "bootstrap", "bernstein", *_LABELED_ONLY, "ppi"),
-}
-
-
-#: Fewest labeled examples in a rate's denominator, in each group of a pair, for its
-#: percentile-bootstrap interval: below it a group's resampled rate takes at most
-#: ``n + 1`` values, the percentiles fall on a few of them, and the interval is as
-#: coarse as the data (with 1–3 labels it covered 15 of 21 truths in a user's run).
-MIN_BOOTSTRAP_TRIALS = 10
-
-
-def _metric_pairs(fq, data, metric, tables, posteriors, too_few, settings, set_aside_for):
-    """Every pair's own columns and estimates for one metric (:func:`_pair_row`), with
-    the methods set aside after active selection said in each pair's note."""
-    diffs, rates = tables
-    gone, selection = set_aside_for
-    pair_rows, estimate_rows = [], []
-    for (g, r), row in diffs.iterrows():
-        out, records, notes = _pair_row(
-            fq, data, metric, (g, r), row, rates, posteriors, too_few, settings
-        )
-        if gone:
-            out["freq_estimate"] = np.nan
-            notes.append(_set_aside_note(gone, selection))
-        out["note"] = "; ".join(dict.fromkeys(notes))
-        pair_rows.append(out)
-        estimate_rows += records
-    return pair_rows, estimate_rows
-
-
-def _pair_row(fq, data, metric, pair, row, rates, posteriors, too_few, settings):
-    """One pair's own columns (sizes, frequency estimate), its estimates (one record per
-    method: Newcombe, bootstrap, PPI++, Bernstein, each posterior's mean, HDI and
-    P(|Δ| < ε); :data:`~bayesfair.report.estimates.ESTIMATE_COLUMNS`) and its notes."""
-    ci_prob, epsilon, ppi_seq = settings
-    g, r = pair
-    out = {
-        "metric": metric,
-        "group": g,
-        "reference": r,
-        "n_group": int(rates.loc[g, "trials"]),
-        "n_reference": int(rates.loc[r, "trials"]),
-        "successes_group": int(rates.loc[g, "successes"]),
-        "successes_reference": int(rates.loc[r, "successes"]),
-        "freq_estimate": row["estimate"],
-    }
-
-    def record(method, **values):
-        return {"metric": metric, "group": g, "reference": r, "method": method, **values}
-
-    records = [
-        record(
-            "newcombe",
-            estimate=row["estimate"],
-            lower=row["newcombe_lower"],
-            upper=row["newcombe_upper"],
-        ),
-    ]
-    few = [x for x in (g, r) if 0 < rates.loc[x, "trials"] < MIN_BOOTSTRAP_TRIALS]
-    # a group of 0 or all successes resamples to itself (fq.bootstrap_difference)
-    fixed = [
-        x
-        for x in (g, r)
-        if x not in few and resamples_to_itself(rates.loc[x, "successes"], rates.loc[x, "trials"])
-    ]
-    # a handful of labels: the resamples take a few values; Newcombe's still holds
-    boot = (np.nan, np.nan) if few else (row["bootstrap_lower"], row["bootstrap_upper"])
-    records.append(record("bootstrap", estimate=row["estimate"], lower=boot[0], upper=boot[1]))
-    ppi, ppi_notes = _ppi_record(fq, data, metric, g, r, ci_prob, ppi_seq)
-    records.append(record("ppi", **ppi))
-    try:
-        b = fq.bernstein_interval(data, metric, group=g, reference=r, ci_prob=ci_prob)
-        # a difference of two rates lies in [-1, 1]: clip, and keep the half-width
-        bounds = (max(b.interval[0], -1.0), min(b.interval[1], 1.0), b.half_width)
-    except ValueError:  # undefined rate in one of the groups
-        bounds = (np.nan, np.nan, np.nan)
-    records.append(
-        record(
-            "bernstein",
-            estimate=row["estimate"],
-            lower=bounds[0],
-            upper=bounds[1],
-            half_width=bounds[2],
-        )
-    )
-    if data.proxy is not None:
-        records += _proxy_records(fq, data, metric, (g, r), ci_prob, record)
-    undefined, prior_notes = [], []
-    for name, res in posteriors.items():
-        # the one computation of a difference's summary (the result's summary uses it too)
-        d = difference_row(res, metric, (g, r), epsilon, ci_prob, name not in too_few)
-        records.append(
-            record(
-                name,
-                estimate=d["mean"],
-                lower=d["hdi_lower"],
-                upper=d["hdi_upper"],
-                prob_practically_fair=d["prob_practically_fair"],
-                p_undefined=d["p_undefined"],
-                decision=d["decision"],
-                prior_sensitive=d["prior_sensitive"],
-            )
-        )
-        if d["sentence"]:
-            prior_notes.append(f"{name.upper()}: {d['sentence']}")
-        if d["p_undefined"] > 0:
-            undefined.append(f"{name.upper()} in {d['p_undefined']:.1%} of its draws")
-    notes = _undefined_note(rates, metric, (g, r)) + ppi_notes
-    if few:
-        notes.append(
-            f"No bootstrap interval: {' and '.join(map(str, few))} has fewer than "
-            f"{MIN_BOOTSTRAP_TRIALS} labeled examples in the rate's denominator, so its "
-            "resamples take only a few values (Newcombe's interval stays valid)"
-        )
-    if fixed:
-        notes.append(
-            f"No bootstrap interval: {' and '.join(map(str, fixed))} has a rate of 0 or 1 "
-            "in its labeled examples, so its resamples never vary and the interval would "
-            "treat that rate as known (Newcombe's interval stays valid)"
-        )
-    if undefined:
-        notes.append(
-            f"Δ is undefined ({', '.join(undefined)}: a group without an example in the "
-            "rate's denominator there); the intervals are over the defined draws"
-        )
-    notes += [n for res in posteriors.values() if (n := res.rate_note(metric, (g, r)))]
-    return out, records, notes + prior_notes
-
-
-def _proxy_records(fq, data, metric, pair, ci_prob, record) -> list[dict]:
-    """The comparators of groups known as a proxy's probabilities: the weighted estimator
-    and the bounds without a linking assumption (:mod:`bayesfair.frequentist.proxy`)."""
-    g, r = pair
-    seed = 0  # fixed, so that the report is reproducible as the rest of its resamples
-    w = fq.proxy_weighted_difference(data, metric, g, r, ci_prob=ci_prob, random_seed=seed)
-    b = fq.proxy_bounds(data, metric, g, r, ci_prob=ci_prob, random_seed=seed)
-    return [
-        record("proxy_weighted", estimate=w.estimate, lower=w.interval[0], upper=w.interval[1]),
-        record("proxy_bounds", lower=b.interval[0], upper=b.interval[1]),
-    ]
-
-
-#: What the proxy comparators assume, in words.
-PROXY_ASSUMES = {
-    "weighted": "the proxy calibrated and the outcome independent of the true group given it",
-    "bounds": "only the proxy calibrated",
-}
-
-
 def _proxy_setting(data, posteriors) -> dict | None:
     """What the report says of the rows whose group is a proxy's probabilities."""
     if data.proxy is None:
@@ -981,18 +789,123 @@ def _proxy_setting(data, posteriors) -> dict | None:
         "rows": data.proxy.n_unknown(),
         "self_reported": data.proxy.n_self_reported(),
         "assumptions": assumptions,
-        "weighted_assumes": PROXY_ASSUMES["weighted"],
-        "bounds_assume": PROXY_ASSUMES["bounds"],
+        "weighted_assumes": prose.PROXY_ASSUMES["weighted"],
+        "bounds_assume": prose.PROXY_ASSUMES["bounds"],
     }
 
 
-def _pairs_table(pair_rows, estimates, posteriors, calibrated, calibration) -> pd.DataFrame:
+def _not_valid_after(selection: str) -> tuple[str, ...]:
+    """The methods, registered and fitted alike, whose intervals assume labels drawn at
+    random and so do not hold after ``selection`` (their registry and catalogue entries)."""
+    if selection == "random":
+        return ()
+    models = [n for n, spec in reversed(MODEL_SPECS.items()) if not spec.valid_after_selection]
+    return (*invalid_after(selection), *models)
+
+
+def _method_words(name: str) -> str:
+    """A method's name in a sentence: the labeled rows, a registered method, a model."""
+    if name == "freq":
+        return "the labeled rows' intervals"
+    if name in PAIR_METHODS:
+        return PAIR_METHODS[name].words
+    return MODEL_SPECS[name].display
+
+
+def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
+    """The group's gap in plain words where the verdict (the model's, else the labeled
+    rows') is decided (:func:`bayesfair.report.prose.calibration_sentence`)."""
+    m = model if model is not None and row[f"{model}_decision"] != "undefined" else "freq"
+    gap, lo, hi = (row[f"{m}_calibration_gap{s}"] for s in ("", "_lower", "_upper"))
+    return prose.calibration_sentence(
+        row["group"], row[f"{m}_decision"], gap, lo, hi, ci_prob=ci_prob, epsilon=epsilon
+    )
+
+
+def _metric_pairs(context: PairContext, posteriors, too_few, epsilon, gone, selection):
+    """Every pair's own columns and estimates for one metric: the registered methods'
+    (:func:`~bayesfair.report.pair_methods.pair_method_records`) and each posterior's,
+    with the methods set aside after active selection (``gone``) said in its note."""
+    pair_rows, estimate_rows = [], []
+    for pair in context.diffs.index:
+        out = _pair_columns(context, pair)
+        records, notes = pair_method_records(context, pair)
+        model_records, model_notes = _posterior_records(context, pair, posteriors, too_few, epsilon)
+        notes = prose.undefined_among_labels(context.rates, context.metric, pair) + notes
+        notes += model_notes
+        if gone:
+            out["freq_estimate"] = np.nan
+            notes.append(prose.set_aside_note([_method_words(m) for m in gone], selection))
+        out["note"] = "; ".join(dict.fromkeys(notes))
+        pair_rows.append(out)
+        estimate_rows += records + model_records
+    return pair_rows, estimate_rows
+
+
+def _pair_columns(context: PairContext, pair) -> dict:
+    """A pair's own columns: its groups' labeled sizes and successes, the frequency
+    estimate of its gap."""
+    rates, (g, r) = context.rates, pair
+    return {
+        "metric": context.metric,
+        "group": g,
+        "reference": r,
+        "n_group": int(rates.loc[g, "trials"]),
+        "n_reference": int(rates.loc[r, "trials"]),
+        "successes_group": int(rates.loc[g, "successes"]),
+        "successes_reference": int(rates.loc[r, "successes"]),
+        "freq_estimate": context.diffs.loc[pair, "estimate"],
+    }
+
+
+def _posterior_records(context: PairContext, pair, posteriors, too_few, epsilon):
+    """Each posterior's record of a pair's gap (mean, HDI, P(|Δ| < ε), decision) and the
+    sentences of the pair's note it adds (undefined draws, the rate's note, the prior)."""
+    metric, (g, r) = context.metric, pair
+    records, undefined, prior_notes = [], [], []
+    for name, res in posteriors.items():
+        # the one computation of a difference's summary (the result's summary uses it too)
+        d = difference_row(res, metric, pair, epsilon, context.ci_prob, name not in too_few)
+        records.append(
+            {
+                "metric": metric,
+                "group": g,
+                "reference": r,
+                "method": name,
+                "estimate": d["mean"],
+                "lower": d["hdi_lower"],
+                "upper": d["hdi_upper"],
+                "prob_practically_fair": d["prob_practically_fair"],
+                "p_undefined": d["p_undefined"],
+                "decision": d["decision"],
+                "prior_sensitive": d["prior_sensitive"],
+            }
+        )
+        if d["sentence"]:
+            prior_notes.append(f"{name.upper()}: {d['sentence']}")
+        if d["p_undefined"] > 0:
+            undefined.append(f"{name.upper()} in {d['p_undefined']:.1%} of its draws")
+    notes = [prose.undefined_draws(undefined)] if undefined else []
+    notes += [n for res in posteriors.values() if (n := res.rate_note(metric, pair))]
+    return records, notes + prior_notes
+
+
+def _pairs_table(pair_rows, estimates, models, calibrated, calibration) -> pd.DataFrame:
     """The wide pair table (:func:`~bayesfair.report.estimates.pivot_pairs`) with each
-    pair's disagreement sentence."""
-    pairs = pivot_pairs(pd.DataFrame(pair_rows), estimates, list(posteriors))
-    pairs["disagreement"] = [
-        _disagreement(row, calibrated, calibration) for row in pairs.to_dict("records")
-    ]
+    pair's disagreement sentence, read from the estimates: the calibration model's,
+    the labeled rows' model's and Newcombe's intervals."""
+    pairs = pivot_pairs(pd.DataFrame(pair_rows), estimates, models)
+    compared = [(calibrated, calibrated), (LABELED_MODEL, LABELED_MODEL), ("Newcombe", "newcombe")]
+    compared = [(name, m) for name, m in compared if m == "newcombe" or m in models]
+    table = estimates_by_pair(estimates)
+    sentences = []
+    for pair in pairs[["metric", "group", "reference"]].to_dict("records"):
+        key = (pair["metric"], pair["group"], pair["reference"])
+        intervals = [
+            (name, table[(*key, m)]["lower"], table[(*key, m)]["upper"]) for name, m in compared
+        ]
+        sentences.append(prose.disagreement(pair, intervals, calibrated, calibration))
+    pairs["disagreement"] = sentences
     return pairs
 
 
@@ -1030,113 +943,6 @@ def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -
     )
     var["note"] = "; ".join(n for n in (var.get("note", ""), undefined_note) if n)
     return var
-
-
-def _set_aside_methods(selection: str, posteriors: dict) -> list[str]:
-    """The methods whose intervals assume labels drawn at random, fitted or computed here:
-    left empty after active selection."""
-    return [m for m in _NOT_VALID_AFTER[selection] if m not in MODEL_SPECS or m in posteriors]
-
-
-def _set_aside_note(gone: list[str], selection: str) -> str:
-    """The note of a pair whose methods ``gone`` were left empty."""
-    names = {
-        "newcombe": "Newcombe",
-        "bootstrap": "bootstrap",
-        "bernstein": "Bernstein",
-        "ppi": "PPI++",
-    }
-    words = ", ".join(names.get(m, m.upper()) for m in gone)
-    return (
-        f"labels chosen actively (selection={selection!r}): {words} assume labels drawn "
-        "at random and are left empty"
-    )
-
-
-def _disagreement(row: dict, calibrated, calibration: pd.DataFrame) -> str:
-    """A sentence when two of the calibration model's, bb's, Newcombe's intervals are disjoint."""
-    intervals = []
-    if calibrated is not None:
-        intervals.append((calibrated, row[f"{calibrated}_lower"], row[f"{calibrated}_upper"]))
-    if f"{LABELED_MODEL}_lower" in row:
-        intervals.append(
-            (LABELED_MODEL, row[f"{LABELED_MODEL}_lower"], row[f"{LABELED_MODEL}_upper"])
-        )
-    intervals.append(("Newcombe", row["newcombe_lower"], row["newcombe_upper"]))
-    intervals = [(n, lo, hi) for n, lo, hi in intervals if np.isfinite(lo) and np.isfinite(hi)]
-    clash = [
-        (a, b)
-        for i, a in enumerate(intervals)
-        for b in intervals[i + 1 :]
-        if a[2] < b[1] or b[2] < a[1]
-    ]
-    if not clash:
-        return ""
-    (n1, l1, h1), (n2, l2, h2) = clash[0]
-    what = (
-        "the calibrated unlabeled scores and the labeled examples alone point to different gaps"
-        if calibrated in (n1, n2)
-        else "the two labeled-only methods point to different gaps"
-    )
-    check = ""
-    if len(calibration):
-        by_group = calibration.set_index(calibration["group"].astype(str))
-        parts = []
-        for g in (row["group"], row["reference"]):
-            if str(g) in by_group.index:
-                c = by_group.loc[str(g)]
-                p_adj = c.get("p_adjusted", c["p_value"])  # the verdict's (Holm) p-value
-                p = "" if pd.isna(p_adj) else f", adjusted p = {p_adj:.3f}"
-                parts.append(f"{g} {c['verdict']}{p}")
-        check = f" Calibration check: {'; '.join(parts)}."
-    return (
-        f"Δ {row['metric']} ({row['group']} − {row['reference']}): {n1} [{l1:.3f}, {h1:.3f}] "
-        f"and {n2} [{l2:.3f}, {h2:.3f}] do not overlap: {what}.{check}"
-    )
-
-
-def _ppi_record(fq, data, metric, g, r, ci_prob, seq) -> tuple[dict, list[str]]:
-    """PPI++ estimate, interval and effective n of one pair (NaN without unlabeled data).
-
-    Also returns what PPI++ warned about a sparse stratum, for the pair's note
-    (an undefined rate is stated there already).
-    """
-    cols = dict.fromkeys(["estimate", "lower", "upper", "effective_n"], np.nan)
-    if data.n_unlabeled == 0:
-        return cols, []
-    if data.labeled_is_summary:  # PPI++ cross-fits its predictions on the labeled rows
-        return cols, [
-            "PPI++ is omitted: it needs the labeled examples as rows, and they "
-            "were given as a summary."
-        ]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("ignore", UndefinedRateWarning)
-        warnings.simplefilter("always", SparseStratumWarning)
-        # the same folds for every pair and rate: one cross-fitted predictor per group
-        res = fq.ppi_difference(
-            data, metric, group=g, reference=r, ci_prob=ci_prob, random_seed=seq
-        )
-    notes = [f"PPI++: {w.message}" for w in caught if w.category is SparseStratumWarning]
-    cols["estimate"] = res.estimate
-    lo, hi = res.interval
-    # a difference of two rates lies in [-1, 1]: a normal interval of a few labels can
-    # run past it; clipped, and said
-    cols["lower"], cols["upper"] = max(lo, -1.0), min(hi, 1.0)
-    if lo < -1.0 or hi > 1.0:
-        notes.append(
-            f"PPI++'s normal interval [{lo:.3f}, {hi:.3f}] runs past the range of a "
-            "difference of rates (too few labeled examples for its normal approximation); "
-            "it is clipped to [-1, 1]"
-        )
-    cols["effective_n"] = res.effective_n
-    return cols, notes
-
-
-def _undefined_note(rates: pd.DataFrame, metric: str, groups) -> list[str]:
-    empty = [g for g in groups if rates.loc[g, "trials"] == 0]
-    if not empty:
-        return []
-    return [f"{undefined_rate_message(metric, empty)} (among the labeled examples)"]
 
 
 def _variance_row(fq, data, metric, n_resamples, ci_prob, seed) -> dict:

@@ -35,6 +35,7 @@ from bayesfair.posterior.checks import flagged_groups
 from bayesfair.report import groups as rg
 from bayesfair.report import plots
 from bayesfair.report.answer import answer_section
+from bayesfair.report.estimates import FREQUENTIST_STATS, estimates_by_pair
 from bayesfair.report.score import score_figures, score_section
 
 __all__ = ["comparison_html", "comparison_json", "comparison_markdown", "comparison_sections"]
@@ -46,41 +47,52 @@ def _fmt(v, digits: int) -> str:
     return str(v)
 
 
-def _interval(row, prefix: str, digits: int) -> str:
-    lo, hi = row.get(f"{prefix}_lower"), row.get(f"{prefix}_upper")
+def _interval(row, prefix: str | None, digits: int) -> str:
+    """``[lower, upper]`` of a row: its ``<prefix>_lower``/``_upper``, or with no prefix
+    (a row of the long table) its ``lower``/``upper``; "—" when there is none."""
+    name = "" if prefix is None else f"{prefix}_"
+    lo, hi = row.get(f"{name}lower"), row.get(f"{name}upper")
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
         return "—"
     return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def _pair_tables(comp, digits: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The display tables of differences, shared by the Markdown and HTML reports: the
-    models' posteriors, then the frequentist intervals, each pair a row of both (one
-    table of 15 columns ran to 370 characters in a terminal and scrolled sideways in a
-    1,280-pixel window)."""
+    """The display tables of differences, shared by the Markdown and HTML reports, read
+    from the long table (``comp.estimates``): the models' posteriors, then the frequentist
+    intervals, each pair a row of both (one table of 15 columns ran to 370 characters in a
+    terminal and scrolled sideways in a 1,280-pixel window)."""
     models = comp.settings["models"]
+    table = estimates_by_pair(comp.estimates)
+    shown = comp.estimates.dropna(subset=["lower"]) if len(comp.estimates) else comp.estimates
     # PPI++ is a column when any pair has it; a pair without (a group with no labels) shows —
-    with_ppi = "ppi_lower" in comp.pairs and comp.pairs["ppi_lower"].notna().any()
+    with_ppi = len(shown) > 0 and (shown["method"] == "ppi").any()
+    with_proxy = len(comp.estimates) > 0 and (comp.estimates["method"] == "proxy_weighted").any()
     bayes, freq = [], []
     for _, r in comp.pairs.iterrows():
+        key = (r["metric"], r["group"], r["reference"])
+        stats = {m: table.get((*key, m), {}) for m in [*models, *FREQUENTIST_STATS]}
         pair = {"metric": r["metric"], "pair": f"{r['group']} − {r['reference']}"}
         row = {**pair, "n (group/ref)": f"{r['n_group']}/{r['n_reference']}"}
         for m in models:
-            row[f"{m.upper()} mean"] = _fmt(r[f"{m}_mean"], digits)
-            row[f"{m.upper()} HDI"] = _interval(r, m, digits)
-            row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(r[f"{m}_prob_practically_fair"], digits)
+            row[f"{m.upper()} mean"] = _fmt(stats[m].get("estimate", math.nan), digits)
+            row[f"{m.upper()} HDI"] = _interval(stats[m], None, digits)
+            row[f"{m.upper()} P(|Δ|<ε)"] = _fmt(
+                stats[m].get("prob_practically_fair", math.nan), digits
+            )
         bayes.append(row)
         row = {**pair, "freq Δ": _fmt(r["freq_estimate"], digits)}
-        row["Newcombe"] = _interval(r, "newcombe", digits)
-        row["bootstrap"] = _interval(r, "bootstrap", digits)
-        row["Bernstein"] = _bernstein(r, digits)
+        row["Newcombe"] = _interval(stats["newcombe"], None, digits)
+        row["bootstrap"] = _interval(stats["bootstrap"], None, digits)
+        row["Bernstein"] = _bernstein(stats["bernstein"], digits)
         if with_ppi:
-            row["PPI++"] = _interval(r, "ppi", digits)
-            row["PPI++ n_eff"] = _fmt(float(r["ppi_effective_n"]), 0)
-        if "proxy_weighted_lower" in comp.pairs:
-            row["proxy-weighted Δ"] = _fmt(r["proxy_weighted_estimate"], digits)
-            row["proxy-weighted"] = _interval(r, "proxy_weighted", digits)
-            row["proxy bounds"] = _interval(r, "proxy_bounds", digits)
+            row["PPI++"] = _interval(stats["ppi"], None, digits)
+            row["PPI++ n_eff"] = _fmt(float(stats["ppi"].get("effective_n", math.nan)), 0)
+        if with_proxy:
+            weighted = stats["proxy_weighted"]
+            row["proxy-weighted Δ"] = _fmt(weighted.get("estimate", math.nan), digits)
+            row["proxy-weighted"] = _interval(weighted, None, digits)
+            row["proxy bounds"] = _interval(stats["proxy_bounds"], None, digits)
         freq.append(row)
     return pd.DataFrame(bayes), pd.DataFrame(freq)
 
@@ -99,11 +111,11 @@ def _estimand_items(comp, estimands: dict) -> list[str]:
     return items
 
 
-def _bernstein(r, digits: int) -> str:
+def _bernstein(stats: dict, digits: int) -> str:
     """The Bernstein interval; clipped to [−1, 1], with its half-width when it was."""
-    text = _interval(r, "bernstein", digits)
-    half = r.get("bernstein_half_width", float("nan"))
-    if half == half and (r["bernstein_lower"] <= -1.0 or r["bernstein_upper"] >= 1.0):
+    text = _interval(stats, None, digits)
+    half = stats.get("half_width", float("nan"))
+    if half == half and (stats["lower"] <= -1.0 or stats["upper"] >= 1.0):
         text += f" (±{half:.{digits}f}, clipped)"
     return text
 
@@ -145,11 +157,12 @@ def _variance_table(comp, digits: int) -> pd.DataFrame:
             row[f"{m.upper()} posterior"] = (
                 f"{_fmt(r[f'{m}_mean'], digits + 1)} {_interval(r, m, digits + 1)}"
             )
-        if "hbb_population_mean" in r:
-            row["HBB population"] = (
-                f"{_fmt(r['hbb_population_mean'], digits + 1)} "
-                f"{_interval(r, 'hbb_population', digits + 1)}"
-            )
+        for m in models:
+            if f"{m}_population_mean" in r:  # a model with a population of group rates
+                row[f"{m.upper()} population"] = (
+                    f"{_fmt(r[f'{m}_population_mean'], digits + 1)} "
+                    f"{_interval(r, f'{m}_population', digits + 1)}"
+                )
         var_rows.append(row)
     return pd.DataFrame(var_rows)
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesfair.report.pair_methods import PAIR_METHODS
+
 __all__ = [
     "ESTIMATE_COLUMNS",
     "FREQUENTIST_STATS",
     "MODEL_STATS",
+    "estimates_by_pair",
     "pivot_pairs",
     "set_aside",
     "wide_name",
@@ -41,17 +44,11 @@ ESTIMATE_COLUMNS = [
     "decision",
     "prior_sensitive",
 ]
-#: The statistics of each frequentist method that the wide table shows, in its order.
-FREQUENTIST_STATS = {
-    "newcombe": ("lower", "upper"),
-    "bootstrap": ("lower", "upper"),
-    "ppi": ("estimate", "lower", "upper", "effective_n"),
-    "bernstein": ("lower", "upper", "half_width"),
-    "proxy_weighted": ("estimate", "lower", "upper"),
-    "proxy_bounds": ("lower", "upper"),
-}
+#: The statistics of each frequentist method that the wide table shows, in its order
+#: (each method's registry entry, :mod:`bayesfair.report.pair_methods`).
+FREQUENTIST_STATS = {name: method.stats for name, method in PAIR_METHODS.items()}
 #: The methods only data with group probabilities have (their columns only then).
-PROXY_METHODS = ("proxy_weighted", "proxy_bounds")
+PROXY_METHODS = tuple(name for name, method in PAIR_METHODS.items() if method.needs_proxy)
 #: The statistics of a Bayesian model that the wide table shows (its estimate is the
 #: posterior mean, ``<model>_mean``).
 MODEL_STATS = (
@@ -142,3 +139,26 @@ def pivot_pairs(pair_columns: pd.DataFrame, estimates: pd.DataFrame, models) -> 
     for column in tail:
         out[column] = pair_columns[column].to_numpy()
     return out
+
+
+def estimates_by_pair(estimates: pd.DataFrame | None) -> dict:
+    """The long table as a lookup: ``(metric, group, reference, method)`` to its row.
+
+    What the verdicts, the reports and the figures read a method's statistic from (a
+    missing key is a method not computed: its statistics are empty).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame or None
+        Columns :data:`ESTIMATE_COLUMNS` (empty or None: an empty lookup).
+
+    Returns
+    -------
+    dict of tuple to dict
+    """
+    if estimates is None or not len(estimates):
+        return {}
+    return {
+        (row["metric"], row["group"], row["reference"], row["method"]): row
+        for row in estimates.to_dict("records")
+    }

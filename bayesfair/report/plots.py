@@ -23,6 +23,7 @@ from bayesfair.metrics.rates import get_rate
 from bayesfair.models.calibration import calibrate
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, named_models_with_map
 from bayesfair.posterior.checks import entry_bins
+from bayesfair.report.estimates import estimates_by_pair
 
 __all__ = [
     "plot_bootstrap_variance",
@@ -272,14 +273,13 @@ def plot_forest(comparison, metric: str | None = None, ax=None):
             )
     models = list(comparison.settings["models"])
     methods = ["newcombe", "bootstrap", "bernstein", *models]
+    table = estimates_by_pair(comparison.estimates)
+    keys = list(zip(pairs["metric"], pairs["group"], pairs["reference"], strict=True))
     points = {}
-    for m in methods:
-        est = (
-            pairs["freq_estimate"]
-            if m in ("newcombe", "bootstrap", "bernstein")
-            else pairs[f"{m}_mean"]
-        )
-        points[m] = (est, pairs[f"{m}_lower"], pairs[f"{m}_upper"])
+    for m in methods:  # the frequentist intervals around the frequency estimate
+        stat = {s: [table.get((*k, m), {}).get(s, np.nan) for k in keys] for s in _STATS}
+        est = pairs["freq_estimate"].to_numpy() if m not in models else stat["estimate"]
+        points[m] = (np.asarray(est, float), np.array(stat["lower"]), np.array(stat["upper"]))
     rows = [f"{r.metric}: {r.group} − {r.reference}" for r in pairs.itertuples()]
     ax = _axes(ax, figsize=(7.0, 1.0 + 0.9 * len(rows)))
     eps = comparison.settings["epsilon"]
@@ -293,6 +293,10 @@ def plot_forest(comparison, metric: str | None = None, ax=None):
         f"{pct} intervals of Δ (shaded: ±ε = ±{eps:g})",
         "Δ = rate(group) − rate(reference)",
     )
+
+
+#: The statistics of the long table the forest of differences reads.
+_STATS = ("estimate", "lower", "upper")
 
 
 @takes("Comparison")
@@ -321,8 +325,11 @@ def plot_variance_forest(comparison, ax=None):
     """
     var = comparison.variance
     methods = ["uncorrected", "corrected", "double_corrected", *comparison.settings["models"]]
-    if "hbb_population_mean" in var.columns:
-        methods.append("hbb_population")
+    methods += [
+        f"{m}_population"
+        for m in comparison.settings["models"]
+        if f"{m}_population_mean" in var.columns  # a model with a population of group rates
+    ]
     points = {}
     for m in methods:
         est = var[m] if m in ("uncorrected", "corrected", "double_corrected") else var[f"{m}_mean"]

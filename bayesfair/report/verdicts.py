@@ -36,6 +36,7 @@ from bayesfair.metrics.verdicts import Evidence, decide, shortfall_text
 from bayesfair.models.catalogue import MODEL_SPECS, verdict_order
 from bayesfair.posterior.checks import flagged_groups
 from bayesfair.posterior.groups import evidence
+from bayesfair.report.estimates import estimates_by_pair
 from bayesfair.stats import simultaneous_band
 
 __all__ = ["DECIDED", "VERDICT_COLUMNS", "family_bands", "pair_verdicts"]
@@ -85,7 +86,8 @@ def pair_verdicts(comp) -> pd.DataFrame:
     Parameters
     ----------
     comp : Comparison
-        Its ``pairs``, ``settings`` (``epsilon``, ``ci_prob``, ``models``),
+        Its ``estimates`` (each method's interval and decision), ``pairs`` (the pairs and
+        their own columns), ``settings`` (``epsilon``, ``ci_prob``, ``models``),
         ``calibration``, ``groups`` and ``posteriors`` are read.
 
     Returns
@@ -104,25 +106,29 @@ def pair_verdicts(comp) -> pd.DataFrame:
     no_labels = set() if sizes is None else {str(g) for g in sizes.index[sizes["n_labeled"] == 0]}
     misfit = _misfits(comp.calibration)
     fits = getattr(comp, "posteriors", {})
+    table = estimates_by_pair(comp.estimates)
     rows = []
     for _, r in comp.pairs.iterrows():
-        method, set_aside = _method(comp, r, misfit)
+        key = (r["metric"], r["group"], r["reference"])
+        method, set_aside = _method(comp, table, key, misfit)
         gate = (
             [evidence(fits[method], r["metric"])[x] for x in (r["group"], r["reference"])]
             if method in fits
             else _newcombe_gate(r, sizes)
         )
-        lo, hi = r.get(f"{method}_lower", np.nan), r.get(f"{method}_upper", np.nan)
+        est = table.get((*key, method), {})
+        lo, hi = est.get("lower", np.nan), est.get("upper", np.nan)
+        model = method in MODEL_SPECS
         rows.append(
             {
                 "metric": r["metric"],
                 "group": r["group"],
                 "reference": r["reference"],
-                "verdict": r.get(f"{method}_decision", decide(lo, hi, eps, gate)),
-                "estimate": r.get(f"{method}_mean", r.get("freq_estimate", np.nan)),
+                "verdict": est["decision"] if model else decide(lo, hi, eps, gate),
+                "estimate": est["estimate"] if model else r.get("freq_estimate", np.nan),
                 "lower": lo,
                 "upper": hi,
-                "prob_practically_fair": r.get(f"{method}_prob_practically_fair", np.nan),
+                "prob_practically_fair": est.get("prob_practically_fair", np.nan),
                 "method": method,
                 "set_aside": tuple(set_aside),
                 "without_labels": tuple(
@@ -144,13 +150,13 @@ def _misfits(calibration) -> set:
     return {str(g) for g in flagged_groups(calibration)}
 
 
-def _method(comp, r, misfit: set) -> tuple[str, list]:
+def _method(comp, table: dict, key: tuple, misfit: set) -> tuple[str, list]:
     """The method a pair's verdict rests on, and the models set aside for it."""
-    pair = {str(r["group"]), str(r["reference"])}
+    pair = {str(key[1]), str(key[2])}
     set_aside = []
     for m in verdict_order():
         fitted = m in comp.settings.get("models", ())
-        if not fitted or math.isnan(r.get(f"{m}_lower", math.nan)):
+        if not fitted or math.isnan(table.get((*key, m), {}).get("lower", math.nan)):
             continue
         spec = MODEL_SPECS[m]
         if spec.has_map and not spec.absorbs_misfit and pair & misfit:

@@ -60,7 +60,7 @@ FREQ = [
 def _compare(data, **kwargs):
     import warnings
 
-    from bayesfair.posterior.result import SamplingWarning
+    from bayesfair.exceptions import SamplingWarning
 
     options = dict(n_resamples=200, random_seed=0, progressbar=False)
     with warnings.catch_warnings():
@@ -144,7 +144,7 @@ def test_one_seed_gives_one_answer_through_fit_and_compare(fitted, fit_kwargs):
     report's "random_seed reproduces it" holds through either door."""
     import warnings
 
-    from bayesfair.posterior.result import SamplingWarning
+    from bayesfair.exceptions import SamplingWarning
 
     data, _ = fitted
     kw = dict(fit_kwargs)
@@ -165,7 +165,7 @@ def test_a_group_with_a_handful_of_labels_gets_no_bootstrap_interval_and_a_bound
 
     import numpy as np
 
-    from bayesfair.report.compare import MIN_BOOTSTRAP_TRIALS
+    from bayesfair.report.pair_methods import MIN_BOOTSTRAP_TRIALS
 
     rng = np.random.default_rng(1)
     s = rng.uniform(size=103)

@@ -42,9 +42,16 @@ def test_a_finding_the_band_does_not_support_is_undecided(comparison4):
     crossing = v.index[(v["family"] > 0) & (v["lower"] < eps) & (v["upper"] > -eps)]
     i = crossing[0]
     method = v.loc[i, "method"]
-    pairs = comp.pairs.copy()
-    pairs.loc[i, f"{method}_decision"] = "unfair"
-    moved = dataclasses.replace(comp, pairs=pairs)
+    estimates = comp.estimates.copy()
+    row = (
+        (estimates["metric"] == v.loc[i, "metric"])
+        & (estimates["group"] == v.loc[i, "group"])
+        & (estimates["reference"] == v.loc[i, "reference"])
+        & (estimates["method"] == method)
+    )
+    assert row.sum() == 1
+    estimates.loc[row, "decision"] = "unfair"  # the verdicts read the long table
+    moved = dataclasses.replace(comp, estimates=estimates)
     assert moved.verdicts.loc[i, "verdict"] == "undecided"
     assert (moved.verdicts.drop(index=i)["verdict"] == v.drop(index=i)["verdict"]).all()
 
