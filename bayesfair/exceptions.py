@@ -31,8 +31,8 @@ class CalibrationWarning(UserWarning):
     Raised by :meth:`bayesfair.FairnessPosterior.calibration_check` (and so by
     :func:`bayesfair.fit` for the calibration models, once per fit) when the check
     flags a group: its labels reject the map the groups share (the step-down
-    likelihood-ratio test of :mod:`bayesfair.posterior.checks`), or, with two groups,
-    the two are calibrated differently. The model's rates for that group lean on a
+    likelihood-ratio test of :mod:`bayesfair.posterior.calibration_test`), or, with two
+    groups, the two are calibrated differently. The model's rates for that group lean on a
     calibration its labels contradict (RBC follows the group's own labels there).
     """
 

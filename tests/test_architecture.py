@@ -33,6 +33,12 @@ LAYERS = [
         [
             "models",
             "frequentist",
+            "posterior.score_bins",
+            "posterior.check_words",
+            "posterior.calibration_test",
+            "posterior.predictive_check",
+            "posterior.stored_summary",
+            "posterior.diagnostics",
             "posterior.checks",
             "posterior.sensitivity",
             "posterior.groups",

@@ -45,7 +45,7 @@ from bayesfair.models.catalogue import (
 from bayesfair.models.request import FitRequest
 from bayesfair.models.sampling import BACKENDS
 from bayesfair.models.unlabeled import DEFAULT_BINS
-from bayesfair.posterior.checks import misfit_message
+from bayesfair.posterior.check_words import misfit_message
 from bayesfair.posterior.periods import (
     drift_table,
     family_drift,

@@ -73,7 +73,7 @@ from bayesfair.exceptions import (
 )
 from bayesfair.metrics.rates import get_rate
 from bayesfair.metrics.verdicts import Evidence, decide
-from bayesfair.posterior.checks import holm_adjust
+from bayesfair.posterior.calibration_test import holm_adjust
 from bayesfair.posterior.groups import evidence
 from bayesfair.stats import prob_within, simultaneous_band
 

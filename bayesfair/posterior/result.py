@@ -36,10 +36,12 @@ from bayesfair.posterior import (
     calibration_view,
     checks,
     contrasts,
+    diagnostics,
     periods,
     proxy_view,
     score_view,
     sensitivity,
+    stored_summary,
     tables,
 )
 from bayesfair.posterior import groups as _groups
@@ -481,8 +483,8 @@ class FairnessPosterior:
     ):
         """Check each group's labeled examples against the calibration map the groups share.
 
-        A likelihood-ratio test per group (:mod:`bayesfair.posterior.checks`): one
-        beta-calibration map shared by every group, against the same map with the
+        A likelihood-ratio test per group (:mod:`bayesfair.posterior.calibration_test`):
+        one beta-calibration map shared by every group, against the same map with the
         group's labeled examples moved by an intercept of their own on each side of
         the threshold (the shifts ``rbc`` draws), the map refitted under both; the
         ratio is referred to χ² with as many degrees of freedom as the group has
@@ -495,8 +497,8 @@ class FairnessPosterior:
         distorted one. With two groups the data cannot say which of two disagreeing
         groups is the odd one: the table says the pair differs, and a group is a
         ``"misfit"`` only where its labels fit no beta map of its own either
-        (:mod:`bayesfair.posterior.checks`). Its power depends on the scores: on the Adult
-        classifier's, a group with 12% of about 500 labels flipped was flagged in
+        (:mod:`bayesfair.posterior.calibration_test`). Its power depends on the scores: on
+        the Adult classifier's, a group with 12% of about 500 labels flipped was flagged in
         20 of 20 data sets (K = 4); on scores spread like Beta(2, 2), in about one
         in nine (``docs/results/calibration_check.md``).
 
@@ -540,13 +542,13 @@ class FairnessPosterior:
 
     def labeled_cells(self):
         """The labeled examples' summary kept with the result, or None
-        (:func:`bayesfair.posterior.checks.labeled_cells`)."""
-        return checks.labeled_cells(self)
+        (:func:`bayesfair.posterior.stored_summary.labeled_cells`)."""
+        return stored_summary.labeled_cells(self)
 
     def diagnostics(self):
         """R-hat (max), bulk ESS (min) per sampled variable and the number of divergences
-        (:func:`bayesfair.posterior.checks.result_diagnostics`)."""
-        return checks.result_diagnostics(self)
+        (:func:`bayesfair.posterior.diagnostics.result_diagnostics`)."""
+        return diagnostics.result_diagnostics(self)
 
     def check_diagnostics(self, rhat_max: float = 1.01, stacklevel: int = 2) -> list[str]:
         """Warn (``SamplingWarning``) with advice when R-hat > ``rhat_max`` or divergences > 0.
@@ -559,7 +561,7 @@ class FairnessPosterior:
         """
         # past this method, the function and its argument check
         # (bayesfair._internal.validation.takes)
-        return checks.check_result_diagnostics(self, rhat_max, stacklevel + 3)
+        return diagnostics.check_result_diagnostics(self, rhat_max, stacklevel + 3)
 
     # ------------------------------------------------------------ persistence
     def to_netcdf(self, path) -> Path:
