@@ -37,8 +37,8 @@ from bayesfair._internal.validation import check_epsilon, check_probability, tak
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import CALIBRATION_COLUMNS
 from bayesfair.metrics.verdicts import decide
-from bayesfair.posterior.stored_summary import labeled_cells
 from bayesfair.posterior.groups import evidence, group_sizes
+from bayesfair.posterior.stored_summary import labeled_cells
 from bayesfair.stats import Interval, hdi, prob_within, simultaneous_band
 
 __all__ = [
