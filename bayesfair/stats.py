@@ -12,10 +12,9 @@ them. :func:`rank_rhat` and :func:`ess_bulk` are the one place that calls
 arviz-stats' R-hat and ESS, kept as thin functions because the package holds
 draws as ``(chain, draw, m)`` columns where arviz-stats takes ``chain`` and
 ``draw`` as the last axes, and because all ``m`` columns go to arviz-stats in
-one call (per variable through the Dataset interface costs more). For the 18
-columns of a default fit (4 × 1000 draws) :func:`diagnostics_table` takes about
-27 ms (``benchmarks/bench_diagnostics.py``); importing arviz-stats, the first
-time one of the three is called in a process, takes about 0.4 s more.
+one call (per variable through the Dataset interface costs more). arviz-stats is
+imported the first time one of the three is called in a process. What they cost:
+``docs/benchmarks.md`` ("Convergence diagnostics", ``benchmarks/bench_diagnostics.py``).
 """
 
 from __future__ import annotations
@@ -42,11 +41,6 @@ __all__ = [
     "rope_decision",
     "simultaneous_band",
 ]
-
-
-def _flat(values) -> np.ndarray:
-    a = np.asarray(values, dtype=float)
-    return a.reshape(-1) if a.ndim <= 2 else a.reshape(-1, *a.shape[2:])
 
 
 class Interval(tuple):

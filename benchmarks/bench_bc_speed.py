@@ -127,7 +127,7 @@ def assessment(labeled, unlabeled):
 def fit_and_summarise(data, **kwargs):
     """The timed unit of work: fit, then the Δ table (Female − Male)."""
     import bayesfair
-    from bayesfair.posterior.result import SamplingWarning
+    from bayesfair.exceptions import SamplingWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
@@ -407,8 +407,8 @@ def section_repeated(args, rows: list) -> dict:
     import bayesfair
     from bayesfair import AssessmentData
     from bayesfair.datasets import get_score_set, load_scores, split_labeled
+    from bayesfair.exceptions import SamplingWarning
     from bayesfair.models import sampling
-    from bayesfair.posterior.result import SamplingWarning
 
     n_fits = 10 if args.quick else args.fits
     print(

@@ -100,7 +100,7 @@ def variance_draws(variant: str, x, n, seed: int) -> np.ndarray:
 
     if variant == "hbb":
         import bayesfair as bf
-        from bayesfair.posterior.result import SamplingWarning
+        from bayesfair.exceptions import SamplingWarning
 
         groups = np.repeat(np.arange(n.size), n)
         correct = np.concatenate([np.arange(nk) < xk for xk, nk in zip(x, n, strict=True)])

@@ -99,7 +99,7 @@ def no_positive_in_b():
 @pytest.fixture(scope="session")
 def comparison(data):
     """A BB + BC comparison of accuracy and TPR (reports and plots read it)."""
-    from bayesfair.posterior.result import SamplingWarning
+    from bayesfair.exceptions import SamplingWarning
     from bayesfair.report.compare import compare
 
     with warnings.catch_warnings():

@@ -3,8 +3,8 @@
 A result is saved as its ``xarray.DataTree`` (one netCDF group per child, the
 layout ArviZ 0.x's ``InferenceData`` wrote too) with one more root attribute,
 ``bayesfair``: a JSON text of the model, reference group, notes and settings
-(:meth:`bayesfair.posterior.FairnessPosterior.to_netcdf`). A file written by
-bayesfair 0.3 or 0.4 (ArviZ 0.x) therefore reads back as the same tree.
+(:meth:`bayesfair.posterior.FairnessPosterior.to_netcdf`). A file in
+``InferenceData``'s layout therefore reads back as the same tree.
 
 A result made of several fits (an audit over time: one fit per group) is saved as one
 file with a node per fit, each the tree of a single result with its own ``bayesfair``
@@ -21,8 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from bayesfair._internal.tree import get_group, group_names, make_tree
-
-__all__ = ["read_parts", "read_result", "write_parts", "write_result"]
 
 
 def write_result(idata, meta: dict, path) -> Path:

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["damped_newton", "newton_direction"]
-
 #: The damping δ tried, in turn, until ``H + δI`` is positive definite.
 DAMPING = (0.0, 1e-6, 1e-4, 1e-2, 1.0, 1e2)
 #: Sufficient decrease of a step (Armijo's constant).

@@ -7,18 +7,6 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = [
-    "REPORT_CSS",
-    "Section",
-    "html_list",
-    "html_table",
-    "markdown_table",
-    "markdown_text",
-    "png",
-    "sections_html",
-    "sections_markdown",
-]
-
 #: The style sheet of every HTML report.
 REPORT_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;

@@ -7,10 +7,9 @@ thread pool gains nothing there and costs much on a busy machine: OpenBLAS's thr
 wait for work by spinning, and when the cores are taken (nutpie's chains, a second
 process, a test worker) each small product waits for a thread that is not scheduled.
 
-Measured on 2 shared cores, a default fit of 200 labels (2 × 500 draws), the mean of
-four fits: 1.2–1.5 s of wall time (0.6–0.8 s of CPU time) with OpenBLAS's two threads,
-0.48–0.63 s (0.27 s) with one. The calibration check's maximum-likelihood fits, about
-25 evaluations each, took 0.1–0.4 s with two threads and 1–3 ms with one.
+A default fit and the calibration check's maximum-likelihood fits run faster with
+one BLAS thread than with OpenBLAS's two on 2 shared cores (the figures:
+``docs/benchmarks.md``, "One BLAS thread").
 
 So the public functions on bayesfair's objects (:func:`~bayesfair._internal.validation.takes`)
 run with one BLAS thread, through threadpoolctl, and give the caller's setting back when
@@ -32,7 +31,7 @@ _state = {"depth": 0, "limiter": None, "controller": None}
 
 
 def _controller():
-    """threadpoolctl's view of the BLAS libraries loaded, made once (about 6 ms).
+    """threadpoolctl's view of the BLAS libraries loaded, made once a process.
 
     SciPy carries an OpenBLAS of its own beside NumPy's; it is loaded first, so that the
     controller sees both."""

@@ -17,8 +17,6 @@ from collections.abc import Mapping
 
 import xarray as xr
 
-__all__ = ["assign", "get_group", "group_names", "has_group", "make_tree"]
-
 
 def make_tree(groups: Mapping[str, xr.Dataset], attrs: Mapping | None = None) -> xr.DataTree:
     """One ``xarray.DataTree`` with a child per named group, in the order given.

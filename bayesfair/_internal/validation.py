@@ -20,26 +20,6 @@ from bayesfair.exceptions import (
     UndefinedRateWarning,
 )
 
-__all__ = [
-    "check_array",
-    "check_choice",
-    "check_count_array",
-    "check_counts",
-    "check_flag",
-    "check_group",
-    "check_positive",
-    "check_positive_int",
-    "check_probability",
-    "check_random_state",
-    "check_threshold",
-    "renamed",
-    "run_record",
-    "seed_record",
-    "seed_sequence",
-    "takes",
-    "warn_surprising_examples",
-]
-
 _SEED_TYPES = "None, a non-negative integer, a numpy SeedSequence or a numpy Generator"
 
 
@@ -416,8 +396,8 @@ def run_record(call: str, data) -> dict:
 def sequence_from_record(record, child: int | None = None) -> np.random.SeedSequence:
     """Rebuild the ``SeedSequence`` of a :func:`seed_record` (or its ``child``-th child).
 
-    A missing record (a result saved without one) gives ``SeedSequence(0)``; an int
-    (what results saved before 0.2 recorded) is the entropy of a root sequence.
+    A missing record (a result saved without one) gives ``SeedSequence(0)``; an int (a
+    bare seed) is the entropy of a root sequence.
     """
     if isinstance(record, numbers.Integral):
         record = {"entropy": int(record), "spawn_key": []}

@@ -30,10 +30,8 @@ from bayesfair.data.examples import (
     warn_unlabeled_only,
 )
 from bayesfair.data.proxy import check_proxy
-from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
-
-__all__ = ["AssessmentData", "UnlabeledGroupWarning"]
 
 logger = logging.getLogger("bayesfair")
 
@@ -352,7 +350,7 @@ class AssessmentData:
         and NaN elsewhere. For unlabeled data given as a summary, ``min``,
         ``median`` and ``max`` are NaN (a histogram does not keep them).
 
-        (Named ``unlabeled_summary`` before 0.4: in bayesfair a *summary* is a
+        (A table, not a *summary*: in bayesfair a summary is a
         :class:`~bayesfair.ScoreSummary`, the histogram a fit reads, or a result's
         table of differences, ``res.summary()``.)
         """

@@ -47,23 +47,6 @@ from bayesfair.data.sources import summarize_unlabeled
 from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary, summarize_arrays
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 
-__all__ = [
-    "ExampleRows",
-    "ExampleSet",
-    "ExampleSummary",
-    "SideInput",
-    "attach_periods",
-    "check_summary",
-    "common_attributes",
-    "common_threshold",
-    "count_confusion",
-    "from_frames",
-    "labeled_input",
-    "unlabeled_input",
-    "warn_surprising_labels",
-    "warn_unlabeled_only",
-]
-
 #: Columns of :meth:`ExampleSet.score_table`.
 SCORE_TABLE_COLUMNS = ["n", "n_predicted_positive", "mean_score", "min", "median", "max"]
 

@@ -25,8 +25,6 @@ from bayesfair.data.proxy_summary import (
 )
 from bayesfair.exceptions import InvalidParameterError, UnlabeledGroupWarning
 
-__all__ = ["ProxyData", "check_proxy", "proxy_from_frames"]
-
 
 @dataclass(frozen=True, eq=False)
 class ProxyData:

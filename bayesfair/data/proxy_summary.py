@@ -36,19 +36,6 @@ from bayesfair._internal.validation import check_array
 from bayesfair.data.summary import ScoreSummary, bin_index
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "PROBABILITY_TOLERANCE",
-    "PROXY_BINS",
-    "PROXY_RESOLUTION",
-    "ProxySummary",
-    "check_probabilities",
-    "entries_frame",
-    "from_entries_frame",
-    "proxy_levels",
-    "proxy_partition_sums",
-    "summarize_proxy_rows",
-]
-
 #: Each probability is rounded to a step of 1 / PROXY_RESOLUTION to form the proxy cells.
 PROXY_RESOLUTION = 10
 #: Score bins of a proxy summary over the logit grid.

@@ -49,8 +49,6 @@ from bayesfair.data.summary import (
 )
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = ["ENGINES", "summarize", "summarize_unlabeled"]
-
 ENGINES = ("auto", "numpy", "duckdb", "dask", "spark")
 
 
@@ -214,8 +212,7 @@ def summarize_unlabeled(
     This is the function for unlabeled rows; for labeled rows call
     :func:`summarize` with ``label=``. The engines and the parameters are those
     of :func:`summarize`, without the labels; a pair ``(scores, groups)`` of
-    arrays is accepted as the source. (``summarize`` without ``label`` did the
-    same; it warns from bayesfair 0.4 and needs ``label`` from 0.5.)
+    arrays is accepted as the source.
 
     Parameters
     ----------

@@ -38,15 +38,6 @@ from bayesfair._internal.names import plain_scalar
 from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "DEFAULT_BINS",
-    "ScoreSummary",
-    "bin_edges",
-    "bin_index",
-    "bin_rows",
-    "summarize_arrays",
-]
-
 #: Bins per group over the logit range (the grid of every summary).
 DEFAULT_BINS = 1024
 

@@ -19,7 +19,6 @@
 
 from bayesfair.frequentist.auc import (
     AUCDifference,
-    auc_components,
     auc_difference,
     ppi_auc_difference,
 )
@@ -29,7 +28,7 @@ from bayesfair.frequentist.bernstein import (
     bernstein_interval,
     bernstein_required_n,
 )
-from bayesfair.frequentist.bootstrap import RESAMPLERS, BootstrapEstimate, percentile_interval
+from bayesfair.frequentist.bootstrap import BootstrapEstimate, percentile_interval
 from bayesfair.frequentist.clusters import metric_clusters
 from bayesfair.frequentist.groups import group_intervals, max_gap_interval
 from bayesfair.frequentist.intervals import (
@@ -85,7 +84,6 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "reliability_curve",
     # the score beyond one threshold
     "AUCDifference",
-    "auc_components",
     "auc_difference",
     "ppi_auc_difference",
     "threshold_band",
@@ -101,7 +99,6 @@ __all__ = [  # noqa: RUF022 - grouped by topic, sorted within groups
     "rate_intervals",
     "wilson_interval",
     # between-group variance (Lum et al. 2022)
-    "RESAMPLERS",
     "BootstrapEstimate",
     "VarianceBootstrapResult",
     "VarianceDraws",

@@ -47,8 +47,6 @@ from bayesfair.models.unlabeled import cell_of_rows, expected_counts
 from bayesfair.posterior.checks import flagged_groups
 from bayesfair.posterior.result import FairnessPosterior
 
-__all__ = ["WITHIN", "suggest_labels"]
-
 #: What the acquisition chooses.
 WITHIN = {
     "stratum": "how many labels each group x side of the threshold gets; random within it",

@@ -32,8 +32,6 @@ import numpy as np
 
 from bayesfair.models.calibration import rate_prior_shapes
 
-__all__ = ["N_CHECK", "SURE", "batch_reduction", "prob_beats_random"]
-
 #: Draws of the maps under which the batch is compared with a random one.
 N_CHECK = 100
 #: The share of those draws in which the batch must do better for it to be kept.

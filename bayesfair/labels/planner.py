@@ -54,8 +54,6 @@ from bayesfair.models.unlabeled import expected_counts
 from bayesfair.posterior.fitting import fit
 from bayesfair.stats import hdi, rope_decision
 
-__all__ = ["PLAN_METHODS", "POWER", "STRATEGIES", "WORST", "plan_labels", "plan_sentence"]
-
 #: ``plan_labels(group=WORST)``: plan the gap of the worst-off group (the command line's
 #: default).
 WORST = "worst"
@@ -249,8 +247,8 @@ def plan_labels(
         than collected, as far as the pool allows.
     n_sims : int, default 30
         Simulated audits per budget: a share of them, P(decision), is within about
-        ±0.09 (one standard error at 0.5); the time grows with it (about 40 s for
-        four groups on two cores at the default).
+        ±0.09 (one standard error at 0.5); the time grows with it (the default's
+        time: ``docs/benchmarks.md``, "``bayesfair plan``'s default").
     methods : list of str, optional
         Among :data:`PLAN_METHODS`; default all four.
     strategies : list of str

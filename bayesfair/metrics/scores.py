@@ -45,16 +45,6 @@ import numpy as np
 from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "DEFAULT_THRESHOLDS",
-    "SCORE_METRICS",
-    "ScoreMetric",
-    "cell_auc",
-    "check_thresholds",
-    "counts_above",
-    "score_metric_draws",
-]
-
 #: The thresholds of a sweep when none are given: 0.05, 0.10, ..., 0.95.
 DEFAULT_THRESHOLDS = tuple(float(t) for t in np.round(np.arange(1, 20) * 0.05, 2))
 

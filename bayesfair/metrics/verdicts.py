@@ -64,19 +64,6 @@ from bayesfair.metrics.rates import COUNT_NAMES, get_metric, get_rate
 from bayesfair.metrics.scores import ScoreMetric
 from bayesfair.stats import Interval, rope_decision
 
-__all__ = [
-    "MIN_LABELED",
-    "MIN_ROWS",
-    "TOO_FEW",
-    "Evidence",
-    "decide",
-    "family_level",
-    "needs_labels",
-    "population_interval",
-    "rate_evidence",
-    "shortfall_text",
-]
-
 #: Labeled rows of a group in a rate's denominator below which it carries no verdict.
 MIN_LABELED = 10
 #: Rows assessed in a group below which its rates carry no verdict.

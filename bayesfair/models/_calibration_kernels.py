@@ -419,7 +419,8 @@ def _logp_cfunc(dim, x_, out_, logp_, user_data_):
 def _expand_cfunc(dim, n_expanded, x_, out_, user_data_):
     # the trace row is the free point itself; its deterministics are computed for all
     # draws at once after sampling (_calibration_native.expand_draws): a numba
-    # expansion here cost about 5 s of compilation on a machine's first fit
+    # expansion here cost seconds of compilation on a machine's first fit
+    # (docs/benchmarks.md, "Start-up")
     x = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_expanded,))
     for j in range(dim):

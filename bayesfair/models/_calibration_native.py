@@ -1,10 +1,11 @@
 """The beta-calibration model's log density, hand-written for nutpie (private).
 
 :func:`bayesfair.models.calibration.build_calibration_model` is the
-definition of the model. Compiling that PyMC model for nutpie costs ~10–60 s in
-every new process (nutpie's numba wrapper around the PyTensor graph cannot be
-cached on disk) and the compiled log density costs ~15–30 µs per gradient at
-n_L = 100. This module writes the same log density and its gradient by hand as
+definition of the model. Compiling that PyMC model for nutpie costs tens of seconds
+in every new process (nutpie's numba wrapper around the PyTensor graph cannot be
+cached on disk), and its compiled log density several times this module's per
+gradient (``docs/benchmarks.md``, "Why it is fast: a hand-written log density"). This
+module writes the same log density and its gradient by hand as
 two numba C callbacks (``cache=True``: compiled once per machine, loaded from
 numba's disk cache in well under a second afterwards), and hands them to nutpie
 as a :class:`nutpie.compile_pymc.CompiledPyMCModel`, so that nutpie samples it
@@ -60,8 +61,6 @@ from bayesfair.models._calibration_kernels import (
 from bayesfair.models.likelihood import LIKELIHOOD_FIELDS
 from bayesfair.models.sampling import import_nutpie
 
-__all__ = ["NativeCalibrationModel", "compile_native_calibration"]
-
 
 def _layout(variant: str, k: int):
     """Names and shapes of the trace variables, in the PyMC model's order."""
@@ -80,8 +79,8 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
 
     Each group's ``θ = m + L⁻ᵀ ε`` (module docstring), for all draws at once in numpy:
     nutpie stores the free point, and this runs once per fit (a numba expansion per
-    draw cost about 5 s of compilation on a machine's first fit, for no speed a fit
-    could see).
+    draw cost seconds of compilation on a machine's first fit, for no speed a fit
+    could see: ``docs/benchmarks.md``, "Start-up").
     """
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
     finite = np.all(np.isfinite(x), axis=1)

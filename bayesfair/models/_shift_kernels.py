@@ -56,10 +56,11 @@ def shift_loglik(eta, v_eta, stratum, count, positives, grid, out, table, w):
 def shift_loglik_parallel(eta, v_eta, stratum, count, positives, grid, out, table, w):
     """:func:`shift_loglik` with the draws spread over numba's threads.
 
-    Compiling a parallel loop costs about 3.5 s more, once per machine, than the
-    serial one; :func:`bayesfair.models.shift.stratum_shift_loglik` calls this only
-    for work large enough to repay it (:data:`PARALLEL_WORK`), so a first small fit
-    does not wait for it.
+    Compiling a parallel loop costs seconds more, once per machine, than the serial
+    one (``docs/benchmarks.md``, "Start-up");
+    :func:`bayesfair.models.shift.stratum_shift_loglik` calls this only for work large
+    enough to repay it (:data:`PARALLEL_WORK`), so a first small fit does not wait for
+    it.
     """
     for t in numba.prange(eta.shape[0]):
         _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w)

@@ -56,7 +56,7 @@ log Γ terms of size ``κ log κ``, loses all precision in float64 beyond
 ``κ ≈ 1e13`` and there shows a spurious maximum with enormous gradients; an
 unbounded chain that reached it during warm-up stuck there (every transition
 divergent), where all group rates are equal: its draws of the between-group
-variance were ≈ 0, which halved the estimate in 2 of 60 fits of the old model
+variance were ≈ 0, which halved the estimate in 2 of 60 fits without the bound
 (truth 0.055). Below 1e8 the rounding error is negligible (about 2e-7 per
 log Γ term).
 """
@@ -71,25 +71,6 @@ import numpy as np
 from bayesfair._internal.validation import check_array, check_count_array, check_counts
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import COUNT_NAMES, get_rate
-
-__all__ = [
-    "KAPPA_MAX",
-    "KAPPA_PARETO_ALPHA",
-    "SIZE_EFFECT_SD",
-    "SIZE_TERMS",
-    "BetaPrior",
-    "KappaPrior",
-    "bb_concentration",
-    "build_bb_cells_model",
-    "build_bb_model",
-    "build_hbb_model",
-    "hbb_group_means",
-    "hbb_population_variance",
-    "sample_bb_cells",
-    "sample_bb_exact",
-    "sample_hbb_rates",
-    "size_basis",
-]
 
 #: Shape α of the Pareto(α, κ_min) prior of κ: BDA3 §5.3's p(μ, κ) ∝ κ^(−3/2).
 KAPPA_PARETO_ALPHA = 0.5
@@ -247,9 +228,8 @@ class BetaPrior:
         conditional rates.
     cells : bool, default True
         The Dirichlet over the cells. False: every rate its own ``Beta(alpha, beta)``,
-        drawn independently (Ji et al.'s form as written, and ``bb`` before 0.4, whose
-        records :func:`~bayesfair.models.priors.prior_from_record` reads so): a draw's
-        rates are then not one population's, and Fair Enough's clusters refuse it.
+        drawn independently (Ji et al.'s form as written): a draw's rates are then not
+        one population's, and Fair Enough's clusters refuse it.
     """
 
     alpha: float = 1.0
@@ -258,7 +238,7 @@ class BetaPrior:
 
     def describe(self) -> str:
         """The prior in words (reports)."""
-        if not self.cells or self.alpha != self.beta:  # not a Dirichlet (before 0.4)
+        if not self.cells or self.alpha != self.beta:  # each rate its own Beta, not a Dirichlet
             return f"each group's rate ~ Beta({self.alpha:g}, {self.beta:g}), each on its own"
         a = self.alpha
         flat = " (uniform over the cells)" if a == 1.0 else ""

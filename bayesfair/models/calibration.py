@@ -61,7 +61,6 @@ import numpy as np
 from bayesfair._internal.validation import check_array
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.likelihood import (
-    LIKELIHOOD_BINS,
     LIKELIHOOD_FIELDS,
     binned_loglik,
     entry_predictor,
@@ -69,23 +68,6 @@ from bayesfair.models.likelihood import (
 )
 from bayesfair.models.shift import DEFAULT_SHIFT, ShiftPrior
 from bayesfair.models.unlabeled import clip_scores, expected_counts
-
-__all__ = [
-    "LIKELIHOOD_BINS",
-    "VARIANTS",
-    "CalibrationPriors",
-    "DiscrepancyPrior",
-    "binned_loglik",
-    "build_calibration_model",
-    "calibrate",
-    "carried_rates",
-    "free_center",
-    "free_log_likelihood",
-    "likelihood_data",
-    "rate_prior_shapes",
-    "sample_misfit",
-    "stratum_counts",
-]
 
 VARIANTS = ("beta", "llo", "temperature")
 Variant = Literal["beta", "llo", "temperature"]
@@ -221,7 +203,7 @@ class DiscrepancyPrior:
         Read ``prior_misfit`` as the probability with two groups and hold the
         probability that some group's stratum is off the map fixed as groups
         are added (:meth:`for_groups`). False: ``prior_misfit`` per stratum
-        whatever the number of groups (the behaviour before 0.4).
+        whatever the number of groups.
     label_free : {"prior", "carried"}, optional
         The own rate of an off-map stratum *without labels*. The default, None,
         lets the fit decide: "carried" over periods, "prior" (as None is read

@@ -45,14 +45,6 @@ from bayesfair.models.sampling import sample_model
 from bayesfair.models.shift import map_counts, shifted_counts
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
 
-__all__ = [
-    "calibration_log_prior",
-    "calibration_prior_counts",
-    "fit_calibration",
-    "proxy_note",
-    "robust_unlabeled_counts",
-]
-
 
 @takes("AssessmentData")
 def fit_calibration(data, request: FitRequest) -> FitDraws:

@@ -33,17 +33,6 @@ from bayesfair.models.labeled import (
 )
 from bayesfair.models.request import FitDraws, FitRequest
 
-__all__ = [
-    "DEFAULT_MODEL",
-    "LABELED_MODEL",
-    "MODEL_SPECS",
-    "PAPER_MODEL",
-    "ModelSpec",
-    "models_with_map",
-    "named_models_with_map",
-    "verdict_order",
-]
-
 
 @dataclass(frozen=True)
 class ModelSpec:

@@ -53,17 +53,6 @@ from bayesfair.models.priors import (
 from bayesfair.models.request import PRIOR_DRAWS, FitDraws, FitRequest
 from bayesfair.models.sampling import sample_model
 
-__all__ = [
-    "bb_log_prior",
-    "bb_prior_rates",
-    "fit_bb",
-    "fit_hbb",
-    "fit_labeled",
-    "hbb_log_prior",
-    "hbb_prior_rates",
-    "labeled_fractions",
-]
-
 
 def labeled_fractions(counts, metrics) -> tuple[np.ndarray, np.ndarray]:
     """Each rate's numerator and denominator counts.
@@ -187,7 +176,7 @@ def bb_prior_rates(prior, trials, n: int, rng, metrics=None) -> np.ndarray:
 
     Each group's cells ``~ Dirichlet(α, α, α, α)`` and the ``metrics`` as ratios of
     them (one population per draw); for ``BetaPrior(..., cells=False)`` or without
-    ``metrics``, each rate ``Beta(α, β)`` on its own (the prior of a fit before 0.4).
+    ``metrics``, each rate ``Beta(α, β)`` on its own.
 
     Parameters
     ----------

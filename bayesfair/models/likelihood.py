@@ -18,15 +18,6 @@ import numpy as np
 
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "LIKELIHOOD_BINS",
-    "LIKELIHOOD_FIELDS",
-    "binned_loglik",
-    "entry_predictor",
-    "likelihood_data",
-    "likelihood_grid",
-]
-
 #: Bins per group of the labeled likelihood: the summary's grid, coarsened (module docstring).
 LIKELIHOOD_BINS = 32
 

@@ -3,7 +3,7 @@
 A fit records each prior as a plain dictionary, ``prior.to_dict()`` (the class name
 under ``"kind"`` and the fields), which a result saved to netCDF keeps as JSON.
 A record this version did not write (the text form or the fields of a development
-build before 0.5) is refused with a message that says to refit.
+build) is refused with a message that says to refit.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.beta_binomial import BetaPrior, KappaPrior
 from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
 from bayesfair.models.shift import ShiftPrior
-
-__all__ = ["PRIOR_CLASSES", "prior_from_record"]
 
 #: The prior classes a record may name.
 PRIOR_CLASSES = {
@@ -58,7 +56,7 @@ def prior_from_record(record, kind: str | None = None):
     except (ValueError, TypeError, KeyError):
         raise InvalidParameterError(
             f"Not a {kind or 'prior'} record this version can read: {record!r}. A result "
-            "saved by a development build before 0.5 cannot be read: refit it."
+            "saved by a development build of bayesfair cannot be read: refit it."
         ) from None
 
 

@@ -63,22 +63,6 @@ import numpy as np
 
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "GROUP_PRIOR",
-    "LINK_PRIOR_SD",
-    "GroupCalibration",
-    "Link",
-    "MixtureCalibration",
-    "fit_group_calibration",
-    "fit_link",
-    "fit_score_mixture",
-    "latent_counts",
-    "mixture_responsibilities",
-    "segment_edges",
-    "share_exact",
-    "share_normal",
-]
-
 #: Prior (mean, sd) of the proxy's calibration: α per group, β, γ per group and segment.
 GROUP_PRIOR = {"alpha": (0.0, 1.0), "beta": (1.0, 0.5), "gamma": (0.0, 1.0)}
 #: Score segments per side of the threshold in the proxy's calibration.

@@ -14,8 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PRIOR_DRAWS", "FitDraws", "FitRequest"]
-
 #: Draws of the rates' prior predictive a fit keeps (prior sensitivity, the prior check).
 PRIOR_DRAWS = 2000
 

@@ -18,8 +18,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.calibration import free_log_likelihoods, stratum_counts
 from bayesfair.models.likelihood import likelihood_data
 
-__all__ = ["robust_likelihood_data", "robust_log_likelihood"]
-
 
 def robust_likelihood_data(labeled, center, priors, discrepancy) -> np.ndarray:
     """The packed data of ``rbc``'s labeled likelihood for :func:`robust_log_likelihood`.

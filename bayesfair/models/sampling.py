@@ -52,15 +52,6 @@ from bayesfair._internal.names import resolve_name
 from bayesfair._internal.tree import get_group, has_group, make_tree
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "BACKENDS",
-    "TESTED_NUTPIE",
-    "ModelCache",
-    "clear_cache",
-    "import_nutpie",
-    "sample_model",
-]
-
 #: The sampling backends (module docstring).
 BACKENDS = ("auto", "native", "nutpie", "pymc")
 
@@ -169,13 +160,13 @@ class _DeferredModule(types.ModuleType):
 def import_nutpie():
     """``nutpie``, imported without loading ArviZ until something uses ArviZ.
 
-    nutpie imports all of ArviZ at its top (about 2.5 s, a third of a first
-    answer's wait) to build the results of its public ``sample``. bayesfair reads
-    nutpie's raw trace instead (:func:`nutpie_to_idata`) and needs none of it, so
-    when ArviZ is not imported yet, ``sys.modules["arviz"]`` is first a placeholder
-    that imports ArviZ the first time anything reads from it (nutpie's public
-    results, a user's ``import arviz`` followed by any use). The standard
-    library's ``importlib.util.LazyLoader`` cannot serve: on Python 3.12 an
+    nutpie imports all of ArviZ at its top (a third of a first answer's wait:
+    ``docs/benchmarks.md``, "Start-up") to build the results of its public
+    ``sample``. bayesfair reads nutpie's raw trace instead (:func:`nutpie_to_idata`)
+    and needs none of it, so when ArviZ is not imported yet, ``sys.modules["arviz"]``
+    is first a placeholder that imports ArviZ the first time anything reads from it
+    (nutpie's public results, a user's ``import arviz`` followed by any use). The
+    standard library's ``importlib.util.LazyLoader`` cannot serve: on Python 3.12 an
     ``import`` statement reads the module's ``__spec__``, which loads it.
     """
     if "nutpie" not in sys.modules and "arviz" not in sys.modules:
@@ -320,10 +311,11 @@ def sample_model(
 def _shared_names(compiled) -> set[str]:
     """The names of the data containers a compiled PyMC model reads.
 
-    nutpie 0.16.11 keys ``shared_data`` by an identifier of its own and keeps the
-    names on ``shared_var_keys``' variables (earlier versions keyed it by name); a
-    filter on the keys alone would drop every container, and each fit would sample
-    the data the model was compiled with.
+    Where nutpie keeps the names on ``shared_var_keys``' variables (0.16.11 keys
+    ``shared_data`` by an identifier of its own), they are read there; otherwise the
+    keys of ``shared_data`` are the names. A filter on nutpie 0.16.11's keys alone
+    would drop every container, and each fit would sample the data the model was
+    compiled with.
     """
     keys = getattr(compiled, "shared_var_keys", None)
     if keys:

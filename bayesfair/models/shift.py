@@ -109,15 +109,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.likelihood import entry_predictor, likelihood_data
 from bayesfair.models.unlabeled import expected_counts, sampled_counts
 
-__all__ = [
-    "DEFAULT_SHIFT",
-    "SHIFT_GRID",
-    "ShiftPrior",
-    "sample_shifts",
-    "shifted_counts",
-    "stratum_shift_loglik",
-]
-
 #: The grid of shifts (logit units) on which each stratum's conditional posterior is
 #: evaluated: step 0.05 over [−5, 5]. A shift beyond ±5 moves a rate of 1/2 past
 #: 0.007 or 0.993; within the grid a draw is jittered uniformly over its cell (a

@@ -30,18 +30,6 @@ from bayesfair._internal.validation import check_array
 from bayesfair.data.summary import DEFAULT_BINS, ScoreSummary, bin_index, summarize_arrays
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = [
-    "DEFAULT_BINS",
-    "LABELED_PRIOR",
-    "PRIOR_ROWS",
-    "bootstrap_entry_counts",
-    "exact_expected_counts",
-    "expected_counts",
-    "pooled_entries",
-    "reduce_unlabeled",
-    "sampled_counts",
-]
-
 # sampled_counts: a group's and side's total of positives is drawn from its normal
 # approximation where its variance is at least this, else bin by bin.
 _NORMAL_MIN_VARIANCE = 25.0
@@ -375,7 +363,7 @@ def sampled_counts(
     ``tests/models/test_unlabeled.py``), and elsewhere bin by bin, each bin's
     binomial by inversion of one uniform (``_unlabeled_kernels.cell_positives``:
     one compiled pass per draw, on threads; with 56 groups nearly every cell is
-    drawn bin by bin, which from Python cost 1.7 s per fit).
+    drawn bin by bin: ``docs/results/many_groups.md``, "Cost").
 
     Parameters
     ----------

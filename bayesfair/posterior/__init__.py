@@ -13,8 +13,12 @@ The flow inside, lowest first:
   :class:`PeriodPosterior`, containers whose methods call the modules above;
 - :mod:`~bayesfair.posterior.fitting`: :func:`~bayesfair.fit` and
   :func:`~bayesfair.fit_periods`, which sample a model and build a result.
+
+The names users call: the two results and :func:`drift_table`, the drift flag of a
+group's periods from its labels alone (no fit).
 """
 
+from bayesfair.posterior.periods import drift_table
 from bayesfair.posterior.result import FairnessPosterior, PeriodPosterior
 
-__all__ = ["FairnessPosterior", "PeriodPosterior"]
+__all__ = ["FairnessPosterior", "PeriodPosterior", "drift_table"]

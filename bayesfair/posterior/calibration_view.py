@@ -41,14 +41,6 @@ from bayesfair.posterior.groups import evidence, group_sizes
 from bayesfair.posterior.stored_summary import labeled_cells
 from bayesfair.stats import Interval, hdi, prob_within, simultaneous_band
 
-__all__ = [
-    "CALIBRATION_COLUMNS",
-    "assessed_mean_score",
-    "calibration_gap",
-    "calibration_summary",
-    "mean_score_draws",
-]
-
 #: What the gap is, in words (the table's ``attrs["quantity"]``).
 QUANTITY = "mean score minus share of positives, per group (calibration in the large)"
 

@@ -21,23 +21,6 @@ from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import composite_value, get_composite, get_metric, warn_undefined_draws
 from bayesfair.stats import prob_within
 
-__all__ = [
-    "between_group_variance",
-    "composite",
-    "denominators",
-    "difference",
-    "max_min_gap",
-    "pair",
-    "pairs_for",
-    "population_variance",
-    "prob_positive",
-    "prob_practically_fair",
-    "prob_undefined",
-    "prob_variance_below",
-    "ratio",
-    "variance_upper_bound",
-]
-
 
 @takes("FairnessPosterior")
 def pair(result, group=None, reference=None) -> tuple:

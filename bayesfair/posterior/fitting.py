@@ -55,8 +55,6 @@ from bayesfair.posterior.periods import (
 )
 from bayesfair.posterior.result import ESTIMANDS, RATES_GROUP, FairnessPosterior, PeriodPosterior
 
-__all__ = ["ESTIMANDS", "MODELS", "fit", "fit_periods"]
-
 #: The models ``fit`` knows, with a one-line description (from the catalogue,
 #: :mod:`bayesfair.models.catalogue`), from the simplest to the default.
 MODELS = {name: MODEL_SPECS[name].description for name in reversed(verdict_order())}
@@ -395,8 +393,8 @@ def _streams(random_seed) -> tuple:
     sampler_seq, predictive_seq = seed_seq.spawn(2)
     sampler_seed = int(sampler_seq.generate_state(1)[0])
     rng = np.random.default_rng(predictive_seq)
-    # the prior predictive draws (bayesfair.posterior.sensitivity): the root's fourth child, so that
-    # the sampler's and the predictive's streams are those of earlier versions
+    # the prior predictive draws (bayesfair.posterior.sensitivity): the root's fourth child, a
+    # stream apart from the sampler's and the predictive's (the first two)
     prior_rng = np.random.default_rng(
         np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, 3))
     )

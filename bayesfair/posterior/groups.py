@@ -62,19 +62,6 @@ from bayesfair.metrics.verdicts import (
 from bayesfair.models.catalogue import MODEL_SPECS
 from bayesfair.stats import rope_decision, simultaneous_band
 
-__all__ = [
-    "FOUR_FIFTHS",
-    "adverse_direction",
-    "count_draws",
-    "evidence",
-    "family_summary",
-    "group_summary",
-    "impact_ratio_table",
-    "impact_ratios",
-    "overall_rate",
-    "weighing_rows",
-]
-
 #: The four-fifths rule (29 CFR § 1607.4(D)): an impact ratio below 0.8 is evidence of
 #: adverse impact.
 FOUR_FIFTHS = 0.8
@@ -156,7 +143,7 @@ def count_draws(result) -> xr.DataArray:
     """Each draw's confusion counts per group, over the group's assessed rows.
 
     A fit that keeps its counts (:attr:`~bayesfair.FairnessPosterior.draws_counts`:
-    ``rbc``, ``bc`` and ``bb`` since 0.4) has every rate of a draw as a ratio of its
+    ``rbc``, ``bc`` and ``bb``) has every rate of a draw as a ratio of its
     counts (:func:`bayesfair.metrics.rate_from_counts`). ``bb`` draws the cells'
     proportions (one Dirichlet per group); they are scaled here to the group's
     ``n_labeled + n_unlabeled`` rows, so that every fit's counts are on one scale.
@@ -173,7 +160,7 @@ def count_draws(result) -> xr.DataArray:
     Raises
     ------
     InvalidParameterError
-        If the fit keeps no counts (``hbb``, or a file written before 0.4).
+        If the fit keeps no counts (``hbb``).
     """
     if not result.draws_counts:
         raise InvalidParameterError(
@@ -541,7 +528,7 @@ def _ratio_band(rates, kept, others, ref, ci_prob):
 
     The reference is the category with the highest observed rate, so it is chosen by
     the data, and its rate is more often high by chance than low: a band of the K − 1
-    ratios to it alone (what 0.4.0.dev0 gave) covered the true ratios jointly in 0.80
+    ratios to it alone covered the true ratios jointly in 0.80
     of 300 simulated audits of ten alike categories of 200, and 0.88 with eight
     categories of 40–400. A band over all pairs holds whichever category the data
     choose: 0.94 and 0.96 there (``tests/statistical/test_impact_ratio_coverage.py``);
@@ -549,8 +536,8 @@ def _ratio_band(rates, kept, others, ref, ci_prob):
     average (a small category among many: up to a third wider on the log scale).
     On the log scale, where a ratio of two rates is near symmetric; a draw in which a
     category selects no one gives it a ratio of 0 (and no ratio to it: infinity), and
-    a draw in which both do an undefined ratio. K categories make K(K − 1)/2 pairs:
-    with 56 (Adult's intersections) the table takes about 1.5 s."""
+    a draw in which both do an undefined ratio. K categories make K(K − 1)/2 pairs
+    (the time with 56: ``docs/benchmarks.md``, "Many groups")."""
     first, second = np.triu_indices(len(kept), 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log(rates)

@@ -77,20 +77,6 @@ from bayesfair.posterior.calibration_test import holm_adjust
 from bayesfair.posterior.groups import evidence
 from bayesfair.stats import prob_within, simultaneous_band
 
-__all__ = [
-    "DRIFT_LEVEL",
-    "DRIFT_MIN_LABELS",
-    "DRIFT_POWER",
-    "PERIOD_COLUMNS",
-    "drift_table",
-    "family_drift",
-    "group_over_periods",
-    "period_evidence",
-    "period_sizes",
-    "period_summary",
-    "proxy_period_sizes",
-]
-
 #: The p-value below which a period's labels are flagged as drifted.
 DRIFT_LEVEL = 0.05
 

@@ -33,8 +33,6 @@ from bayesfair.models.proxy import MixtureCalibration, fit_group_calibration, fi
 from bayesfair.models.proxy import latent_counts as draw_latent
 from bayesfair.stats import hdi
 
-__all__ = ["LINK_GRID", "proxy_assumption", "proxy_summary"]
-
 #: Shifts of a group's link tried, each way, for ``link_to_change``.
 LINK_GRID = (1.0, 2.0, 4.0, 8.0)
 # draws used for the link's what-if refits (the verdicts' rule reads the draws' interval)

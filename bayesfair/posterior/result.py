@@ -27,9 +27,7 @@ import numpy as np
 from bayesfair._internal.netcdf import read_parts, read_result, write_parts, write_result
 from bayesfair._internal.tree import get_group, has_group
 from bayesfair.exceptions import (
-    CalibrationWarning,
     InvalidParameterError,
-    SamplingWarning,
 )
 from bayesfair.metrics.fair_enough import posterior_clusters
 from bayesfair.posterior import (
@@ -46,19 +44,6 @@ from bayesfair.posterior import (
 )
 from bayesfair.posterior import groups as _groups
 from bayesfair.posterior.score_view import RATES_GROUP
-from bayesfair.stats import eti, hdi, prob_within
-
-__all__ = [
-    "CalibrationWarning",
-    "FairnessPosterior",
-    "PeriodPosterior",
-    "SamplingWarning",
-    "estimand_words",
-    "eti",
-    "hdi",
-    "prob_within",
-]
-
 
 #: What each estimand is, in words (summaries and reports print it).
 ESTIMANDS = {
@@ -453,9 +438,8 @@ class FairnessPosterior:
     @property
     def draws_counts(self) -> bool:
         """Whether the result keeps each draw's confusion counts per group (the posterior's
-        ``cells``), every rate of a draw a ratio of them: ``rbc``, ``bc`` and ``bb`` fits
-        since 0.4. ``hbb`` draws each rate on its own; a file written before 0.4 kept
-        only the rates."""
+        ``cells``), every rate of a draw a ratio of them: ``rbc``, ``bc`` and ``bb`` fits.
+        ``hbb`` draws each rate on its own."""
         return has_group(self.idata, "posterior") and "cells" in get_group(self.idata, "posterior")
 
     def count_draws(self):

@@ -75,18 +75,6 @@ from bayesfair.posterior import contrasts
 from bayesfair.posterior.groups import group_sizes
 from bayesfair.stats import hdi, prob_within, simultaneous_band
 
-__all__ = [
-    "THRESHOLD_COLUMNS",
-    "ScoreCells",
-    "group_draws",
-    "metric_draws",
-    "reliability_summary",
-    "score_cells",
-    "threshold_draws",
-    "threshold_summary",
-    "xauc",
-]
-
 #: The columns of :func:`threshold_summary`, in order.
 THRESHOLD_COLUMNS = [
     "threshold",

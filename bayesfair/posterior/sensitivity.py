@@ -38,7 +38,7 @@ prior and the size trend; ``bb`` the rate's margin of each group's Dirichlet ove
 cells, ``Beta(jα, (d − j)α)`` for a rate of j of its denominator's d cells: with the
 default α = 1 the Dirichlet itself is flat, and power-scaling it would move nothing,
 but its margin for accuracy, Beta(2, 2), is not, and a gap that this implied prior
-decides is said to rest on it; a ``bb`` fit before 0.4, each rate's own Beta).
+decides is said to rest on it; ``BetaPrior(cells=False)``, each rate's own Beta).
 """
 
 from __future__ import annotations
@@ -55,19 +55,6 @@ from bayesfair.models.catalogue import MODEL_SPECS, models_with_map
 from bayesfair.posterior import contrasts
 from bayesfair.posterior.groups import metric_list
 from bayesfair.stats import pareto_smoothed_log_weights, rope_decision
-
-__all__ = [
-    "SENSITIVITY_THRESHOLD",
-    "log_prior_draws",
-    "powerscale_log_weights",
-    "prior_sentence",
-    "prior_share",
-    "prior_statistic",
-    "prior_verdict",
-    "result_sensitivity",
-    "verdict_holds",
-    "weighted_hdi",
-]
 
 #: The prior share at or above which a gap is prior-sensitive: the data removed less than
 #: half of the prior's variance of Δ ("mostly the prior's").

@@ -22,8 +22,6 @@ from bayesfair.posterior.groups import evidence, metric_list
 from bayesfair.posterior.sensitivity import prior_verdict
 from bayesfair.stats import eti, hdi, min_interval_draws, prob_within
 
-__all__ = ["difference_row", "rate_note", "summary"]
-
 
 @takes("FairnessPosterior")
 def difference_row(

@@ -23,9 +23,9 @@ import pandas as pd
 
 import bayesfair as bf
 from bayesfair.datasets import get_score_set, load_scores
+from bayesfair.exceptions import SamplingWarning
 from bayesfair.experiments import mae_table, run_experiment
 from bayesfair.models.beta_binomial import BetaPrior
-from bayesfair.posterior.result import SamplingWarning
 from bayesfair.report import plots
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"

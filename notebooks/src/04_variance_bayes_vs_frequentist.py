@@ -32,8 +32,8 @@ import pandas as pd
 import bayesfair as bf
 from bayesfair import frequentist as fq
 from bayesfair.datasets.simulate import LUM_SCENARIOS, lum_scenario, simulate_counts
+from bayesfair.exceptions import SamplingWarning
 from bayesfair.models.beta_binomial import BetaPrior
-from bayesfair.posterior.result import SamplingWarning
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 REPS = 4 if FAST else 40

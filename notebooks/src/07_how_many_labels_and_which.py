@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import bayesfair as bf
-from bayesfair.posterior.result import hdi
+from bayesfair.stats import hdi
 
 FAST = os.environ.get("BAYESFAIR_FAST") == "1"
 warnings.filterwarnings("ignore")  # small fits below print R-hat notes in fast mode

@@ -19,9 +19,8 @@ from bayesfair._internal.validation import (
     seed_sequence,
     sequence_from_record,
 )
-from bayesfair.exceptions import InvalidParameterError
+from bayesfair.exceptions import InvalidParameterError, SamplingWarning
 from bayesfair.experiments import run_experiment
-from bayesfair.posterior.result import SamplingWarning
 
 
 def _data(seed=0):

@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesfair.data.assessment import AssessmentData, UnlabeledGroupWarning
+from bayesfair.data.assessment import AssessmentData
 from bayesfair.exceptions import (
     HardPredictionWarning,
     InvalidParameterError,
     UndefinedRateWarning,
+    UnlabeledGroupWarning,
 )
 
 S = [0.9, 0.2, 0.7, 0.4, 0.6, 0.1]

@@ -119,9 +119,11 @@ def test_robust_counts_replace_the_map_s_positives_in_free_strata(estimand):
     n = 2_000
     ones, zeros = np.ones((n, 2)), np.zeros((n, 2))
     if estimand == "expected":  # the map's unlabeled counts, as fit computes them
-        u_counts = bf.models.expected_counts(summary, ones, ones, zeros)
+        u_counts = bf.models.unlabeled.expected_counts(summary, ones, ones, zeros)
     else:
-        u_counts = bf.models.sampled_counts(summary, ones, ones, zeros, np.random.default_rng(3))
+        u_counts = bf.models.unlabeled.sampled_counts(
+            summary, ones, ones, zeros, np.random.default_rng(3)
+        )
     center = np.full((2, 2), 0.5)
     rng = np.random.default_rng(2)
     out, free, p_free, p_shared = robust_unlabeled_counts(
@@ -168,7 +170,7 @@ def test_robust_counts_carry_the_labeled_discrepancy_to_a_stratum_without_labels
     summary = summarize_arrays(u, np.repeat([0, 1], 500), range(2))
     n = 1_000
     ones, zeros = np.ones((n, 2)), np.zeros((n, 2))
-    u_counts = bf.models.expected_counts(summary, ones, ones, zeros)
+    u_counts = bf.models.unlabeled.expected_counts(summary, ones, ones, zeros)
     map_share = u_counts[:, 1, 0] / summary.totals()[1, 1]
     shares = {}
     for label_free in ("prior", "carried"):

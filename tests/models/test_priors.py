@@ -64,5 +64,7 @@ def test_a_record_is_not_changed_by_reading_it():
 def test_a_record_of_a_development_build_is_refused_with_what_to_do(record):
     """Results saved by 0.3/0.4 builds (never released) do not load silently as
     something else: the message says to refit."""
-    with pytest.raises(InvalidParameterError, match="before 0.5 cannot be read: refit it"):
+    with pytest.raises(
+        InvalidParameterError, match="development build of bayesfair cannot be read: refit it"
+    ):
         prior_from_record(record)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bayesfair.datasets import load_assessment
-from bayesfair.posterior.result import SamplingWarning
+from bayesfair.exceptions import SamplingWarning
 from bayesfair.report.compare import compare
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

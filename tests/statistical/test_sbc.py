@@ -74,7 +74,7 @@ import pytest
 from scipy import special, stats
 
 from bayesfair.data.assessment import AssessmentData
-from bayesfair.exceptions import CalibrationWarning
+from bayesfair.exceptions import CalibrationWarning, SamplingWarning
 from bayesfair.metrics.rates import rate_from_counts
 from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior, draw_prior_rates
 from bayesfair.models.unlabeled import (
@@ -84,7 +84,6 @@ from bayesfair.models.unlabeled import (
     sampled_counts,
 )
 from bayesfair.posterior.fitting import fit
-from bayesfair.posterior.result import SamplingWarning
 
 pytestmark = pytest.mark.slow
 

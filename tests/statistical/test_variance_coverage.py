@@ -52,6 +52,7 @@ import pytest
 import bayesfair as bf
 from bayesfair.data.assessment import AssessmentData
 from bayesfair.datasets.simulate import lum_scenario, simulate_counts
+from bayesfair.exceptions import SamplingWarning
 from bayesfair.models.beta_binomial import (
     KAPPA_MAX,
     KAPPA_PARETO_ALPHA,
@@ -60,7 +61,6 @@ from bayesfair.models.beta_binomial import (
     hbb_population_variance,
     size_basis,
 )
-from bayesfair.posterior.result import SamplingWarning
 
 
 # --------------------------------------------------------------------------- fast

@@ -39,8 +39,6 @@ from bayesfair.data.proxy_summary import (
 from bayesfair.data.summary import bin_edges
 from bayesfair.exceptions import InvalidParameterError
 
-__all__ = ["PROXY_ENGINES", "summarize_proxy"]
-
 PROXY_ENGINES = ("auto", "numpy", "duckdb", "dask", "spark")
 
 
@@ -222,11 +220,6 @@ def _spark_entries(sdf, score, group, columns, settings) -> pd.DataFrame:
     summed = wanted.mapInPandas(sums, schema).groupBy(*keys).sum(*values)
     frame = summed.toPandas()
     return frame.rename(columns={f"sum({c})": c for c in values})
-
-
-def _keys(meta: pd.DataFrame) -> list[str]:
-    """The entries' key columns: group, label, side, bin and the proxy cell."""
-    return [c for c in meta.columns if c in ("group", "label", "side", "bin") or c[:5] == "cell_"]
 
 
 def _empty(columns, settings) -> ProxySummary:
