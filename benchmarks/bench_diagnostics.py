@@ -5,7 +5,7 @@ interface. This benchmark measures, on the sampled variables of a default
 (``rbc``) fit of Adult-sex MLP scores, n_L = 100, 4 chains × 1000 draws:
 
 * **diagnostics**: :func:`bayesfair.stats.diagnostics_table` as every fit calls
-  it (:func:`bayesfair.posterior.checks.result_diagnostics`), all the
+  it (:func:`bayesfair.posterior.diagnostics.result_diagnostics`), all the
   variables' elements in one call of ``array_stats.rhat`` and one of
   ``array_stats.ess``, against ``arviz_stats.rhat(post)`` +
   ``arviz_stats.ess(post, method="bulk")`` on the same ``Dataset`` (a call per
@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 import bayesfair as bf
-from bayesfair.posterior.checks import POST_HOC
+from bayesfair.posterior.diagnostics import POST_HOC
 from bayesfair.stats import diagnostics_table
 
 FIT = """

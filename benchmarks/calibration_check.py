@@ -11,12 +11,13 @@ follow ``p``.
    flipped), each fitted with the default model (``bf.fit(data, draws=300, tune=300,
    chains=2, progressbar=False, random_seed=s)``) and checked with
    ``res.calibration_check()``. For comparison the same fits give the earlier check
-   (the posterior predictive p-value of :func:`bayesfair.posterior.checks.calibration_ppc`,
-   Holm-adjusted) and the shift likelihood ratio taken at each group's
-   posterior-median map instead of the profile (the first design considered).
+   (the posterior predictive p-value of
+   :func:`bayesfair.posterior.predictive_check.calibration_ppc`, Holm-adjusted) and the
+   shift likelihood ratio taken at each group's posterior-median map instead of the
+   profile (the first design considered).
 2. **Summaries.** The check reads only the labeled summary a fit keeps, so its
    verdicts on a data set do not depend on the fit: ``--replicates`` more data sets
-   per cell go through :func:`bayesfair.posterior.checks.calibration_verdicts` directly
+   per cell go through :func:`bayesfair.posterior.calibration_test.calibration_verdicts` directly
    (also n = 2,000 labels per group), for tighter rates. Part 1 confirms that the
    fit's table agrees with the direct one.
 3. **Oracle bound.** The most powerful test of the shift alternative knows the
@@ -60,7 +61,7 @@ import bayesfair as bf
 from bayesfair.datasets.simulate import differential_calibration, miscalibrated_scores
 from bayesfair.models.likelihood import likelihood_data
 from bayesfair.models.shift import SHIFT_GRID, stratum_shift_loglik
-from bayesfair.posterior import checks
+from bayesfair.posterior import calibration_test, predictive_check
 
 FLIP = 0.12
 GROUPS = ("A", "B", "C", "D")
@@ -105,8 +106,8 @@ def old_check(res, rng) -> np.ndarray:
         eta = c[:, g, None] + a[:, g, None] * log_s[None] - b[:, g, None] * log_1ms[None]
         return 0.5 * (1.0 + np.tanh(0.5 * eta))
 
-    table = checks.calibration_ppc(res.labeled_cells(), probabilities, rng=rng)
-    return checks.holm_adjust(table["p_value"].to_numpy())
+    table = predictive_check.calibration_ppc(res.labeled_cells(), probabilities, rng=rng)
+    return calibration_test.holm_adjust(table["p_value"].to_numpy())
 
 
 def own_map_lr(res) -> np.ndarray:
@@ -124,7 +125,7 @@ def own_map_lr(res) -> np.ndarray:
     lr = 2.0 * (ll.max(axis=-1) - ll[:, zero]).reshape(k, 2)
     df = (labeled.totals() > 0).sum(axis=1)
     p = np.where(df > 0, stats.chi2.sf(lr.sum(axis=1), np.maximum(df, 1)), np.nan)
-    return checks.holm_adjust(p)
+    return calibration_test.holm_adjust(p)
 
 
 def fixed_others_lr(labeled) -> np.ndarray:
@@ -135,21 +136,23 @@ def fixed_others_lr(labeled) -> np.ndarray:
     p = np.full(k, np.nan)
     for g in range(k):
         others = {key: v[lik["group_idx"] != g] for key, v in lik.items()}
-        _, theta = checks._fit_shared(others, (), np.zeros(3))
+        _, theta = calibration_test._fit_shared(others, (), np.zeros(3))
         mine = {key: v[lik["group_idx"] == g] for key, v in lik.items()}
         free = tuple(sorted(set((2 * g + mine["side"]).tolist())))
-        ll0 = checks._shared_loglik(np.r_[theta, np.zeros(len(free))], mine, free)[0]
+        ll0 = calibration_test._shared_loglik(np.r_[theta, np.zeros(len(free))], mine, free)[0]
         # shifts only: the map held at the others' fit
         from scipy.optimize import minimize
 
         fit = minimize(
-            lambda d, th=theta, fr=free, mi=mine: -checks._shared_loglik(np.r_[th, d], mi, fr)[0],
+            lambda d, th=theta, fr=free, mi=mine: (
+                -calibration_test._shared_loglik(np.r_[th, d], mi, fr)[0]
+            ),
             np.zeros(len(free)),
             method="L-BFGS-B",
             bounds=[(-10, 10)] * len(free),
         )
         p[g] = stats.chi2.sf(max(0.0, 2 * (-fit.fun - ll0)), len(free))
-    return checks.holm_adjust(p)
+    return calibration_test.holm_adjust(p)
 
 
 def oracle_power(n: int, alpha: float = ALPHA) -> tuple[float, float]:
@@ -188,7 +191,9 @@ def run_fits(n_fits: int) -> pd.DataFrame:
                             data, draws=300, tune=300, chains=2, progressbar=False, random_seed=s
                         )
                     check = res.calibration_check(warn=False)
-                    direct = checks.calibration_verdicts(data.labeled_summary(), ALPHA, 20)
+                    direct = calibration_test.calibration_verdicts(
+                        data.labeled_summary(), ALPHA, 20
+                    )
                     same = np.allclose(
                         check["statistic"], direct["statistic"], equal_nan=True
                     ) and list(check["verdict"]) == list(direct["verdict"])
@@ -224,7 +229,7 @@ def run_summaries(n_rep: int) -> pd.DataFrame:
                     k, n, flipped, 10**6 + 100_000 * k + 10 * n + 50_000 * flipped + r, 1
                 )
                 labeled = data.labeled_summary()
-                table = checks.calibration_verdicts(labeled, ALPHA, 20)
+                table = calibration_test.calibration_verdicts(labeled, ALPHA, 20)
                 fixed = fixed_others_lr(labeled) if n == 500 else np.full(k, np.nan)
                 for g in range(k):
                     rows.append(
@@ -260,9 +265,12 @@ def differential_summary(k: int, n: int, kind: str, amount: float, seed: int):
 def _differential_one(args) -> list[dict]:
     k, n, kind, amount, seed = args
     labeled = differential_summary(k, n, kind, amount, seed)
-    table = checks.calibration_verdicts(labeled, ALPHA, 10)
-    slopes = checks.step_down(labeled, ALPHA, share_slopes=True)["flagged"].to_numpy()
-    single = checks.holm_adjust(checks.shift_lr_test(labeled)["p_value"].to_numpy()) < ALPHA
+    table = calibration_test.calibration_verdicts(labeled, ALPHA, 10)
+    slopes = calibration_test.step_down(labeled, ALPHA, share_slopes=True)["flagged"].to_numpy()
+    single = (
+        calibration_test.holm_adjust(calibration_test.shift_lr_test(labeled)["p_value"].to_numpy())
+        < ALPHA
+    )
     return [
         {
             "K": k,
@@ -425,7 +433,8 @@ def report(fits: pd.DataFrame, sums: pd.DataFrame, diff: pd.DataFrame, seconds: 
         "# Calibration check: size and power",
         "",
         "Written by `benchmarks/calibration_check.py` (module docstring: the design). The",
-        "check (`bayesfair/checks.py`): for each group, the profile likelihood ratio of the",
+        "check (`bayesfair/posterior/calibration_test.py`): for each group, the profile",
+        "likelihood ratio of the",
         "labeled examples of all groups under one beta-calibration map shared by every group",
         "against the same with the group's examples moved by an intercept of their own on each",
         "side of the threshold, referred to χ² with as many degrees of freedom as the group has",

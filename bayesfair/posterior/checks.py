@@ -23,10 +23,6 @@ from bayesfair.models.catalogue import models_with_map, named_models_with_map
 from bayesfair.posterior.calibration_test import calibration_verdicts
 from bayesfair.posterior.check_words import misfit_message
 
-# bayesfair.report.plots imports entry_bins from here; it lives in score_bins, and this
-# line goes when report/plots.py imports it from there
-from bayesfair.posterior.score_bins import entry_bins  # noqa: F401
-
 __all__ = [
     "CHECK_COLUMNS",
     "flagged_groups",

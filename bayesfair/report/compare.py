@@ -49,16 +49,13 @@ from bayesfair.exceptions import (
     SmallReferenceWarning,
     warnings_at_caller,
 )
-from bayesfair.frequentist.bootstrap import resamples_to_itself
-from bayesfair.frequentist.groups import labeled_evidence, max_gap_interval
 from bayesfair.metrics.fair_enough import VERDICT_PROB, probability_verdict
 from bayesfair.metrics.rates import (
     COUNT_NAMES,
     UndefinedRateWarning,
     get_rate,
-    rate_fraction,
 )
-from bayesfair.metrics.verdicts import TOO_FEW, decide, family_level, shortfall_text
+from bayesfair.metrics.verdicts import TOO_FEW, family_level
 from bayesfair.models.catalogue import (
     DEFAULT_MODEL,
     LABELED_MODEL,
@@ -67,7 +64,6 @@ from bayesfair.models.catalogue import (
     named_models_with_map,
     verdict_order,
 )
-from bayesfair.posterior.calibration_view import CALIBRATION_COLUMNS, QUANTITY
 from bayesfair.posterior.checks import CHECK_COLUMNS
 from bayesfair.posterior.fitting import fit, model_options
 from bayesfair.posterior.groups import evidence
@@ -82,15 +78,17 @@ from bayesfair.report.estimates import (
     set_aside,
 )
 from bayesfair.report.pair_methods import (
-    PAIR_METHODS,
     SELECTIONS,
     PairContext,
-    invalid_after,
+    method_words,
     pair_method_records,
+    set_aside_after,
 )
 from bayesfair.report.score import check_score_request, score_tables
+from bayesfair.report.variance_rows import variance_row
 from bayesfair.report.verdicts import pair_verdicts
-from bayesfair.stats import hdi, min_interval_draws
+from bayesfair.report.views import ViewSettings, calibration_view, group_views
+from bayesfair.stats import min_interval_draws
 
 __all__ = ["Comparison", "compare"]
 
@@ -438,7 +436,8 @@ def compare(
         else pd.DataFrame(columns=list(CHECK_COLUMNS))
     )
     pair_rows, estimate_rows, var_rows = [], [], []
-    gone = [m for m in _not_valid_after(selection) if m not in MODEL_SPECS or m in posteriors]
+    gone = [m for m in set_aside_after(selection) if m not in MODEL_SPECS or m in posteriors]
+    views = ViewSettings(epsilon, ci_prob, n_resamples, selection)
     for i, metric in enumerate(metrics):
         with warnings.catch_warnings():
             # Undefined rates are stated in the table (NaN and the 'note' column).
@@ -456,8 +455,9 @@ def compare(
         rows, records = _metric_pairs(context, posteriors, too_few, epsilon, gone, selection)
         pair_rows += rows
         estimate_rows += records
-        var = _variance_row(fq, data, metric, n_resamples, ci_prob, boot_seeds[2 * i + 1])
-        var_rows.append(_posterior_variances(var, metric, posteriors, too_few, ci_prob, selection))
+        var_rows.append(
+            variance_row(data, metric, posteriors, too_few, views, boot_seeds[2 * i + 1])
+        )
 
     estimates = set_aside(pd.DataFrame(estimate_rows, columns=ESTIMATE_COLUMNS), gone)
     settings = {
@@ -477,25 +477,22 @@ def compare(
             data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
         ),
     }
-    group_view, family_view = _group_views(
-        data, metrics, posteriors, too_few, (epsilon, ci_prob, n_resamples), view_seq
-    )
-    calibration_view, reliability = _calibration_view(
+    group_view, family_view = group_views(data, metrics, posteriors, too_few, views, view_seq)
+    calibration_table, reliability = calibration_view(
         data,
         {view_model: posteriors[view_model]} if view_model not in (None, *too_few) else {},
-        (epsilon, ci_prob, n_resamples),
-        selection,
+        views,
         calibration_seq,
     )
-    settings["calibration_model"] = calibration_view.attrs["model"]
+    settings["calibration_model"] = calibration_table.attrs["model"]
     return Comparison(
         group_view=group_view,
         family_view=family_view,
-        calibration_view=calibration_view,
+        calibration_view=calibration_table,
         reliability=reliability,
         pairs=_pairs_table(pair_rows, estimates, list(posteriors), calibrated, calibration),
         estimates=estimates,
-        variance=pd.DataFrame(var_rows).set_index("metric"),
+        variance=pd.concat(var_rows, ignore_index=True).set_index("metric"),
         groups=data.group_sizes(),
         settings=settings,
         posteriors=posteriors,
@@ -600,66 +597,6 @@ def _checked_arguments(data, metrics, epsilon, selection, fit_kwargs) -> tuple[l
     return metrics, epsilon
 
 
-def _group_views(data, metrics, posteriors, too_few, options, seq) -> tuple:
-    """The group and family views, side by side: each Bayesian model's and the labeled
-    rows' max-|t| bootstrap (:func:`bayesfair.frequentist.group_intervals`). Each band is
-    joint over the groups, and at the level that holds it over the metrics too
-    (:func:`~bayesfair.metrics.verdicts.family_level`): an audit in which nothing differs
-    shows no "unfair" in any metric's view in ``ci_prob`` of audits."""
-    epsilon, ci_prob, n_resamples = options
-    ci_prob = family_level(ci_prob, len(metrics))
-    sizes = data.group_sizes()
-    group_frames, family_rows = [], []
-    for metric, metric_seq in zip(metrics, seq.spawn(len(metrics)), strict=True):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedRateWarning)  # said in the pairs' notes
-            freq = fq.group_intervals(data, metric, ci_prob, n_resamples, metric_seq)
-        table = pd.DataFrame(
-            {
-                "metric": metric,
-                "group": freq["group"],
-                "n_labeled": sizes["n_labeled"].to_numpy(),
-                "n_unlabeled": sizes["n_unlabeled"].to_numpy(),
-            }
-        )
-        family = {"metric": metric}
-        for name, res in posteriors.items():
-            if name in too_few:
-                continue
-            view = res.group_summary(metric, epsilon, ci_prob)
-            for col in ("gap", "gap_lower", "gap_upper", "prob_worst", "decision"):
-                table[f"{name}_{col}"] = view[col].to_numpy()
-            fam = res.family_summary(metric, epsilon, ci_prob).iloc[0]
-            family.update({f"{name}_{k}": v for k, v in fam.items() if k != "metric"})
-        for col in ("gap", "gap_lower", "gap_upper"):
-            table[f"freq_{col}"] = freq[col].to_numpy()
-        table["freq_method"] = freq["method"].to_numpy()
-        gate = list(labeled_evidence(data, metric).values())
-        table["freq_decision"] = [
-            decide(lo, hi, epsilon, [e])
-            for lo, hi, e in zip(
-                table["freq_gap_lower"], table["freq_gap_upper"], gate, strict=True
-            )
-        ]
-        # the family over the groups with enough labels (the band still joint over all)
-        kept = np.array([e.enough for e in gate])
-        lo, hi = max_gap_interval(
-            table["freq_gap_lower"].to_numpy(float)[kept],
-            table["freq_gap_upper"].to_numpy(float)[kept],
-        )
-        family.update(
-            freq_max_gap=float(np.ptp(freq["gap"].to_numpy(float)[kept])) if kept.any() else np.nan,
-            freq_max_gap_lower=lo,
-            freq_max_gap_upper=hi,
-            freq_decision=decide(lo, hi, epsilon) if kept.sum() >= 2 else TOO_FEW,
-            freq_set_aside=tuple(e.group for e in gate if not e.enough),
-            freq_shortfall=shortfall_text(gate),
-        )
-        group_frames.append(table)
-        family_rows.append(family)
-    return pd.concat(group_frames, ignore_index=True), pd.DataFrame(family_rows)
-
-
 #: The models whose calibration view a comparison shows, in order of preference (the
 #: order the findings rest on).
 CALIBRATION_MODELS = verdict_order()
@@ -675,81 +612,6 @@ def _calibration_model(models, posteriors) -> str | None:
         ):
             return name
     return None
-
-
-def _calibration_view(data, posterior: dict, options, selection, seq) -> tuple:
-    """Calibration within groups, side by side: the model's ``calibration_summary`` (at most
-    one in ``posterior``) and the labeled rows' ``calibration_intervals``; and the labeled
-    rows' reliability curves (empty when the labeled examples are a summary)."""
-    epsilon, ci_prob, n_resamples = options
-    interval_seq, curve_seq = seq.spawn(2)
-    sizes = data.group_sizes()
-    table = pd.DataFrame(
-        {
-            "group": list(data.group_levels),
-            "n_labeled": sizes["n_labeled"].to_numpy(),
-            "n_unlabeled": sizes["n_unlabeled"].to_numpy(),
-        }
-    )
-    notes, model = [], None
-    for name, res in posterior.items():
-        try:
-            view = res.calibration_summary(ci_prob=ci_prob, epsilon=epsilon)
-        except InvalidParameterError as exc:  # a given result without its score sums
-            notes.append(f"{name.upper()}: {exc}")
-            continue
-        model = name
-        for col in CALIBRATION_COLUMNS:
-            if col not in ("group", "n_labeled", "n_unlabeled"):
-                table[f"{name}_{col}"] = view[col].to_numpy()
-    freq_cols = CALIBRATION_COLUMNS[2:9]
-    if data.labeled_is_summary:
-        freq, curve = None, pd.DataFrame()
-        notes.append(
-            "the labeled rows' intervals and reliability curves need the labeled examples "
-            "as rows, and they were given as a summary"
-        )
-    else:
-        freq = fq.calibration_intervals(data, ci_prob, n_resamples, interval_seq)
-        # bins of about ten rows or more in the smallest labeled group, between 2 and 10
-        labeled = sizes["n_labeled"][sizes["n_labeled"] > 0]
-        n_bins = int(np.clip(labeled.min() // 10 if len(labeled) else 2, 2, 10))
-        curve = fq.reliability_curve(data, n_bins, ci_prob, random_seed=curve_seq)
-    for col in freq_cols:
-        table[f"freq_{col}"] = np.nan if freq is None else freq[col].to_numpy(float)
-    # the calibration gap's denominator is every labeled row, as the base rate's
-    gate = list(labeled_evidence(data, "base_rate").values())
-    lows, highs = table["freq_calibration_gap_lower"], table["freq_calibration_gap_upper"]
-    if model is None and freq is not None and len(table) > 1:
-        # the labeled rows' verdicts are the view's: read off intervals that hold for the
-        # groups together (Bonferroni), as the model's band does
-        held = fq.calibration_intervals(
-            data, family_level(ci_prob, len(table)), n_resamples, interval_seq
-        )
-        lows, highs = held["calibration_gap_lower"], held["calibration_gap_upper"]
-    table["freq_decision"] = [
-        decide(lo, hi, epsilon, [e]) for lo, hi, e in zip(lows, highs, gate, strict=True)
-    ]
-    blanked = _not_valid_after(selection)
-    # after active selection: the labeled rows' intervals, and BB's and HBB's, do not hold
-    gone = [m for m in ("freq", model) if blanked and m in ("freq", *blanked)]
-    for m in gone:
-        for col in [c for c in table.columns if c.startswith(f"{m}_")]:
-            table[col] = "undefined" if col.endswith("_decision") else np.nan
-    if gone:
-        notes.append(
-            f"labels chosen actively (selection={selection!r}): "
-            f"{' and '.join(_method_words(m) for m in gone)} assume labels "
-            "drawn at random and are left empty"
-        )
-    table["sentence"] = [
-        _calibration_sentence(r, model, ci_prob, epsilon) for _, r in table.iterrows()
-    ]
-    table["note"] = "; ".join(notes)
-    table.attrs.update(
-        model=model, quantity=QUANTITY, epsilon=epsilon, ci_prob=ci_prob, n_resamples=n_resamples
-    )
-    return table, curve
 
 
 def _metric_clusters(posteriors: dict, reference) -> pd.DataFrame:
@@ -794,34 +656,6 @@ def _proxy_setting(data, posteriors) -> dict | None:
     }
 
 
-def _not_valid_after(selection: str) -> tuple[str, ...]:
-    """The methods, registered and fitted alike, whose intervals assume labels drawn at
-    random and so do not hold after ``selection`` (their registry and catalogue entries)."""
-    if selection == "random":
-        return ()
-    models = [n for n, spec in reversed(MODEL_SPECS.items()) if not spec.valid_after_selection]
-    return (*invalid_after(selection), *models)
-
-
-def _method_words(name: str) -> str:
-    """A method's name in a sentence: the labeled rows, a registered method, a model."""
-    if name == "freq":
-        return "the labeled rows' intervals"
-    if name in PAIR_METHODS:
-        return PAIR_METHODS[name].words
-    return MODEL_SPECS[name].display
-
-
-def _calibration_sentence(row, model, ci_prob: float, epsilon: float) -> str:
-    """The group's gap in plain words where the verdict (the model's, else the labeled
-    rows') is decided (:func:`bayesfair.report.prose.calibration_sentence`)."""
-    m = model if model is not None and row[f"{model}_decision"] != "undefined" else "freq"
-    gap, lo, hi = (row[f"{m}_calibration_gap{s}"] for s in ("", "_lower", "_upper"))
-    return prose.calibration_sentence(
-        row["group"], row[f"{m}_decision"], gap, lo, hi, ci_prob=ci_prob, epsilon=epsilon
-    )
-
-
 def _metric_pairs(context: PairContext, posteriors, too_few, epsilon, gone, selection):
     """Every pair's own columns and estimates for one metric: the registered methods'
     (:func:`~bayesfair.report.pair_methods.pair_method_records`) and each posterior's,
@@ -835,7 +669,7 @@ def _metric_pairs(context: PairContext, posteriors, too_few, epsilon, gone, sele
         notes += model_notes
         if gone:
             out["freq_estimate"] = np.nan
-            notes.append(prose.set_aside_note([_method_words(m) for m in gone], selection))
+            notes.append(prose.set_aside_note([method_words(m) for m in gone], selection))
         out["note"] = "; ".join(dict.fromkeys(notes))
         pair_rows.append(out)
         estimate_rows += records + model_records
@@ -907,82 +741,3 @@ def _pairs_table(pair_rows, estimates, models, calibrated, calibration) -> pd.Da
         sentences.append(prose.disagreement(pair, intervals, calibrated, calibration))
     pairs["disagreement"] = sentences
     return pairs
-
-
-def _posterior_variances(var, metric, posteriors, too_few, ci_prob, selection) -> dict:
-    """The variance row completed with each posterior's between-group variance; the
-    intervals that assume random labels blanked after active selection."""
-    if selection != "random":
-        for key in [k for k in var if k != "metric"]:
-            var[key] = "" if key in ("dropped_groups", "note") else np.nan
-    undefined = []
-    for name, res in posteriors.items():
-        v = res.between_group_variance(metric).values
-        defined = v[~np.isnan(v)]
-        var[f"{name}_mean"] = float(defined.mean()) if defined.size else np.nan
-        var[f"{name}_lower"], var[f"{name}_upper"] = (
-            hdi(v, ci_prob) if name not in too_few else (np.nan, np.nan)
-        )
-        spec = MODEL_SPECS[name]
-        if not spec.valid_after_selection and selection != "random":
-            var[f"{name}_mean"] = var[f"{name}_lower"] = var[f"{name}_upper"] = np.nan
-        elif spec.population_variance:
-            pv = res.population_variance(metric).values
-            var[f"{name}_population_mean"] = float(np.mean(pv))
-            var[f"{name}_population_lower"], var[f"{name}_population_upper"] = hdi(pv, ci_prob)
-        # a draw in which a group's rate is undefined has no variance (it is NaN, set
-        # aside above): its share, as in the pairs rows, and a sentence
-        var[f"{name}_p_undefined"] = 1.0 - defined.size / v.size
-        if defined.size < v.size:
-            undefined.append(f"{name.upper()} in {1.0 - defined.size / v.size:.1%} of its draws")
-    undefined_note = (
-        f"The between-group variance is undefined ({', '.join(undefined)}: a group's rate is "
-        "undefined there); its interval is over the defined draws"
-        if undefined
-        else ""
-    )
-    var["note"] = "; ".join(n for n in (var.get("note", ""), undefined_note) if n)
-    return var
-
-
-def _variance_row(fq, data, metric, n_resamples, ci_prob, seed) -> dict:
-    """Lum et al.'s three estimates of the between-group variance with their bootstrap
-    intervals; the intervals left empty where a group that resamples to itself (0 or
-    all successes) is smaller than another group (:func:`_fixed_small_groups`)."""
-    row = {"metric": metric, "note": ""}
-    num, den = rate_fraction(data.labeled_examples.confusion_counts(), metric)
-    if int((den > 0).sum()) < 2:
-        for key in ("uncorrected", "corrected", "double_corrected"):
-            row[f"{key}"] = row[f"{key}_lower"] = row[f"{key}_upper"] = np.nan
-        return row
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # dropped groups are listed in the notes
-        res = fq.double_corrected_bootstrap(
-            data, metric, n_resamples=n_resamples, ci_prob=ci_prob, random_seed=seed
-        )
-    fixed = _fixed_small_groups(num, den)
-    for key in ("uncorrected", "corrected", "double_corrected"):
-        est = getattr(res, key)
-        row[key] = est.estimate
-        row[f"{key}_lower"], row[f"{key}_upper"] = (np.nan, np.nan) if fixed.size else est.interval
-    row["dropped_groups"] = ", ".join(map(str, res.dropped_groups))
-    if fixed.size:
-        names = ", ".join(map(str, np.asarray(data.group_levels, dtype=object)[fixed]))
-        row["note"] = (
-            f"no bootstrap interval of the variance: {names} has a rate of 0 or 1 in its "
-            "labeled examples and fewer of them than another group; it resamples to itself, "
-            "the corrections miss its sampling variance, and the intervals can overstate the "
-            "spread (3 rows beside two groups of 50 at equal rates: they covered 0.62 of "
-            "simulated truths with the small group all correct, 1.00 without)"
-        )
-    return row
-
-
-def _fixed_small_groups(num, den) -> np.ndarray:
-    """Indices of the groups whose rate is 0 or 1 (they resample to themselves) and
-    whose denominator is smaller than the largest group's. With equal groups the
-    bootstrap covered (eight groups of 15 at a rate of 0.9: 0.998); with such a group
-    beside larger ones it did not (3 rows beside two of 50 at equal rates: 0.62;
-    ``tests/frequentist/test_variance.py``)."""
-    den = np.asarray(den, dtype=float)
-    return np.flatnonzero(resamples_to_itself(num, den) & (den < den.max()))

@@ -26,6 +26,7 @@ __all__ = [
     "pivot_pairs",
     "set_aside",
     "wide_name",
+    "widen",
 ]
 
 #: The columns of ``Comparison.estimates``: one row per metric, pair and method.
@@ -162,3 +163,54 @@ def estimates_by_pair(estimates: pd.DataFrame | None) -> dict:
         (row["metric"], row["group"], row["reference"], row["method"]): row
         for row in estimates.to_dict("records")
     }
+
+
+def widen(base: pd.DataFrame, by_method: dict, name=None) -> pd.DataFrame:
+    """A view's wide form: ``base`` and each method's statistics as ``<method>_<stat>``.
+
+    The one place besides :func:`pivot_pairs` that writes a method's statistic into a
+    column of its own, for the views the reports display beside the pairs (the group,
+    family and calibration views, the between-group variance).
+
+    Parameters
+    ----------
+    base : pandas.DataFrame
+        The view's own columns, one row per key.
+    by_method : dict of str to mapping
+        Per method, its statistics: a mapping (or DataFrame) of statistic to values
+        aligned with ``base``'s rows (a scalar for every row). In the order of the
+        columns.
+    name : callable, optional
+        ``name(method, statistic)``, the column's name; default ``f"{method}_{stat}"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    name = name or (lambda method, stat: f"{method}_{stat}")
+    out = base.reset_index(drop=True).copy()
+    columns = {}
+    for method, stats in by_method.items():
+        for stat in stats:
+            columns[name(method, stat)] = _column(stats[stat], out.index)
+    return pd.concat([out, pd.DataFrame(columns, index=out.index)], axis=1)
+
+
+def _column(value, index) -> pd.Series:
+    """A statistic's values as a column: a Series, array or list row by row; anything
+    else (a number, a text, a tuple) the same in every row."""
+    if isinstance(value, pd.Series):
+        return pd.Series(value.to_numpy(), index=index)
+    if isinstance(value, np.ndarray):
+        return pd.Series(value, index=index)
+    if isinstance(value, list):
+        return _inferred(value, index)
+    return _inferred([value] * len(index), index)
+
+
+def _inferred(values: list, index) -> pd.Series:
+    """A column of Python values with the dtype pandas infers for them (a tuple per row
+    stays one object)."""
+    if any(isinstance(v, tuple) for v in values):
+        return pd.Series(values, index=index, dtype=object)
+    return pd.Series(values, index=index)

@@ -34,6 +34,7 @@ from bayesfair import frequentist as fq
 from bayesfair.exceptions import SparseStratumWarning
 from bayesfair.frequentist.bootstrap import resamples_to_itself
 from bayesfair.metrics.rates import UndefinedRateWarning
+from bayesfair.models.catalogue import MODEL_SPECS
 from bayesfair.report import prose
 
 #: Fewest labeled examples in a rate's denominator, in each group of a pair, for its
@@ -271,3 +272,41 @@ def invalid_after(selection: str) -> tuple[str, ...]:
     tuple of str
     """
     return tuple(name for name, m in PAIR_METHODS.items() if selection not in m.valid_after)
+
+
+def set_aside_after(selection: str) -> tuple[str, ...]:
+    """The methods, registered and fitted alike, whose intervals assume labels drawn at
+    random and so do not hold after ``selection``: the registry's (:func:`invalid_after`),
+    then the models' (their catalogue entries' ``valid_after_selection``).
+
+    Parameters
+    ----------
+    selection : {"random", "stratum", "score", "mixed"}
+
+    Returns
+    -------
+    tuple of str
+    """
+    if selection == "random":
+        return ()
+    models = [n for n, spec in reversed(MODEL_SPECS.items()) if not spec.valid_after_selection]
+    return (*invalid_after(selection), *models)
+
+
+def method_words(name: str) -> str:
+    """A method's name in a sentence: the labeled rows (``"freq"``), a registered method,
+    a model.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
+    if name == "freq":
+        return "the labeled rows' intervals"
+    if name in PAIR_METHODS:
+        return PAIR_METHODS[name].words
+    return MODEL_SPECS[name].display

@@ -22,7 +22,7 @@ from bayesfair.frequentist.intervals import wilson_interval
 from bayesfair.metrics.rates import get_rate
 from bayesfair.models.calibration import calibrate
 from bayesfair.models.catalogue import MODEL_SPECS, models_with_map, named_models_with_map
-from bayesfair.posterior.checks import entry_bins
+from bayesfair.posterior.score_bins import entry_bins
 from bayesfair.report.estimates import estimates_by_pair
 
 __all__ = [
@@ -467,7 +467,7 @@ def plot_reliability(posterior, axes=None, ci_prob: float = 0.95, check=None):
 
     One panel per group: the posterior band and mean of the group's
     beta-calibration map, the labeled examples binned as the earlier
-    calibration check binned them (:func:`bayesfair.posterior.checks.entry_bins`: split at
+    calibration check binned them (:func:`bayesfair.posterior.score_bins.entry_bins`: split at
     the threshold, then by score) drawn at their mean score and fraction of positives with a
     binomial 95% Wilson interval and their count (in a strip below y = 0, under
     each point, in rows so that no two overlap), and the check's verdict and

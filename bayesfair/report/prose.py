@@ -252,3 +252,21 @@ def fixed_small_groups_note(names: str) -> str:
         "spread (3 rows beside two groups of 50 at equal rates: they covered 0.62 of "
         "simulated truths with the small group all correct, 1.00 without)"
     )
+
+
+def undefined_variance(undefined: list[str]) -> str:
+    """The posteriors whose between-group variance is undefined in a share of draws.
+
+    Parameters
+    ----------
+    undefined : list of str
+        ``"BB in 3.0% of its draws"`` each.
+
+    Returns
+    -------
+    str
+    """
+    return (
+        f"The between-group variance is undefined ({', '.join(undefined)}: a group's rate is "
+        "undefined there); its interval is over the defined draws"
+    )

@@ -275,7 +275,7 @@ def test_no_disagreement_sentence_when_intervals_overlap(calibrated_fit):
 
 @pytest.mark.parametrize("shift", [0.0, 0.02])
 def test_calibration_check_normal_bin_totals_agree_with_per_cell_draws(shift, monkeypatch):
-    """Large bins' replicated totals come from their normal law (``checks`` docstring).
+    """Large bins' replicated totals come from their normal law (``predictive_check``).
 
     20,000 labels in two groups, the map evaluated at fixed draws near the truth
     (``shift`` moves them off it: p-values 0.07 and 0.22, not near 1/2): the p-value
@@ -283,7 +283,7 @@ def test_calibration_check_normal_bin_totals_agree_with_per_cell_draws(shift, mo
     off) are each a mean over 1,000 draws, so their difference has a Monte Carlo
     SE of at most √(2 · 0.25 / 1000) = 0.022; they agree within 4 SE (level ≈ 1e-4).
     """
-    from bayesfair.posterior import checks
+    from bayesfair.posterior import predictive_check
 
     rng = np.random.default_rng(8)
     n = 20_000
@@ -297,8 +297,8 @@ def test_calibration_check_normal_bin_totals_agree_with_per_cell_draws(shift, mo
     def probabilities(grp, log_s, log_1ms):
         return 0.5 * (1.0 + np.tanh(0.5 * (a[:, None] * (log_s - log_1ms)[None, :])))
 
-    normal = checks.calibration_ppc(labeled, probabilities, rng=np.random.default_rng(1))
-    monkeypatch.setattr(checks, "_NORMAL_MIN_VARIANCE", np.inf)
-    exact = checks.calibration_ppc(labeled, probabilities, rng=np.random.default_rng(2))
+    normal = predictive_check.calibration_ppc(labeled, probabilities, rng=np.random.default_rng(1))
+    monkeypatch.setattr(predictive_check, "_NORMAL_MIN_VARIANCE", np.inf)
+    exact = predictive_check.calibration_ppc(labeled, probabilities, rng=np.random.default_rng(2))
     np.testing.assert_allclose(normal["statistic"], exact["statistic"])  # T(y, θ) unchanged
     assert np.all(np.abs(normal["p_value"] - exact["p_value"]) < 4 * 0.022), (normal, exact)

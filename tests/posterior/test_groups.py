@@ -325,7 +325,7 @@ def test_group_intervals_cover_jointly():
 
 # --------------------------------------------------------------------- checks for K groups
 def test_holm_adjustment():
-    from bayesfair.posterior.checks import holm_adjust
+    from bayesfair.posterior.calibration_test import holm_adjust
 
     np.testing.assert_allclose(holm_adjust([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
     np.testing.assert_allclose(holm_adjust([0.5, np.nan, 0.01]), [0.5, np.nan, 0.02])
@@ -335,7 +335,7 @@ def test_holm_adjustment():
 def test_the_calibration_check_adjusts_for_its_groups(eight):
     _, res, _ = eight
     check = res.calibration_check(warn=False)
-    from bayesfair.posterior.checks import holm_adjust
+    from bayesfair.posterior.calibration_test import holm_adjust
 
     adjusted = check.attrs["p_adjusted"]
     np.testing.assert_allclose(adjusted, holm_adjust(check["p_value"]))
@@ -430,28 +430,41 @@ def test_no_set_aside_of_the_robust_model():
 
     from bayesfair.report.verdicts import pair_verdicts
 
-    pairs = pd.DataFrame(
+    pairs = pd.DataFrame([{"metric": "accuracy", "group": "b", "reference": "a"}])
+    key = {"metric": "accuracy", "group": "b", "reference": "a"}
+    estimates = pd.DataFrame(  # the long table the verdicts read
         [
             {
-                "metric": "accuracy",
-                "group": "b",
-                "reference": "a",
-                "rbc_lower": -0.01,
-                "rbc_upper": 0.01,
-                "rbc_mean": 0.0,
-                "bc_lower": -0.01,
-                "bc_upper": 0.01,
-                "bc_mean": 0.0,
-                "bb_lower": -0.5,
-                "bb_upper": 0.5,
-                "bb_mean": 0.0,
-            }
+                **key,
+                "method": "rbc",
+                "estimate": 0.0,
+                "lower": -0.01,
+                "upper": 0.01,
+                "decision": "practically fair",
+            },
+            {
+                **key,
+                "method": "bc",
+                "estimate": 0.0,
+                "lower": -0.01,
+                "upper": 0.01,
+                "decision": "practically fair",
+            },
+            {
+                **key,
+                "method": "bb",
+                "estimate": 0.0,
+                "lower": -0.5,
+                "upper": 0.5,
+                "decision": "undecided",
+            },
         ]
     )
     calibration = pd.DataFrame({"group": ["a", "b"], "verdict": ["misfit", "ok"]})
     for models, method in ((["rbc", "bb"], "rbc"), (["bc", "bb"], "bb")):
         comp = SimpleNamespace(
             pairs=pairs,
+            estimates=estimates,
             calibration=calibration,
             groups=None,
             settings={"epsilon": 0.02, "models": models},
@@ -464,6 +477,7 @@ def test_no_set_aside_of_the_robust_model():
     differ = pd.DataFrame({"group": ["a", "b"], "verdict": ["differs from b", "differs from a"]})
     comp = SimpleNamespace(
         pairs=pairs,
+        estimates=estimates,
         calibration=differ,
         groups=None,
         settings={"epsilon": 0.02, "models": ["bc", "bb"]},

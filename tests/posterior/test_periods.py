@@ -238,7 +238,7 @@ def test_the_family_of_checks_is_adjusted_and_each_check_says_what_it_can_see(de
     """``drift_p_family`` is Holm's adjustment over every check of the audit (periods
     without a check do not count); ``detectable_shift`` shrinks as labels grow, and a
     flag that holds only on its own is worded as a possible drift."""
-    from bayesfair.posterior.checks import holm_adjust
+    from bayesfair.posterior.calibration_test import holm_adjust
     from bayesfair.posterior.periods import family_drift
     from bayesfair.report.periods import drift_sentences
 

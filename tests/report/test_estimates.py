@@ -68,3 +68,24 @@ def test_setting_a_method_aside_empties_its_rows_only(comparison):
     pd.testing.assert_frame_equal(out.loc[~gone, ESTIMATE_COLUMNS[4:]].astype(object), kept)
     assert np.isfinite(est.loc[gone & (est["method"] == "bb"), "lower"]).all()  # not mutated
     assert out["lower"].dtype == est["lower"].dtype == float  # numbers stay numbers
+
+
+def test_widen_writes_each_method_s_statistics_beside_the_base():
+    import numpy as np
+    import pandas as pd
+
+    from bayesfair.report.estimates import widen
+
+    base = pd.DataFrame({"metric": ["tpr", "fpr"]})
+    out = widen(
+        base,
+        {
+            "rbc": {"gap": np.array([0.1, 0.2]), "decision": ["unfair", None]},
+            "freq": {"set_aside": [(), ("B",)], "note": "same in every row"},
+        },
+    )
+    assert list(out.columns) == ["metric", "rbc_gap", "rbc_decision", "freq_set_aside", "freq_note"]
+    assert out["rbc_gap"].dtype == float and out["freq_set_aside"].tolist() == [(), ("B",)]
+    assert out["freq_note"].tolist() == ["same in every row"] * 2
+    named = widen(base, {"corrected": {"estimate": [1.0, 2.0]}}, name=lambda m, s: m)
+    assert list(named.columns) == ["metric", "corrected"]
