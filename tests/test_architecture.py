@@ -499,3 +499,47 @@ def test_no_model_name_outside_models():
     outside ``bayesfair/models`` names a model (a default reads ``DEFAULT_MODEL``, a
     message ``named_models_with_map``)."""
     assert _model_names_outside_models() == []
+
+
+def _is_wide_name(node) -> bool:
+    """An f-string that names a column after a method: ``f"{method}_lower"``."""
+    return (
+        isinstance(node, ast.JoinedStr)
+        and len(node.values) > 1
+        and isinstance(node.values[0], ast.FormattedValue)
+        and isinstance(node.values[1], ast.Constant)
+        and str(node.values[1].value).startswith("_")
+    )
+
+
+def _wide_columns_written() -> list[str]:
+    """Subscript assignments and dictionary keys ``f"{method}_<stat>"`` in the package."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    targets += list(t.elts) if isinstance(t, ast.Tuple) else [t]
+                keys = [t.slice for t in targets if isinstance(t, ast.Subscript)]
+            elif isinstance(node, ast.Dict):
+                keys = [k for k in node.keys if k is not None]
+            elif isinstance(node, ast.DictComp):
+                keys = [node.key]
+            else:
+                continue
+            found += [
+                f"{path.relative_to(PACKAGE)}:{node.lineno}" for k in keys if _is_wide_name(k)
+            ]
+    return found
+
+
+def test_a_method_s_column_is_written_only_by_the_long_table_s_pivots():
+    """One table: a comparison's estimates are long (one row per method); the wide
+    ``<method>_<stat>`` columns the reports display are written by
+    ``report.estimates``' pivots alone (``pivot_pairs``, ``widen``)."""
+    assert _wide_columns_written() == []
+    # the check sees the form it forbids
+    tree = ast.parse('table[f"{m}_lower"] = 1\nrow = {f"{m}_mean": 2}')
+    keys = [tree.body[0].targets[0].slice, tree.body[1].value.keys[0]]
+    assert all(_is_wide_name(k) for k in keys)
