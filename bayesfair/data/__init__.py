@@ -7,6 +7,10 @@ The flow inside, lowest first:
 - :mod:`~bayesfair.data.sources` and :mod:`~bayesfair.data.engines`: rows where they
   live (NumPy, pandas, files, DuckDB, Dask, Spark) reduced to a summary;
 - :mod:`~bayesfair.data.examples`: one side's examples, rows or a summary;
+- :mod:`~bayesfair.data.sides`: what the user passed for each side, checked and
+  built into its examples;
+- :mod:`~bayesfair.data.periods`: the periods of an audit over time, each row's code;
+- :mod:`~bayesfair.data.frames`: the data built from a labeled and an unlabeled frame;
 - :mod:`~bayesfair.data.assessment`: :class:`AssessmentData`, the labeled and the
   unlabeled side together.
 """

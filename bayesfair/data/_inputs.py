@@ -283,6 +283,29 @@ def _ordered_levels(labeled: pd.Series, unlabeled: pd.Series) -> list:
         return sorted(levels, key=str)
 
 
+def _check_ids(ids, n: int) -> np.ndarray:
+    """``unlabeled_ids``: one per row, none missing, unique (read-only copy)."""
+    arr = np.array(ids, dtype=object) if not isinstance(ids, np.ndarray) else ids.copy()
+    if arr.ndim != 1 or arr.size != n:
+        raise InvalidParameterError(
+            f"'unlabeled_ids' must hold one id per unlabeled example ({n}). Got shape {arr.shape}."
+        )
+    series = pd.Series(arr)
+    if series.isna().any():
+        raise InvalidParameterError(
+            f"'unlabeled_ids' must not be missing: {int(series.isna().sum())} are, the "
+            f"first at position {int(np.flatnonzero(series.isna().to_numpy())[0])}."
+        )
+    dup = series.duplicated()
+    if dup.any():
+        first = series[dup].iloc[0]
+        raise InvalidParameterError(
+            f"'unlabeled_ids' must be unique, so that a suggested example can be found "
+            f"again: {int(dup.sum())} repeat, e.g. {plain_scalar(first)!r}."
+        )
+    return _readonly(arr)
+
+
 def check_columns(frame: pd.DataFrame, which: str, **columns: list[str]) -> None:
     """Every named column is in ``frame``; else name the argument and the nearest column."""
     for argument, names in columns.items():

@@ -18,18 +18,18 @@ import pandas as pd
 
 from bayesfair._internal.validation import check_group
 from bayesfair.data._inputs import RowAttribute, _ordered_levels
-from bayesfair.data.examples import (
-    ExampleSet,
-    attach_periods,
+from bayesfair.data.examples import ExampleSet
+from bayesfair.data.frames import from_frames
+from bayesfair.data.periods import attach_periods
+from bayesfair.data.proxy import check_proxy
+from bayesfair.data.sides import (
     common_attributes,
     common_threshold,
-    from_frames,
     labeled_input,
     unlabeled_input,
     warn_surprising_labels,
     warn_unlabeled_only,
 )
-from bayesfair.data.proxy import check_proxy
 from bayesfair.exceptions import InvalidParameterError
 from bayesfair.metrics.rates import COUNT_NAMES, get_rate, rate_from_counts, warn_undefined
 
@@ -222,7 +222,7 @@ class AssessmentData:
         """
         return cls(labeled=labeled, unlabeled=unlabeled, reference=reference, pos_label=pos_label)
 
-    #: :func:`bayesfair.data.examples.from_frames`: the data from a labeled and an unlabeled frame.
+    #: :func:`bayesfair.data.frames.from_frames`: the data from a labeled and an unlabeled frame.
     from_frames = classmethod(from_frames)
 
     # ------------------------------------------------------------------ the two sides

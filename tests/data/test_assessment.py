@@ -8,10 +8,8 @@ import pytest
 
 from bayesfair.data.assessment import AssessmentData
 from bayesfair.exceptions import (
-    HardPredictionWarning,
     InvalidParameterError,
     UndefinedRateWarning,
-    UnlabeledGroupWarning,
 )
 
 S = [0.9, 0.2, 0.7, 0.4, 0.6, 0.1]
@@ -32,26 +30,6 @@ def test_threshold_changes_predictions():
     data = AssessmentData(S, Y, G, threshold=0.65)
     assert data.predictions.tolist() == [1, 0, 1, 0, 0, 0]
     assert data.confusion_counts().loc["b"].tolist() == [0, 1, 0, 2]
-
-
-def test_from_frames_with_intersections_and_unlabeled():
-    lab = pd.DataFrame(
-        {
-            "s": S,
-            "y": Y,
-            "race": ["w", "w", "b", "b", "b", "w"],
-            "sex": ["m", "f", "m", "m", "f", "f"],
-        }
-    )
-    unl = pd.DataFrame({"s": [0.3, 0.8, 0.55], "race": ["w", "b", "b"], "sex": ["m", "f", "m"]})
-    data = AssessmentData.from_frames(lab, unl, score="s", label="y", group=["race", "sex"])
-    assert data.group_levels == ["b & f", "b & m", "w & f", "w & m"]
-    assert data.attributes == ["race", "sex"]
-    table = data.unlabeled_score_table()
-    assert table.loc["b & m", "n"] == 1 and table.loc["b & m", "n_predicted_positive"] == 1
-    assert table.loc["w & f", "n"] == 0 and np.isnan(table.loc["w & f", "mean_score"])
-    assert data.group_sizes()["n_labeled"].sum() == 6
-    assert not hasattr(data, "unlabeled_summary")  # one name for the table
 
 
 def test_labels_bool_and_pos_label():
@@ -126,21 +104,6 @@ def test_single_class_with_pos_label_is_valid():
     assert data.labels.tolist() == [0, 0]
 
 
-def test_hard_predictions_and_one_class_warn_through_the_api():
-    """The API warns where the command line used to, alone: hard 0/1 scores, and a
-    labeled set of one class."""
-    frame = pd.DataFrame({"s": [0.0, 1.0, 1.0, 0.0], "y": [0, 1, 0, 1], "g": list("aabb")})
-    with pytest.warns(HardPredictionWarning, match="look like hard predictions"):
-        AssessmentData.from_frames(frame, score="s", label="y", group="g")
-    with pytest.warns(UndefinedRateWarning, match="Every labeled example is positive"):
-        AssessmentData.from_frames(frame.assign(y=1, s=0.3), score="s", label="y", group="g")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # scores strictly inside (0, 1), both classes: silent
-        AssessmentData.from_frames(
-            frame.assign(s=[0.1, 0.9, 0.6, 0.2]), score="s", label="y", group="g"
-        )
-
-
 def test_pos_label_must_be_present():
     with pytest.raises(ValueError, match="'pos_label' parameter must be one of the values"):
         AssessmentData([0.5, 0.2], ["yes", "no"], ["a", "b"], pos_label="maybe")
@@ -149,17 +112,6 @@ def test_pos_label_must_be_present():
 def test_length_mismatch():
     with pytest.raises(ValueError, match="Length mismatch: 'scores' has 3, 'labels' has 2"):
         AssessmentData([0.5, 0.2, 0.1], [0, 1], ["a", "b", "a"])
-
-
-def test_unlabeled_length_mismatch():
-    with pytest.raises(ValueError, match="'unlabeled_scores' has 2, 'unlabeled_groups' has 1"):
-        AssessmentData([0.5, 0.2], [0, 1], ["a", "b"], [0.1, 0.2], ["a"])
-
-
-def test_unknown_column_suggests_nearest():
-    frame = pd.DataFrame({"score": S, "y": Y, "race": G})
-    with pytest.raises(ValueError, match="Column 'rase'.*Did you mean 'race'"):
-        AssessmentData.from_frames(frame, score="score", label="y", group="rase")
 
 
 @pytest.mark.parametrize("threshold", [0.0, 1.0, 1.5, -1])
@@ -175,13 +127,6 @@ def test_threshold_outside_open_interval(threshold):
 def test_threshold_wrong_type():
     with pytest.raises(TypeError, match="'threshold' parameter must be a float"):
         AssessmentData(S, Y, G, threshold="half")
-
-
-def test_group_only_in_unlabeled_data_warns():
-    with pytest.warns(UnlabeledGroupWarning, match=r"Group\(s\) \['c'\] occur in the unlabeled"):
-        data = AssessmentData(S, Y, G, [0.3], ["c"])
-    assert data.group_levels == ["a", "b", "c"]
-    assert data.confusion_counts().loc["c"].sum() == 0
 
 
 def test_fewer_than_two_groups_for_a_difference():
@@ -200,16 +145,6 @@ def test_missing_group_values():
 def test_unknown_reference():
     with pytest.raises(ValueError, match="Unknown group 'x' for the 'reference' parameter"):
         AssessmentData(S, Y, G, reference="x")
-
-
-def test_unlabeled_scores_without_groups():
-    with pytest.raises(ValueError, match="'unlabeled_scores' was given without 'unlabeled_groups'"):
-        AssessmentData(S, Y, G, unlabeled_scores=[0.2])
-
-
-def test_empty_labeled_set():
-    with pytest.raises(ValueError, match="labeled set is empty"):
-        AssessmentData([], [], [])
 
 
 class TestFromSummaries:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import bayesfair as bf
-from bayesfair.data.examples import ExampleRows, ExampleSummary, check_summary, count_confusion
+from bayesfair.data.examples import ExampleRows, ExampleSummary, count_confusion
 from bayesfair.data.summary import summarize_arrays
 from bayesfair.exceptions import InvalidParameterError
 
@@ -74,13 +74,6 @@ def test_only_rows_give_rows_and_a_summary_says_what_it_keeps(rows, side, match)
     assert as_rows.rows("scores") is as_rows
 
 
-def test_check_summary_names_the_side():
-    with pytest.raises(TypeError, match="The 'labeled' parameter must be a ScoreSummary"):
-        check_summary([0.1], "labeled")
-    with pytest.raises(TypeError, match="The 'unlabeled' parameter must be the summary"):
-        check_summary([0.1], "unlabeled")
-
-
 def test_every_constructor_goes_through_init(rows):
     s, y, g = rows
     held = summarize_arrays(s, g, LEVELS[:2], labels=y, threshold=0.5)
@@ -90,28 +83,3 @@ def test_every_constructor_goes_through_init(rows):
     pd.testing.assert_frame_equal(direct.confusion_counts(), via.confusion_counts())
     assert isinstance(direct.labeled_examples, ExampleSummary)
     assert isinstance(bf.AssessmentData(s, y, g).labeled_examples, ExampleRows)
-
-
-def test_one_side_is_given_one_way(rows):
-    s, y, g = rows
-    held = summarize_arrays(s, g, LEVELS[:2], labels=y)
-    with pytest.raises(InvalidParameterError, match="not both"):
-        bf.AssessmentData(s, y, g, labeled=held)
-    with pytest.raises(InvalidParameterError, match="need 'scores', 'labels' and 'groups'"):
-        bf.AssessmentData(s, y)
-    with pytest.raises(InvalidParameterError, match="none of them"):
-        bf.AssessmentData()
-
-
-def test_the_threshold_is_a_labeled_summarys_unless_given(rows):
-    s, y, g = rows
-    held = summarize_arrays(s, g, LEVELS[:2], labels=y, threshold=0.3)
-    assert bf.AssessmentData(labeled=held).threshold == 0.3
-    with pytest.raises(InvalidParameterError, match="threshold 0.3, the data use 0.5"):
-        bf.AssessmentData(labeled=held, threshold=0.5)
-    # rows with an unlabeled summary at another threshold: the rows' default 0.5 stands
-    unl = summarize_arrays(s, g, LEVELS[:2], threshold=0.3)
-    named = np.asarray(LEVELS, dtype=object)[g]
-    with pytest.raises(InvalidParameterError, match="threshold 0.3, the data use 0.5"):
-        bf.AssessmentData(s, y, named, unlabeled=unl)
-    assert bf.AssessmentData(s, y, named, unlabeled=unl, threshold=0.3).n_unlabeled == 300

@@ -287,17 +287,6 @@ def test_summarize_checks_arrays_as_the_data_does():
         summarize((np.array([0.1, 0.5]), np.array(["a", None], dtype=object), np.array([1, 0])))
 
 
-def test_from_frames_takes_polars_frames():
-    pl = pytest.importorskip("polars")
-    lab = {"s": [0.1, 0.9, 0.4, 0.6], "y": [0, 1, 0, 1], "g": ["a", "a", "b", "b"]}
-    unl = {"s": [0.2, 0.8, 0.3], "g": ["a", "b", "b"]}
-    frames = pl.DataFrame(lab), pl.DataFrame(unl)
-    data = AssessmentData.from_frames(*frames, score="s", label="y", group="g")
-    assert data.scores.tolist() == lab["s"] and data.unlabeled_scores.tolist() == unl["s"]
-    with pytest.raises(InvalidParameterError, match="Column 'sc' .* Did you mean 's'?"):
-        AssessmentData.from_frames(pl.DataFrame(lab), score="sc", label="y", group="g")
-
-
 # --------------------------------------------------------------------------- RowAttribute
 class _Rows:
     def __init__(self, **fields):
