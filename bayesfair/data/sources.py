@@ -37,6 +37,9 @@ from __future__ import annotations
 from bayesfair._internal.names import as_text
 from bayesfair._internal.validation import check_threshold
 from bayesfair.data.engines._common import (
+    EngineRun,
+    LabelColumn,
+    SummaryGrid,
     _in_memory,
 )
 from bayesfair.data.engines.dask import dask_engine
@@ -138,22 +141,16 @@ def summarize(
         source,
         score,
         group,
-        threshold,
         engine,
-        label,
-        pos_label,
-        (score_clip, n_bins),
-        (scheduler, progressbar, text_groups),
+        grid=_checked_grid(threshold, score_clip, n_bins),
+        label=label,
+        pos_label=pos_label,
+        run=EngineRun(scheduler, progressbar, text_groups),
     )
 
 
-def _summarize(
-    source, score, group, threshold, engine, label, pos_label, grid, run
-) -> ScoreSummary:
-    """:func:`summarize` and :func:`summarize_unlabeled` (``label=None``): ``grid``
-    is ``(score_clip, n_bins)``, ``run`` is ``(scheduler, progressbar, text_groups)``."""
-    score_clip, n_bins = grid
-    scheduler, progressbar, text_groups = run
+def _checked_grid(threshold, score_clip, n_bins) -> SummaryGrid:
+    """The grid of :func:`summarize` and :func:`summarize_unlabeled`, its values checked."""
     threshold = check_threshold(threshold)
     n_bins = DEFAULT_BINS if n_bins is None else int(n_bins)
     if n_bins < 1:
@@ -162,6 +159,13 @@ def _summarize(
         raise InvalidParameterError(
             f"The 'score_clip' parameter must be in (0, 0.5). Got {score_clip}."
         )
+    return SummaryGrid(threshold, score_clip, n_bins)
+
+
+def _summarize(
+    source, score, group, engine, *, grid: SummaryGrid, label, pos_label, run: EngineRun
+) -> ScoreSummary:
+    """:func:`summarize` and :func:`summarize_unlabeled` (``label=None``) on a checked grid."""
     if engine not in ENGINES:
         raise InvalidParameterError(
             f"The 'engine' parameter must be one of {ENGINES}. Got {engine!r}."
@@ -177,21 +181,18 @@ def _summarize(
     columns = [group] if isinstance(group, str) else list(group)
     if engine == "auto":
         engine = _auto_engine(source)
-    settings = (threshold, score_clip, n_bins)
-    target = None if label is None else (label, float(pos_label))
+    target = None if label is None else LabelColumn(label, float(pos_label))
     if engine == "numpy":
-        if text_groups and not isinstance(source, tuple):
+        if run.text_groups and not isinstance(source, tuple):
             source = source.assign(**{c: as_text(source[c]) for c in columns if c in source})
-        elif text_groups:
+        elif run.text_groups:
             source = (source[0], as_text(source[1]), *source[2:])
-        return numpy_engine(source, score, columns, *settings, target)
+        return numpy_engine(source, score, columns, grid, target)
     if engine == "dask":
-        return dask_engine(
-            source, score, columns, *settings, scheduler, progressbar, text_groups, target
-        )
+        return dask_engine(source, score, columns, grid, run, target)
     if engine == "spark":
-        return spark_engine(source, score, columns, *settings, scheduler, text_groups, target)
-    return duckdb_engine(source, score, columns, *settings, progressbar, text_groups, target)
+        return spark_engine(source, score, columns, grid, run, target)
+    return duckdb_engine(source, score, columns, grid, run, target)
 
 
 def summarize_unlabeled(
@@ -260,12 +261,11 @@ def summarize_unlabeled(
         source,
         score,
         group,
-        threshold,
         engine,
-        None,
-        1,
-        (score_clip, n_bins),
-        (scheduler, progressbar, text_groups),
+        grid=_checked_grid(threshold, score_clip, n_bins),
+        label=None,
+        pos_label=1,
+        run=EngineRun(scheduler, progressbar, text_groups),
     )
 
 

@@ -1,8 +1,10 @@
-"""What every engine shares: the summary's columns, checks of scores, labels and
-groups, one partition's sums in NumPy, file lists and kinds, optional imports."""
+"""What every engine shares: the parameter objects an engine takes (the grid, how it
+runs, the label column), the summary's columns, checks of scores, labels and groups,
+one partition's sums in NumPy, file lists and kinds, optional imports."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob as _glob
 import os
 
@@ -22,15 +24,79 @@ from bayesfair.exceptions import InvalidParameterError
 EXTRAS = {"dask": "dask", "spark": "spark"}
 
 
+@dataclasses.dataclass(frozen=True)
+class SummaryGrid:
+    """The cells a summary sums over: the side of the threshold and the bin in logit(s).
+
+    Parameters
+    ----------
+    threshold : float
+        ŷ = 1 when ``score >= threshold``.
+    score_clip : float
+        ε of the clipping ``[ε, 1 − ε]`` before the logs.
+    n_bins : int
+        Bins per group and side.
+    """
+
+    threshold: float
+    score_clip: float
+    n_bins: int
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineRun:
+    """How an engine runs: where, whether it shows its progress, how it reads the groups.
+
+    Each engine reads the fields it has a use for (:func:`bayesfair.summarize`).
+
+    Parameters
+    ----------
+    scheduler : str or object, optional
+        Dask: a ``distributed.Client`` or a scheduler address; Spark: a master URL.
+    progressbar : bool, default False
+        Show the engine's progress on the terminal (DuckDB, Dask).
+    text_groups : bool, default False
+        Read the group columns as text, as written in a CSV file.
+    """
+
+    scheduler: object = None
+    progressbar: bool = False
+    text_groups: bool = False
+
+
+#: An engine run on this machine, without a progress bar, reading the groups as they are.
+LOCAL_RUN = EngineRun()
+
+
+@dataclasses.dataclass(frozen=True)
+class LabelColumn:
+    """The true-label column of labeled rows, and the value of a positive label.
+
+    Parameters
+    ----------
+    name : str
+        The column.
+    pos_label : float
+        1.0 or 0.0: the value of a positive (the other value is a negative).
+    """
+
+    name: str
+    pos_label: float
+
+
 def _columns(labeled: bool) -> tuple:
     """The columns an engine returns: the cell and its sums (and the label sums)."""
     return ("group", "side", "bin", *ROW_SUMS, *(LABEL_SUMS if labeled else ()))
 
 
-def _aggregate(cols, threshold, score_clip, n_bins, attributes) -> ScoreSummary:
+def _aggregate(cols, grid: SummaryGrid, attributes) -> ScoreSummary:
     """Sum partial entries with the same (group, side, bin) into one summary."""
     return ScoreSummary.from_columns(
-        cols, threshold=threshold, score_clip=score_clip, n_bins=n_bins, attributes=attributes
+        cols,
+        threshold=grid.threshold,
+        score_clip=grid.score_clip,
+        n_bins=grid.n_bins,
+        attributes=attributes,
     )
 
 
@@ -48,12 +114,15 @@ def _require(engine: str):
         ) from None
 
 
-def _file_sums(path, score, group_cols, threshold, score_clip, n_bins, text=False, target=None):
-    """One file's aggregates, read in batches of rows (bounded memory)."""
+def _file_sums(path, score, group_cols, grid: SummaryGrid, text=False, target=None):
+    """One file's aggregates, read in batches of rows (bounded memory).
+
+    ``target`` is the :class:`LabelColumn` of labeled rows (None for unlabeled ones).
+    """
     import pandas as pd
 
     columns = list(group_cols)  # not named 'columns': dask.from_map passes its own
-    keep = [score, *columns, *([target[0]] if target else [])]
+    keep = [score, *columns, *([target.name] if target else [])]
     if _kind([path]) == "parquet":
         import pyarrow.parquet as pq
 
@@ -69,10 +138,7 @@ def _file_sums(path, score, group_cols, threshold, score_clip, n_bins, text=Fals
         raise InvalidParameterError(f"The file {path!r} has no column(s) {missing}; it has {have}.")
     if text:
         batches = (b.assign(**{c: as_text(b[c]) for c in columns}) for b in batches)
-    parts = [
-        _partition_sums(b, score, columns, threshold, score_clip, n_bins, path, target)
-        for b in batches
-    ]
+    parts = [_partition_sums(b, score, columns, grid, path, target) for b in batches]
     return pd.concat(parts, ignore_index=True) if parts else _empty_sums(target is not None)
 
 
@@ -100,10 +166,11 @@ def _positives(values, pos_label: float, origin: str = "") -> np.ndarray:
     return y if pos_label == 1.0 else 1.0 - y
 
 
-def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin=None, target=None):
+def _partition_sums(frame, score, columns, grid: SummaryGrid, origin=None, target=None):
     """One partition's aggregates as a pandas frame (the NumPy arithmetic).
 
-    ``origin``, the file every row came from, is named in an error.
+    ``origin``, the file every row came from, is named in an error; ``target`` is the
+    :class:`LabelColumn` of labeled rows (None for unlabeled ones).
     """
     import pandas as pd
 
@@ -122,7 +189,7 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin
             f"Group column(s) {columns} must not contain missing values: {int(missing.sum())} "
             f"row(s) of a partition do, the first{where}."
         )
-    y = None if target is None else _positives(frame[target[0]], target[1], where)
+    y = None if target is None else _positives(frame[target.name], target.pos_label, where)
     out = _empty_sums(target is not None)
     if len(frame):
         labels, _ = _as_groups(frame[columns].reset_index(drop=True), "unlabeled groups")
@@ -131,9 +198,9 @@ def _partition_sums(frame, score, columns, threshold, score_clip, n_bins, origin
             s,
             codes,
             len(levels),
-            threshold=threshold,
-            score_clip=score_clip,
-            n_bins=n_bins,
+            threshold=grid.threshold,
+            score_clip=grid.score_clip,
+            n_bins=grid.n_bins,
             labels=y,
         )
         cols["group"] = np.asarray(levels, dtype=object)[cols.pop("code")]

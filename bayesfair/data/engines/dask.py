@@ -6,6 +6,10 @@ import os
 
 from bayesfair._internal.names import as_text
 from bayesfair.data.engines._common import (
+    LOCAL_RUN,
+    EngineRun,
+    LabelColumn,
+    SummaryGrid,
     _aggregate,
     _check_reachable,
     _columns,
@@ -16,6 +20,7 @@ from bayesfair.data.engines._common import (
     _partition_sums,
     _require,
 )
+from bayesfair.data.summary import ScoreSummary
 from bayesfair.exceptions import InvalidParameterError
 
 
@@ -23,17 +28,30 @@ def dask_engine(
     source,
     score,
     columns,
-    threshold,
-    score_clip,
-    n_bins,
-    scheduler,
-    progress,
-    text=False,
-    target=None,
-):
+    grid: SummaryGrid,
+    run: EngineRun = LOCAL_RUN,
+    target: LabelColumn | None = None,
+) -> ScoreSummary:
+    """Summarise a Dask DataFrame, or Parquet/CSV files read by Dask, per partition.
+
+    Parameters
+    ----------
+    source : dask.dataframe.DataFrame, path, glob or list of them
+        The rows.
+    score : str
+        The score column.
+    columns : list of str
+        The group column(s).
+    grid : SummaryGrid
+        The summary's threshold and logit grid.
+    run : EngineRun, optional
+        The scheduler, the progress bar, and whether the groups are read as text.
+    target : LabelColumn, optional
+        The label column of labeled rows.
+    """
     dd, distributed = _require("dask")
-    client = _dask_client(distributed, scheduler)
-    settings = (threshold, score_clip, n_bins)
+    client = _dask_client(distributed, run.scheduler)
+    text = run.text_groups
     if isinstance(source, str | os.PathLike | list | tuple):
         files = _expand(source)
         _kind(files)
@@ -41,18 +59,18 @@ def dask_engine(
         parts = dd.from_map(
             _file_sums,
             files,
-            args=(score, columns, *settings, text, target),
+            args=(score, columns, grid, text, target),
             meta=_empty_sums(target is not None),
             enforce_metadata=False,
         )
-        return _collect(parts, client, columns, settings, progress, target is not None)
+        return _collect(parts, client, columns, grid, run.progressbar, target is not None)
     if not isinstance(source, dd.DataFrame):
         raise InvalidParameterError(
             "The dask engine takes a Dask DataFrame or a path or glob. "
             f"Got {type(source).__name__}."
         )
     ddf = source
-    extra = [target[0]] if target else []
+    extra = [target.name] if target else []
     missing = [c for c in [score, *columns, *extra] if c not in ddf.columns]
     if missing:
         raise InvalidParameterError(
@@ -68,15 +86,15 @@ def dask_engine(
         _partition_sums,
         score,
         columns,
-        *settings,
+        grid,
         None,
         target,
         meta=_empty_sums(target is not None),
     )
-    return _collect(parts, client, columns, settings, progress, target is not None)
+    return _collect(parts, client, columns, grid, run.progressbar, target is not None)
 
 
-def _collect(parts, client, columns, settings, progress=False, labeled=False):
+def _collect(parts, client, columns, grid: SummaryGrid, progress=False, labeled=False):
     """Compute the partitions' aggregates (on the client if any) and sum them.
 
     The per-partition aggregates are summed on the workers (a tree reduction),
@@ -94,7 +112,7 @@ def _collect(parts, client, columns, settings, progress=False, labeled=False):
     else:
         frame = parts.compute()
     attributes = tuple(columns) if len(columns) > 1 else None
-    return _aggregate({k: frame[k].to_numpy() for k in _columns(labeled)}, *settings, attributes)
+    return _aggregate({k: frame[k].to_numpy() for k in _columns(labeled)}, grid, attributes)
 
 
 def dask_client(scheduler):

@@ -6,14 +6,16 @@ import os
 
 from bayesfair.data._inputs import INTERSECTION_SEP, ambiguous_intersection
 from bayesfair.data.engines._common import (
+    LOCAL_RUN,
+    EngineRun,
+    LabelColumn,
+    SummaryGrid,
     _aggregate,
     _columns,
     _expand,
     _kind,
 )
-from bayesfair.data.summary import (
-    bin_edges,
-)
+from bayesfair.data.summary import ScoreSummary, bin_edges
 from bayesfair.exceptions import InvalidParameterError
 
 
@@ -21,21 +23,36 @@ def duckdb_engine(
     source,
     score,
     columns,
-    threshold,
-    score_clip,
-    n_bins,
-    progress=False,
-    text=False,
-    target=None,
-):
+    grid: SummaryGrid,
+    run: EngineRun = LOCAL_RUN,
+    target: LabelColumn | None = None,
+) -> ScoreSummary:
+    """Summarise Parquet or CSV files, a DuckDB relation, a SQL query or a polars frame.
+
+    Parameters
+    ----------
+    source : path, glob, list of them, relation, SQL query or polars frame
+        The rows.
+    score : str
+        The score column.
+    columns : list of str
+        The group column(s).
+    grid : SummaryGrid
+        The summary's threshold and logit grid.
+    run : EngineRun, optional
+        The progress bar, and whether the groups are read as text (no scheduler).
+    target : LabelColumn, optional
+        The label column of labeled rows.
+    """
     import duckdb
 
+    text = run.text_groups
     con = duckdb.connect()
-    if progress:  # DuckDB draws its own bar on the terminal for queries over ~2 s
+    if run.progressbar:  # DuckDB draws its own bar on the terminal for queries over ~2 s
         con.execute("SET enable_progress_bar = true")
     relation, where = _duckdb_relation(con, source, columns if text else ())
     have = [c.lower() for c in relation.columns]
-    extra = [target[0]] if target else []
+    extra = [target.name] if target else []
     missing = [c for c in [score, *columns, *extra] if c.lower() not in have]
     if missing:
         # 'filename' is the column read_csv/read_parquet(filename=True) adds, not the file's
@@ -44,7 +61,7 @@ def duckdb_engine(
         ]
         raise InvalidParameterError(f"{where} has no column(s) {missing}; it has {own}.")
     q = _quote
-    lo, hi = bin_edges(score_clip)
+    lo, hi = bin_edges(grid.score_clip)
     s = f"CAST({q(score)} AS DOUBLE)"
     types = dict(zip(relation.columns, map(str, relation.types), strict=True))
 
@@ -67,7 +84,7 @@ def duckdb_engine(
         label = f"concat_ws('{INTERSECTION_SEP}', " + ", ".join(map(as_text, columns)) + ")"
     nulls = " OR ".join(f"{q(c)} IS NULL" for c in columns)
 
-    def run(sql, frame=False):  # on the relation's own connection (a user's may not be ours)
+    def query(sql, frame=False):  # on the relation's own connection (a user's may not be ours)
         try:
             result = relation.query("_bf_source", sql)
             return result.df() if frame else result.fetchall()
@@ -76,23 +93,23 @@ def duckdb_engine(
                 f"{where} could not be summarised by DuckDB: {exc}"
             ) from None
 
-    y = f"CAST({q(target[0])} AS DOUBLE)" if target else "0.0"
-    bad = run(
+    y = f"CAST({q(target.name)} AS DOUBLE)" if target else "0.0"
+    bad = query(
         f"SELECT count(*) FILTER (WHERE {s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1), "
         f"count(*) FILTER (WHERE {nulls}), "
         f"count(*) FILTER (WHERE {y} IS NULL OR {y} NOT IN (0.0, 1.0)) FROM _bf_source"
     )[0]
     if any(bad):
-        _raise_bad_rows(run, s, nulls, where, bad, score, columns, y)
+        _raise_bad_rows(query, where, bad, s=s, nulls=nulls, y=y, score=score, columns=columns)
     if len(columns) > 1:  # two combinations of values joined into one label
         parts = ", ".join(as_text(c) for c in columns)
-        held = run(
+        held = query(
             f"SELECT lbl FROM (SELECT DISTINCT {label} AS lbl, {parts} FROM _bf_source) "
             "GROUP BY lbl HAVING count(*) > 1 LIMIT 1"
         )
         if held:
             raise ambiguous_intersection("group", held[0][0])
-    if target and target[1] == 0.0:
+    if target and target.pos_label == 0.0:
         y = f"(1.0 - {y})"
     label_sums = (
         ", fsum(y) AS positives, fsum(y * ls) AS pos_sum_log_s, fsum(y * l1) AS pos_sum_log_1ms"
@@ -102,26 +119,26 @@ def duckdb_engine(
     sql = f"""
         WITH clipped AS (
             SELECT {label} AS g, {s} AS s, {y} AS y,
-                   least(greatest({s}, {score_clip!r}), {1.0 - score_clip!r}) AS c
+                   least(greatest({s}, {grid.score_clip!r}), {1.0 - grid.score_clip!r}) AS c
             FROM _bf_source
         ), feats AS (
-            SELECT g, s, y, s >= {threshold!r} AS side, ln(c) AS ls, ln(1.0 - c) AS l1
+            SELECT g, s, y, s >= {grid.threshold!r} AS side, ln(c) AS ls, ln(1.0 - c) AS l1
             FROM clipped
         )
         SELECT g AS "group", side,
-               least(greatest(CAST(floor((ls - l1 - ({lo!r})) / ({hi - lo!r}) * {n_bins})
-                     AS BIGINT), 0), {n_bins - 1}) AS bin,
+               least(greatest(CAST(floor((ls - l1 - ({lo!r})) / ({hi - lo!r}) * {grid.n_bins})
+                     AS BIGINT), 0), {grid.n_bins - 1}) AS bin,
                count(*) AS count, fsum(ls) AS sum_log_s, fsum(l1) AS sum_log_1ms,
                fsum(s) AS sum_score, fsum(ls * ls) AS sum_sq_log_s,
                fsum(l1 * l1) AS sum_sq_log_1ms, fsum(ls * l1) AS sum_log_s_log_1ms
                {label_sums}
         FROM feats GROUP BY ALL
     """
-    frame = run(sql, frame=True)
+    frame = query(sql, frame=True)
     con.close()
     attributes = tuple(columns) if len(columns) > 1 else None
     cols = {k: frame[k].to_numpy() for k in _columns(target is not None)}
-    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
+    return _aggregate(cols, grid, attributes)
 
 
 def _quote(name: str) -> str:
@@ -166,8 +183,13 @@ def _duckdb_relation(con, source, text_columns=()):
     return rel, where
 
 
-def _raise_bad_rows(run, s, nulls, where, bad, score, columns, y="0.0"):
-    """Name the first offending row and, for files, the file it came from."""
+def _raise_bad_rows(query, where, bad, *, s, nulls, y, score, columns):
+    """Name the first offending row and, for files, the file it came from.
+
+    ``bad`` holds the counts of rows with a bad score, a missing group and a bad
+    label; ``s``, ``nulls`` and ``y`` are the SQL of the score, of a missing group
+    and of the label (``"0.0"`` for unlabeled rows).
+    """
     conds = (
         f"{s} IS NULL OR isnan({s}) OR {s} < 0 OR {s} > 1",
         nulls,
@@ -178,11 +200,11 @@ def _raise_bad_rows(run, s, nulls, where, bad, score, columns, y="0.0"):
     if which == 2:
         s = y
     try:
-        row = run(f"SELECT filename, {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
+        row = query(f"SELECT filename, {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
         origin = f"in file {row[0]!r}"
         value = row[1]
     except InvalidParameterError:
-        row = run(f"SELECT {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
+        row = query(f"SELECT {s} FROM _bf_source WHERE {cond} LIMIT 1")[0]
         origin, value = f"in {where[4:].lower()}", row[0]
     if which == 0:
         raise InvalidParameterError(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 
 from bayesfair.data._inputs import INTERSECTION_SEP, ambiguous_intersection
 from bayesfair.data.engines._common import (
+    LOCAL_RUN,
+    EngineRun,
+    LabelColumn,
+    SummaryGrid,
     _aggregate,
     _check_reachable,
     _columns,
@@ -14,27 +19,64 @@ from bayesfair.data.engines._common import (
     _kind,
     _require,
 )
-from bayesfair.data.summary import (
-    bin_edges,
-)
+from bayesfair.data.summary import ScoreSummary, bin_edges
 from bayesfair.exceptions import InvalidParameterError
 
 
+@dataclasses.dataclass(frozen=True)
+class RowFlags:
+    """Spark's conditions (0/1 columns) that flag a bad row, summed by :func:`_spark_sums`.
+
+    Parameters
+    ----------
+    bad_score : pyspark.sql.Column
+        1 where the score is missing or outside [0, 1].
+    missing_group : pyspark.sql.Column
+        1 where a group column is missing.
+    bad_label : pyspark.sql.Column
+        1 where the label is missing or not 0/1 (0 everywhere for unlabeled rows).
+    """
+
+    bad_score: object
+    missing_group: object
+    bad_label: object
+
+
 def spark_engine(
-    source, score, columns, threshold, score_clip, n_bins, scheduler, text=False, target=None
-):
-    """Summarise a Spark DataFrame, or Parquet/CSV files read by Spark, in one pass."""
+    source,
+    score,
+    columns,
+    grid: SummaryGrid,
+    run: EngineRun = LOCAL_RUN,
+    target: LabelColumn | None = None,
+) -> ScoreSummary:
+    """Summarise a Spark DataFrame, or Parquet/CSV files read by Spark, in one pass.
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame, path, glob or list of them
+        The rows.
+    score : str
+        The score column.
+    columns : list of str
+        The group column(s).
+    grid : SummaryGrid
+        The summary's threshold and logit grid.
+    run : EngineRun, optional
+        The master URL, and whether the groups are read as text (no progress bar).
+    target : LabelColumn, optional
+        The label column of labeled rows.
+    """
     _require("spark")
-    sdf, path = _spark_frame(source, scheduler, text)
-    extra = [target[0]] if target else []
+    text = run.text_groups
+    sdf, path = _spark_frame(source, run.scheduler, text)
+    extra = [target.name] if target else []
     missing = [c for c in [score, *columns, *extra] if c not in sdf.columns]
     if missing:
         raise InvalidParameterError(
             f"The Spark DataFrame has no column(s) {missing}; it has {sdf.columns}."
         )
-    aggregated, flags = _spark_sums(
-        sdf, score, columns, threshold, score_clip, n_bins, target, text
-    )
+    aggregated, flags = _spark_sums(sdf, score, columns, grid, target, text)
     try:
         with warnings.catch_warnings():  # PySpark's own notices about pandas >= 3: not ours
             warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
@@ -42,12 +84,12 @@ def spark_engine(
             frame = aggregated.toPandas()
     except Exception as exc:  # Spark wraps its errors: keep the first line
         raise InvalidParameterError(_spark_message(exc)) from exc
-    _raise_bad_rows(sdf, frame, flags, path, score, columns, target)
+    _raise_bad_rows(sdf, frame, flags, path, score=score, columns=columns, target=target)
     groups = {} if text else _spark_group_values(sdf, columns)
     frame["group"] = [groups.get(g, g) for g in frame["group"]]
     attributes = tuple(columns) if len(columns) > 1 else None
     cols = {k: frame[k].to_numpy() for k in _columns(target is not None)}
-    return _aggregate(cols, threshold, score_clip, n_bins, attributes)
+    return _aggregate(cols, grid, attributes)
 
 
 def _spark_frame(source, scheduler, text):
@@ -89,14 +131,13 @@ def _spark_frame(source, scheduler, text):
         ) from None
 
 
-def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target, text=False):
+def _spark_sums(sdf, score, columns, grid: SummaryGrid, target, text=False):
     """Spark's own aggregation, in one pass: the bin arithmetic of ``summary.bin_rows``.
 
     In an intersection's label a whole float is written as an integer, as in memory,
     unless the groups are kept as the file's text (``text``).
 
-    Returns the per-cell sums (with counts of bad rows) and the row conditions
-    that flag a bad score, a missing group and a bad label."""
+    Returns the per-cell sums (with counts of bad rows) and the :class:`RowFlags`."""
     from pyspark.sql import functions as F
 
     s = F.col(score).cast("double")
@@ -135,17 +176,17 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target, text
     for col in columns:
         missing_group = F.greatest(missing_group, F.col(col).isNull().cast("long"))
     if target:
-        yv = F.col(target[0]).cast("double")
+        yv = F.col(target.name).cast("double")
         badlabel = (yv.isNull() | ~yv.isin(0.0, 1.0)).cast("long")
-        y = yv if target[1] == 1.0 else 1.0 - yv
+        y = yv if target.pos_label == 1.0 else 1.0 - yv
     else:
         badlabel, y = F.lit(0).cast("long"), F.lit(0.0)
-    c = F.least(F.greatest(s, F.lit(score_clip)), F.lit(1.0 - score_clip))
-    lo, hi = bin_edges(score_clip)
+    c = F.least(F.greatest(s, F.lit(grid.score_clip)), F.lit(1.0 - grid.score_clip))
+    lo, hi = bin_edges(grid.score_clip)
     rows = sdf.select(
         label.alias("group"),
         s.alias("s"),
-        (s >= threshold).alias("side"),
+        (s >= grid.threshold).alias("side"),
         F.log(c).alias("ls"),
         F.log(1.0 - c).alias("l1"),
         bad.alias("bad"),
@@ -153,8 +194,8 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target, text
         badlabel.alias("badlabel"),
         y.alias("y"),
     )
-    binned = F.floor((F.col("ls") - F.col("l1") - lo) / (hi - lo) * n_bins).cast("long")
-    rows = rows.withColumn("bin", F.least(F.greatest(binned, F.lit(0)), F.lit(n_bins - 1)))
+    binned = F.floor((F.col("ls") - F.col("l1") - lo) / (hi - lo) * grid.n_bins).cast("long")
+    rows = rows.withColumn("bin", F.least(F.greatest(binned, F.lit(0)), F.lit(grid.n_bins - 1)))
     ls, l1, yc = F.col("ls"), F.col("l1"), F.col("y")
     sums = [
         F.count(F.lit(1)).alias("count"),
@@ -177,23 +218,22 @@ def _spark_sums(sdf, score, columns, threshold, score_clip, n_bins, target, text
         F.sum("nogroup").alias("nogroup"),
         F.sum("badlabel").alias("badlabel"),
     )
-    return aggregated, (bad, missing_group, badlabel)
+    return aggregated, RowFlags(bad, missing_group, badlabel)
 
 
-def _raise_bad_rows(sdf, frame, flags, path, score, columns, target) -> None:
+def _raise_bad_rows(sdf, frame, flags: RowFlags, path, *, score, columns, target) -> None:
     """Name the first bad row (its file where known) when the sums counted any."""
-    bad, missing_group, badlabel = flags
     n_bad, n_nogroup = int(frame["bad"].sum()), int(frame["nogroup"].sum())
     n_badlabel = int(frame["badlabel"].sum())
     if n_badlabel and not (n_bad or n_nogroup):
-        first = sdf.filter(badlabel == 1).limit(1).collect()[0]
+        first = sdf.filter(flags.bad_label == 1).limit(1).collect()[0]
         origin = f" in file {first[path]!r}" if path else ""
         raise InvalidParameterError(
             f"Labels must be 0 or 1 (or booleans) without missing values: {n_badlabel} row(s) "
-            f"are not, the first{origin} (value {first[target[0]]!r})."
+            f"are not, the first{origin} (value {first[target.name]!r})."
         )
     if n_bad or n_nogroup:
-        cond = (bad == 1) if n_bad else (missing_group == 1)
+        cond = (flags.bad_score == 1) if n_bad else (flags.missing_group == 1)
         first = sdf.filter(cond).limit(1).collect()[0]
         origin = f" in file {first[path]!r}" if path else ""
         if n_bad:

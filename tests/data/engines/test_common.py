@@ -1,19 +1,21 @@
 """bayesfair.data.engines._common: what every engine shares (group values as text, file kinds,
 the checks of scores, groups and labels, the optional engines' extras)."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 from frames import assert_same, score_frame, write_parts
 
 from bayesfair._internal.names import as_text
-from bayesfair.data.engines._common import EXTRAS
+from bayesfair.data.engines._common import EXTRAS, EngineRun, LabelColumn, SummaryGrid
 from bayesfair.data.engines.dask import dask_engine
 from bayesfair.data.engines.duckdb import duckdb_engine
 from bayesfair.data.engines.numpy import numpy_engine
 from bayesfair.exceptions import InvalidParameterError
 
-SETTINGS = (0.5, 0.01, 64)  # threshold, score_clip, n_bins
+GRID = SummaryGrid(threshold=0.5, score_clip=0.01, n_bins=64)
 
 
 # ---------------------------------------------------------------------- as_text
@@ -46,16 +48,16 @@ def test_extras_name_the_optional_engines_install_targets():
 def test_a_gzipped_csv_is_a_csv(tmp_path):
     frame = score_frame(2_000, seed=31)
     frame.to_csv(tmp_path / "rows.csv.gz", index=False)
-    ref = numpy_engine(frame, "score", ["race"], *SETTINGS)
-    assert_same(ref, duckdb_engine(str(tmp_path / "rows.csv.gz"), "score", ["race"], *SETTINGS))
+    ref = numpy_engine(frame, "score", ["race"], GRID)
+    assert_same(ref, duckdb_engine(str(tmp_path / "rows.csv.gz"), "score", ["race"], GRID))
 
 
 def test_a_list_of_files_equals_their_glob(tmp_path):
     frame = score_frame(3_000, seed=32)
     glob = write_parts(frame, tmp_path, 3)
     paths = sorted(str(p) for p in tmp_path.glob("*.parquet"))
-    by_glob = duckdb_engine(glob, "score", ["race"], *SETTINGS)
-    by_list = duckdb_engine(paths, "score", ["race"], *SETTINGS)
+    by_glob = duckdb_engine(glob, "score", ["race"], GRID)
+    by_list = duckdb_engine(paths, "score", ["race"], GRID)
     assert_same(by_glob, by_list)
     assert by_list.n_total == 3_000
 
@@ -66,18 +68,18 @@ def test_files_must_be_parquet_or_csv_and_of_one_kind(tmp_path):
     with pytest.raises(
         InvalidParameterError, match=r"Parquet or CSV \(by extension\)\. Got \['\.json'\]"
     ):
-        duckdb_engine(str(tmp_path / "rows.json"), "score", ["race"], *SETTINGS)
+        duckdb_engine(str(tmp_path / "rows.json"), "score", ["race"], GRID)
     frame.to_parquet(tmp_path / "a.parquet")
     frame.to_csv(tmp_path / "b.csv", index=False)
     both = [str(tmp_path / "a.parquet"), str(tmp_path / "b.csv")]
     with pytest.raises(InvalidParameterError, match=r"Got \['\.csv', '\.parquet'\]"):
-        duckdb_engine(both, "score", ["race"], *SETTINGS)
+        duckdb_engine(both, "score", ["race"], GRID)
     with pytest.raises(InvalidParameterError, match=r"No file matches '.*missing\.parquet'"):
         duckdb_engine(
             [str(tmp_path / "a.parquet"), str(tmp_path / "missing.parquet")],
             "score",
             ["race"],
-            *SETTINGS,
+            GRID,
         )
 
 
@@ -106,14 +108,14 @@ VALUES = {"score": "1.25", "label": "3.0"}
 def _dask(frame):
     dd = pytest.importorskip("dask.dataframe")
     source = dd.from_pandas(frame, npartitions=3)
-    return dask_engine(source, "score", ["race"], *SETTINGS, None, False, target=("label", 1.0))
+    return dask_engine(source, "score", ["race"], GRID, target=LabelColumn("label", 1.0))
 
 
 def _duckdb(frame):
     import duckdb
 
     relation = duckdb.from_df(frame)
-    return duckdb_engine(relation, "score", ["race"], *SETTINGS, target=("label", 1.0))
+    return duckdb_engine(relation, "score", ["race"], GRID, target=LabelColumn("label", 1.0))
 
 
 @pytest.mark.parametrize("kind", ["score", "group", "label"])
@@ -128,10 +130,10 @@ def test_a_partition_s_bad_row_is_refused_as_duckdb_refuses_it(kind):
 def test_a_bad_label_in_memory_is_named():
     frame = _bad("label")
     with pytest.raises(InvalidParameterError, match=MESSAGES["label"]):
-        numpy_engine(frame, "score", ["race"], *SETTINGS, ("label", 1.0))
+        numpy_engine(frame, "score", ["race"], GRID, LabelColumn("label", 1.0))
     # with pos_label 0 the labels are complemented, and a label of 3 is still refused
     with pytest.raises(InvalidParameterError, match=MESSAGES["label"]):
-        numpy_engine(frame, "score", ["race"], *SETTINGS, ("label", 0.0))
+        numpy_engine(frame, "score", ["race"], GRID, LabelColumn("label", 0.0))
 
 
 @pytest.mark.parametrize("kind", ["score", "label"])
@@ -141,3 +143,12 @@ def test_the_offending_value_is_written_as_a_number_in_every_engine(kind):
         with pytest.raises(InvalidParameterError) as error:
             engine(frame)
         assert f"(value {VALUES[kind]})" in str(error.value), str(error.value)
+
+
+# ---------------------------------------------------------------------- parameter objects
+def test_the_parameter_objects_are_frozen_and_a_run_defaults_to_local():
+    grid = SummaryGrid(threshold=0.5, score_clip=0.01, n_bins=64)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        grid.n_bins = 32
+    assert EngineRun() == EngineRun(scheduler=None, progressbar=False, text_groups=False)
+    assert LabelColumn("label", 0.0).pos_label == 0.0

@@ -15,11 +15,12 @@ from frames import (
 )
 
 import bayesfair as bf
+from bayesfair.data.engines._common import EngineRun, LabelColumn, SummaryGrid
 from bayesfair.data.engines.duckdb import duckdb_engine
 from bayesfair.data.engines.numpy import numpy_engine
 from bayesfair.exceptions import InvalidParameterError
 
-SETTINGS = (0.5, 0.01, 64)  # threshold, score_clip, n_bins
+GRID = SummaryGrid(threshold=0.5, score_clip=0.01, n_bins=64)
 
 
 @pytest.mark.parametrize("parts", [1, 7, 64])
@@ -80,18 +81,19 @@ def test_a_relation_on_its_own_connection_with_progress_equals_numpy():
     con = duckdb.connect()
     try:
         relation = con.from_df(frame)
-        target = ("label", 1.0)
-        got = duckdb_engine(relation, "score", ["race"], *SETTINGS, progress=True, target=target)
+        target = LabelColumn("label", 1.0)
+        run = EngineRun(progressbar=True)
+        got = duckdb_engine(relation, "score", ["race"], GRID, run, target=target)
     finally:
         con.close()
-    assert_same_labeled(numpy_engine(frame, "score", ["race"], *SETTINGS, target), got)
+    assert_same_labeled(numpy_engine(frame, "score", ["race"], GRID, target), got)
 
 
 def test_pos_label_zero_counts_the_zeros_as_positives(tmp_path):
     frame = labeled_frame(3_000, seed=52)
     path = write_parts(frame, tmp_path, 2)
-    ref = numpy_engine(frame, "score", ["race"], *SETTINGS, ("label", 0.0))
-    got = duckdb_engine(path, "score", ["race"], *SETTINGS, target=("label", 0.0))
+    ref = numpy_engine(frame, "score", ["race"], GRID, LabelColumn("label", 0.0))
+    got = duckdb_engine(path, "score", ["race"], GRID, target=LabelColumn("label", 0.0))
     assert_same_labeled(ref, got)
     assert got.positives.sum() == (frame["label"] == 0).sum()
 
@@ -99,8 +101,8 @@ def test_pos_label_zero_counts_the_zeros_as_positives(tmp_path):
 def test_column_names_with_quotes_and_spaces(tmp_path):
     frame = score_frame(2_000, seed=53).rename(columns={"score": 'the "score"', "race": "my race"})
     frame.to_parquet(tmp_path / "odd.parquet")
-    got = duckdb_engine(str(tmp_path / "odd.parquet"), 'the "score"', ["my race"], *SETTINGS)
-    assert_same(numpy_engine(frame, 'the "score"', ["my race"], *SETTINGS), got)
+    got = duckdb_engine(str(tmp_path / "odd.parquet"), 'the "score"', ["my race"], GRID)
+    assert_same(numpy_engine(frame, 'the "score"', ["my race"], GRID), got)
 
 
 def test_bad_rows_in_files_name_the_file(tmp_path):
@@ -113,7 +115,7 @@ def test_bad_rows_in_files_name_the_file(tmp_path):
         match=r"Group column\(s\) \['race'\] must not contain missing values: 1 row\(s\) do, "
         r"the first in file '.*part-002\.parquet'",
     ):
-        duckdb_engine(glob, "score", ["race"], *SETTINGS)
+        duckdb_engine(glob, "score", ["race"], GRID)
     labels = labeled_frame(3_000, seed=54)
     labels.loc[1_500, "label"] = 5  # the second of three files
     sub = tmp_path / "labels"
@@ -122,18 +124,18 @@ def test_bad_rows_in_files_name_the_file(tmp_path):
     with pytest.raises(
         InvalidParameterError, match=r"the first in file '.*part-001\.parquet' \(value 5\.0\)"
     ):
-        duckdb_engine(glob, "score", ["race"], *SETTINGS, target=("label", 1.0))
+        duckdb_engine(glob, "score", ["race"], GRID, target=LabelColumn("label", 1.0))
 
 
 def test_a_failing_query_and_an_unknown_source_are_named():
     with pytest.raises(InvalidParameterError, match="The query failed in DuckDB"):
-        duckdb_engine("SELECT * FROM no_such_table", "score", ["race"], *SETTINGS)
+        duckdb_engine("SELECT * FROM no_such_table", "score", ["race"], GRID)
     for source in (42, []):
         with pytest.raises(InvalidParameterError, match="The source must be a path or glob"):
-            duckdb_engine(source, "score", ["race"], *SETTINGS)
+            duckdb_engine(source, "score", ["race"], GRID)
     relation = duckdb.from_df(pd.DataFrame({"score": [0.1, 0.9], "race": ["a", "b"]}))
     with pytest.raises(InvalidParameterError, match=r"The relation has no column\(s\) \['sex'\]"):
-        duckdb_engine(relation, "score", ["race", "sex"], *SETTINGS)
+        duckdb_engine(relation, "score", ["race", "sex"], GRID)
 
 
 @pytest.mark.parametrize("engine", ["numpy", "duckdb"])

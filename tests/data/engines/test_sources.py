@@ -204,3 +204,32 @@ def test_labeled_summary_refuses_bad_labels(tmp_path):
             ["a"],
             unlabeled=bf.summarize(labeled_frame(50), group="race", label="label"),
         )
+
+
+def test_the_grid_is_checked_before_the_engine_and_the_positive_label():
+    frame = score_frame(50, seed=5)
+    with pytest.raises(InvalidParameterError, match="'threshold'"):
+        bf.summarize_unlabeled(frame, group="race", threshold=1.5, n_bins=0, engine="polars")
+    with pytest.raises(InvalidParameterError, match="'n_bins' parameter must be positive"):
+        bf.summarize_unlabeled(frame, group="race", n_bins=0, score_clip=0.7, engine="polars")
+    with pytest.raises(InvalidParameterError, match=r"'score_clip' parameter must be in"):
+        bf.summarize_unlabeled(frame, group="race", score_clip=0.7, engine="polars")
+    with pytest.raises(InvalidParameterError, match="'engine'"):
+        bf.summarize(frame, group="race", label="race", pos_label=2, engine="polars")
+    with pytest.raises(InvalidParameterError, match="'pos_label' parameter must be 0 or 1"):
+        bf.summarize(frame, group="race", label="race", pos_label=2)
+
+
+def test_the_grid_and_the_run_reach_the_engine(tmp_path):
+    frame = score_frame(400, seed=6)
+    summary = bf.summarize_unlabeled(frame, group="race", threshold=0.3, score_clip=0.02, n_bins=32)
+    assert (summary.threshold, summary.score_clip, summary.n_bins) == (0.3, 0.02, 32)
+    by_duckdb = bf.summarize_unlabeled(
+        write_parts(frame, tmp_path, 2, "csv"),
+        group="race",
+        n_bins=32,
+        threshold=0.3,
+        score_clip=0.02,
+        text_groups=True,
+    )
+    assert_same(summary, by_duckdb)

@@ -8,6 +8,7 @@ session use Spark in local mode (``local[2]``), one module-scoped session; like
 import pytest
 from frames import assert_same, assert_same_labeled, labeled_frame, score_frame, write_parts
 
+from bayesfair.data.engines._common import EngineRun, LabelColumn, SummaryGrid
 from bayesfair.data.engines.numpy import numpy_engine
 from bayesfair.data.engines.spark import spark_engine
 from bayesfair.exceptions import InvalidParameterError
@@ -17,11 +18,12 @@ pytestmark = pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
 
 pytest.importorskip("pyspark")
 
-SETTINGS = (0.5, 0.01, 64)  # threshold, score_clip, n_bins
+GRID = SummaryGrid(threshold=0.5, score_clip=0.01, n_bins=64)
 
 
 def _spark(source, group, *, scheduler=None, text=False, target=None):
-    return spark_engine(source, "score", group, *SETTINGS, scheduler, text, target)
+    run = EngineRun(scheduler=scheduler, text_groups=text)
+    return spark_engine(source, "score", group, GRID, run, target)
 
 
 # ---------------------------------------------------------------------- before a session
@@ -62,9 +64,9 @@ def test_integer_groups_and_the_complemented_label_of_a_spark_frame(spark):
     it back to the integers, as the in-memory engine has them. pos_label 0 counts zeros."""
     frame = labeled_frame(4_000, seed=72)
     sdf = spark.createDataFrame(frame).repartition(3)
-    got = _spark(sdf, ["sex"], target=("label", 0.0))
+    got = _spark(sdf, ["sex"], target=LabelColumn("label", 0.0))
     assert got.group_levels == [0, 1] and all(type(g) is int for g in got.group_levels)
-    assert_same_labeled(numpy_engine(frame, "score", ["sex"], *SETTINGS, ("label", 0.0)), got)
+    assert_same_labeled(numpy_engine(frame, "score", ["sex"], GRID, LabelColumn("label", 0.0)), got)
     assert got.positives.sum() == (frame["label"] == 0).sum()
 
 
@@ -77,7 +79,7 @@ def test_bad_rows_are_named_by_value_and_file(spark, tmp_path):
         match=r"Labels must be 0 or 1 \(or booleans\) without missing values: 1 row\(s\) are "
         r"not, the first \(value 3\.0\)\.",
     ):
-        _spark(spark.createDataFrame(frame), ["race"], target=("label", 1.0))
+        _spark(spark.createDataFrame(frame), ["race"], target=LabelColumn("label", 1.0))
     groups = score_frame(3_000, seed=74).astype({"race": object})
     groups.loc[2_500, "race"] = None  # the third of three files
     glob = write_parts(groups, tmp_path, 3)
@@ -92,7 +94,7 @@ def test_bad_rows_are_named_by_value_and_file(spark, tmp_path):
     good.mkdir()
     ok = score_frame(3_000, seed=74)
     got = _spark(write_parts(ok, good, 3), ["race"])
-    assert_same(numpy_engine(ok, "score", ["race"], *SETTINGS), got)
+    assert_same(numpy_engine(ok, "score", ["race"], GRID), got)
 
 
 @pytest.mark.slow
@@ -112,5 +114,5 @@ def test_whole_floats_in_an_intersection_are_written_as_integers(spark):
     frame = score_frame(300, seed=75).astype({"sex": float})
     frame.loc[:9, "sex"] = 2.5
     got = _spark(spark.createDataFrame(frame), ["race", "sex"])
-    assert_same(numpy_engine(frame, "score", ["race", "sex"], *SETTINGS), got)  # in memory
+    assert_same(numpy_engine(frame, "score", ["race", "sex"], GRID), got)  # in memory
     assert "w & 1" in got.group_levels and not any(g.endswith(".0") for g in got.group_levels)
