@@ -408,7 +408,7 @@ def _surprises(model, unlabeled, chains) -> None:
 
 def _render(comp, fmt: str, data, detail: str = "summary") -> str:
     if fmt == "html":
-        return comparison_html(comp, data=data)
+        return comparison_html(comp)
     if fmt == "json":
         return comparison_json(comp)
     return comp.to_markdown(detail=detail)

@@ -229,18 +229,15 @@ class Comparison:
         """
         return comparison_markdown(self, digits=digits, detail=detail)
 
-    def to_html(self, figures: bool = True, data=None) -> str:
+    def to_html(self, figures: bool = True) -> str:
         """A self-contained HTML page: tables, settings, diagnostics, figures.
 
         Parameters
         ----------
         figures : bool, default True
             Embed the figures (PNG); False for a page of tables only.
-        data : AssessmentData, optional
-            The compared data: adds the figures that need its rows (the labeled
-            examples' reliability bins).
         """
-        return comparison_html(self, figures=figures, data=data)
+        return comparison_html(self, figures=figures)
 
     def to_json(self) -> str:
         """The comparison as JSON (NaN as null)."""

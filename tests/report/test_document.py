@@ -19,13 +19,12 @@ from bayesfair.report.document import (
     comparison_json,
     comparison_markdown,
     comparison_sections,
-    provenance_table,
 )
 
 
 @pytest.fixture(scope="module")
-def html(comparison, data):
-    return comparison_html(comparison, data=data)
+def html(comparison):
+    return comparison_html(comparison)
 
 
 def test_html_tables_settings_and_sizes(html, comparison):
@@ -83,6 +82,14 @@ def test_html_without_figures(comparison):
     page = comparison_html(comparison, figures=False)
     assert "data:image/png" not in page
     assert '<table class="pairs">' in page
+
+
+def test_the_page_takes_no_data(comparison):
+    """The figures read the fits' stored examples: the page has no ``data`` argument."""
+    with pytest.raises(TypeError, match="data"):
+        comparison_html(comparison, figures=False, data=None)
+    with pytest.raises(TypeError, match="data"):
+        comparison.to_html(figures=False, data=None)
 
 
 def test_json_round_trips_with_nulls(comparison):
@@ -158,7 +165,7 @@ def test_the_differences_are_two_tables_that_fit_a_wide_terminal(comparison):
 def test_priors_are_written_for_people():
     from bayesfair.models.beta_binomial import BetaPrior
     from bayesfair.models.calibration import CalibrationPriors, DiscrepancyPrior
-    from bayesfair.report.document import prior_words
+    from bayesfair.report.prose import prior_words
 
     assert prior_words(BetaPrior(1.0, 1.0, cells=False).to_dict()) == (
         "each group's rate ~ Beta(1, 1), each on its own"
@@ -360,12 +367,3 @@ def test_the_three_formats_draw_one_list_of_sections(comparison):
             if block[0] == "table" and len(block[1]):
                 cell = str(block[1].iloc[0, 0])
                 assert cell in md and escape(cell, quote=False) in html, (section.key, cell)
-
-
-def test_the_provenance_of_an_exact_sampler_names_no_tuning_steps():
-    """bb's exact sampler draws independently: its row has no tuning steps; NUTS's has."""
-    fits = [("BB", {"sampler": "exact", "chains": 4, "draws": 1000, "tune": 1000})]
-    fits.append(("RBC", {"sampler": "nuts", "chains": 4, "draws": 1000, "tune": 1000}))
-    rows = dict(provenance_table({}, fits))
-    assert rows["BB sampler"] == "exact, 4 chains × 1000 draws"
-    assert rows["RBC sampler"] == "nuts, 4 chains × 1000 draws after 1000 tuning steps"

@@ -48,7 +48,7 @@ def report(tmp_path_factory, fit_kwargs):
             progressbar=False,
         )
     path = tmp_path_factory.mktemp("report") / "report.html"
-    path.write_text(comp.to_html(data=data), encoding="utf-8")
+    path.write_text(comp.to_html(), encoding="utf-8")
     return path
 
 
@@ -111,7 +111,7 @@ def score_report(tmp_path_factory, fit_kwargs):
             score=True,
         )
     path = tmp_path_factory.mktemp("score") / "report.html"
-    path.write_text(comp.to_html(data=data), encoding="utf-8")
+    path.write_text(comp.to_html(), encoding="utf-8")
     return path
 
 
