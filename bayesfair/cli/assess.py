@@ -298,7 +298,7 @@ def assess(
     for sentence in comp.disagreements:
         warn(sentence)
     _record_inputs(comp, labeled, lab, unlabeled, unl)
-    _write_or_echo(_render(comp, fmt, data, detail), out, fmt, quiet)
+    _write_or_echo(_render(comp, fmt, detail), out, fmt, quiet)
 
 
 def _check_score_flag(score_view: bool, period, proxy, model: str) -> None:
@@ -406,7 +406,7 @@ def _surprises(model, unlabeled, chains) -> None:
         warn("--chains 1: convergence cannot be checked (no R-hat); use 2 or more.")
 
 
-def _render(comp, fmt: str, data, detail: str = "summary") -> str:
+def _render(comp, fmt: str, detail: str = "summary") -> str:
     if fmt == "html":
         return comparison_html(comp)
     if fmt == "json":
