@@ -60,7 +60,7 @@ class FitRequest:
 class FitDraws(NamedTuple):
     """A model's draws: the tree of its posterior, and each rate's draws.
 
-    Parameters
+    Attributes
     ----------
     idata : xarray.DataTree
         The sampled draws (``posterior``, ``sample_stats`` when NUTS ran).
