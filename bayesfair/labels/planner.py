@@ -358,7 +358,17 @@ def plan_labels(
         )
         for i, truth in enumerate(track(truths, n_sims, "plan: simulations", progressbar)):
             for strategy in strategies:
-                rows += _simulate(i, truth, strategy, start, first, laplace, budgets, context, rng)
+                rows += _simulate(
+                    truth,
+                    start,
+                    first,
+                    laplace,
+                    context,
+                    rng,
+                    sim=i,
+                    strategy=strategy,
+                    budgets=budgets,
+                )
     sims = pd.DataFrame(rows)
     summary = _summarise_plan(sims)
     # the plan reports medians over the simulations, which a few rough refits barely move
@@ -524,7 +534,7 @@ class _SimContext:
     n_start: int
 
 
-def _simulate(i, truth, strategy, start, first, laplace, budgets, c: _SimContext, rng) -> list:
+def _simulate(truth, start, first, laplace, c: _SimContext, rng, *, sim, strategy, budgets) -> list:
     """One simulated audit: labels added budget by budget (at random or by the
     acquisition), the posterior refitted, each budget's intervals recorded."""
     state, fitted, rows = start, first, []
@@ -547,24 +557,7 @@ def _simulate(i, truth, strategy, start, first, laplace, budgets, c: _SimContext
             state = state.add(picks, truth, rng)
         if n_add > 0 or fitted is None:  # at n_new = 0: the NUTS posterior itself
             fitted = fit_state(laplace, state, c.metric, rng) if state.s.size else None
-        rows += _record(
-            i,
-            strategy,
-            budget,
-            budget - c.n_start,
-            state,
-            fitted,
-            c.methods,
-            c.metric,
-            c.pairs,
-            c.levels,
-            c.ref,
-            c.threshold,
-            c.ci_prob,
-            c.epsilon,
-            c.within,
-            rng,
-        )
+        rows += _record(state, fitted, c, rng, sim=sim, strategy=strategy, budget=budget)
     return rows
 
 
@@ -651,26 +644,14 @@ def _valid(method: str, strategy: str, within: str) -> bool:
     return method == "ppi" and within == "stratum"
 
 
-def _record(
-    sim,
-    strategy,
-    budget,
-    n_new,
-    state,
-    fitted,
-    methods,
-    metric,
-    pairs,
-    levels,
-    ref,
-    threshold,
-    ci_prob,
-    epsilon,
-    within,
-    rng,
-) -> list[dict]:
+def _record(state, fitted, c: _SimContext, rng, *, sim, strategy, budget) -> list[dict]:
+    """Each method's interval of every pair at one budget of one simulated audit, with
+    its verdict, as rows of the plan's simulations."""
+    metric, pairs, levels, ci_prob = c.metric, c.pairs, c.levels, c.ci_prob
+    ref, threshold, epsilon, within = c.ref, c.threshold, c.epsilon, c.within
+    n_new = budget - c.n_start
     intervals = {}
-    for method in methods:
+    for method in c.methods:
         if method == "bayes":
             intervals[method] = {}
             for i, j in pairs:

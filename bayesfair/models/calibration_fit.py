@@ -132,9 +132,7 @@ def fit_calibration(data, request: FitRequest) -> FitDraws:
             shift_spread=(("chain", "draw"), tau),
         )
     if disc is not None:
-        u_counts = _robust_counts(
-            labeled, summary, u_counts, (a, b, c), disc, estimand, rng, idata, center
-        )
+        u_counts = _robust_counts(labeled, summary, u_counts, (a, b, c), request, idata, center)
     total = u_counts + labeled_counts
     if data.proxy is not None:
         total = total + _latent_group_counts(data, proxy_calibration, (a, b, c), rng, idata, notes)
@@ -323,7 +321,7 @@ def _cells_array(counts: np.ndarray) -> xr.DataArray:
     )
 
 
-def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, center):
+def _robust_counts(labeled, summary, u_counts, abc, request: FitRequest, idata, center):
     """rbc: replace the map's unlabeled positives in the strata drawn as not following it.
 
     :func:`robust_unlabeled_counts` on the labeled summary; the draws of the
@@ -332,7 +330,14 @@ def _robust_counts(labeled, summary, u_counts, abc, disc, estimand, rng, idata, 
     to ``constant_data`` (``misfit_center``).
     """
     out, free, p_free, p_shared = robust_unlabeled_counts(
-        labeled, summary, u_counts, abc, disc, estimand, rng, center=center
+        labeled,
+        summary,
+        u_counts,
+        abc,
+        request.discrepancy,
+        request.estimand,
+        request.rng,
+        center=center,
     )
     dims = ("chain", "draw", "group", "side")
     assign(

@@ -360,7 +360,15 @@ def fit(
     with one_blas_thread():
         idata, rate_draws, prior_draws = spec.fit(data, request)
     settings = _settings_record(data, spec, request, seed_record(seed_seq))
-    idata = _attach(idata, data, metrics, rate_draws, score_clip, n_bins, prior_draws)
+    idata = _attach(
+        idata,
+        data,
+        metrics,
+        rate_draws,
+        score_clip=score_clip,
+        n_bins=n_bins,
+        prior_draws=prior_draws,
+    )
     reference = group_coordinate(data.group_levels)[data.group_levels.index(data.reference)]
     result = FairnessPosterior(
         idata,
@@ -512,7 +520,14 @@ def _resolve_estimand(estimand, model, data) -> str:
 
 
 def _attach(
-    idata, data: AssessmentData, metrics, rate_draws, score_clip=0.01, n_bins=None, prior_draws=None
+    idata,
+    data: AssessmentData,
+    metrics,
+    rate_draws,
+    *,
+    score_clip=0.01,
+    n_bins=None,
+    prior_draws=None,
 ):
     """Label groups; return the tree with observed counts and the ``rates`` group.
 

@@ -247,14 +247,11 @@ class Comparison:
         return self.to_markdown()
 
 
-def _provenance(data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref) -> dict:
-    """Versions, the time, and the call, for the report's provenance block."""
-    call = (
-        f"bayesfair.compare(data, metrics={metrics!r}, epsilon={epsilon!r}, "
-        f"reference={ref!r}, ci_prob={ci_prob!r}, models={tuple(models)!r}, "
-        f"n_resamples={n_resamples!r}, fit_kwargs={dict(fit_kwargs or {})!r})"
-    )
-    return run_record(call, data)
+def _provenance(data, arguments: dict) -> dict:
+    """Versions, the time, and the call (``arguments``, as given to :func:`compare`), for
+    the report's provenance block."""
+    given = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
+    return run_record(f"bayesfair.compare(data, {given})", data)
 
 
 #: With more than two groups, a reference group with fewer labeled examples is warned about.
@@ -471,7 +468,16 @@ def compare(
         "estimands": {name: res.estimand_text for name, res in posteriors.items()},
         "proxy": _proxy_setting(data, posteriors),
         "provenance": _provenance(
-            data, metrics, epsilon, ci_prob, models, n_resamples, fit_kwargs, ref
+            data,
+            {
+                "metrics": metrics,
+                "epsilon": epsilon,
+                "reference": ref,
+                "ci_prob": ci_prob,
+                "models": tuple(models),
+                "n_resamples": n_resamples,
+                "fit_kwargs": dict(fit_kwargs or {}),
+            },
         ),
     }
     group_view, family_view = group_views(data, metrics, posteriors, too_few, views, view_seq)
