@@ -87,7 +87,8 @@ def bernstein_half_width(
         Number of examples (positive); arrays broadcast with the other arguments.
     ci_prob : float, default 0.95
         Confidence level ``ρ`` in [0, 1) (the package's name for an interval's
-        probability; ``confidence=``, its old name, warns until 0.5).
+        probability; ``confidence=``, the published call's spelling, is accepted with a
+        ``FutureWarning``).
     cost_range : float or array_like, default 1
         Maximum cost ``C`` of one example (1 for the 0-1 loss).
     min_group_fraction : float or array_like, default 0.5
@@ -201,7 +202,7 @@ class BernsteinInterval:
     variance : float
         ``σ²`` used.
     ci_prob : float
-        ``ρ`` (``.confidence``, its old name, warns until 0.5).
+        ``ρ``.
     metric : str
     group, reference
         The two group labels.
@@ -260,7 +261,7 @@ def bernstein_interval(
     reference : optional
         The group B; default ``data.reference``.
     ci_prob : float, default 0.95
-        ``ρ`` (``confidence=``, its old name, warns until 0.5).
+        ``ρ``.
     variance : float, optional
 
     Returns

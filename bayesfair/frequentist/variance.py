@@ -327,7 +327,8 @@ def double_corrected_bootstrap_counts(
         positives and positives for the TPR). Non-negative integers with
         ``successes <= trials``.
     n_resamples : int, default 1000
-        Number of bootstrap samples B (>= 1).
+        Number of bootstrap samples B (>= 1); ``n_boot=``, the published call's
+        spelling, is accepted with a ``FutureWarning``.
     ci_prob : float, default 0.95
         Probability mass of the equal-tailed percentile interval, in (0, 1).
     resampler : {"binomial", "rows"}, default "binomial"

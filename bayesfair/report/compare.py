@@ -408,8 +408,9 @@ def compare(
     ref = data.reference if reference is None else data.resolve_group(reference, "reference")
     _warn_small_reference(data, ref)
     seq = seed_sequence(random_seed)
-    # a fifth child for the calibration view: the first four are those of earlier versions
-    # (the second seeded the fits until 0.4; they now take the root, below)
+    # five children, in a fixed order so that a report's seed reproduces it: the
+    # bootstraps, one unused (the fits take the root, below), PPI++, the group views and
+    # the calibration view
     boot_seq, _, ppi_seq, view_seq, calibration_seq = seq.spawn(5)
     boot_seeds = boot_seq.spawn(2 * len(metrics))
     posteriors = dict(posteriors or {})
