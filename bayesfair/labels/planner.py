@@ -572,7 +572,9 @@ def fit_state(laplace: Laplace, state: AuditState, metric, rng) -> _Fitted:
     summary = state.pool.summary()
     lab = laplace.labeled(state)
     a, b, c, center = laplace.draws(lab, summary, rng)
-    u, _, _ = map_counts(lab, summary, a, b, c, laplace.disc.shift, "assessed", rng)
+    u, _, _ = map_counts(
+        lab, summary, a, b, c, prior=laplace.disc.shift, estimand="assessed", rng=rng
+    )
     u, _, p_free, _ = robust_unlabeled_counts(
         lab, summary, u, (a, b, c), laplace.disc, "assessed", rng, center=center
     )

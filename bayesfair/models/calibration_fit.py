@@ -122,7 +122,15 @@ def fit_calibration(data, request: FitRequest) -> FitDraws:
     else:
         in_sample = None
     u_counts, shift, tau = map_counts(
-        labeled, summary, a, b, c, prior, estimand, rng, labeled_counts=in_sample
+        labeled,
+        summary,
+        a,
+        b,
+        c,
+        prior=prior,
+        estimand=estimand,
+        rng=rng,
+        labeled_counts=in_sample,
     )
     if shift is not None:
         assign(
@@ -141,7 +149,14 @@ def fit_calibration(data, request: FitRequest) -> FitDraws:
     # every assessed score with its label unknown: the population of the prior predictive
     population = summary if data.n_unlabeled == 0 else summary + labeled.without_labels()
     prior_counts = calibration_prior_counts(
-        population, priors, variant, disc, center, estimand, PRIOR_DRAWS, prior_rng
+        population,
+        priors,
+        variant,
+        disc,
+        center=center,
+        estimand=estimand,
+        n=PRIOR_DRAWS,
+        rng=prior_rng,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         prior_draws = {m: rate_from_counts(prior_counts, m) for m in metrics}
@@ -415,7 +430,7 @@ def _native_calibration(variant, priors, k, disc=None):
 # Prior predictive draws, kept with a fit
 # ---------------------------------------------------------------------------
 def calibration_prior_counts(
-    population, priors, variant: str, discrepancy, center, estimand: str, n: int, rng
+    population, priors, variant: str, discrepancy, *, center, estimand: str, n: int, rng
 ) -> np.ndarray:
     """Confusion counts of every group under the calibration model's prior, ``(n, k, 4)``.
 

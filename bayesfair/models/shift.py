@@ -413,7 +413,16 @@ def shifted_counts(counts_fn, summary, a, b, c, shift, *args) -> np.ndarray:
 
 
 def map_counts(
-    labeled, summary, a, b, c, prior: ShiftPrior | None, estimand: str, rng, labeled_counts=None
+    labeled,
+    summary,
+    a,
+    b,
+    c,
+    *,
+    prior: ShiftPrior | None,
+    estimand: str,
+    rng,
+    labeled_counts=None,
 ):
     """The unlabeled confusion counts under draws of the maps, moved by the strata's shifts.
 

@@ -208,7 +208,9 @@ def test_calibration_prior_counts_leave_a_sharing_group_on_the_pooled_map():
         disc = DiscrepancyPrior(
             prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(3.0, 3.0, share=share)
         )
-        counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
+        counts = calibration_prior_counts(
+            pop, tiny, "beta", disc, center=center, estimand="expected", n=n, rng=rng
+        )
         kept = np.all(np.isclose(counts, pooled, rtol=0, atol=1e-6), axis=-1)  # (n, k)
         if share == 0:
             assert not kept.any()
@@ -235,7 +237,9 @@ def test_calibration_prior_counts_draw_local_scales_with_heavier_tails():
         disc = DiscrepancyPrior(
             prior_misfit=1e-12, shared_prior_misfit=1e-12, shift=ShiftPrior(1e-9, 1.0, local=local)
         )
-        counts = calibration_prior_counts(pop, tiny, "beta", disc, center, "expected", n, rng)
+        counts = calibration_prior_counts(
+            pop, tiny, "beta", disc, center=center, estimand="expected", n=n, rng=rng
+        )
         positives = counts[..., 0] / (counts[..., 0] + counts[..., 1])  # ŷ = 1 side
         high[local] = (positives > 0.97).mean()
     se = np.sqrt((high[True] * (1 - high[True]) + high[False] * (1 - high[False])) / (2 * n))
@@ -251,7 +255,14 @@ def test_calibration_prior_counts_keep_every_strata_total():
     for estimand in ("assessed", "expected"):
         for variant in ("beta", "llo", "temperature"):
             counts = calibration_prior_counts(
-                pop, CalibrationPriors(), variant, disc, center, estimand, 500, rng
+                pop,
+                CalibrationPriors(),
+                variant,
+                disc,
+                center=center,
+                estimand=estimand,
+                n=500,
+                rng=rng,
             )
             totals = pop.totals()
             np.testing.assert_allclose(
