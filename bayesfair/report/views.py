@@ -176,11 +176,8 @@ def calibration_view(data, posterior: dict, settings: ViewSettings, seq) -> tupl
             by_method[m] = {
                 stat: "undefined" if stat == "decision" else np.nan for stat in by_method[m]
             }
-        notes.append(
-            f"labels chosen actively (selection={settings.selection!r}): "
-            f"{' and '.join(method_words(m) for m in gone)} assume labels "
-            "drawn at random and are left empty"
-        )
+        words = " and ".join(method_words(m) for m in gone)
+        notes.append(prose.set_aside_note([words], settings.selection))
     table = widen(base, by_method)
     table["sentence"] = [
         _calibration_sentence(r, model, ci_prob, epsilon) for _, r in table.iterrows()

@@ -133,29 +133,12 @@ def test_the_check_flags_a_group_off_the_shared_map_and_says_where():
     assert where.startswith("at scores near ") and "for the shared map" in where
 
 
-def _differential(seed, k=4, n_labeled=2000, kind="label_noise", amount=0.12, **kw):
-    """The labeled summary of ``differential_calibration`` (real scores, g0 distorted)."""
-    from bayesfair.datasets.simulate import differential_calibration
-
-    lab, unl = differential_calibration(
-        k=k, n_labeled=n_labeled, n_unlabeled=1000, kind=kind, amount=amount, random_seed=seed, **kw
-    )
-    data = bf.AssessmentData.from_frames(
-        lab.drop(columns="p"),
-        unl.drop(columns=["label", "p"]),
-        score="score",
-        label="label",
-        group="group",
-    )
-    return data.labeled_summary(0.01, 1024)
-
-
-def test_a_bystander_of_the_distorted_group_is_no_longer_flagged():
+def test_a_bystander_of_the_distorted_group_is_no_longer_flagged(differential_summary):
     """Four groups on real scores, g0's labels 12% noisy (seed 15): against the map all
     four share, g3 looks off too (Holm-adjusted p 0.024, the single-step check flagged
     it); the step-down flags g0, refits the shared map without it, and g3 agrees with
     the map of g1–g3."""
-    labeled = _differential(15)
+    labeled = differential_summary(15)
     single = calibration_test.holm_adjust(
         calibration_test.shift_lr_test(labeled)["p_value"].to_numpy()
     )
@@ -169,7 +152,9 @@ def test_a_bystander_of_the_distorted_group_is_no_longer_flagged():
     assert table["where"].iloc[0].endswith("for the shared map")
 
 
-def test_step_down_adjusted_p_values_are_monotone_and_holm_s_when_nothing_is_flagged():
+def test_step_down_adjusted_p_values_are_monotone_and_holm_s_when_nothing_is_flagged(
+    differential_summary,
+):
     """Nothing flagged: the step-down is Holm's adjustment of the first step's p-values.
     Two groups flagged (two of five groups over-confident): the adjusted p-value of the
     j-th flagged is ``max(previous, (m − j) p)`` with its p-value at step j, and the
@@ -190,7 +175,7 @@ def test_step_down_adjusted_p_values_are_monotone_and_holm_s_when_nothing_is_fla
     np.testing.assert_allclose(table["p_adjusted"], calibration_test.holm_adjust(table["p_value"]))
 
     table = calibration_test.calibration_verdicts(
-        _differential(2, k=5, n_labeled=2500, kind="slope", amount=2.0, distorted=(0, 1)),
+        differential_summary(2, k=5, n_labeled=2500, kind="slope", amount=2.0, distorted=(0, 1)),
         0.05,
         10,
     )
@@ -208,7 +193,7 @@ def test_step_down_adjusted_p_values_are_monotone_and_holm_s_when_nothing_is_fla
 
 
 @pytest.mark.slow
-def test_the_step_down_s_power_bystanders_and_size():
+def test_the_step_down_s_power_bystanders_and_size(differential_summary):
     """Four groups on real scores (``differential_calibration``, ~500 labels per group;
     the check reads only the labeled summary, so no fit is needed: the fit's table equals
     the direct one, ``docs/results/calibration_check.md`` part 1). 10 data sets with
@@ -222,11 +207,13 @@ def test_the_step_down_s_power_bystanders_and_size():
     11/20; at 0.55, "at most 2 of 10" would pass with probability 2.7%."""
     power = bystanders = alike = 0
     for s in range(10):
-        noisy = calibration_test.calibration_verdicts(_differential(900 + s), 0.05, 10)["verdict"]
+        noisy = calibration_test.calibration_verdicts(differential_summary(900 + s), 0.05, 10)[
+            "verdict"
+        ]
         power += noisy.iloc[0] == "misfit"
         bystanders += (noisy.iloc[1:] == "misfit").any()
         same = calibration_test.calibration_verdicts(
-            _differential(900 + s, kind="none", amount=0.0), 0.05, 10
+            differential_summary(900 + s, kind="none", amount=0.0), 0.05, 10
         )
         alike += (same["verdict"] == "misfit").any()
     print(f"g0 flagged {power}/10; bystanders {bystanders}/10; alike families flagged {alike}/10")
@@ -244,7 +231,6 @@ def test_a_flag_is_checked_by_the_bootstrap_where_the_chi_square_runs_small():
     probability 34%: a guard against a collapse of the bootstrap, not a measurement)."""
     import warnings
 
-    import bayesfair as bf
     from bayesfair.datasets.simulate import differential_calibration
 
     flagged = 0

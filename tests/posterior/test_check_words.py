@@ -1,33 +1,17 @@
 """The calibration check in words (bayesfair.posterior.check_words): the warning of a pair
 whose calibrations differ, and the verdicts naming the partner."""
 
-import bayesfair as bf
 from bayesfair.posterior import calibration_test, check_words, checks
 
 
-def _differential(seed, k=4, n_labeled=2000, kind="label_noise", amount=0.12, **kw):
-    """The labeled summary of ``differential_calibration`` (real scores, g0 distorted)."""
-    from bayesfair.datasets.simulate import differential_calibration
-
-    lab, unl = differential_calibration(
-        k=k, n_labeled=n_labeled, n_unlabeled=1000, kind=kind, amount=amount, random_seed=seed, **kw
-    )
-    data = bf.AssessmentData.from_frames(
-        lab.drop(columns="p"),
-        unl.drop(columns=["label", "p"]),
-        score="score",
-        label="label",
-        group="group",
-    )
-    return data.labeled_summary(0.01, 1024)
-
-
-def test_two_groups_that_differ_are_a_pair_without_a_culprit():
+def test_two_groups_that_differ_are_a_pair_without_a_culprit(differential_summary):
     """K = 2, 12% of g0's labels flipped: the shared map is rejected and the warning names
     both groups and says that their calibrations differ; neither is a "misfit", since
     each one's labels fit a beta map of its own (the flipped group's map is compressed,
     not of another shape), so the calibrated group is not blamed."""
-    table = calibration_test.calibration_verdicts(_differential(3, k=2, n_labeled=1000), 0.05, 10)
+    table = calibration_test.calibration_verdicts(
+        differential_summary(3, k=2, n_labeled=1000), 0.05, 10
+    )
     assert table.attrs["test"].attrs["pair_differs"]
     assert (table["verdict"] == "misfit").sum() == 0
     table.insert(0, "group", ["g0", "g1"])
