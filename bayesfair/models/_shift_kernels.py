@@ -115,3 +115,53 @@ def _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, tabl
                 softplus = max(h, 0.0) + math.log1p(math.exp(-abs(h)))
                 q = 0.0
             out[t, s, j] += grid[j] * x - n * (softplus + half_v * q)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def relative_likelihood(ll):
+    """``exp(ll − max ll)`` over the last axis, in place, and the maxima: (draws, strata).
+
+    The strata's likelihoods on the shifts' grid, scaled so that each peaks at 1 (no
+    underflow in the prior's average), for :func:`bayesfair.models.shift.sample_shifts`.
+    """
+    n_draws, n_strata, n_grid = ll.shape
+    top = np.empty((n_draws, n_strata))
+    for t in range(n_draws):
+        for s in range(n_strata):
+            m = ll[t, s, 0]
+            for j in range(1, n_grid):
+                m = max(m, ll[t, s, j])
+            top[t, s] = m
+            for j in range(n_grid):
+                ll[t, s, j] = math.exp(ll[t, s, j] - m)
+    return top
+
+
+@numba.njit(cache=True, error_model="numpy")
+def draw_on_grid(like, weights, column, u):
+    """Each stratum's grid index drawn from ``like · weights[:, column]`` by inversion.
+
+    ``like``: (draws, strata, grid), the relative likelihoods; ``weights``: (grid,
+    columns), the prior's weights at each spread; ``column``: (draws, strata), the spread
+    each stratum's shift is drawn under; ``u``: (draws, strata), uniform on [0, 1). The
+    index is the first whose cumulative mass reaches ``u`` times the total (the last if
+    rounding leaves none), as ``numpy.searchsorted`` on the cumulative sums.
+    """
+    n_draws, n_strata, n_grid = like.shape
+    out = np.empty((n_draws, n_strata), dtype=np.int64)
+    for t in range(n_draws):
+        for s in range(n_strata):
+            col = column[t, s]
+            total = 0.0
+            for j in range(n_grid):
+                total += like[t, s, j] * weights[j, col]
+            target = u[t, s] * total
+            acc = 0.0
+            pick = n_grid - 1
+            for j in range(n_grid):
+                acc += like[t, s, j] * weights[j, col]
+                if acc >= target and acc > 0.0:
+                    pick = j
+                    break
+            out[t, s] = pick
+    return out

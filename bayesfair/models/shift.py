@@ -187,6 +187,10 @@ class ShiftPrior:
         u = (np.arange(_TAU_POINTS) + 0.5) / _TAU_POINTS
         return np.maximum(self.scale * ndtri((1.0 + u) / 2.0), self.floor)
 
+    def tau_log_weights(self) -> np.ndarray:
+        """The prior's log weight of each point of :meth:`tau_grid` (equal: 0)."""
+        return np.zeros(_TAU_POINTS)
+
     def __post_init__(self):
         s = self.scale
         if isinstance(s, bool) or not (isinstance(s, Real) and np.isfinite(s) and s > 0):
@@ -324,6 +328,8 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     """
     from scipy.special import expit
 
+    from bayesfair.models._shift_kernels import draw_on_grid, relative_likelihood
+
     a, b, c = (np.asarray(v, dtype=float) for v in (a, b, c))
     lead, k = a.shape[:-1], a.shape[-1]
     a, b, c = (v.reshape(-1, k) for v in (a, b, c))
@@ -331,6 +337,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     grid = SHIFT_GRID
     step = grid[1] - grid[0]
     taus, lams = prior.tau_grid(), prior.lambda_grid()
+    tau_prior = prior.tau_log_weights()
     n_tau, n_lam = taus.size, lams.size
     # the normal prior of δ at each spread τ λ, as weights on the grid (each column sums
     # to 1); column i · n_lam + j is τ_i λ_j
@@ -343,20 +350,19 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     tau = np.empty(n_draws)
     for start in range(0, n_draws, _CHUNK):
         sl = slice(start, start + _CHUNK)
-        ll = stratum_shift_loglik(lik, a[sl], b[sl], c[sl], k, grid)  # (m, 2k, grid)
-        top = ll.max(axis=-1, keepdims=True)
-        like = np.exp(ll - top)
-        marginal = np.log(like @ weights) + top  # (m, 2k, taus · lams): a stratum given τ λ
+        like = stratum_shift_loglik(lik, a[sl], b[sl], c[sl], k, grid)  # (m, 2k, grid)
+        at_zero = like[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k): no shifts
+        top = relative_likelihood(like)  # like: each stratum's likelihood, peaking at 1
+        marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
         by_lam = marginal.reshape(-1, k, 2, n_tau, n_lam).sum(axis=2)
         own = np.logaddexp.reduce(by_lam, axis=-1) - np.log(n_lam)  # (m, k, taus)
         group = own
         if prior.share > 0:  # a group shares the pooled map (no shifts) or has its own
-            at_zero = ll[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k)
             shares = np.log(prior.share) + at_zero
             own = np.log1p(-prior.share) + own
             group = np.logaddexp(shares[..., None], own)
-        log_post = group.sum(axis=1)  # (m, taus); the prior's grid weighs τ equally
+        log_post = group.sum(axis=1) + tau_prior  # (m, taus)
         log_post -= log_post.max(axis=1, keepdims=True)
         post = np.exp(log_post)
         cdf = np.cumsum(post, axis=1)
@@ -371,10 +377,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
             u = rng.random(cdf.shape[:2]) * cdf[..., -1]
             j = (cdf < u[..., None]).sum(axis=-1).clip(max=n_lam - 1)  # (m, k)
             column += np.repeat(j, 2, axis=1)
-        cond = like * weights.T[column]  # (m, 2k, grid)
-        cdf = np.cumsum(cond, axis=-1)
-        u = rng.random(cdf.shape[:2]) * cdf[..., -1]
-        j = (cdf < u[..., None]).sum(axis=-1).clip(max=grid.size - 1)
+        j = draw_on_grid(like, weights, column, rng.random(column.shape))
         shift[sl] = grid[j] + step * (rng.random(j.shape) - 0.5)
         if prior.share > 0:  # given τ, each group shares the pooled map with its odds
             odds = shares - own[np.arange(i.size), :, i]  # (m, k)
