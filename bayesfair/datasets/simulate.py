@@ -58,6 +58,7 @@ __all__ = [
     "LumScenario",
     "ScoreDesign",
     "audit_frames",
+    "census_weights",
     "differential_calibration",
     "drifting_periods",
     "fixed_length_interval",
@@ -1051,6 +1052,47 @@ def lum_score_tpr_variance(design: ScoreDesign, n_draws: int = 1_000_000, random
 #: along the groups: group 0 has 5 labels and 500 unlabeled rows, group 1 none and 2,000.
 UNEQUAL_LABELS = (5, 0, 20, 1, 40, 2, 10, 3)
 UNEQUAL_UNLABELED = (500, 2000, 8000)
+
+
+#: Shares of census-style categories (rounded US shares): sex, race and ethnicity (White,
+#: Hispanic, Black, Asian, other), and age bands (six, or three) of the adult population.
+CENSUS_SHARES = {
+    "sex": (0.49, 0.51),
+    "race": (0.60, 0.19, 0.12, 0.06, 0.03),
+    "age6": (0.12, 0.18, 0.18, 0.17, 0.17, 0.18),
+    "age3": (0.30, 0.35, 0.35),
+}
+
+
+def census_weights(k: int) -> np.ndarray:
+    """The shares of census-style intersections, sex × race × age band: K = 60 (six age
+    bands) or K = 30 (three), for :func:`differential_calibration`'s ``weights``.
+
+    The groups' shares are the products of the categories' (:data:`CENSUS_SHARES`), so
+    that, as in an intersectional audit (New York City's bias-audit rule asks for every
+    sex × race category), a few groups are large and many small: with K = 60 the
+    largest holds 5.5% of the rows, the median 1.0% and the smallest 0.18%.
+
+    Parameters
+    ----------
+    k : {30, 60}
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        Shares summing to 1, in the order sex, then race, then age band.
+
+    Examples
+    --------
+    >>> w = census_weights(60)
+    >>> w.shape, round(float(w.sum()), 12), round(float(w.max()), 4)
+    ((60,), 1.0, 0.0551)
+    """
+    ages = {60: CENSUS_SHARES["age6"], 30: CENSUS_SHARES["age3"]}
+    if k not in ages:
+        raise InvalidParameterError(f"Census-style intersections have 30 or 60 groups. Got {k!r}.")
+    w = np.einsum("i,j,k->ijk", CENSUS_SHARES["sex"], CENSUS_SHARES["race"], ages[k]).ravel()
+    return w / w.sum()
 
 
 def unequal_group_sizes(k: int) -> tuple[list[int], list[int]]:

@@ -118,23 +118,60 @@ def _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, tabl
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _relative_row(ll, top, t):
+    """Draw ``t`` of :func:`relative_likelihood`."""
+    n_strata, n_grid = ll.shape[1], ll.shape[2]
+    for s in range(n_strata):
+        m = ll[t, s, 0]
+        for j in range(1, n_grid):
+            m = max(m, ll[t, s, j])
+        top[t, s] = m
+        for j in range(n_grid):
+            ll[t, s, j] = math.exp(ll[t, s, j] - m)
+
+
+@numba.njit(cache=True, error_model="numpy")
 def relative_likelihood(ll):
     """``exp(ll − max ll)`` over the last axis, in place, and the maxima: (draws, strata).
 
     The strata's likelihoods on the shifts' grid, scaled so that each peaks at 1 (no
     underflow in the prior's average), for :func:`bayesfair.models.shift.sample_shifts`.
+    One thread; :func:`relative_likelihood_parallel` is the same over the draws in
+    parallel (for work above :data:`PARALLEL_WORK`, as :func:`shift_loglik`).
     """
-    n_draws, n_strata, n_grid = ll.shape
-    top = np.empty((n_draws, n_strata))
-    for t in range(n_draws):
-        for s in range(n_strata):
-            m = ll[t, s, 0]
-            for j in range(1, n_grid):
-                m = max(m, ll[t, s, j])
-            top[t, s] = m
-            for j in range(n_grid):
-                ll[t, s, j] = math.exp(ll[t, s, j] - m)
+    top = np.empty(ll.shape[:2])
+    for t in range(ll.shape[0]):
+        _relative_row(ll, top, t)
     return top
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def relative_likelihood_parallel(ll):
+    """:func:`relative_likelihood` with the draws spread over numba's threads."""
+    top = np.empty(ll.shape[:2])
+    for t in numba.prange(ll.shape[0]):
+        _relative_row(ll, top, t)
+    return top
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _grid_row(like, weights, column, u, out, t):
+    """Draw ``t`` of :func:`draw_on_grid`."""
+    n_strata, n_grid = like.shape[1], like.shape[2]
+    for s in range(n_strata):
+        col = column[t, s]
+        total = 0.0
+        for j in range(n_grid):
+            total += like[t, s, j] * weights[j, col]
+        target = u[t, s] * total
+        acc = 0.0
+        pick = n_grid - 1
+        for j in range(n_grid):
+            acc += like[t, s, j] * weights[j, col]
+            if acc >= target and acc > 0.0:
+                pick = j
+                break
+        out[t, s] = pick
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -145,23 +182,19 @@ def draw_on_grid(like, weights, column, u):
     columns), the prior's weights at each spread; ``column``: (draws, strata), the spread
     each stratum's shift is drawn under; ``u``: (draws, strata), uniform on [0, 1). The
     index is the first whose cumulative mass reaches ``u`` times the total (the last if
-    rounding leaves none), as ``numpy.searchsorted`` on the cumulative sums.
+    there is no mass), as ``numpy.searchsorted`` on the cumulative sums. One thread;
+    :func:`draw_on_grid_parallel` is the same over the draws in parallel.
     """
-    n_draws, n_strata, n_grid = like.shape
-    out = np.empty((n_draws, n_strata), dtype=np.int64)
-    for t in range(n_draws):
-        for s in range(n_strata):
-            col = column[t, s]
-            total = 0.0
-            for j in range(n_grid):
-                total += like[t, s, j] * weights[j, col]
-            target = u[t, s] * total
-            acc = 0.0
-            pick = n_grid - 1
-            for j in range(n_grid):
-                acc += like[t, s, j] * weights[j, col]
-                if acc >= target and acc > 0.0:
-                    pick = j
-                    break
-            out[t, s] = pick
+    out = np.empty(column.shape, dtype=np.int64)
+    for t in range(like.shape[0]):
+        _grid_row(like, weights, column, u, out, t)
+    return out
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def draw_on_grid_parallel(like, weights, column, u):
+    """:func:`draw_on_grid` with the draws spread over numba's threads."""
+    out = np.empty(column.shape, dtype=np.int64)
+    for t in numba.prange(like.shape[0]):
+        _grid_row(like, weights, column, u, out, t)
     return out

@@ -270,7 +270,8 @@ class DiscrepancyPrior:
     def for_groups(self, k: int) -> DiscrepancyPrior:
         """The prior a fit of ``k`` groups uses: with ``scale_with_groups``, one whose
         per-stratum probability is ``1 − (1 − prior_misfit)^(2/k)`` (and which
-        scales no further); unchanged with two groups or without scaling.
+        scales no further); unchanged with two groups or without scaling. The
+        strata's shifts are scaled by their own rule (:meth:`ShiftPrior.for_groups`).
 
         Examples
         --------
@@ -279,10 +280,11 @@ class DiscrepancyPrior:
         >>> DiscrepancyPrior().for_groups(2) == DiscrepancyPrior()
         True
         """
+        shift = None if self.shift is None else self.shift.for_groups(k)
         if not self.scale_with_groups or k == 2:
-            return self
+            return self if shift == self.shift else replace(self, shift=shift)
         per_stratum = -np.expm1(np.log1p(-self.prior_misfit) * 2.0 / max(int(k), 1))
-        return replace(self, prior_misfit=float(per_stratum), scale_with_groups=False)
+        return replace(self, prior_misfit=float(per_stratum), scale_with_groups=False, shift=shift)
 
     def __post_init__(self):
         for name in ("prior_misfit", "shared_prior_misfit"):

@@ -100,7 +100,7 @@ raises the bound to 1.47 (1.39 with two groups).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from numbers import Real
 
 import numpy as np
@@ -150,12 +150,34 @@ class ShiftPrior:
         2010): a group whose labels show large shifts escapes the spread the other
         groups' labels set, and groups like the others are shrunk harder. False: every
         group's shifts share τ.
+    scale_with_groups : bool, default True
+        Read ``floor`` as the floor for two groups and lower it as groups are added,
+        to ``floor · √(2 / K)`` with K groups (:meth:`for_groups`; module docstring:
+        "Many groups"). False: ``floor`` whatever the number of groups.
     """
 
     scale: float = 1.0
     floor: float = 0.5
     share: float = 0.0
     local: bool = False
+    scale_with_groups: bool = True
+
+    def for_groups(self, k: int) -> ShiftPrior:
+        """The prior a fit of ``k`` groups uses: with ``scale_with_groups``, one whose
+        floor is ``floor · √(2 / k)`` (and which scales no further); unchanged with two
+        groups or without scaling.
+
+        Examples
+        --------
+        >>> round(ShiftPrior().for_groups(60).floor, 4)
+        0.0913
+        >>> ShiftPrior().for_groups(2) == ShiftPrior()
+        True
+        """
+        if not self.scale_with_groups or k == 2:
+            return self
+        floor = self.floor * float(np.sqrt(2.0 / max(int(k), 1)))
+        return replace(self, floor=floor, scale_with_groups=False)
 
     def describe(self) -> str:
         """The prior in words (reports)."""
@@ -215,6 +237,12 @@ class ShiftPrior:
             )
         object.__setattr__(self, "share", float(p))
         object.__setattr__(self, "local", bool(self.local))
+        if not isinstance(self.scale_with_groups, bool | np.bool_):
+            raise InvalidParameterError(
+                "The shift prior's 'scale_with_groups' must be True or False. "
+                f"Got {self.scale_with_groups!r}."
+            )
+        object.__setattr__(self, "scale_with_groups", bool(self.scale_with_groups))
 
     def lambda_grid(self) -> np.ndarray:
         """Each group's multiplier λ at the midpoints of equal-probability cells of its
@@ -296,6 +324,27 @@ def _tables(step: float):
     return _TABLES[step]
 
 
+@dataclass(frozen=True)
+class _GridKernels:
+    """The two kernels of :func:`sample_shifts` after the likelihood, serial or parallel."""
+
+    relative: object
+    draw: object
+
+    @classmethod
+    def for_work(cls, size: int) -> _GridKernels:
+        """The parallel kernels for a chunk of ``size`` grid points above
+        :data:`~bayesfair.models._shift_kernels.PARALLEL_WORK` (their compilation, once per
+        machine, repaid), the serial ones below."""
+        import numba
+
+        from bayesfair.models import _shift_kernels as kern
+
+        if size >= kern.PARALLEL_WORK and numba.get_num_threads() > 1:
+            return cls(kern.relative_likelihood_parallel, kern.draw_on_grid_parallel)
+        return cls(kern.relative_likelihood, kern.draw_on_grid)
+
+
 def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator):
     """Draw τ and every stratum's shift for each posterior draw of the maps.
 
@@ -328,8 +377,6 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     """
     from scipy.special import expit
 
-    from bayesfair.models._shift_kernels import draw_on_grid, relative_likelihood
-
     a, b, c = (np.asarray(v, dtype=float) for v in (a, b, c))
     lead, k = a.shape[:-1], a.shape[-1]
     a, b, c = (v.reshape(-1, k) for v in (a, b, c))
@@ -346,13 +393,14 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     log_w -= np.logaddexp.reduce(log_w, axis=0, keepdims=True)
     weights = np.exp(log_w)  # (grid, taus · lams)
     n_draws = a.shape[0]
+    kernels = _GridKernels.for_work(min(n_draws, _CHUNK) * 2 * k * grid.size)
     shift = np.empty((n_draws, 2 * k))
     tau = np.empty(n_draws)
     for start in range(0, n_draws, _CHUNK):
         sl = slice(start, start + _CHUNK)
         like = stratum_shift_loglik(lik, a[sl], b[sl], c[sl], k, grid)  # (m, 2k, grid)
         at_zero = like[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k): no shifts
-        top = relative_likelihood(like)  # like: each stratum's likelihood, peaking at 1
+        top = kernels.relative(like)  # like: each stratum's likelihood, peaking at 1
         marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
         by_lam = marginal.reshape(-1, k, 2, n_tau, n_lam).sum(axis=2)
@@ -377,7 +425,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
             u = rng.random(cdf.shape[:2]) * cdf[..., -1]
             j = (cdf < u[..., None]).sum(axis=-1).clip(max=n_lam - 1)  # (m, k)
             column += np.repeat(j, 2, axis=1)
-        j = draw_on_grid(like, weights, column, rng.random(column.shape))
+        j = kernels.draw(like, weights, column, rng.random(column.shape))
         shift[sl] = grid[j] + step * (rng.random(j.shape) - 0.5)
         if prior.share > 0:  # given τ, each group shares the pooled map with its odds
             odds = shares - own[np.arange(i.size), :, i]  # (m, k)

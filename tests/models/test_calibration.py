@@ -4,11 +4,14 @@ model's strata (rbc): priors, the calibration map, the strata's own rates and th
 Fits of the models are tested in tests/models/test_robust.py and tests/posterior/test_fitting.py.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from bayesfair.data.summary import summarize_arrays
+from bayesfair.exceptions import InvalidParameterError
 from bayesfair.models.calibration import (
     VARIANTS,
     CalibrationPriors,
@@ -24,6 +27,7 @@ from bayesfair.models.calibration import (
     sample_misfit,
     stratum_counts,
 )
+from bayesfair.models.shift import ShiftPrior
 
 
 # ------------------------------------------------------------------ the priors
@@ -193,7 +197,25 @@ def test_for_groups_keeps_the_chance_that_some_stratum_is_off(k):
     assert scaled.shared_prior_misfit == prior.shared_prior_misfit
     assert prior.for_groups(2) is prior
     fixed = DiscrepancyPrior(prior_misfit=0.03, scale_with_groups=False)
-    assert fixed.for_groups(k) is fixed
+    assert fixed.for_groups(k).prior_misfit == 0.03  # the shifts' floor scales on its own
+    assert fixed.for_groups(k).shift == ShiftPrior().for_groups(k)
+    both_fixed = replace(fixed, shift=ShiftPrior(scale_with_groups=False))
+    assert both_fixed.for_groups(k) is both_fixed
+
+
+@pytest.mark.parametrize("k", [3, 4, 10, 60])
+def test_the_shifts_floor_falls_as_the_square_root_of_the_groups(k):
+    """The floor for two groups, times √(2 / K); the rest of the prior unchanged; once."""
+    prior = ShiftPrior(scale=0.7, floor=0.5, share=0.2)
+    scaled = prior.for_groups(k)
+    assert scaled.floor == pytest.approx(0.5 * np.sqrt(2 / k), rel=1e-12)
+    assert (scaled.scale, scaled.share, scaled.local) == (0.7, 0.2, False)
+    assert not scaled.scale_with_groups and scaled.for_groups(k) is scaled
+    assert prior.for_groups(2) is prior
+    assert ShiftPrior(scale_with_groups=False).for_groups(k).floor == 0.5
+    assert DiscrepancyPrior(shift=None).for_groups(k).shift is None
+    with pytest.raises(InvalidParameterError, match="scale_with_groups"):
+        ShiftPrior(scale_with_groups="yes")
 
 
 def test_discrepancy_prior_stores_plain_floats_and_describes_itself():
@@ -202,7 +224,8 @@ def test_discrepancy_prior_stores_plain_floats_and_describes_itself():
     assert repr(prior) == (
         "DiscrepancyPrior(prior_misfit=0.02, shared_prior_misfit=0.05, concentration=3.0, "
         "center=0.25, scale_with_groups=True, label_free=None, "
-        "shift=ShiftPrior(scale=1.0, floor=0.5, share=0.0, local=False))"
+        "shift=ShiftPrior(scale=1.0, floor=0.5, share=0.0, local=False, "
+        "scale_with_groups=True))"
     )
     words = prior.describe()
     assert "probability 0.02 for two groups" in words and "κ = 3 and m = 0.25" in words

@@ -4,7 +4,9 @@ import numpy as np
 
 from bayesfair.models._shift_kernels import (
     draw_on_grid,
+    draw_on_grid_parallel,
     relative_likelihood,
+    relative_likelihood_parallel,
     shift_loglik,
     shift_loglik_parallel,
     tables,
@@ -123,3 +125,17 @@ def test_grid_draws_follow_their_distribution():
     freq = np.bincount(got.ravel(), minlength=5) / n
     se = np.sqrt(p * (1 - p) / n)
     assert (np.abs(freq - p) <= 4.5 * se).all()
+
+
+def test_the_parallel_grid_kernels_are_the_serial_ones_over_threads():
+    rng = np.random.default_rng(6)
+    ll = rng.normal(-50, 10, (40, 6, 201))
+    copy = ll.copy()
+    np.testing.assert_array_equal(relative_likelihood_parallel(copy), relative_likelihood(ll))
+    np.testing.assert_array_equal(copy, ll)
+    weights = rng.uniform(0, 1, (201, 3))
+    column = rng.integers(0, 3, (40, 6))
+    u = rng.random((40, 6))
+    np.testing.assert_array_equal(
+        draw_on_grid_parallel(ll, weights, column, u), draw_on_grid(ll, weights, column, u)
+    )

@@ -1,0 +1,216 @@
+"""Census-style intersections: how far a map may stray, learned from many groups.
+
+Design (:func:`bayesfair.datasets.simulate.differential_calibration` with
+:func:`~bayesfair.datasets.simulate.census_weights`): a real classifier's scores (the MLP
+of Ji et al. on UCI Adult, drawn with replacement), K = 30 or 60 groups of census-style
+shares (sex × race × age band: a few large groups, many small ones), labels from the
+identity map, 1,000 or 5,000 labeled rows at random and 70,000 unlabeled ones. One group,
+the one at the upper quartile of the shares (1.7% of the rows with K = 60: about 17
+labels of 1,000), is distorted or not:
+
+* ``none``: no group distorted;
+* ``label_noise``: 12% of its labels flipped;
+* ``slope2`` / ``slope05``: its scores over- or under-confident by a factor 2 on the
+  logit scale (decisions, and so true gaps, unchanged).
+
+Per data set and model, each group's gap to all assessed rows (accuracy and TPR) and the
+group view's joint 95% band (:meth:`FairnessPosterior.group_summary`); the truth is the
+realised gap on every row. Models:
+
+* ``default``: ``bf.fit(data)``: the strata's shifts with the floor for K groups,
+  ``0.5 · √(2 / K)`` (:meth:`bayesfair.models.shift.ShiftPrior.for_groups`);
+* ``fixed_floor``: the same with the floor of two groups whatever K
+  (``ShiftPrior(scale_with_groups=False)``), the default before the floor scaled.
+
+Figures per cell, model and metric: joint coverage (with its 95% Clopper–Pearson
+interval), the distorted group's coverage, the median band width over groups, the other
+groups' median width, seconds per fit.
+
+    python benchmarks/census_intersections.py --reps 20 \
+        --out benchmarks/results/census_intersections.jsonl
+    python benchmarks/census_intersections.py \
+        --summary benchmarks/results/census_intersections.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import beta
+
+import bayesfair as bf
+from bayesfair.datasets.simulate import census_weights, differential_calibration, rate_truth
+from bayesfair.models.calibration import DiscrepancyPrior
+from bayesfair.models.shift import ShiftPrior
+
+METRICS = ("accuracy", "tpr")
+N_UNLABELED = 70_000
+KINDS = {
+    "none": ("none", None),
+    "label_noise": ("label_noise", 0.12),
+    "slope2": ("slope", 2.0),
+    "slope05": ("slope", 0.5),
+}
+MODELS = {
+    "default": DiscrepancyPrior(),
+    "fixed_floor": DiscrepancyPrior(shift=ShiftPrior(scale_with_groups=False)),
+}
+DEFAULT_CELLS = [f"{kind}:60:{n}" for kind in KINDS for n in (1000, 5000)] + [
+    f"{kind}:30:{n}" for kind in ("none", "slope2") for n in (1000, 5000)
+]
+
+
+def distorted_group(k: int) -> int:
+    """The group at the upper quartile of the shares."""
+    return int(np.argsort(census_weights(k))[3 * k // 4])
+
+
+def one_data_set(cell: str, rep: int, models) -> list[dict]:
+    kind, k, n_l = cell.split(":")
+    k, n_l = int(k), int(n_l)
+    distortion, amount = KINDS[kind]
+    g0 = distorted_group(k)
+    seed = 70_000 + 1000 * k + rep
+    lab, unl = differential_calibration(
+        k,
+        n_l,
+        N_UNLABELED,
+        kind=distortion,
+        distorted=(g0,),
+        amount=amount,
+        weights=census_weights(k),
+        random_seed=seed,
+    )
+    data = bf.AssessmentData.from_frames(
+        lab.drop(columns="p"),
+        unl.drop(columns=["label", "p"]),
+        score="score",
+        label="label",
+        group="group",
+    )
+    groups = list(data.group_levels)
+    odd = groups.index(f"g{g0:0{len(str(k - 1))}d}")
+    truth = rate_truth((lab, unl), groups, metrics=METRICS)
+    records = []
+    for name in models:
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = bf.fit(
+                data,
+                random_seed=seed,
+                progressbar=False,
+                metrics=list(METRICS),
+                discrepancy=MODELS[name],
+            )
+        seconds = time.perf_counter() - start
+        table = res.group_summary(metrics=list(METRICS))
+        rec = {"cell": cell, "rep": rep, "model": name, "seconds": seconds}
+        for m in METRICS:
+            t = table[table["metric"] == m].set_index("group").loc[groups]
+            lo, hi = t["gap_lower"].to_numpy(), t["gap_upper"].to_numpy()
+            gap = truth[m]["gap"]
+            inside = (lo <= gap) & (gap <= hi)
+            width = hi - lo
+            rec[m] = {
+                "joint": bool(inside.all()),
+                "odd": bool(inside[odd]),
+                "median_width": float(np.median(width)),
+                "others_width": float(np.median(np.delete(width, odd))),
+                "odd_width": float(width[odd]),
+            }
+        records.append(rec)
+    return records
+
+
+def _interval(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    a = (1 - level) / 2
+    lo = 0.0 if hits == 0 else float(beta.ppf(a, hits, n - hits + 1))
+    hi = 1.0 if hits == n else float(beta.ppf(1 - a, hits + 1, n - hits))
+    return lo, hi
+
+
+def summary(records: list[dict]) -> list[dict]:
+    """Per cell, model and metric: coverage (joint, the distorted group's) and widths."""
+    rows = []
+    keys = sorted({(r["cell"], r["model"]) for r in records})
+    for cell, model in keys:
+        mine = [r for r in records if r["cell"] == cell and r["model"] == model]
+        for m in METRICS:
+            joint = sum(r[m]["joint"] for r in mine)
+            odd = sum(r[m]["odd"] for r in mine)
+            rows.append(
+                {
+                    "cell": cell,
+                    "model": model,
+                    "metric": m,
+                    "reps": len(mine),
+                    "joint": joint / len(mine),
+                    "joint_ci": _interval(joint, len(mine)),
+                    "odd": odd / len(mine),
+                    "median_width": float(np.median([r[m]["median_width"] for r in mine])),
+                    "others_width": float(np.median([r[m]["others_width"] for r in mine])),
+                    "odd_width": float(np.median([r[m]["odd_width"] for r in mine])),
+                    "seconds": float(np.median([r["seconds"] for r in mine])),
+                }
+            )
+    return rows
+
+
+def print_summary(rows: list[dict]) -> None:
+    print(
+        f"{'cell':<20}{'model':<12}{'metric':<9}{'reps':>5}{'joint':>7}  {'95% CI':<13}"
+        f"{'odd':>6}{'median w':>10}{'others w':>10}{'odd w':>8}{'s/fit':>7}"
+    )
+    for r in rows:
+        ci = f"{r['joint_ci'][0]:.2f}-{r['joint_ci'][1]:.2f}"
+        print(
+            f"{r['cell']:<20}{r['model']:<12}{r['metric']:<9}{r['reps']:>5}{r['joint']:>7.2f}  "
+            f"{ci:<13}{r['odd']:>6.2f}{100 * r['median_width']:>10.1f}"
+            f"{100 * r['others_width']:>10.1f}{100 * r['odd_width']:>8.1f}{r['seconds']:>7.1f}"
+        )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--cells", nargs="*", default=DEFAULT_CELLS)
+    parser.add_argument("--models", nargs="*", default=list(MODELS))
+    parser.add_argument("--out", type=Path, help="JSON lines, appended; done records skipped")
+    parser.add_argument("--summary", type=Path, help="only summarise these JSON lines")
+    args = parser.parse_args(argv)
+    if args.summary:
+        print_summary(summary([json.loads(x) for x in args.summary.read_text().splitlines()]))
+        return 0
+    done = set()
+    if args.out and args.out.exists():
+        done = {(r["cell"], r["rep"]) for r in map(json.loads, args.out.read_text().splitlines())}
+    records = []
+    for rep in range(args.reps):
+        for cell in args.cells:
+            if (cell, rep) in done:
+                continue
+            new = one_data_set(cell, rep, args.models)
+            records += new
+            if args.out:
+                with args.out.open("a") as fh:
+                    fh.writelines(json.dumps(r) + "\n" for r in new)
+            print(
+                f"{cell} rep {rep}: "
+                + ", ".join(
+                    f"{r['model']} {int(r['accuracy']['joint'])}{int(r['tpr']['joint'])}"
+                    for r in new
+                ),
+                flush=True,
+            )
+    print_summary(summary(records))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
