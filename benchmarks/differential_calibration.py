@@ -39,6 +39,8 @@ true labels) is the truth; each method's 95% interval for it is recorded:
   0.5) and each group's shifts scaled by a multiplier of its own, ``λ_g ~
   HalfCauchy(1)`` (``ShiftPrior(local=True)``, a local–global prior): a distorted group
   escapes the spread that the groups like the others set.
+* ``fixed_floor`` (``--methods``): the floor of 0.5 whatever the number of groups (the
+  default lowers it beyond four groups, ``ShiftPrior.for_groups``);
 * ``tightc``, ``tightc_learned`` (``--methods``): the groups' map intercepts held
   together (``CalibrationPriors(sigma_c_sd=0.05)``), so that a group's own intercept
   comes from its shifts alone, with the default's shifts or τ learned alone.
@@ -98,6 +100,7 @@ VARIANTS = {
     "share75": DiscrepancyPrior(shift=ShiftPrior(scale=1.0, floor=0.5, share=0.75)),
     "local": DiscrepancyPrior(shift=ShiftPrior(scale=1.0, floor=0.0, local=True)),
     "local05": DiscrepancyPrior(shift=ShiftPrior(scale=0.5, floor=0.0, local=True)),
+    "fixed_floor": DiscrepancyPrior(shift=ShiftPrior(scale_with_groups=False)),
 }
 #: Variants of the maps' own prior: the intercepts held together (their spread's scale
 #: 0.05 against 0.75), with the default's shifts or τ learned alone.

@@ -118,6 +118,8 @@ SHIFT_GRID = np.linspace(-5.0, 5.0, 201)
 _TAU_POINTS = 24
 # λ's grid (local scales): as τ's
 _LAMBDA_POINTS = 16
+#: The most groups for which the shifts keep the whole floor (:meth:`ShiftPrior.for_groups`).
+FLOOR_GROUPS = 4
 _CHUNK = 256  # draws per block (bounds the (draws, strata, grid) arrays)
 _ZERO = int(np.argmin(np.abs(SHIFT_GRID)))  # the grid's point at δ = 0
 
@@ -151,8 +153,8 @@ class ShiftPrior:
         groups' labels set, and groups like the others are shrunk harder. False: every
         group's shifts share τ.
     scale_with_groups : bool, default True
-        Read ``floor`` as the floor for two groups and lower it as groups are added,
-        to ``floor · √(2 / K)`` with K groups (:meth:`for_groups`; module docstring:
+        Read ``floor`` as the floor for up to four groups and lower it as more are added,
+        to ``floor · √(4 / K)`` with K groups (:meth:`for_groups`; module docstring:
         "Many groups"). False: ``floor`` whatever the number of groups.
     """
 
@@ -163,20 +165,21 @@ class ShiftPrior:
     scale_with_groups: bool = True
 
     def for_groups(self, k: int) -> ShiftPrior:
-        """The prior a fit of ``k`` groups uses: with ``scale_with_groups``, one whose
-        floor is ``floor · √(2 / k)`` (and which scales no further); unchanged with two
-        groups or without scaling.
+        """The prior a fit of ``k`` groups uses: with ``scale_with_groups`` and more than
+        :data:`FLOOR_GROUPS` groups, one whose floor is ``floor · √(FLOOR_GROUPS / k)``
+        (and which scales no further); unchanged up to :data:`FLOOR_GROUPS` groups or
+        without scaling (module docstring: "Many groups").
 
         Examples
         --------
         >>> round(ShiftPrior().for_groups(60).floor, 4)
-        0.0913
-        >>> ShiftPrior().for_groups(2) == ShiftPrior()
+        0.1291
+        >>> ShiftPrior().for_groups(4) == ShiftPrior()
         True
         """
-        if not self.scale_with_groups or k == 2:
+        if not self.scale_with_groups or k <= FLOOR_GROUPS:
             return self
-        floor = self.floor * float(np.sqrt(2.0 / max(int(k), 1)))
+        floor = self.floor * float(np.sqrt(FLOOR_GROUPS / int(k)))
         return replace(self, floor=floor, scale_with_groups=False)
 
     def describe(self) -> str:
