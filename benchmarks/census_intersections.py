@@ -73,7 +73,7 @@ def distorted_group(k: int) -> int:
     return int(np.argsort(census_weights(k))[3 * k // 4])
 
 
-def one_data_set(cell: str, rep: int, models) -> list[dict]:
+def one_data_set(cell: str, rep: int, models, everywhere: bool = False) -> list[dict]:
     kind, k, n_l = cell.split(":")
     k, n_l = int(k), int(n_l)
     distortion, amount = KINDS[kind]
@@ -100,7 +100,7 @@ def one_data_set(cell: str, rep: int, models) -> list[dict]:
     odd = groups.index(f"g{g0:0{len(str(k - 1))}d}")
     truth = rate_truth((lab, unl), groups, metrics=METRICS)
     records = []
-    for name in models if kind == "none" else ["default"]:
+    for name in models if kind == "none" or everywhere else ["default"]:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

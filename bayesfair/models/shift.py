@@ -156,6 +156,15 @@ class ShiftPrior:
         Read ``floor`` as the floor for up to four groups and lower it as more are added,
         to ``floor · √(4 / K)`` with K groups (:meth:`for_groups`; module docstring:
         "Many groups"). False: ``floor`` whatever the number of groups.
+    odd : float, default 0.0
+        The prior probability that a group is *odd*: its shifts' spread is then at least
+        ``odd_floor`` whatever the other groups teach, ``max(odd_floor, τ)``, instead of
+        τ. Weighed by each group's labels, so that a group whose labels stray from the
+        pooled map is set apart with the spread of few groups while the others keep the
+        spread the many teach. 0: every group's shifts share τ.
+    odd_floor : float, optional
+        An odd group's least spread; None: ``floor`` (:meth:`for_groups` keeps the floor
+        of few groups here when it lowers ``floor``).
     """
 
     scale: float = 1.0
@@ -163,6 +172,8 @@ class ShiftPrior:
     share: float = 0.0
     local: bool = False
     scale_with_groups: bool = True
+    odd: float = 0.0
+    odd_floor: float | None = None
 
     def for_groups(self, k: int) -> ShiftPrior:
         """The prior a fit of ``k`` groups uses: with ``scale_with_groups`` and more than
@@ -180,7 +191,8 @@ class ShiftPrior:
         if not self.scale_with_groups or k <= FLOOR_GROUPS:
             return self
         floor = self.floor * float(np.sqrt(FLOOR_GROUPS / int(k)))
-        return replace(self, floor=floor, scale_with_groups=False)
+        odd_floor = self.floor if self.odd_floor is None else self.odd_floor
+        return replace(self, floor=floor, scale_with_groups=False, odd_floor=odd_floor)
 
     def describe(self) -> str:
         """The prior in words (reports)."""
@@ -193,6 +205,12 @@ class ShiftPrior:
             words += (
                 "; each group's spread is scaled by a multiplier of its own (half-Cauchy "
                 "prior of scale 1)"
+            )
+        if self.odd > 0:
+            least = self.floor if self.odd_floor is None else self.odd_floor
+            words += (
+                f"; a group is odd with prior probability {self.odd:g}, weighed by its "
+                f"labels, and an odd group's spread is at least {least:g}"
             )
         if self.share > 0:
             words += (
@@ -246,6 +264,41 @@ class ShiftPrior:
                 f"Got {self.scale_with_groups!r}."
             )
         object.__setattr__(self, "scale_with_groups", bool(self.scale_with_groups))
+        q = self.odd
+        if isinstance(q, bool) or not (isinstance(q, Real) and 0 <= q < 1):
+            raise InvalidParameterError(
+                f"The shift prior's 'odd' must be a probability in [0, 1). Got {q!r}."
+            )
+        if q > 0 and self.local:
+            raise InvalidParameterError(
+                "The shift prior takes odd groups or local scales, not both."
+            )
+        object.__setattr__(self, "odd", float(q))
+        f = self.odd_floor
+        if f is not None:
+            if isinstance(f, bool) or not (isinstance(f, Real) and np.isfinite(f) and f >= 0):
+                raise InvalidParameterError(
+                    f"The shift prior's 'odd_floor' must be a finite number ≥ 0. Got {f!r}."
+                )
+            object.__setattr__(self, "odd_floor", float(f))
+
+    def group_spreads(self, taus) -> tuple[np.ndarray, np.ndarray]:
+        """Each group's options for its shifts' spread at each τ, and their log prior.
+
+        Returns
+        -------
+        spreads : ndarray, shape (n_tau, n_options)
+            ``τ λ`` over :meth:`lambda_grid` with local scales; ``τ`` and
+            ``max(odd_floor, τ)`` with ``odd > 0``; ``τ`` otherwise.
+        log_prior : ndarray, shape (n_options,)
+        """
+        taus = np.asarray(taus, dtype=float)
+        if self.odd > 0:
+            least = self.floor if self.odd_floor is None else self.odd_floor
+            spreads = np.stack([taus, np.maximum(taus, least)], axis=1)
+            return spreads, np.log([1.0 - self.odd, self.odd])
+        lams = self.lambda_grid()
+        return taus[:, None] * lams[None, :], np.full(lams.size, -np.log(lams.size))
 
     def lambda_grid(self) -> np.ndarray:
         """Each group's multiplier λ at the midpoints of equal-probability cells of its
@@ -386,12 +439,13 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     lik = likelihood_data(labeled)
     grid = SHIFT_GRID
     step = grid[1] - grid[0]
-    taus, lams = prior.tau_grid(), prior.lambda_grid()
+    taus = prior.tau_grid()
     tau_prior = prior.tau_log_weights()
-    n_tau, n_lam = taus.size, lams.size
-    # the normal prior of δ at each spread τ λ, as weights on the grid (each column sums
-    # to 1); column i · n_lam + j is τ_i λ_j
-    scales = (taus[:, None] * lams[None, :]).ravel()
+    spreads, lam_prior = prior.group_spreads(taus)  # (taus, options), (options,)
+    n_tau, n_lam = spreads.shape
+    # the normal prior of δ at each spread, as weights on the grid (each column sums to
+    # 1); column i · n_lam + j is τ_i's spread under a group's option j
+    scales = spreads.ravel()
     log_w = -0.5 * (grid[:, None] / scales[None, :]) ** 2
     log_w -= np.logaddexp.reduce(log_w, axis=0, keepdims=True)
     weights = np.exp(log_w)  # (grid, taus · lams)
@@ -407,7 +461,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
         marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
         by_lam = marginal.reshape(-1, k, 2, n_tau, n_lam).sum(axis=2)
-        own = np.logaddexp.reduce(by_lam, axis=-1) - np.log(n_lam)  # (m, k, taus)
+        own = np.logaddexp.reduce(by_lam + lam_prior, axis=-1)  # (m, k, taus)
         group = own
         if prior.share > 0:  # a group shares the pooled map (no shifts) or has its own
             shares = np.log(prior.share) + at_zero
@@ -422,7 +476,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
         tau[sl] = taus[i]
         column = np.repeat(i[:, None] * n_lam, 2 * k, axis=1)  # (m, 2k): each stratum's τ λ
         if n_lam > 1:  # each group's λ given τ, then its two sides' shifts given τ λ
-            lam_post = by_lam[np.arange(i.size), :, i]  # (m, k, lams)
+            lam_post = by_lam[np.arange(i.size), :, i] + lam_prior  # (m, k, lams)
             lam_post = np.exp(lam_post - lam_post.max(axis=-1, keepdims=True))
             cdf = np.cumsum(lam_post, axis=-1)
             u = rng.random(cdf.shape[:2]) * cdf[..., -1]

@@ -235,3 +235,53 @@ def test_local_scales_are_refused_unless_a_boolean_and_read_back_from_their_reco
     assert "multiplier of its own" in local.describe()
     assert "multiplier" not in DiscrepancyPrior().describe()
     np.testing.assert_array_equal(ShiftPrior().lambda_grid(), [1.0])
+
+
+def test_an_odd_group_draws_its_shifts_from_the_exact_two_spread_posterior():
+    """τ fixed at 0.1 and an odd group's least spread 0.6 with prior probability 0.2:
+    each stratum's mean shift is Σ_j w_j E[δ | spread_j] with w ∝ (0.8, 0.2) times each
+    spread's likelihood of the group's two sides (quadrature on a fine grid), within 4
+    Monte Carlo SE plus 0.01 for the sampler's grid. The flipped group's shifts are
+    then more than 1.5 times (about twice) their size without the odd option."""
+    rng = np.random.default_rng(14)
+    labeled = _labeled(rng, n=(150, 150), flip=(0.0, 0.3))
+    n, tau = 4000, 0.1
+    a, b, c = np.full((n, 2), 1.0), np.full((n, 2), 1.0), np.zeros((n, 2))
+    prior = ShiftPrior(1e-9, tau, odd=0.2, odd_floor=0.6)
+    spreads, log_prior = prior.group_spreads(prior.tau_grid())
+    np.testing.assert_allclose(spreads[0], [tau, 0.6])
+    np.testing.assert_allclose(np.exp(log_prior), [0.8, 0.2])
+    shift, _ = sample_shifts(labeled, a, b, c, prior, rng)
+    fine = np.linspace(-5, 5, 20001)
+    ll = stratum_shift_loglik(likelihood_data(labeled), a[:1], b[:1], c[:1], 2, fine)[0]
+    like = np.exp(ll - ll.max(axis=1, keepdims=True))  # (4 strata, fine)
+    dens = norm.pdf(fine[None, :], 0, np.array([tau, 0.6])[:, None])  # (spreads, fine)
+    mass, first = like @ dens.T, (like * fine) @ dens.T
+    for g in range(2):
+        log_w = np.log(mass[2 * g : 2 * g + 2]).sum(axis=0) + log_prior
+        w = np.exp(log_w - log_w.max())
+        w /= w.sum()
+        for h in range(2):
+            s = 2 * g + h
+            exact = np.sum(w * first[s] / mass[s])
+            got = shift[:, g, h]
+            assert abs(got.mean() - exact) < 4 * got.std() / np.sqrt(n) + 0.01
+    plain, _ = sample_shifts(labeled, a, b, c, ShiftPrior(1e-9, tau), rng)
+    odd_size, plain_size = np.abs(shift[:, 1].mean(axis=0)), np.abs(plain[:, 1].mean(axis=0))
+    print(f"flipped group's mean shifts: {odd_size} with the odd option, {plain_size} without")
+    assert (odd_size > 1.5 * plain_size).all()  # the flipped group is set apart
+
+
+def test_odd_groups_keep_the_floor_of_few_groups_and_check_their_numbers():
+    scaled = ShiftPrior(odd=0.1).for_groups(60)
+    assert scaled.odd_floor == 0.5 and scaled.floor < 0.15
+    assert "odd with prior probability 0.1" in scaled.describe()
+    assert "at least 0.5" in scaled.describe()
+    assert prior_from_record(DiscrepancyPrior(shift=scaled).to_dict()).shift == scaled
+    for bad in (-0.1, 1.0, True, "0.1"):
+        with pytest.raises(InvalidParameterError, match="'odd' must be a probability"):
+            ShiftPrior(odd=bad)
+    with pytest.raises(InvalidParameterError, match="not both"):
+        ShiftPrior(odd=0.1, local=True)
+    with pytest.raises(InvalidParameterError, match="'odd_floor'"):
+        ShiftPrior(odd_floor=-1.0)
