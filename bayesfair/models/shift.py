@@ -156,12 +156,13 @@ class ShiftPrior:
         Read ``floor`` as the floor for up to four groups and lower it as more are added,
         to ``floor · √(4 / K)`` with K groups (:meth:`for_groups`; module docstring:
         "Many groups"). False: ``floor`` whatever the number of groups.
-    odd : float, default 0.0
+    odd : float, default 0.05
         The prior probability that a group is *odd*: its shifts' spread is then at least
         ``odd_floor`` whatever the other groups teach, ``max(odd_floor, τ)``, instead of
         τ. Weighed by each group's labels, so that a group whose labels stray from the
         pooled map is set apart with the spread of few groups while the others keep the
-        spread the many teach. 0: every group's shifts share τ.
+        spread the many teach. 0: every group's shifts share τ. Not used with local
+        scales, nor where ``odd_floor`` is not above ``floor`` (four groups or fewer).
     odd_floor : float, optional
         An odd group's least spread; None: ``floor`` (:meth:`for_groups` keeps the floor
         of few groups here when it lowers ``floor``).
@@ -172,7 +173,7 @@ class ShiftPrior:
     share: float = 0.0
     local: bool = False
     scale_with_groups: bool = True
-    odd: float = 0.0
+    odd: float = 0.05
     odd_floor: float | None = None
 
     def for_groups(self, k: int) -> ShiftPrior:
@@ -206,8 +207,8 @@ class ShiftPrior:
                 "; each group's spread is scaled by a multiplier of its own (half-Cauchy "
                 "prior of scale 1)"
             )
-        if self.odd > 0:
-            least = self.floor if self.odd_floor is None else self.odd_floor
+        least = self.floor if self.odd_floor is None else self.odd_floor
+        if self.odd > 0 and least > self.floor and not self.local:
             words += (
                 f"; a group is odd with prior probability {self.odd:g}, weighed by its "
                 f"labels, and an odd group's spread is at least {least:g}"
@@ -269,10 +270,6 @@ class ShiftPrior:
             raise InvalidParameterError(
                 f"The shift prior's 'odd' must be a probability in [0, 1). Got {q!r}."
             )
-        if q > 0 and self.local:
-            raise InvalidParameterError(
-                "The shift prior takes odd groups or local scales, not both."
-            )
         object.__setattr__(self, "odd", float(q))
         f = self.odd_floor
         if f is not None:
@@ -288,13 +285,15 @@ class ShiftPrior:
         Returns
         -------
         spreads : ndarray, shape (n_tau, n_options)
-            ``τ λ`` over :meth:`lambda_grid` with local scales; ``τ`` and
-            ``max(odd_floor, τ)`` with ``odd > 0``; ``τ`` otherwise.
+            ``τ λ`` over :meth:`lambda_grid` with local scales (which then replace
+            the odd option); ``τ`` and ``max(odd_floor, τ)`` with ``odd > 0`` and
+            ``odd_floor`` above ``floor`` (with four groups or fewer the two are one);
+            ``τ`` otherwise.
         log_prior : ndarray, shape (n_options,)
         """
         taus = np.asarray(taus, dtype=float)
-        if self.odd > 0:
-            least = self.floor if self.odd_floor is None else self.odd_floor
+        least = self.floor if self.odd_floor is None else self.odd_floor
+        if self.odd > 0 and least > self.floor and not self.local:  # else one spread
             spreads = np.stack([taus, np.maximum(taus, least)], axis=1)
             return spreads, np.log([1.0 - self.odd, self.odd])
         lams = self.lambda_grid()

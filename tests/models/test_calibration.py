@@ -225,7 +225,7 @@ def test_discrepancy_prior_stores_plain_floats_and_describes_itself():
         "DiscrepancyPrior(prior_misfit=0.02, shared_prior_misfit=0.05, concentration=3.0, "
         "center=0.25, scale_with_groups=True, label_free=None, "
         "shift=ShiftPrior(scale=1.0, floor=0.5, share=0.0, local=False, "
-        "scale_with_groups=True, odd=0.0, odd_floor=None))"
+        "scale_with_groups=True, odd=0.05, odd_floor=None))"
     )
     words = prior.describe()
     assert "probability 0.02 for two groups" in words and "κ = 3 and m = 0.25" in words

@@ -281,7 +281,9 @@ def test_odd_groups_keep_the_floor_of_few_groups_and_check_their_numbers():
     for bad in (-0.1, 1.0, True, "0.1"):
         with pytest.raises(InvalidParameterError, match="'odd' must be a probability"):
             ShiftPrior(odd=bad)
-    with pytest.raises(InvalidParameterError, match="not both"):
-        ShiftPrior(odd=0.1, local=True)
+    local = ShiftPrior(odd=0.1, local=True).for_groups(60)  # local scales replace it
+    assert local.group_spreads([0.2])[0].shape == (1, local.lambda_grid().size)
+    assert "is odd" not in local.describe()
+    assert ShiftPrior().group_spreads([0.5, 1.0])[0].shape == (2, 1)  # few groups: one
     with pytest.raises(InvalidParameterError, match="'odd_floor'"):
         ShiftPrior(odd_floor=-1.0)
