@@ -96,6 +96,39 @@ length at one point; bootstrap 95% interval 1.34–1.41 over 200 data sets per c
 (``benchmarks/adaptation_bound.py``, ``docs/results/adaptation_bound.md``, with the
 bound's assumptions). Counting the pooled model's larger error where a map differs
 raises the bound to 1.47 (1.39 with two groups).
+
+**Many groups.** The floor is the price of the hardest case, two groups, where the data
+cannot say which group's scores mean something else; with many groups the strata can
+teach how far the maps stray, and a floor paid by every group is the widest part of an
+intersectional band (60 census-style groups, 1,000 labels: the floor alone made the
+joint band of the gaps about 1.8 times as wide as without shifts). So with K groups
+(:meth:`ShiftPrior.for_groups`, as the misfit prior scales with K):
+
+- the floor of the spread the groups share is ``0.5 · √(10 / K)`` beyond ten groups
+  (0.29 with 30, 0.20 with 60): the 2K strata estimate τ with a standard error falling
+  as ``1 / √(2K)``, and the floor guards what they cannot resolve. Up to ten groups it
+  is 0.5, as before, because lowering it there was measured to cost coverage where a
+  group differs (pairs ``g0 − g1``, 20 data sets per cell,
+  ``benchmarks/differential_calibration.py``): ``√(2 / K)`` (0.35 with four groups)
+  narrowed the four-group intervals by 4% and covered 17 of 20 TPR gaps with 12% label
+  noise and 2,000 labels (19 of 20 before); ``√(4 / K)`` with the odd option below
+  (0.32 with ten groups, 1,000 labels) narrowed them by 10–14% and covered 17 of 20
+  accuracy gaps with 12% label noise (20 before) and 17 of 20 accuracy and TPR gaps
+  with under-confident scores (19 before);
+- each group may be *odd* with prior probability 0.05 (``ShiftPrior.odd``): its spread
+  is then ``max(0.5, τ)``, the floor of few groups, whatever the others teach. Its labels
+  weigh the choice (their likelihood under either spread), so that a group whose labels
+  stray is set apart and does not widen the others through τ. Without it, a floor of
+  0.13 (``√(4 / K)`` with 60 groups) let the 59 alike groups shrink a distorted group's
+  shifts: with scores under-confident by a factor 2 and 87 labels in that group its
+  joint band missed in one of two data sets, as it did with odd probabilities of 0.01
+  and 0.02; 0.05 covered.
+
+What this buys and what it cannot: ``docs/results/census_intersections.md``. Where a
+group's labels cannot show its distortion at all (17 labels, 12% of them flipped: a
+quarter of such data sets have exactly the labels of an undistorted group), no
+procedure can tell it from the others, and its band covers only as far as the width
+it shares with groups like it.
 """
 
 from __future__ import annotations
@@ -119,7 +152,7 @@ _TAU_POINTS = 24
 # λ's grid (local scales): as τ's
 _LAMBDA_POINTS = 16
 #: The most groups for which the shifts keep the whole floor (:meth:`ShiftPrior.for_groups`).
-FLOOR_GROUPS = 4
+FLOOR_GROUPS = 10
 _CHUNK = 256  # draws per block (bounds the (draws, strata, grid) arrays)
 _ZERO = int(np.argmin(np.abs(SHIFT_GRID)))  # the grid's point at δ = 0
 
@@ -153,8 +186,8 @@ class ShiftPrior:
         groups' labels set, and groups like the others are shrunk harder. False: every
         group's shifts share τ.
     scale_with_groups : bool, default True
-        Read ``floor`` as the floor for up to four groups and lower it as more are added,
-        to ``floor · √(4 / K)`` with K groups (:meth:`for_groups`; module docstring:
+        Read ``floor`` as the floor for up to ten groups and lower it as more are added,
+        to ``floor · √(10 / K)`` with K groups (:meth:`for_groups`; module docstring:
         "Many groups"). False: ``floor`` whatever the number of groups.
     odd : float, default 0.05
         The prior probability that a group is *odd*: its shifts' spread is then at least
@@ -185,8 +218,8 @@ class ShiftPrior:
         Examples
         --------
         >>> round(ShiftPrior().for_groups(60).floor, 4)
-        0.1291
-        >>> ShiftPrior().for_groups(4) == ShiftPrior()
+        0.2041
+        >>> ShiftPrior().for_groups(10) == ShiftPrior()
         True
         """
         if not self.scale_with_groups or k <= FLOOR_GROUPS:
@@ -287,7 +320,7 @@ class ShiftPrior:
         spreads : ndarray, shape (n_tau, n_options)
             ``τ λ`` over :meth:`lambda_grid` with local scales (which then replace
             the odd option); ``τ`` and ``max(odd_floor, τ)`` with ``odd > 0`` and
-            ``odd_floor`` above ``floor`` (with four groups or fewer the two are one);
+            ``odd_floor`` above ``floor`` (with ten groups or fewer the two are one);
             ``τ`` otherwise.
         log_prior : ndarray, shape (n_options,)
         """

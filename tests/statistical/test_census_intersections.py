@@ -10,7 +10,8 @@ suite can pay.
 
 1. **K = 30 alike groups, 5,000 labels** (``REPS`` data sets, the sampler at half the
    default's draws: ``draws=1000, tune=1000, chains=2``). The default (the floor for
-   30 groups, ``0.5 · √(4/30) = 0.18``) against the floor of two groups
+   30 groups, ``0.5 · √(10/30) = 0.29``, and each group odd with probability 0.05)
+   against the floor of few groups
    (``scale_with_groups=False``) on the same data and seed:
 
    * its median joint band (accuracy and TPR) is narrower in every data set: the
