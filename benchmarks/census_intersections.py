@@ -18,7 +18,8 @@ group view's joint 95% band (:meth:`FairnessPosterior.group_summary`); the truth
 realised gap on every row. Models:
 
 * ``default``: ``bf.fit(data)``: the strata's shifts with the floor for K groups,
-  ``0.5 · √(10 / K)`` and each group odd with probability 0.05 (:meth:`bayesfair.models.shift.ShiftPrior.for_groups`);
+  ``0.5 · √(10 / K)``, and each group odd with probability 0.05
+  (:meth:`bayesfair.models.shift.ShiftPrior.for_groups`);
 * ``fixed_floor``: the same with the floor of two groups whatever K
   (``ShiftPrior(scale_with_groups=False)``), the default before the floor scaled; fitted
   where no group is distorted, for the width the scaled floor saves (its coverage where a
