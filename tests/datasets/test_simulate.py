@@ -205,3 +205,18 @@ def test_the_limit_experiment_bound_and_its_interval():
     assert on_paths == pytest.approx(pratt_bound(cov, 0.02, 0.95), rel=0.05)
     with pytest.raises(ValueError, match="positive definite"):
         pratt_bound(np.zeros((2, 2)), 0.0, 0.95)
+
+
+def test_census_weights_are_products_of_the_categories_shares():
+    from bayesfair.datasets.simulate import CENSUS_SHARES, census_weights
+    from bayesfair.exceptions import InvalidParameterError
+
+    for k, ages in ((60, "age6"), (30, "age3")):
+        w = census_weights(k)
+        assert w.shape == (k,) and w.sum() == pytest.approx(1.0, abs=1e-12)
+        expected = np.multiply.outer(
+            np.multiply.outer(CENSUS_SHARES["sex"], CENSUS_SHARES["race"]), CENSUS_SHARES[ages]
+        ).ravel()
+        np.testing.assert_allclose(w, expected / expected.sum(), rtol=1e-12)
+    with pytest.raises(InvalidParameterError, match="30 or 60 groups"):
+        census_weights(10)

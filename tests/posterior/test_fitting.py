@@ -443,3 +443,40 @@ def test_a_group_with_labeled_rows_only_is_said_and_sampled_under_each_estimand(
     expected = quiet_fit(data, metrics=["selection_rate"], estimand="expected")
     assert any(n.startswith("'C': no unlabeled rows; the expected") for n in expected.notes)
     assert np.std(expected.rates("selection_rate").sel(group="C").values) > 0.1
+
+
+def test_up_to_ten_groups_the_default_shifts_are_the_fixed_floor_s_to_the_draw():
+    """The floor scales only beyond ten groups (ShiftPrior.for_groups): a four-group fit
+    is the fixed floor's, draw for draw, so every check of two and four groups stands;
+    with eleven groups the recorded floor is 0.5 · √(10/11) and a group may be odd."""
+    import bayesfair as bf
+    from bayesfair.datasets.simulate import differential_calibration
+    from bayesfair.models.calibration import DiscrepancyPrior
+    from bayesfair.models.shift import ShiftPrior
+
+    fixed = DiscrepancyPrior(shift=ShiftPrior(scale_with_groups=False))
+    small = {"draws": 100, "tune": 100, "chains": 2, "random_seed": 3, "progressbar": False}
+    for k in (4, 11):
+        lab, unl = differential_calibration(k, 300, 3000, kind="none", random_seed=k)
+        data = bf.AssessmentData.from_frames(
+            lab.drop(columns="p"),
+            unl.drop(columns=["label", "p"]),
+            score="score",
+            label="label",
+            group="group",
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            default = bf.fit(data, metrics=["accuracy"], **small)
+            if k == 4:
+                floor = bf.fit(data, metrics=["accuracy"], discrepancy=fixed, **small)
+        shift = default.settings["discrepancy"]["shift"]
+        if k == 4:
+            np.testing.assert_array_equal(
+                default.idata["posterior"]["shift"].values,
+                floor.idata["posterior"]["shift"].values,
+            )
+            assert shift["floor"] == 0.5
+        else:
+            assert shift["floor"] == pytest.approx(0.5 * np.sqrt(10 / 11))
+            assert shift["odd"] == 0.05 and shift["odd_floor"] == 0.5
