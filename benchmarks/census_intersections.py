@@ -48,7 +48,12 @@ import numpy as np
 from scipy.stats import beta
 
 import bayesfair as bf
-from bayesfair.datasets.simulate import census_weights, differential_calibration, rate_truth
+from bayesfair.datasets.simulate import (
+    census_weights,
+    differential_calibration,
+    rate_truth,
+    simulated_assessment,
+)
 from bayesfair.models.calibration import DiscrepancyPrior
 from bayesfair.models.shift import ShiftPrior
 
@@ -90,13 +95,7 @@ def one_data_set(cell: str, rep: int, models, everywhere: bool = False) -> list[
         weights=census_weights(k),
         random_seed=seed,
     )
-    data = bf.AssessmentData.from_frames(
-        lab.drop(columns="p"),
-        unl.drop(columns=["label", "p"]),
-        score="score",
-        label="label",
-        group="group",
-    )
+    data = simulated_assessment(lab, unl, reference=None)
     groups = list(data.group_levels)
     odd = groups.index(f"g{g0:0{len(str(k - 1))}d}")
     truth = rate_truth((lab, unl), groups, metrics=METRICS)
@@ -180,6 +179,39 @@ def print_summary(rows: list[dict]) -> None:
             f"{ci:<13}{r['odd']:>6.2f}{100 * r['median_width']:>10.1f}"
             f"{100 * r['others_width']:>10.1f}{100 * r['odd_width']:>8.1f}{r['seconds']:>7.1f}"
         )
+
+
+def paired_ratios(records: list[dict], cell: str, metric: str, key: str, num: str, den: str):
+    """Per data set, ``key`` of model ``num`` over model ``den`` in ``cell`` (same data)."""
+    by = {(r["model"], r["rep"]): r[metric][key] for r in records if r["cell"] == cell}
+    reps = sorted({rep for model, rep in by if model == num} & {rep for m, rep in by if m == den})
+    return np.array([by[(num, rep)] / by[(den, rep)] for rep in reps])
+
+
+def others_against_alike(records: list[dict], cell: str, metric: str) -> np.ndarray:
+    """Per data set, the other groups' median width where one group is distorted over
+    their width on the same rows with no group distorted (the default)."""
+    _, k, n = cell.split(":")
+    alike = {
+        r["rep"]: r[metric]["others_width"]
+        for r in records
+        if r["cell"] == f"none:{k}:{n}" and r["model"] == "default"
+    }
+    return np.array(
+        [
+            r[metric]["others_width"] / alike[r["rep"]]
+            for r in records
+            if r["cell"] == cell and r["model"] == "default" and r["rep"] in alike
+        ]
+    )
+
+
+def invisible_coverage(records: list[dict], cell: str, model: str, move: float) -> float:
+    """Share of the alike cell's data sets whose band of the distorted group's accuracy gap
+    reaches ``move`` below its truth: the coverage a procedure keeps where the distortion
+    leaves that group's labels unchanged (the same band, the truth moved by ``move``)."""
+    rows = [r["accuracy"]["odd_band"] for r in records if r["cell"] == cell and r["model"] == model]
+    return float(np.mean([lo <= gap - move for lo, hi, gap in rows])) if rows else np.nan
 
 
 def main(argv=None) -> int:

@@ -450,7 +450,7 @@ def test_up_to_ten_groups_the_default_shifts_are_the_fixed_floor_s_to_the_draw()
     is the fixed floor's, draw for draw, so every check of two and four groups stands;
     with eleven groups the recorded floor is 0.5 · √(10/11) and a group may be odd."""
     import bayesfair as bf
-    from bayesfair.datasets.simulate import differential_calibration
+    from bayesfair.datasets.simulate import differential_calibration, simulated_assessment
     from bayesfair.models.calibration import DiscrepancyPrior
     from bayesfair.models.shift import ShiftPrior
 
@@ -458,13 +458,7 @@ def test_up_to_ten_groups_the_default_shifts_are_the_fixed_floor_s_to_the_draw()
     small = {"draws": 100, "tune": 100, "chains": 2, "random_seed": 3, "progressbar": False}
     for k in (4, 11):
         lab, unl = differential_calibration(k, 300, 3000, kind="none", random_seed=k)
-        data = bf.AssessmentData.from_frames(
-            lab.drop(columns="p"),
-            unl.drop(columns=["label", "p"]),
-            score="score",
-            label="label",
-            group="group",
-        )
+        data = simulated_assessment(lab, unl, reference=None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             default = bf.fit(data, metrics=["accuracy"], **small)

@@ -44,7 +44,12 @@ import pytest
 from scipy.stats import beta, binom
 
 import bayesfair as bf
-from bayesfair.datasets.simulate import census_weights, differential_calibration, rate_truth
+from bayesfair.datasets.simulate import (
+    census_weights,
+    differential_calibration,
+    rate_truth,
+    simulated_assessment,
+)
 from bayesfair.models.calibration import DiscrepancyPrior
 from bayesfair.models.shift import ShiftPrior
 
@@ -75,13 +80,7 @@ def _data_set(kind, amount, seed, k=K, n_labeled=N_LABELED, n_unlabeled=N_UNLABE
 
 def _bands(frames, seed, discrepancy):
     lab, unl = frames
-    data = bf.AssessmentData.from_frames(
-        lab.drop(columns="p"),
-        unl.drop(columns=["label", "p"]),
-        score="score",
-        label="label",
-        group="group",
-    )
+    data = simulated_assessment(lab, unl, reference=None)
     groups = list(data.group_levels)
     truth = rate_truth(frames, groups, metrics=METRICS)
     with warnings.catch_warnings():
