@@ -197,22 +197,27 @@ def test_for_groups_keeps_the_chance_that_some_stratum_is_off(k):
     assert scaled.shared_prior_misfit == prior.shared_prior_misfit
     assert prior.for_groups(2) is prior
     fixed = DiscrepancyPrior(prior_misfit=0.03, scale_with_groups=False)
-    assert fixed.for_groups(k).prior_misfit == 0.03  # the shifts' floor scales on its own
-    assert fixed.for_groups(k).shift == ShiftPrior().for_groups(k)
-    both_fixed = replace(fixed, shift=ShiftPrior(scale_with_groups=False))
-    assert both_fixed.for_groups(k) is both_fixed
+    assert fixed.for_groups(k) is fixed  # the default shifts keep their floor too
+    scaled_shift = replace(fixed, shift=ShiftPrior(scale_with_groups=True))
+    assert scaled_shift.for_groups(k).prior_misfit == 0.03  # the floor scales on its own
+    assert scaled_shift.for_groups(k).shift == ShiftPrior(scale_with_groups=True).for_groups(k)
 
 
 @pytest.mark.parametrize("k", [11, 30, 60])
 def test_the_shifts_floor_falls_as_the_square_root_of_the_groups(k):
     """The floor up to ten groups, times √(10 / K) beyond; the rest unchanged; once."""
-    prior = ShiftPrior(scale=0.7, floor=0.5, share=0.2)
+    prior = ShiftPrior(scale=0.7, floor=0.5, share=0.2, scale_with_groups=True)
     scaled = prior.for_groups(k)
     assert scaled.floor == pytest.approx(0.5 * np.sqrt(10 / k), rel=1e-12)
     assert (scaled.scale, scaled.share, scaled.local) == (0.7, 0.2, False)
     assert not scaled.scale_with_groups and scaled.for_groups(k) is scaled
     assert prior.for_groups(2) is prior and prior.for_groups(10) is prior
-    assert ShiftPrior(scale_with_groups=False).for_groups(k).floor == 0.5
+    assert ShiftPrior().for_groups(k) == ShiftPrior()  # the default keeps its floor
+    four = ShiftPrior(scale_with_groups=True, floor_groups=4).for_groups(k)
+    assert four.floor == pytest.approx(0.5 * np.sqrt(4 / k), rel=1e-12)
+    for bad in (1, 2.5, True, "10"):
+        with pytest.raises(InvalidParameterError, match="'floor_groups'"):
+            ShiftPrior(floor_groups=bad)
     assert DiscrepancyPrior(shift=None).for_groups(k).shift is None
     with pytest.raises(InvalidParameterError, match="scale_with_groups"):
         ShiftPrior(scale_with_groups="yes")
@@ -225,7 +230,7 @@ def test_discrepancy_prior_stores_plain_floats_and_describes_itself():
         "DiscrepancyPrior(prior_misfit=0.02, shared_prior_misfit=0.05, concentration=3.0, "
         "center=0.25, scale_with_groups=True, label_free=None, "
         "shift=ShiftPrior(scale=1.0, floor=0.5, share=0.0, local=False, "
-        "scale_with_groups=True, odd=0.05, odd_floor=None))"
+        "scale_with_groups=False, odd=0.05, odd_floor=None, floor_groups=10))"
     )
     words = prior.describe()
     assert "probability 0.02 for two groups" in words and "κ = 3 and m = 0.25" in words

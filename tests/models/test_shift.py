@@ -268,7 +268,7 @@ def test_an_odd_group_draws_its_shifts_from_the_exact_two_spread_posterior():
 
 
 def test_odd_groups_keep_the_floor_of_few_groups_and_check_their_numbers():
-    scaled = ShiftPrior(odd=0.1).for_groups(60)
+    scaled = ShiftPrior(odd=0.1, scale_with_groups=True).for_groups(60)
     assert scaled.odd_floor == 0.5 and scaled.floor < 0.25
     assert "odd with prior probability 0.1" in scaled.describe()
     assert "at least 0.5" in scaled.describe()
@@ -276,7 +276,7 @@ def test_odd_groups_keep_the_floor_of_few_groups_and_check_their_numbers():
     for bad in (-0.1, 1.0, True, "0.1"):
         with pytest.raises(InvalidParameterError, match="'odd' must be a probability"):
             ShiftPrior(odd=bad)
-    local = ShiftPrior(odd=0.1, local=True).for_groups(60)  # local scales replace it
+    local = ShiftPrior(odd=0.1, local=True, scale_with_groups=True).for_groups(60)
     assert local.group_spreads([0.2])[0].shape == (1, local.lambda_grid().size)
     assert "is odd" not in local.describe()
     assert ShiftPrior().group_spreads([0.5, 1.0])[0].shape == (2, 1)  # few groups: one

@@ -445,16 +445,16 @@ def test_a_group_with_labeled_rows_only_is_said_and_sampled_under_each_estimand(
     assert np.std(expected.rates("selection_rate").sel(group="C").values) > 0.1
 
 
-def test_up_to_ten_groups_the_default_shifts_are_the_fixed_floor_s_to_the_draw():
-    """The floor scales only beyond ten groups (ShiftPrior.for_groups): a four-group fit
-    is the fixed floor's, draw for draw, so every check of two and four groups stands;
-    with eleven groups the recorded floor is 0.5 · √(10/11) and a group may be odd."""
+def test_the_default_keeps_the_floor_and_the_scaled_one_lowers_it_beyond_ten_groups():
+    """The default keeps the floor of few groups whatever K; with ``scale_with_groups``
+    a fit of four groups is the default's draw for draw (every check of two and four
+    groups stands), and one of eleven records the floor 0.5 · √(10/11) and odd groups."""
     import bayesfair as bf
     from bayesfair.datasets.simulate import differential_calibration, simulated_assessment
     from bayesfair.models.calibration import DiscrepancyPrior
     from bayesfair.models.shift import ShiftPrior
 
-    fixed = DiscrepancyPrior(shift=ShiftPrior(scale_with_groups=False))
+    scaled = DiscrepancyPrior(shift=ShiftPrior(scale_with_groups=True))
     small = {"draws": 100, "tune": 100, "chains": 2, "random_seed": 3, "progressbar": False}
     for k in (4, 11):
         lab, unl = differential_calibration(k, 300, 3000, kind="none", random_seed=k)
@@ -462,13 +462,13 @@ def test_up_to_ten_groups_the_default_shifts_are_the_fixed_floor_s_to_the_draw()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             default = bf.fit(data, metrics=["accuracy"], **small)
-            if k == 4:
-                floor = bf.fit(data, metrics=["accuracy"], discrepancy=fixed, **small)
-        shift = default.settings["discrepancy"]["shift"]
+            lowered = bf.fit(data, metrics=["accuracy"], discrepancy=scaled, **small)
+        assert default.settings["discrepancy"]["shift"]["floor"] == 0.5
+        shift = lowered.settings["discrepancy"]["shift"]
         if k == 4:
             np.testing.assert_array_equal(
                 default.idata["posterior"]["shift"].values,
-                floor.idata["posterior"]["shift"].values,
+                lowered.idata["posterior"]["shift"].values,
             )
             assert shift["floor"] == 0.5
         else:
