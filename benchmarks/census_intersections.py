@@ -204,12 +204,16 @@ def others_against_alike(records: list[dict], cell: str, metric: str, model: str
     )
 
 
-def invisible_coverage(records: list[dict], cell: str, model: str, move: float) -> float:
+def invisible_coverage(
+    records: list[dict], cell: str, model: str, move: float, shrink: float = 1.0
+) -> float:
     """Share of the alike cell's data sets whose band of the distorted group's accuracy gap
     reaches ``move`` below its truth: the coverage a procedure keeps where the distortion
-    leaves that group's labels unchanged (the same band, the truth moved by ``move``)."""
+    leaves that group's labels unchanged (the same band, the truth moved by ``move``);
+    ``shrink``: the band narrowed to that share of its width about its centre."""
     rows = [r["accuracy"]["odd_band"] for r in records if r["cell"] == cell and r["model"] == model]
-    return float(np.mean([lo <= gap - move for lo, hi, gap in rows])) if rows else np.nan
+    reach = [(lo + hi) / 2 - shrink * (hi - lo) / 2 <= gap - move for lo, hi, gap in rows]
+    return float(np.mean(reach)) if rows else np.nan
 
 
 def _fmt_ratios(x: np.ndarray) -> str:
@@ -289,12 +293,15 @@ def page(records: list[dict]) -> str:
         "gap reaches 8.4 points below its truth (what a band keeps there; 0.60 is "
         "needed for a joint coverage of 0.90):",
         "",
-        "| cell | default | scaled | scaled4 |",
-        "|---|---|---|---|",
+        "| cell | default | the default's band 30% narrower, same centre | scaled | scaled4 |",
+        "|---|---|---|---|---|",
     ]
-    for cell in (c for c in cells if c.startswith("none") and c.endswith(":1000")):
+    for cell in (c for c in cells if c == "none:60:1000"):
         vals = [
-            invisible_coverage(records, cell, m, 0.084) for m in ("default", "scaled", "scaled4")
+            invisible_coverage(records, cell, "default", 0.084),
+            invisible_coverage(records, cell, "default", 0.084, shrink=0.7),
+            invisible_coverage(records, cell, "scaled", 0.084),
+            invisible_coverage(records, cell, "scaled4", 0.084),
         ]
         lines.append(f"| {cell} | " + " | ".join(f"{v:.2f}" for v in vals) + " |")
     return "\n".join(lines) + "\n"
