@@ -201,7 +201,7 @@ class ShiftPrior:
         τ. Weighed by each group's labels, so that a group whose labels stray from the
         pooled map is set apart with the spread of few groups while the others keep the
         spread the many teach. 0: every group's shifts share τ. Not used with local
-        scales, nor where ``odd_floor`` is not above ``floor`` (four groups or fewer).
+        scales, nor where ``odd_floor`` is not above ``floor`` (without scaling).
     odd_floor : float, optional
         An odd group's least spread; None: ``floor`` (:meth:`for_groups` keeps the floor
         of few groups here when it lowers ``floor``).
@@ -249,11 +249,10 @@ class ShiftPrior:
                 "; each group's spread is scaled by a multiplier of its own (half-Cauchy "
                 "prior of scale 1)"
             )
-        least = self.floor if self.odd_floor is None else self.odd_floor
-        if self.odd > 0 and least > self.floor and not self.local:
+        if self._has_odd_option:
             words += (
                 f"; a group is odd with prior probability {self.odd:g}, weighed by its "
-                f"labels, and an odd group's spread is at least {least:g}"
+                f"labels, and an odd group's spread is at least {self._odd_least:g}"
             )
         if self.share > 0:
             words += (
@@ -272,10 +271,6 @@ class ShiftPrior:
 
         u = (np.arange(_TAU_POINTS) + 0.5) / _TAU_POINTS
         return np.maximum(self.scale * ndtri((1.0 + u) / 2.0), self.floor)
-
-    def tau_log_weights(self) -> np.ndarray:
-        """The prior's log weight of each point of :meth:`tau_grid` (equal: 0)."""
-        return np.zeros(_TAU_POINTS)
 
     def __post_init__(self):
         s = self.scale
@@ -340,12 +335,21 @@ class ShiftPrior:
         log_prior : ndarray, shape (n_options,)
         """
         taus = np.asarray(taus, dtype=float)
-        least = self.floor if self.odd_floor is None else self.odd_floor
-        if self.odd > 0 and least > self.floor and not self.local:  # else one spread
-            spreads = np.stack([taus, np.maximum(taus, least)], axis=1)
+        if self._has_odd_option:
+            spreads = np.stack([taus, np.maximum(taus, self._odd_least)], axis=1)
             return spreads, np.log([1.0 - self.odd, self.odd])
         lams = self.lambda_grid()
         return taus[:, None] * lams[None, :], np.full(lams.size, -np.log(lams.size))
+
+    @property
+    def _odd_least(self) -> float:
+        """An odd group's least spread."""
+        return self.floor if self.odd_floor is None else self.odd_floor
+
+    @property
+    def _has_odd_option(self) -> bool:
+        """Whether a group chooses between τ and an odd group's spread."""
+        return self.odd > 0 and self._odd_least > self.floor and not self.local
 
     def lambda_grid(self) -> np.ndarray:
         """Each group's multiplier λ at the midpoints of equal-probability cells of its
@@ -460,7 +464,9 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     each group's choice given τ, with odds ``share · L(0)`` to the rest; a group that
     shares has both its shifts set to 0. With ``prior.local`` a group's likelihood given
     τ is averaged over its multiplier λ on :meth:`ShiftPrior.lambda_grid`, and given τ
-    each group's λ is drawn before its shifts, whose spread is then ``τ λ``.
+    each group's λ is drawn before its shifts, whose spread is then ``τ λ``. With an odd
+    option (:meth:`ShiftPrior.group_spreads`) the same holds over a group's two spreads,
+    ``τ`` and ``max(odd_floor, τ)``, weighed by ``1 − odd`` and ``odd``.
 
     Parameters
     ----------
@@ -487,7 +493,6 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     grid = SHIFT_GRID
     step = grid[1] - grid[0]
     taus = prior.tau_grid()
-    tau_prior = prior.tau_log_weights()
     spreads, lam_prior = prior.group_spreads(taus)  # (taus, options), (options,)
     n_tau, n_lam = spreads.shape
     # the normal prior of δ at each spread, as weights on the grid (each column sums to
@@ -503,7 +508,8 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     for start in range(0, n_draws, _CHUNK):
         sl = slice(start, start + _CHUNK)
         like = stratum_shift_loglik(lik, a[sl], b[sl], c[sl], k, grid)  # (m, 2k, grid)
-        at_zero = like[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k): no shifts
+        if prior.share > 0:  # each group's likelihood with no shifts, before it is scaled
+            at_zero = like[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k)
         top = kernels.relative(like)  # like: each stratum's likelihood, peaking at 1
         marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
@@ -514,7 +520,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
             shares = np.log(prior.share) + at_zero
             own = np.log1p(-prior.share) + own
             group = np.logaddexp(shares[..., None], own)
-        log_post = group.sum(axis=1) + tau_prior  # (m, taus)
+        log_post = group.sum(axis=1)  # (m, taus); the prior's grid weighs τ equally
         log_post -= log_post.max(axis=1, keepdims=True)
         post = np.exp(log_post)
         cdf = np.cumsum(post, axis=1)

@@ -31,7 +31,7 @@ def result_diagnostics(result) -> pd.DataFrame:
 
     rbc's ``misfit``, ``p_misfit``, ``shift`` and the other variables of :data:`POST_HOC`
     are left out: they are drawn after sampling, from their conditional given each draw,
-    so their mixing is the sampled parameters' (and with K groups they are 8K + 3 more).
+    so their mixing is the sampled parameters' (and with K groups they are 10K + 3 more).
     So are the calibration models' coordinates ``z_a, z_b, z_c`` (:data:`COORDINATES`),
     the maps ``a, b, c`` and the hyperparameters in other units: with K groups they are
     3K columns more, about half the cost of a 60-group fit's diagnostics.
