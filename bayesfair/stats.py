@@ -239,11 +239,61 @@ def _by_column(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(x, 2, 0))
 
 
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks from 1 along the last axis of ``x`` (m, N), ties given their average rank
+    (``scipy.stats.rankdata(method="average")`` of each row, in one sort)."""
+    order = np.argsort(x, axis=-1)
+    ordered = np.take_along_axis(x, order, axis=-1)
+    n = x.shape[-1]
+    index = np.arange(n)
+    starts = np.ones(x.shape, dtype=bool)  # a run of ties begins
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    ends = np.ones(x.shape, dtype=bool)  # a run of ties ends
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, index, 0), axis=-1)
+    last = np.minimum.accumulate(np.where(ends, index, n)[:, ::-1], axis=-1)[:, ::-1]
+    ranks = np.empty(x.shape)
+    np.put_along_axis(ranks, order, 0.5 * (first + last) + 1.0, axis=-1)
+    return ranks
+
+
+def _split_z(x: np.ndarray, folded: bool = False) -> np.ndarray:
+    """The rank-normalised split chains of each column (Vehtari et al. 2021, §4.1):
+    (chain, draw, m) -> (m, 2 chain, draw // 2), as arviz-stats' ``_z_scale`` of its
+    ``_split_chains`` (Blom's offset 3/8); ``folded``: of ``|x − median|`` instead."""
+    from scipy.special import ndtri
+
+    half = x.shape[1] // 2
+    by_column = _by_column(x)  # (m, chain, draw)
+    split = np.concatenate([by_column[:, :, :half], by_column[:, :, -half:]], axis=1)
+    flat = split.reshape(x.shape[2], -1)  # (m, 2 chain · half)
+    if folded:
+        flat = np.abs(flat - np.median(flat, axis=1, keepdims=True))
+    z = ndtri((_average_ranks(flat) - 0.375) / (flat.shape[1] + 0.25))
+    return z.reshape(split.shape)
+
+
+def _split_rhat(z: np.ndarray) -> np.ndarray:
+    """Split R-hat of each column of (m, chain, draw) (arviz-stats' ``_rhat``)."""
+    n = z.shape[2]
+    between = n * np.var(np.mean(z, axis=2), axis=1, ddof=1)
+    within = np.mean(np.var(z, axis=2, ddof=1), axis=1)
+    with np.errstate(all="ignore"):  # a constant column: 0 / 0, NaN as arviz-stats
+        return np.sqrt((between / within + n - 1) / n)
+
+
+def _checked_chains(x) -> np.ndarray:
+    x = check_array(x, "x", ndim=3)
+    return np.asarray(x, dtype=float)
+
+
 def rank_rhat(x) -> np.ndarray:
     """Rank-normalised split R-hat (Vehtari et al. 2021) per column of (chain, draw, m).
 
-    ``arviz_stats.base.array_stats.rhat`` (method "rank": the larger of the bulk
-    and the folded, tail split R-hat), called once for all ``m`` columns.
+    The larger of the bulk and the folded (tail) split R-hat of the rank-normalised
+    split chains, as ``arviz_stats.base.array_stats.rhat(method="rank")`` computes it
+    column by column (tested equal to rounding), with each column's ranks from one
+    sort of all columns.
 
     Parameters
     ----------
@@ -256,18 +306,30 @@ def rank_rhat(x) -> np.ndarray:
         R-hat per column; NaN for a column with a NaN draw or a constant column,
         and for every column when there are fewer than 2 chains or 4 draws.
     """
-    from arviz_stats.base import array_stats
+    x = _checked_chains(x)
+    return _rhat_of(x, None)
 
-    x = check_array(x, "x", ndim=3)
-    return np.asarray(array_stats.rhat(_by_column(x), method="rank"), dtype=float)
+
+def _rhat_of(x: np.ndarray, bulk: np.ndarray | None) -> np.ndarray:
+    """:func:`rank_rhat` of checked draws, with their bulk ``_split_z`` if known."""
+    out = np.full(x.shape[2], np.nan)
+    if x.shape[0] < 2 or x.shape[1] < 4:
+        return out
+    ok = ~np.isnan(x).any(axis=(0, 1))
+    if not ok.any():
+        return out
+    x = x[:, :, ok]
+    bulk = _split_z(x) if bulk is None else bulk[ok]
+    out[ok] = np.maximum(_split_rhat(bulk), _split_rhat(_split_z(x, folded=True)))
+    return out
 
 
 def ess_bulk(x) -> np.ndarray:
     """Bulk effective sample size (Vehtari et al. 2021) per column of (chain, draw, m).
 
-    ``arviz_stats.base.array_stats.ess`` (method "bulk": Geyer's initial
-    monotone sequence on the rank-normalised split chains), called once for all
-    ``m`` columns.
+    Geyer's initial monotone sequence on the rank-normalised split chains: their ranks
+    from one sort of all columns, then ``arviz_stats.base.array_stats.ess`` of them
+    (method "identity"), which is arviz-stats' method "bulk" (tested equal to rounding).
 
     Parameters
     ----------
@@ -281,10 +343,24 @@ def ess_bulk(x) -> np.ndarray:
         NaN for a column with a NaN draw, or every column when there are fewer
         than 4 draws.
     """
+    x = _checked_chains(x)
+    return _ess_of(x, None)
+
+
+def _ess_of(x: np.ndarray, bulk: np.ndarray | None) -> np.ndarray:
+    """:func:`ess_bulk` of checked draws, with their bulk ``_split_z`` if known."""
     from arviz_stats.base import array_stats
 
-    x = check_array(x, "x", ndim=3)
-    return np.asarray(array_stats.ess(_by_column(x), method="bulk"), dtype=float)
+    out = np.full(x.shape[2], np.nan)
+    if x.shape[1] < 4:
+        return out
+    if x.shape[1] // 2 < 4:  # split chains too short for "identity": arviz-stats' own
+        return np.asarray(array_stats.ess(_by_column(x), method="bulk"), dtype=float)
+    ok = ~np.isnan(x).any(axis=(0, 1))
+    if ok.any():
+        z = _split_z(x[:, :, ok]) if bulk is None else bulk[ok]
+        out[ok] = np.asarray(array_stats.ess(z, method="identity"), dtype=float)
+    return out
 
 
 def rope_decision(lo: float, hi: float, epsilon: float) -> str:
@@ -359,7 +435,10 @@ def diagnostics_table(post, sample_stats=None):
         stacked = np.concatenate(blocks, axis=2)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # tiny draws in plumbing tests
-            rhat_all, ess_all = rank_rhat(stacked), ess_bulk(stacked)
+            stacked = _checked_chains(stacked)
+            usable = stacked.shape[1] >= 4 and not np.isnan(stacked).any()
+            bulk = _split_z(stacked) if usable else None  # ranked once for both
+            rhat_all, ess_all = _rhat_of(stacked, bulk), _ess_of(stacked, bulk)
     bounds = np.cumsum([0] + [b.shape[2] for b in blocks])
     div = 0
     if sample_stats is not None and "diverging" in sample_stats:

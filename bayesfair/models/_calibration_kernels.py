@@ -119,13 +119,26 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, scratch):
     for h in range(2):
         v0 = l1ps
         v1 = lps + log_shared[h]
+        spread = 1.0  # Π (1 + e) over the groups: their log1p terms in one logarithm
         for g in range(k):
             st = g * 2 + h
+            # logaddexp(follows, free) = max + log1p(e), e = exp(−|follows − free|), and
             # the stratum's P(follows the map | θ, y, not shared), kept for the weights
             follows = l1pg + ll_map[st]
-            inner = _logaddexp(follows, lpg + log_free[st])
-            w_map[st] = math.exp(follows - inner)
-            v0 += inner
+            free = lpg + log_free[st]
+            if follows >= free:
+                e = math.exp(free - follows)
+                w_map[st] = 1.0 / (1.0 + e)
+                v0 += follows
+            else:
+                e = math.exp(follows - free)
+                w_map[st] = e / (1.0 + e)
+                v0 += free
+            spread *= 1.0 + e
+            if spread > 1e300:  # (1 + e) ≤ 2: after a thousand groups
+                v0 += math.log(spread)
+                spread = 1.0
+        v0 += math.log(spread)
         outer = _logaddexp(v0, v1)
         logp += outer
         p_not_shared = math.exp(v0 - outer)
@@ -164,69 +177,81 @@ def _pre_start(data, n, k):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _whiten(data, pre, g, d, mu, lam, eps, chol, mean, theta):
+def _whiten(data, pre, g, d, mu, lam, eps, inv, mean, theta, low):
     """Group g's map parameters θ from (mu, λ = 1/sigma², ε), partially centred.
 
     ``θ = m + L⁻ᵀ ε`` with ``P = H + diag(λ) = L Lᵀ`` and ``m = P⁻¹ (H θ̂ + λ ∘ mu)``
     (module docstring): the mean and Cholesky factor of θ's conditional posterior
     had the labels' likelihood been Gaussian with mode θ̂ and information H. Writes
-    L into ``chol``, m into ``mean`` and θ into ``theta`` (the first d entries);
-    returns ``−Σ ln L_ii``, the log Jacobian of ε ↦ θ.
+    the inverse factor L⁻¹ (lower triangle) into ``inv``, m into ``mean`` and θ into
+    ``theta`` (the first d entries); ``low`` (3 x 3) is work space for L. Returns
+    ``−Σ ln L_ii``, the log Jacobian of ε ↦ θ. Every solve is a product with L⁻¹,
+    whose diagonal is the only division (the gradient's back-transform reuses it).
     """
     base = pre + _PRE * g
     for i in range(d):
         for j in range(i + 1):
             v = data[base + 3 + 3 * i + j] + (lam[i] if i == j else 0.0)
             for t in range(j):
-                v -= chol[i, t] * chol[j, t]
-            chol[i, j] = math.sqrt(v) if i == j else v / chol[j, j]
-    # m: solve L y = H θ̂ + λ mu, then Lᵀ m = y
+                v -= low[i, t] * low[j, t]
+            if i == j:
+                low[i, i] = math.sqrt(v)
+                inv[i, i] = 1.0 / low[i, i]
+            else:
+                low[i, j] = v * inv[j, j]
+    for j in range(d):  # the rest of L⁻¹, column by column
+        for i in range(j + 1, d):
+            v = 0.0
+            for t in range(j, i):
+                v += low[i, t] * inv[t, j]
+            inv[i, j] = -v * inv[i, i]
+    # m = L⁻ᵀ L⁻¹ (H θ̂ + λ mu), the rows of H θ̂ + λ mu into theta for the moment
     for i in range(d):
         v = lam[i] * mu[i]
         for j in range(d):
             v += data[base + 3 + 3 * i + j] * data[base + j]
-        for t in range(i):
-            v -= chol[i, t] * mean[t]
-        mean[i] = v / chol[i, i]
-    _back(chol, mean, d)
-    # θ = m + L⁻ᵀ ε
+        theta[i] = v
+    _lower(inv, theta, d)
     for i in range(d):
+        mean[i] = theta[i] + 0.0
         theta[i] = eps[i]
-    _back(chol, theta, d)
+    _upper(inv, mean, d)
+    # θ = m + L⁻ᵀ ε
+    _upper(inv, theta, d)
     det = 1.0
     for i in range(d):
         theta[i] += mean[i]
-        det *= chol[i, i]
-    return -math.log(det)  # −Σ ln L_ii, one logarithm
+        det *= inv[i, i]
+    return math.log(det)  # −Σ ln L_ii = Σ ln (L⁻¹)_ii, one logarithm
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _back(chol, v, d):
-    """``v ← L⁻ᵀ v`` in place (back substitution with the lower factor's transpose)."""
+def _lower(inv, v, d):
+    """``v ← L⁻¹ v`` in place, ``inv`` holding L⁻¹ (lower triangular)."""
     for i in range(d - 1, -1, -1):
-        w = v[i]
-        for t in range(i + 1, d):
-            w -= chol[t, i] * v[t]
-        v[i] = w / chol[i, i]
+        w = 0.0
+        for t in range(i + 1):
+            w += inv[i, t] * v[t]
+        v[i] = w
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _forward(chol, v, d):
-    """``v ← L⁻¹ v`` in place (forward substitution)."""
+def _upper(inv, v, d):
+    """``v ← L⁻ᵀ v`` in place, ``inv`` holding L⁻¹ (lower triangular)."""
     for i in range(d):
-        w = v[i]
-        for t in range(i):
-            w -= chol[i, t] * v[t]
-        v[i] = w / chol[i, i]
+        w = 0.0
+        for t in range(i, d):
+            w += inv[t, i] * v[t]
+        v[i] = w
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _group_values(x, data, n, k, variant, theta, chol, mean, small):
+def _group_values(x, data, n, k, variant, theta, inv, mean, small):
     """The groups' map parameters θ (ln a[, ln b][, c] per active block) into ``theta``
     (shape (3, k)), and the log prior of x: each block's hyperpriors, θ_g ~ N(mu, sigma)
-    and the Jacobian of θ's partial centring (module docstring). Each group's Cholesky
-    factor and conditional mean go to ``chol`` (k, 3, 3) and ``mean`` (k, 3); ``small``
-    is work space of 12 floats."""
+    and the Jacobian of θ's partial centring (module docstring). Each group's inverse
+    Cholesky factor and conditional mean go to ``inv`` (k, 3, 3) and ``mean`` (k, 3);
+    ``small`` is work space of 33 floats."""
     starts = _blocks(k, variant)
     d = starts.size
     pre = _pre_start(data, n, k)
@@ -234,6 +259,7 @@ def _group_values(x, data, n, k, variant, theta, chol, mean, small):
     lam = small[3:6]
     eps = small[6:9]
     th = small[9:12]
+    low = small[24:33].reshape((3, 3))
     lp = 0.0
     for j in range(d):
         s = starts[j]
@@ -248,7 +274,7 @@ def _group_values(x, data, n, k, variant, theta, chol, mean, small):
     for g in range(k):
         for j in range(d):
             eps[j] = x[starts[j] + 2 + g]
-        lp += _whiten(data, pre, g, d, mu, lam, eps, chol[g], mean[g], th)
+        lp += _whiten(data, pre, g, d, mu, lam, eps, inv[g], mean[g], th, low)
         for j in range(d):
             theta[j, g] = th[j]
             dev = th[j] - mu[j]
@@ -274,12 +300,12 @@ def calibration_logp_grad(x, grad, data):
     # one allocation per gradient: every work array is a view of this buffer
     buf = np.zeros(_scratch_size(n, k, disc))
     theta = buf[: 3 * k].reshape((3, k))
-    chol = buf[3 * k : 12 * k].reshape((k, 3, 3))
+    inv = buf[3 * k : 12 * k].reshape((k, 3, 3))
     mean = buf[12 * k : 15 * k].reshape((k, 3))
     work = buf[15 * k : 21 * k]  # a, b, c and d logp / d(a, b, c) per group
     dh = buf[21 * k : 24 * k].reshape((3, k))
     small = buf[24 * k : 24 * k + 36]
-    logp = _group_values(x, data, n, k, variant, theta, chol, mean, small)
+    logp = _group_values(x, data, n, k, variant, theta, inv, mean, small)
     a = work[:k]
     b = work[k : 2 * k]
     c = work[2 * k : 3 * k]
@@ -332,36 +358,33 @@ def calibration_logp_grad(x, grad, data):
     gth = small[12:15]
     r = small[15:18]
     q = small[18:21]
-    v = small[21:24]
     for g in range(k):
-        L = chol[g]
+        li = inv[g]  # L⁻¹
         for j in range(d):
             dev = theta[j, g] - mu[j]
             gth[j] = dh[j, g] - dev * lam[j]  # d logp / dθ: likelihood and the group's prior
             dmu[j] += dev * lam[j]
             du[j] += dev * dev * lam[j]
             r[j] = gth[j]
-        _forward(L, r, d)  # r = L⁻¹ gθ: the gradient in ε
+        _lower(li, r, d)  # r = L⁻¹ gθ: the gradient in ε
         for j in range(d):
             grad[starts[j] + 2 + g] = r[j]
             q[j] = r[j]
-        _back(L, q, d)  # q = P⁻¹ gθ
+        _upper(li, q, d)  # q = P⁻¹ gθ
         for j in range(d):
             # dθ/dmu_j = P⁻¹ λ_j e_j
             dmu[j] += lam[j] * q[j]
-            # dθ/dλ_j = P⁻¹ e_j (mu_j − m_j) − L⁻ᵀ Xᵀ ε, X = Φ(L⁻¹ e_j e_jᵀ L⁻ᵀ) (the
-            # Cholesky factor's derivative; Φ: lower triangle, diagonal halved)
-            for i in range(d):
-                v[i] = 1.0 if i == j else 0.0
-            _forward(L, v, d)
+            # dθ/dλ_j = P⁻¹ e_j (mu_j − m_j) − L⁻ᵀ Xᵀ ε, X = Φ(v vᵀ), v = L⁻¹ e_j (the
+            # Cholesky factor's derivative; Φ: lower triangle, diagonal halved), so
+            # εᵀ X r = Σ_a ε_a v_a (Σ_{b<a} v_b r_b + ½ v_a r_a), v_a = 0 for a < j
             quad = 0.0
             norm = 0.0
-            for a_ in range(d):
-                ea = x[starts[a_] + 2 + g]
-                norm += v[a_] * v[a_]
-                for b_ in range(a_ + 1):
-                    xab = v[a_] * v[b_] * (0.5 if a_ == b_ else 1.0)
-                    quad += ea * xab * r[b_]
+            below = 0.0
+            for a_ in range(j, d):
+                va = li[a_, j]
+                norm += va * va
+                quad += x[starts[a_] + 2 + g] * va * (below + 0.5 * va * r[a_])
+                below += va * r[a_]
             dth_dlam = q[j] * (mu[j] - mean[g, j]) - quad
             # d/du_j = −2 λ_j d/dλ_j; the Jacobian −Σ ln L_ii has d/dλ_j = −½ (P⁻¹)_jj
             du[j] += -2.0 * lam[j] * dth_dlam + lam[j] * norm

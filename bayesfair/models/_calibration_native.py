@@ -100,10 +100,10 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
     lam = np.exp(-2.0 * x[:, starts + 1])
     eps = np.stack([x[:, s + 2 : s + 2 + k] for s in starts], axis=-1)  # (N, k, d)
     prec = info[None] + lam[:, None, :, None] * np.eye(d)  # P = H + diag(λ), (N, k, d, d)
-    chol = np.linalg.cholesky(prec)
+    chol = _cholesky(prec)
     rhs = np.einsum("gij,gj->gi", info, theta_hat)[None] + (lam * mu)[:, None, :]
-    mean = np.linalg.solve(prec, rhs[..., None])[..., 0]
-    theta = mean + np.linalg.solve(np.swapaxes(chol, -1, -2), eps[..., None])[..., 0]
+    mean = _back(chol, _forward(chol, rhs))  # P⁻¹ rhs
+    theta = mean + _back(chol, eps)
     out = np.empty((x.shape[0], _expanded_size(data, x.shape[1])))
     out[:, : x.shape[1]] = x
     informed = np.any(info != 0.0, axis=(1, 2))  # else θ = mu + sigma ε: z is ε itself
@@ -120,6 +120,38 @@ def expand_draws(x: np.ndarray, data: np.ndarray) -> np.ndarray:
     else:
         out[:, pos + k : pos + 2 * k] = a
         out[:, pos + 2 * k :] = theta[:, :, 1] if variant == 1 else 0.0
+    return out
+
+
+def _cholesky(prec: np.ndarray) -> np.ndarray:
+    """The lower Cholesky factors of a stack of d x d matrices (d ≤ 3), element by
+    element over the stack: ``numpy.linalg`` spends most of its time per matrix on
+    matrices this small."""
+    d = prec.shape[-1]
+    low = np.zeros(prec.shape)
+    for i in range(d):
+        for j in range(i + 1):
+            v = prec[..., i, j] - sum(low[..., i, t] * low[..., j, t] for t in range(j))
+            low[..., i, j] = np.sqrt(v) if i == j else v / low[..., j, j]
+    return low
+
+
+def _forward(low: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``L⁻¹ v`` for a stack of lower factors ``low`` (..., d, d) and vectors (..., d)."""
+    out = np.empty(v.shape)
+    for i in range(v.shape[-1]):
+        w = v[..., i] - sum(low[..., i, t] * out[..., t] for t in range(i))
+        out[..., i] = w / low[..., i, i]
+    return out
+
+
+def _back(low: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``L⁻ᵀ v`` for a stack of lower factors ``low`` (..., d, d) and vectors (..., d)."""
+    d = v.shape[-1]
+    out = np.empty(v.shape)
+    for i in range(d - 1, -1, -1):
+        w = v[..., i] - sum(low[..., t, i] * out[..., t] for t in range(i + 1, d))
+        out[..., i] = w / low[..., i, i]
     return out
 
 

@@ -157,7 +157,9 @@ SHIFT_GRID = np.linspace(-5.0, 5.0, 201)
 _TAU_POINTS = 24
 # λ's grid (local scales): as τ's
 _LAMBDA_POINTS = 16
-_CHUNK = 256  # draws per block (bounds the (draws, strata, grid) arrays)
+#: Draws per block of :func:`sample_shifts`: its (draws, strata, grid) arrays stay
+#: cache-sized (11 MB with 56 groups, where 256 draws' 46 MB took twice the time).
+SHIFT_CHUNK = 64
 _ZERO = int(np.argmin(np.abs(SHIFT_GRID)))  # the grid's point at δ = 0
 
 
@@ -364,7 +366,17 @@ class ShiftPrior:
 DEFAULT_SHIFT = ShiftPrior()
 
 
-def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> np.ndarray:
+def stratum_shift_loglik(
+    lik: dict,
+    a,
+    b,
+    c,
+    n_groups: int,
+    grid=SHIFT_GRID,
+    *,
+    parallel: bool | None = None,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """Each stratum's labeled log likelihood at each shift of ``grid``, given the maps.
 
     The entries of the labeled summary (:func:`~bayesfair.models.likelihood.likelihood_data`)
@@ -382,6 +394,13 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
         The number of groups (strata ``2 g + h``).
     grid : array_like, shape (n_grid,)
         The shifts: at least two, evenly spaced and increasing.
+    parallel : bool, optional
+        Spread the draws over numba's threads (where it has more than one); None: where
+        this call's entries × draws × shifts reach
+        :data:`~bayesfair.models._shift_kernels.PARALLEL_WORK` (:func:`sample_shifts`
+        decides for all its chunks at once).
+    out : ndarray, shape (n_draws, 2 n_groups, n_grid), optional
+        Where to write the result (:func:`sample_shifts` reuses one block of memory).
 
     Returns
     -------
@@ -404,9 +423,15 @@ def stratum_shift_loglik(lik: dict, a, b, c, n_groups: int, grid=SHIFT_GRID) -> 
         )
     eta, v_eta = entry_predictor(lik, a, b, c)  # (draws, entries)
     stratum = np.ascontiguousarray(lik["group_idx"] * 2 + lik["side"], dtype=np.int64)
-    out = np.zeros((eta.shape[0], 2 * n_groups, grid.size))
-    large = eta.size * grid.size >= PARALLEL_WORK and numba.get_num_threads() > 1
-    (shift_loglik_parallel if large else shift_loglik)(
+    shape = (eta.shape[0], 2 * n_groups, grid.size)
+    if out is None:
+        out = np.empty(shape)
+    elif out.shape != shape or not out.flags.c_contiguous:
+        raise InvalidParameterError(f"'out' must be a C-contiguous array of shape {shape}.")
+    if parallel is None:
+        parallel = eta.size * grid.size >= PARALLEL_WORK
+    parallel = parallel and numba.get_num_threads() > 1
+    (shift_loglik_parallel if parallel else shift_loglik)(
         np.ascontiguousarray(eta),
         np.ascontiguousarray(v_eta),
         stratum,
@@ -431,25 +456,16 @@ def _tables(step: float):
     return _TABLES[step]
 
 
-@dataclass(frozen=True)
-class _GridKernels:
-    """The two kernels of :func:`sample_shifts` after the likelihood, serial or parallel."""
+def _draw_kernel(parallel: bool):
+    """The kernel that draws each stratum's grid point, over numba's threads for work
+    that repays their compilation (:func:`sample_shifts`)."""
+    import numba
 
-    relative: object
-    draw: object
+    from bayesfair.models import _shift_kernels as kern
 
-    @classmethod
-    def for_work(cls, size: int) -> _GridKernels:
-        """The parallel kernels for a chunk of ``size`` grid points above
-        :data:`~bayesfair.models._shift_kernels.PARALLEL_WORK` (their compilation, once per
-        machine, repaid), the serial ones below."""
-        import numba
-
-        from bayesfair.models import _shift_kernels as kern
-
-        if size >= kern.PARALLEL_WORK and numba.get_num_threads() > 1:
-            return cls(kern.relative_likelihood_parallel, kern.draw_on_grid_parallel)
-        return cls(kern.relative_likelihood, kern.draw_on_grid)
+    if parallel and numba.get_num_threads() > 1:
+        return kern.draw_on_grid_parallel
+    return kern.draw_on_grid
 
 
 def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator):
@@ -502,15 +518,22 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     log_w -= np.logaddexp.reduce(log_w, axis=0, keepdims=True)
     weights = np.exp(log_w)  # (grid, taus · lams)
     n_draws = a.shape[0]
-    kernels = _GridKernels.for_work(min(n_draws, _CHUNK) * 2 * k * grid.size)
+    # the threads' compilation (once per machine) pays for the fit's work as a whole
+    from bayesfair.models._shift_kernels import PARALLEL_WORK, relative_likelihood
+
+    parallel = n_draws * lik["count"].size * grid.size >= PARALLEL_WORK
+    draw = _draw_kernel(parallel)
     shift = np.empty((n_draws, 2 * k))
     tau = np.empty(n_draws)
-    for start in range(0, n_draws, _CHUNK):
-        sl = slice(start, start + _CHUNK)
-        like = stratum_shift_loglik(lik, a[sl], b[sl], c[sl], k, grid)  # (m, 2k, grid)
+    block = np.empty((min(n_draws, SHIFT_CHUNK), 2 * k, grid.size))
+    for start in range(0, n_draws, SHIFT_CHUNK):
+        sl = slice(start, start + SHIFT_CHUNK)
+        like = stratum_shift_loglik(
+            lik, a[sl], b[sl], c[sl], k, grid, parallel=parallel, out=block[: a[sl].shape[0]]
+        )  # (m, 2k, grid)
         if prior.share > 0:  # each group's likelihood with no shifts, before it is scaled
             at_zero = like[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k)
-        top = kernels.relative(like)  # like: each stratum's likelihood, peaking at 1
+        top = relative_likelihood(like)  # like: each stratum's likelihood, peaking at 1
         marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
         by_lam = marginal.reshape(-1, k, 2, n_tau, n_lam).sum(axis=2)
@@ -535,7 +558,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
             u = rng.random(cdf.shape[:2]) * cdf[..., -1]
             j = (cdf < u[..., None]).sum(axis=-1).clip(max=n_lam - 1)  # (m, k)
             column += np.repeat(j, 2, axis=1)
-        j = kernels.draw(like, weights, column, rng.random(column.shape))
+        j = draw(like, weights, column, rng.random(column.shape))
         shift[sl] = grid[j] + step * (rng.random(j.shape) - 0.5)
         if prior.share > 0:  # given τ, each group shares the pooled map with its odds
             odds = shares - own[np.arange(i.size), :, i]  # (m, k)

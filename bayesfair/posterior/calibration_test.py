@@ -502,7 +502,7 @@ def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame
     testable = [g for g in range(labeled.n_groups) if _sides(totals, g)]
     m = len(testable)
     flagged: list[int] = []
-    steps, last = [], {}
+    steps, last = [], {}  # last: each group's last step (its row there is its row)
     running = 0.0
     adjusted = np.full(labeled.n_groups, np.nan)
     while True:
@@ -512,8 +512,7 @@ def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame
         table = _lr_step(lik, labeled, tuple(flagged), left, share_slopes)
         table["step"] = len(steps)
         steps.append(table)
-        for g in left:
-            last[g] = table.iloc[g]
+        last |= dict.fromkeys(left, len(steps) - 1)
         p = table["p_value"].to_numpy()[left]
         order = np.argsort(p, kind="stable")
         j = len(flagged)
@@ -528,7 +527,6 @@ def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame
                 lik, totals, tuple(flagged), g, float(table.loc[g, "statistic"]), share_slopes
             )
             table.loc[g, "p_value"] = p[order[0]] = max(p[order[0]], boot)
-            last[g] = table.iloc[g]
             order = np.argsort(p, kind="stable")
             scaled = np.minimum(1.0, (m - j - np.arange(len(left))) * p[order])
             held = np.maximum.accumulate(np.maximum(running, scaled))
@@ -540,10 +538,14 @@ def step_down(labeled, alpha: float, share_slopes: bool = False) -> pd.DataFrame
         adjusted[np.asarray(left)[order]] = held
         break
     columns = ["n_labeled", "statistic", "df", "p_value", "shift_below", "shift_above", "where"]
-    empty = _lr_step(lik, labeled, (), []) if len(last) < labeled.n_groups else None
-    rows = [last[g] if g in last else empty.iloc[g] for g in range(labeled.n_groups)]
-    out = pd.DataFrame([r[columns] for r in rows]).reset_index(drop=True)
-    out["step"] = [int(last[g]["step"]) if g in last else -1 for g in range(labeled.n_groups)]
+    tables = steps + ([_lr_step(lik, labeled, (), [])] if len(last) < labeled.n_groups else [])
+    source = [last.get(g, len(steps)) for g in range(labeled.n_groups)]  # a table each
+    out = tables[0][columns].reset_index(drop=True)
+    out.attrs = {}
+    for t in range(1, len(tables)):
+        rows = np.asarray(source) == t
+        out.loc[rows, columns] = tables[t].loc[rows, columns].to_numpy()
+    out["step"] = [last.get(g, -1) for g in range(labeled.n_groups)]
     out["flagged"] = [g in flagged for g in range(labeled.n_groups)]
     out["p_adjusted"] = adjusted
     for g in testable:

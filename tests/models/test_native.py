@@ -9,20 +9,24 @@ tests/models/test_sampling.py.
 import warnings
 
 import numpy as np
+import pytest
 
 
-def test_diagnostics_are_arviz_stats_column_by_column():
+@pytest.mark.parametrize("n_draws", [400, 401])
+def test_diagnostics_are_arviz_stats_column_by_column(n_draws):
+    """Ranked once for all columns, each split chain's ties averaged: arviz-stats'
+    numbers to the last bit (an odd draw count drops the middle draw, as it does)."""
     import arviz_stats as azs
 
     from bayesfair.stats import ess_bulk, rank_rhat
 
     rng = np.random.default_rng(3)
-    x = rng.normal(size=(4, 400, 6))
+    x = rng.normal(size=(4, n_draws, 6))
     x[:, :, 1] = np.cumsum(x[:, :, 1], axis=1)  # poorly mixed
     x[:, :, 2] = 0.0  # constant: R-hat NaN, ESS = number of draws
     x[0, :, 3] += 1.5  # one chain off
     x[:, :, 4] = np.round(x[:, :, 4])  # ties
-    for t in range(1, 400):  # autocorrelated
+    for t in range(1, n_draws):  # autocorrelated
         x[:, t, 5] = 0.9 * x[:, t - 1, 5] + x[:, t, 5]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -31,6 +35,10 @@ def test_diagnostics_are_arviz_stats_column_by_column():
         np.testing.assert_array_equal(rank_rhat(x), r_ref)
         np.testing.assert_array_equal(ess_bulk(x), e_ref)
         assert np.isnan(r_ref[2]) and e_ref[2] == 1600 and r_ref[1] > 1.1 and r_ref[3] > 1.1
+        short = x[:, :6]  # split chains of 3 draws: arviz-stats' own bulk ESS
+        np.testing.assert_array_equal(
+            ess_bulk(short), [azs.ess(short[:, :, j], method="bulk") for j in range(6)]
+        )
         x[1, 5, 0] = np.nan
         assert np.isnan(rank_rhat(x)[0]) and np.isnan(ess_bulk(x)[0])
         assert np.all(np.isnan(rank_rhat(x[:1])))  # one chain: no R-hat

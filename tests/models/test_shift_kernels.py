@@ -6,7 +6,6 @@ from bayesfair.models._shift_kernels import (
     draw_on_grid,
     draw_on_grid_parallel,
     relative_likelihood,
-    relative_likelihood_parallel,
     shift_loglik,
     shift_loglik_parallel,
     tables,
@@ -84,6 +83,39 @@ def test_small_work_stays_on_one_thread_and_large_work_spreads(monkeypatch):
     np.testing.assert_array_equal(large, small)
 
 
+def test_a_fit_s_shifts_choose_the_threads_for_all_their_draws(monkeypatch):
+    """``sample_shifts`` decides once from the fit's entries × draws × shifts, so that
+    every chunk of a large fit spreads over the threads (a chunk alone would not reach
+    ``PARALLEL_WORK``), and the draws are the serial ones."""
+    import bayesfair.models._shift_kernels as kernels  # the module under test, patched
+    from bayesfair.data.summary import summarize_arrays
+    from bayesfair.models.likelihood import likelihood_data
+    from bayesfair.models.shift import DEFAULT_SHIFT, SHIFT_CHUNK, SHIFT_GRID, sample_shifts
+
+    rng = np.random.default_rng(7)
+    s = rng.beta(2.0, 2.0, 300)
+    labeled = summarize_arrays(s, rng.integers(0, 2, 300), [0, 1], labels=rng.random(300) < s)
+    n = 3 * SHIFT_CHUNK
+    a, b = np.exp(rng.normal(0, 0.2, (n, 2))), np.exp(rng.normal(0, 0.2, (n, 2)))
+    c = rng.normal(0, 0.5, (n, 2))
+    called = []
+    for name in ("shift_loglik", "shift_loglik_parallel", "draw_on_grid", "draw_on_grid_parallel"):
+        kernel = getattr(kernels, name)
+        monkeypatch.setattr(
+            kernels, name, lambda *args, k=kernel, n=name: called.append(n) or k(*args)
+        )
+    serial = sample_shifts(labeled, a, b, c, DEFAULT_SHIFT, np.random.default_rng(0))
+    assert called == ["shift_loglik", "draw_on_grid"] * 3
+    work = likelihood_data(labeled)["count"].size * n * SHIFT_GRID.size
+    monkeypatch.setattr(kernels, "PARALLEL_WORK", work)
+    called.clear()
+    parallel = sample_shifts(labeled, a, b, c, DEFAULT_SHIFT, np.random.default_rng(0))
+    if _numba_threads() > 1:
+        assert called == ["shift_loglik_parallel", "draw_on_grid_parallel"] * 3
+    for got, expected in zip(parallel, serial, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
 def _numba_threads() -> int:
     import numba
 
@@ -127,12 +159,9 @@ def test_grid_draws_follow_their_distribution():
     assert (np.abs(freq - p) <= 4.5 * se).all()
 
 
-def test_the_parallel_grid_kernels_are_the_serial_ones_over_threads():
+def test_the_parallel_grid_kernel_is_the_serial_one_over_threads():
     rng = np.random.default_rng(6)
-    ll = rng.normal(-50, 10, (40, 6, 201))
-    copy = ll.copy()
-    np.testing.assert_array_equal(relative_likelihood_parallel(copy), relative_likelihood(ll))
-    np.testing.assert_array_equal(copy, ll)
+    ll = np.exp(rng.normal(-5, 2, (40, 6, 201)))
     weights = rng.uniform(0, 1, (201, 3))
     column = rng.integers(0, 3, (40, 6))
     u = rng.random((40, 6))
