@@ -53,10 +53,13 @@ def _logaddexp(u, v):
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def _entry_loglik(data, n, i, a, b, c):
-    """Entry ``i``'s labeled log likelihood and its derivatives in (a_g, b_g, c_g), and g.
+    """Entry ``i``'s labeled log likelihood but one term, its derivatives in (a_g, b_g,
+    c_g), g, and that term's factor and power.
 
     ``Σ y η − n [softplus(η̄) + ½ σ(η̄)(1 − σ(η̄)) Var(η)]`` over the entry's rows
-    (:func:`bayesfair.models.likelihood.binned_loglik`).
+    (:func:`bayesfair.models.likelihood.binned_loglik`), with ``softplus(η̄) = max(η̄, 0)
+    + log(1 + e)``, ``e = exp(−|η̄|)``: the entry's ``− n log(1 + e)`` is left to the
+    caller (:func:`_absorb`), which takes one logarithm for many entries.
     """
     base = _HEADER
     g = int(data[base + i])
@@ -73,15 +76,47 @@ def _entry_loglik(data, n, i, a, b, c):
     eta = cc + aa * m1 - bb * m2
     v_eta = aa * aa * v1 + bb * bb * v2 - 2.0 * aa * bb * cv
     e = math.exp(-abs(eta))
-    softplus = max(eta, 0.0) + math.log1p(e)
-    p = 1.0 / (1.0 + e) if eta >= 0.0 else e / (1.0 + e)
+    onep = 1.0 + e
+    p = 1.0 / onep if eta >= 0.0 else e / onep
     q = p * (1.0 - p)
-    ll = cc * pos + aa * ps1 - bb * ps2 - cnt * (softplus + 0.5 * q * v_eta)
+    ll = cc * pos + aa * ps1 - bb * ps2 - cnt * (max(eta, 0.0) + 0.5 * q * v_eta)
     d = p + 0.5 * q * (1.0 - 2.0 * p) * v_eta
     d_c = pos - cnt * d
     d_a = ps1 - cnt * (d * m1 + q * (aa * v1 - bb * cv))
     d_b = -ps2 + cnt * (d * m2 - q * (bb * v2 - aa * cv))
-    return ll, d_a, d_b, d_c, g
+    return ll, d_a, d_b, d_c, g, onep, cnt
+
+
+#: An entry of at most this many rows has its ``(1 + e)ⁿ`` multiplied in (:func:`_absorb`).
+_POWER_ROWS = 64
+#: A running product above this is taken into the logarithm: it then stays below
+#: 1e250 · 2⁶⁴, far from overflow.
+_PRODUCT_CAP = 1e250
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _absorb(product, ll, onep, cnt):
+    """An entry's ``− n log(1 + e)`` (:func:`_entry_loglik`) into a running ``product`` of
+    ``(1 + e)ⁿ`` (by squaring, for a whole n up to :data:`_POWER_ROWS`), or into ``ll``
+    directly; returns both. The caller subtracts ``log(product)`` at the end: one
+    logarithm for many entries instead of one each, a quarter of the gradient's time with
+    many groups of few labels."""
+    m = int(cnt)
+    if m == cnt and m <= _POWER_ROWS:
+        power = 1.0
+        base = onep
+        while m > 0:
+            if m & 1:
+                power *= base
+            base *= base
+            m >>= 1
+        product *= power
+        if product > _PRODUCT_CAP:
+            ll -= math.log(product)
+            product = 1.0
+    else:
+        ll -= cnt * math.log(onep)
+    return product, ll
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -93,7 +128,7 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, scratch):
     stratum's Beta-binomial marginal likelihood (data, not a parameter). Adds
     d logp / d(a, b, c) into ``d_a, d_b, d_c``: each entry's map gradient weighted by
     the posterior probability that its stratum follows the map. ``scratch``: at least
-    ``4 k + 3 n`` floats of work space (no allocation per gradient).
+    ``6 k + 3 n`` floats of work space (no allocation per gradient).
     """
     pg = data[10]
     ps = data[11]
@@ -107,12 +142,17 @@ def _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, scratch):
     w_map = scratch[m : 2 * m]  # P(stratum follows the map | θ, y)
     w_map[:] = 0.0
     grads = scratch[2 * m : 2 * m + 3 * n].reshape((n, 3))
+    products = scratch[2 * m + 3 * n : 3 * m + 3 * n]  # each stratum's (1 + e)ⁿ
+    products[:] = 1.0
     for i in range(n):
-        ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
-        ll_map[g * 2 + int(side[i])] += ll
+        ll, ga, gb, gc, g, onep, cnt = _entry_loglik(data, n, i, a, b, c)
+        st = g * 2 + int(side[i])
+        products[st], ll_map[st] = _absorb(products[st], ll_map[st] + ll, onep, cnt)
         grads[i, 0] = ga
         grads[i, 1] = gb
         grads[i, 2] = gc
+    for st in range(m):
+        ll_map[st] -= math.log(products[st])
     lpg, l1pg = math.log(pg), math.log1p(-pg)
     lps, l1ps = math.log(ps), math.log1p(-ps)
     logp = 0.0
@@ -271,6 +311,22 @@ def _group_values(x, data, n, k, variant, theta, inv, mean, small):
         lp += -0.5 * (mu[j] / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
         lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sig) - 0.5 * (sig / sd_sig) ** 2 + u
         lp -= k * (u + _HALF_LOG_2PI)  # the groups' N(mu, sigma) normalising constants
+    # the beta maps' d = 3 as a constant, so that the 3 x 3 loops are unrolled
+    if d == 3:
+        return lp + _whiten_groups(x, data, pre, k, 3, starts, small, inv, mean, theta)
+    return lp + _whiten_groups(x, data, pre, k, d, starts, small, inv, mean, theta)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _whiten_groups(x, data, pre, k, d, starts, small, inv, mean, theta):
+    """Every group's θ from x (:func:`_whiten`) into ``theta``; returns the groups'
+    N(mu, sigma) log densities and Jacobians (less their normalising constants)."""
+    mu = small[0:3]
+    lam = small[3:6]
+    eps = small[6:9]
+    th = small[9:12]
+    low = small[24:33].reshape((3, 3))
+    lp = 0.0
     for g in range(k):
         for j in range(d):
             eps[j] = x[starts[j] + 2 + g]
@@ -283,9 +339,52 @@ def _group_values(x, data, n, k, variant, theta, inv, mean, small):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
+def _groups_gradient(x, grad, k, d, starts, small, inv, mean, theta, dh):
+    """Each group's d logp / dθ (``dh``: the likelihood's) to its ε, into ``grad``, and the
+    groups' parts of d logp / d(mu, ln sigma) added to ``small``'s ``dmu``, ``du``."""
+    mu = small[0:3]
+    lam = small[3:6]
+    dmu = small[6:9]
+    du = small[9:12]
+    gth = small[12:15]
+    r = small[15:18]
+    q = small[18:21]
+    for g in range(k):
+        li = inv[g]  # L⁻¹
+        for j in range(d):
+            dev = theta[j, g] - mu[j]
+            gth[j] = dh[j, g] - dev * lam[j]  # d logp / dθ: likelihood and the group's prior
+            dmu[j] += dev * lam[j]
+            du[j] += dev * dev * lam[j]
+            r[j] = gth[j]
+        _lower(li, r, d)  # r = L⁻¹ gθ: the gradient in ε
+        for j in range(d):
+            grad[starts[j] + 2 + g] = r[j]
+            q[j] = r[j]
+        _upper(li, q, d)  # q = P⁻¹ gθ
+        for j in range(d):
+            # dθ/dmu_j = P⁻¹ λ_j e_j
+            dmu[j] += lam[j] * q[j]
+            # dθ/dλ_j = P⁻¹ e_j (mu_j − m_j) − L⁻ᵀ Xᵀ ε, X = Φ(v vᵀ), v = L⁻¹ e_j (the
+            # Cholesky factor's derivative; Φ: lower triangle, diagonal halved), so
+            # εᵀ X r = Σ_a ε_a v_a (Σ_{b<a} v_b r_b + ½ v_a r_a), v_a = 0 for a < j
+            quad = 0.0
+            norm = 0.0
+            below = 0.0
+            for a_ in range(j, d):
+                va = li[a_, j]
+                norm += va * va
+                quad += x[starts[a_] + 2 + g] * va * (below + 0.5 * va * r[a_])
+                below += va * r[a_]
+            dth_dlam = q[j] * (mu[j] - mean[g, j]) - quad
+            # d/du_j = −2 λ_j d/dλ_j; the Jacobian −Σ ln L_ii has d/dλ_j = −½ (P⁻¹)_jj
+            du[j] += -2.0 * lam[j] * dth_dlam + lam[j] * norm
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _scratch_size(n, k, disc):
     """Floats of work space per gradient: the groups' blocks, 36 small ones, rbc's."""
-    return 24 * k + 36 + (4 * k + 3 * n if disc else 0)
+    return 24 * k + 36 + (6 * k + 3 * n if disc else 0)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -323,12 +422,14 @@ def calibration_logp_grad(x, grad, data):
 
     if not disc:
         # the labeled summary: y ~ Bernoulli(logit = c + a log s - b log(1 - s)), per entry
+        product = 1.0
         for i in range(n):
-            ll, ga, gb, gc, g = _entry_loglik(data, n, i, a, b, c)
-            logp += ll
+            ll, ga, gb, gc, g, onep, cnt = _entry_loglik(data, n, i, a, b, c)
+            product, logp = _absorb(product, logp + ll, onep, cnt)
             d_a[g] += ga
             d_b[g] += gb
             d_c[g] += gc
+        logp -= math.log(product)
     else:
         logp += _robust_loglik(data, n, k, a, b, c, d_a, d_b, d_c, buf[24 * k + 36 :])
 
@@ -355,39 +456,11 @@ def calibration_logp_grad(x, grad, data):
         lam[j] = math.exp(-2.0 * x[s + 1])
         dmu[j] = -mu[j] / (sd_mu * sd_mu)
         du[j] = 1.0 - (math.exp(x[s + 1]) / sd_sig) ** 2 - k
-    gth = small[12:15]
-    r = small[15:18]
-    q = small[18:21]
-    for g in range(k):
-        li = inv[g]  # L⁻¹
-        for j in range(d):
-            dev = theta[j, g] - mu[j]
-            gth[j] = dh[j, g] - dev * lam[j]  # d logp / dθ: likelihood and the group's prior
-            dmu[j] += dev * lam[j]
-            du[j] += dev * dev * lam[j]
-            r[j] = gth[j]
-        _lower(li, r, d)  # r = L⁻¹ gθ: the gradient in ε
-        for j in range(d):
-            grad[starts[j] + 2 + g] = r[j]
-            q[j] = r[j]
-        _upper(li, q, d)  # q = P⁻¹ gθ
-        for j in range(d):
-            # dθ/dmu_j = P⁻¹ λ_j e_j
-            dmu[j] += lam[j] * q[j]
-            # dθ/dλ_j = P⁻¹ e_j (mu_j − m_j) − L⁻ᵀ Xᵀ ε, X = Φ(v vᵀ), v = L⁻¹ e_j (the
-            # Cholesky factor's derivative; Φ: lower triangle, diagonal halved), so
-            # εᵀ X r = Σ_a ε_a v_a (Σ_{b<a} v_b r_b + ½ v_a r_a), v_a = 0 for a < j
-            quad = 0.0
-            norm = 0.0
-            below = 0.0
-            for a_ in range(j, d):
-                va = li[a_, j]
-                norm += va * va
-                quad += x[starts[a_] + 2 + g] * va * (below + 0.5 * va * r[a_])
-                below += va * r[a_]
-            dth_dlam = q[j] * (mu[j] - mean[g, j]) - quad
-            # d/du_j = −2 λ_j d/dλ_j; the Jacobian −Σ ln L_ii has d/dλ_j = −½ (P⁻¹)_jj
-            du[j] += -2.0 * lam[j] * dth_dlam + lam[j] * norm
+    # the beta maps' d = 3 as a constant, so that the 3 x 3 loops are unrolled
+    if d == 3:
+        _groups_gradient(x, grad, k, 3, starts, small, inv, mean, theta, dh)
+    else:
+        _groups_gradient(x, grad, k, d, starts, small, inv, mean, theta, dh)
     for j in range(d):
         grad[starts[j]] = dmu[j]
         grad[starts[j] + 1] = du[j]
@@ -402,7 +475,7 @@ def robust_loglik_batch(abc, data):
     k = int(data[1])
     out = np.empty(abc.shape[0])
     grad = np.zeros(abc.shape)
-    scratch = np.empty(4 * k + 3 * n)
+    scratch = np.empty(6 * k + 3 * n)
     for i in range(abc.shape[0]):
         out[i] = _robust_loglik(
             data,

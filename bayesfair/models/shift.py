@@ -537,7 +537,10 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
         marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
         by_lam = marginal.reshape(-1, k, 2, n_tau, n_lam).sum(axis=2)
-        own = np.logaddexp.reduce(by_lam + lam_prior, axis=-1)  # (m, k, taus)
+        if n_lam == 1:  # one spread a group: no sum over options
+            own = by_lam[..., 0] + lam_prior[0]  # (m, k, taus)
+        else:
+            own = np.logaddexp.reduce(by_lam + lam_prior, axis=-1)
         group = own
         if prior.share > 0:  # a group shares the pooled map (no shifts) or has its own
             shares = np.log(prior.share) + at_zero

@@ -24,6 +24,7 @@ from bayesfair.models.calibration import (
     DiscrepancyPrior,
     binned_loglik,
     build_calibration_model,
+    entry_predictor,
     free_log_likelihoods,
     likelihood_data,
     stratum_counts,
@@ -298,3 +299,76 @@ def test_robust_loglik_batch_integrates_the_strata_s_states():
                 robust_loglik_batch(abc + e, data)[0] - robust_loglik_batch(abc - e, data)[0]
             ) / (2 * step)
             np.testing.assert_allclose(grad[:, i, g], numeric, rtol=1e-5, atol=1e-5)
+
+
+#: An entry's count in each case of the test below: as drawn; 64 rows each (whole, the
+#: largest multiplied in, so many that a stratum's product passes its cap); over 64
+#: rows; fractional (weighted rows).
+COUNT_CASES = {
+    "as-drawn": lambda n: n,
+    "64-rows-each-past-the-product-cap": lambda n: np.full_like(n, 64.0),
+    "over-64-rows": lambda n: 40.0 * n,
+    "fractional": lambda n: 1.37 * n,
+}
+
+
+@pytest.mark.parametrize("case", COUNT_CASES)
+def test_the_entries_log_terms_in_one_logarithm_keep_every_count(case):
+    """The entries' ``− n log(1 + e)`` enter as one logarithm of a running product of
+    ``(1 + e)ⁿ`` for whole counts up to 64 (taken into the logarithm when it passes
+    1e250), and one by one otherwise: the log density is the entries' binned log
+    likelihoods summed (bc) and integrated per stratum (rbc), whatever the counts."""
+    k = 3
+    labeled = _data(n=600, k=k, seed=7)
+    fields = likelihood_data(labeled)
+    if case.startswith("64"):  # each entry thrice: more rows per stratum than binning gives
+        fields = {f: np.tile(v, 3) for f, v in fields.items()}
+    count = COUNT_CASES[case](fields["count"])
+    share = fields["positives"] / fields["count"]
+    fields = {**fields, "count": count, "positives": np.round(share * count, 2)}
+    rng = np.random.default_rng(9)
+    abc = np.stack(
+        [
+            np.exp(rng.normal(0, 0.3, (3, k))),
+            np.exp(rng.normal(0, 0.3, (3, k))),
+            rng.normal(0, 1, (3, k)),
+        ],
+        axis=1,
+    )
+    entries = binned_loglik(fields, abc[:, 0], abc[:, 1], abc[:, 2])
+    stratum = fields["group_idx"] * 2 + fields["side"]
+    if case.startswith("64"):  # the cap is passed on the way in some stratum
+        eta = entry_predictor(fields, abc[:, 0], abc[:, 1], abc[:, 2])[0]
+        terms = fields["count"] * np.log1p(np.exp(-np.abs(eta)))
+        by_stratum = np.stack([terms[:, stratum == j].sum(axis=1) for j in range(2 * k)])
+        assert by_stratum.max() > np.log(1e250) + 64 * np.log(2)
+    log_free = free_log_likelihoods(*stratum_counts(labeled), CENTER, DISCREPANCY)
+    rbc = compile_native_calibration("beta", PRIORS, k, DISCREPANCY)
+    data = rbc.with_data(precondition=False, **fields, log_free=log_free).user_data
+    ll_map = np.stack([entries[:, stratum == j].sum(axis=1) for j in range(2 * k)], axis=1)
+    pg, ps = DISCREPANCY.prior_misfit, DISCREPANCY.shared_prior_misfit
+    inner = np.logaddexp(np.log1p(-pg) + ll_map, np.log(pg) + log_free[: 2 * k])
+    expected = sum(
+        np.logaddexp(np.log1p(-ps) + inner[:, h::2].sum(axis=1), np.log(ps) + log_free[2 * k + h])
+        for h in range(2)
+    )
+    np.testing.assert_allclose(robust_loglik_batch(abc, data)[0], expected, rtol=1e-12)
+    # bc: the log density at one point with these labels and with none (the prior's
+    # terms cancel) against the entries' binned log likelihoods at that point's maps
+    bc = compile_native_calibration("beta", PRIORS, k)
+    none = {f: 0.0 * v if f in _LABEL_SUMS else v for f, v in fields.items()}
+    x = rng.normal(0, 0.3, bc.n_dim)
+    with_labels, without = (
+        calibration_logp_grad(
+            x, np.empty(bc.n_dim), bc.with_data(precondition=False, **f).user_data
+        )
+        for f in (fields, none)
+    )
+    row = expand_draws(x, bc.with_data(precondition=False, **fields).user_data)[0]
+    a, b, c = (row[-3 * k :][i * k : (i + 1) * k][None] for i in range(3))
+    total = binned_loglik(fields, a, b, c).sum()
+    np.testing.assert_allclose(with_labels - without, total, rtol=1e-11, atol=1e-9)
+
+
+#: The labeled fields that hold counts of rows or sums over them (zero: no labels).
+_LABEL_SUMS = ("count", "positives", "pos_sum_log_s", "pos_sum_log_1ms")
