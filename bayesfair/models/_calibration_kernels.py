@@ -297,9 +297,6 @@ def _group_values(x, data, n, k, variant, theta, inv, mean, small):
     pre = _pre_start(data, n, k)
     mu = small[0:3]
     lam = small[3:6]
-    eps = small[6:9]
-    th = small[9:12]
-    low = small[24:33].reshape((3, 3))
     lp = 0.0
     for j in range(d):
         s = starts[j]
