@@ -39,21 +39,24 @@ def tables(step: float):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def shift_loglik(eta, v_eta, stratum, count, positives, grid, out, table, w):
+def shift_loglik(eta, v_eta, stratum, count, positives, grid, out, top, table, w):
     """Each stratum's log likelihood at each shift, the sum of its entries': ``out[t, s, j]``.
 
     ``δ y − n [softplus(η̄ + δ) + ½ σ(1 − σ) Var(η)]`` per entry (the terms of
     :func:`bayesfair.models.likelihood.binned_loglik` that depend on the shift δ).
     ``eta``, ``v_eta``: (draws, entries); ``out``: (draws, strata, grid), overwritten;
+    ``top``: (draws, strata), each row's maximum, which is then subtracted from the row
+    (the relative log likelihood :func:`bayesfair.models.shift.sample_shifts` needs), or
+    of length 0 to leave the rows as they are;
     ``grid`` evenly spaced with step ``_FINE · w``; ``table``, ``w`` from :func:`tables`.
     One thread; :func:`shift_loglik_parallel` is the same over the draws in parallel.
     """
     for t in range(eta.shape[0]):
-        _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w)
+        _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, top, table, w)
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
-def shift_loglik_parallel(eta, v_eta, stratum, count, positives, grid, out, table, w):
+def shift_loglik_parallel(eta, v_eta, stratum, count, positives, grid, out, top, table, w):
     """:func:`shift_loglik` with the draws spread over numba's threads.
 
     Compiling a parallel loop costs seconds more, once per machine, than the serial
@@ -63,7 +66,7 @@ def shift_loglik_parallel(eta, v_eta, stratum, count, positives, grid, out, tabl
     it.
     """
     for t in numba.prange(eta.shape[0]):
-        _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w)
+        _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, top, table, w)
 
 
 #: Entries × draws × shifts of a fit's shifts (all its draws) above which the parallel
@@ -73,7 +76,7 @@ PARALLEL_WORK = 80_000_000
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, table, w):
+def _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, top, table, w):
     """Draw ``t`` of :func:`shift_loglik`."""
     n_entries = eta.shape[1]
     n_grid = grid.size
@@ -117,20 +120,14 @@ def _draw_shift_loglik(t, eta, v_eta, stratum, count, positives, grid, out, tabl
                 softplus = max(h, 0.0) + math.log1p(math.exp(-abs(h)))
                 q = 0.0
             out[t, s, j] += grid[j] * x - n * (softplus + half_v * q)
-
-
-def relative_likelihood(ll: np.ndarray) -> np.ndarray:
-    """``exp(ll − max ll)`` over the last axis, in place, and the maxima: (draws, strata).
-
-    The strata's likelihoods on the shifts' grid, scaled so that each peaks at 1 (no
-    underflow in the prior's average), for :func:`bayesfair.models.shift.sample_shifts`.
-    NumPy's vectorised exponential: four times numba's scalar one on a cache-sized chunk
-    of draws (:data:`bayesfair.models.shift.SHIFT_CHUNK`).
-    """
-    top = ll.max(axis=-1)
-    ll -= top[..., None]
-    np.exp(ll, out=ll)
-    return top
+    if top.shape[0] > 0:  # each stratum's row less its maximum, while it is in cache
+        for s in range(out.shape[1]):
+            m = out[t, s, 0]
+            for j in range(1, n_grid):
+                m = max(m, out[t, s, j])
+            top[t, s] = m
+            for j in range(n_grid):
+                out[t, s, j] -= m
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -700,6 +700,10 @@ def _map_parameters(pm, variant, priors):
     return a, b, c
 
 
+#: Draws per block of :func:`sample_misfit`'s labeled log likelihoods.
+_MISFIT_BLOCK = 256
+
+
 def sample_misfit(
     labeled,
     a,
@@ -747,7 +751,15 @@ def sample_misfit(
     lik = likelihood_data(labeled)
     onehot = np.zeros((lik["count"].size, 2 * k))
     onehot[np.arange(lik["count"].size), lik["group_idx"] * 2 + lik["side"]] = 1.0
-    ll_map = (binned_loglik(lik, a, b, c) @ onehot).reshape(n_draws, k, 2)
+    # in blocks of draws whose temporaries stay in cache (half the time with 56 groups)
+    blocks = range(0, n_draws, _MISFIT_BLOCK)
+    ll_map = np.concatenate(
+        [
+            binned_loglik(lik, *(v[i : i + _MISFIT_BLOCK] for v in (a, b, c))) @ onehot
+            for i in blocks
+        ]
+        or [np.zeros((0, 2 * k))]
+    ).reshape(n_draws, k, 2)
     x_st, n_st = stratum_counts(labeled)
     if center is None and discrepancy.center is not None:
         center = np.full((k, 2), float(discrepancy.center))

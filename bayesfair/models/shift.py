@@ -376,6 +376,7 @@ def stratum_shift_loglik(
     *,
     parallel: bool | None = None,
     out: np.ndarray | None = None,
+    top: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each stratum's labeled log likelihood at each shift of ``grid``, given the maps.
 
@@ -401,11 +402,15 @@ def stratum_shift_loglik(
         decides for all its chunks at once).
     out : ndarray, shape (n_draws, 2 n_groups, n_grid), optional
         Where to write the result (:func:`sample_shifts` reuses one block of memory).
+    top : ndarray, shape (n_draws, 2 n_groups), optional
+        Where to write each stratum's largest log likelihood over the grid, which is then
+        subtracted from its row: each row peaks at 0 (:func:`sample_shifts`' relative
+        likelihood, taken in the kernel while the row is in cache).
 
     Returns
     -------
     ndarray, shape (n_draws, 2 n_groups, n_grid)
-        Zero for a stratum without labels.
+        Zero for a stratum without labels (and, with ``top``, less each row's maximum).
     """
     import numba
 
@@ -439,9 +444,16 @@ def stratum_shift_loglik(
         np.ascontiguousarray(lik["positives"], dtype=float),
         grid,
         out,
+        np.empty((0, 0)) if top is None else _checked_top(top, shape[:2]),
         *_tables(float(steps[0])),
     )
     return out
+
+
+def _checked_top(top: np.ndarray, shape: tuple) -> np.ndarray:
+    if top.shape != shape or not top.flags.c_contiguous or top.dtype != np.float64:
+        raise InvalidParameterError(f"'top' must be a C-contiguous float array of shape {shape}.")
+    return top
 
 
 _TABLES: dict = {}
@@ -508,7 +520,10 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     lik = likelihood_data(labeled)
     grid = SHIFT_GRID
     step = grid[1] - grid[0]
-    taus = prior.tau_grid()
+    # the prior's grid weighs τ equally; where the floor makes points equal, each distinct
+    # τ once, weighed by how many points it stands for (the same draws, less work)
+    taus, points = np.unique(prior.tau_grid(), return_counts=True)
+    log_points = np.log(points)
     spreads, lam_prior = prior.group_spreads(taus)  # (taus, options), (options,)
     n_tau, n_lam = spreads.shape
     # the normal prior of δ at each spread, as weights on the grid (each column sums to
@@ -519,21 +534,24 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
     weights = np.exp(log_w)  # (grid, taus · lams)
     n_draws = a.shape[0]
     # the threads' compilation (once per machine) pays for the fit's work as a whole
-    from bayesfair.models._shift_kernels import PARALLEL_WORK, relative_likelihood
+    from bayesfair.models._shift_kernels import PARALLEL_WORK
 
     parallel = n_draws * lik["count"].size * grid.size >= PARALLEL_WORK
     draw = _draw_kernel(parallel)
     shift = np.empty((n_draws, 2 * k))
     tau = np.empty(n_draws)
     block = np.empty((min(n_draws, SHIFT_CHUNK), 2 * k, grid.size))
+    tops = np.empty(block.shape[:2])
     for start in range(0, n_draws, SHIFT_CHUNK):
         sl = slice(start, start + SHIFT_CHUNK)
+        m = a[sl].shape[0]
         like = stratum_shift_loglik(
-            lik, a[sl], b[sl], c[sl], k, grid, parallel=parallel, out=block[: a[sl].shape[0]]
-        )  # (m, 2k, grid)
-        if prior.share > 0:  # each group's likelihood with no shifts, before it is scaled
-            at_zero = like[..., _ZERO].reshape(-1, k, 2).sum(axis=2)  # (m, k)
-        top = relative_likelihood(like)  # like: each stratum's likelihood, peaking at 1
+            lik, a[sl], b[sl], c[sl], k, grid, parallel=parallel, out=block[:m], top=tops[:m]
+        )  # (m, 2k, grid): each stratum's log likelihood less its maximum, top
+        top = tops[:m]
+        if prior.share > 0:  # each group's log likelihood with no shifts
+            at_zero = (like[..., _ZERO] + top).reshape(-1, k, 2).sum(axis=2)  # (m, k)
+        np.exp(like, out=like)  # each stratum's likelihood, peaking at 1
         marginal = np.log(like @ weights) + top[..., None]  # (m, 2k, taus · lams): given τ λ
         # a group given τ and its λ: (m, k, taus, lams)
         by_lam = marginal.reshape(-1, k, 2, n_tau, n_lam).sum(axis=2)
@@ -546,7 +564,7 @@ def sample_shifts(labeled, a, b, c, prior: ShiftPrior, rng: np.random.Generator)
             shares = np.log(prior.share) + at_zero
             own = np.log1p(-prior.share) + own
             group = np.logaddexp(shares[..., None], own)
-        log_post = group.sum(axis=1)  # (m, taus); the prior's grid weighs τ equally
+        log_post = group.sum(axis=1) + log_points  # (m, taus)
         log_post -= log_post.max(axis=1, keepdims=True)
         post = np.exp(log_post)
         cdf = np.cumsum(post, axis=1)

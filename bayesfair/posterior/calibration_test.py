@@ -200,44 +200,50 @@ def _shared_loglik(theta, lik, free):
     :func:`~bayesfair.models.likelihood.binned_loglik` (``Σ y η`` exactly, ``Σ softplus``
     to second order about each entry's mean predictor), summed over the entries.
     """
-    la, lb, c = theta[:3]
-    a, b = np.exp(la), np.exp(lb)
-    stratum = lik["group_idx"] * 2 + lik["side"]
-    offset = np.zeros(stratum.size)
-    which = np.full(stratum.size, -1)
-    for j, s in enumerate(free):
-        at = stratum == s
-        offset[at] = theta[3 + j]
-        which[at] = j
-    n, y = lik["count"], lik["positives"]
-    ms, m1 = lik["mean_log_s"], lik["mean_log_1ms"]
-    vs, v1, cv = lik["var_log_s"], lik["var_log_1ms"], lik["cov_log"]
-    eta = c + offset + a * ms - b * m1
-    v_eta = a * a * vs + b * b * v1 - 2.0 * a * b * cv
-    p = 0.5 * (1.0 + np.tanh(0.5 * eta))
-    q = p * (1.0 - p)
-    ll = (
-        (c + offset) @ y
-        + a * lik["pos_sum_log_s"].sum()
-        - b * lik["pos_sum_log_1ms"].sum()
-        - n @ (np.logaddexp(0.0, eta) + 0.5 * q * v_eta)
-    )
-    # d/dη of an entry's ‒n[softplus(η) + ½ q Var(η)], then the chain rule
-    d_eta = y - n * (p + 0.5 * v_eta * q * (1.0 - 2.0 * p))
-    d_a = (
-        lik["pos_sum_log_s"].sum() - y @ ms + d_eta @ ms - (0.5 * n * q) @ (2 * a * vs - 2 * b * cv)
-    )
-    d_b = (
-        -lik["pos_sum_log_1ms"].sum()
-        + y @ m1
-        - d_eta @ m1
-        - (0.5 * n * q) @ (2 * b * v1 - 2 * a * cv)
-    )
-    grad = np.empty(theta.size)
-    grad[0], grad[1], grad[2] = a * d_a, b * d_b, d_eta.sum()
-    for j in range(len(free)):
-        grad[3 + j] = d_eta[which == j].sum()
-    return ll, grad
+    return _SharedTerms(lik, free).loglik(theta)
+
+
+class _SharedTerms:
+    """:func:`_shared_loglik`'s data for one ``lik`` and ``free``, prepared once for the
+    many evaluations of a fit (each then a few array operations over the entries)."""
+
+    def __init__(self, lik, free):
+        stratum = lik["group_idx"] * 2 + lik["side"]
+        self.which = np.zeros(stratum.size, dtype=np.int64)  # 0: no shift, j + 1: δ_j
+        for j, s in enumerate(free):
+            self.which[stratum == s] = j + 1
+        self.n_free = len(free)
+        self.n, self.y = lik["count"], lik["positives"]
+        self.ms, self.m1 = lik["mean_log_s"], lik["mean_log_1ms"]
+        self.vs, self.v1, self.cv = lik["var_log_s"], lik["var_log_1ms"], lik["cov_log"]
+        self.pos_s = lik["pos_sum_log_s"].sum()
+        self.pos_1ms = lik["pos_sum_log_1ms"].sum()
+        self.y_ms, self.y_m1 = self.y @ self.ms, self.y @ self.m1
+
+    def loglik(self, theta):
+        """The log likelihood at ``theta`` and its gradient."""
+        la, lb, c = theta[:3]
+        a, b = np.exp(la), np.exp(lb)
+        moved = c + np.concatenate(([0.0], theta[3:]))[self.which]  # c + each entry's δ
+        eta = moved + a * self.ms - b * self.m1
+        v_eta = a * a * self.vs + b * b * self.v1 - 2.0 * a * b * self.cv
+        p = 0.5 * (1.0 + np.tanh(0.5 * eta))
+        q = p * (1.0 - p)
+        ll = (
+            moved @ self.y
+            + a * self.pos_s
+            - b * self.pos_1ms
+            - self.n @ (np.logaddexp(0.0, eta) + 0.5 * q * v_eta)
+        )
+        # d/dη of an entry's ‒n[softplus(η) + ½ q Var(η)], then the chain rule
+        d_eta = self.y - self.n * (p + 0.5 * v_eta * q * (1.0 - 2.0 * p))
+        nq = self.n * q
+        d_a = self.pos_s - self.y_ms + d_eta @ self.ms - nq @ (a * self.vs - b * self.cv)
+        d_b = -self.pos_1ms + self.y_m1 - d_eta @ self.m1 - nq @ (b * self.v1 - a * self.cv)
+        grad = np.empty(theta.size)
+        grad[0], grad[1], grad[2] = a * d_a, b * d_b, d_eta.sum()
+        grad[3:] = np.bincount(self.which, weights=d_eta, minlength=self.n_free + 1)[1:]
+        return ll, grad
 
 
 def _fit_shared(lik, free, start):
@@ -249,9 +255,10 @@ def _fit_shared(lik, free, start):
 
     start = np.asarray(start, dtype=float)
     bounds = list(_MAP_BOUNDS) + [(-_SHIFT_BOUND, _SHIFT_BOUND)] * len(free)
+    terms = _SharedTerms(lik, free)
 
     def objective(theta):
-        ll, grad = _shared_loglik(theta, lik, free)
+        ll, grad = terms.loglik(theta)
         return -ll, -grad
 
     fit = minimize(
@@ -262,7 +269,7 @@ def _fit_shared(lik, free, start):
         bounds=bounds,
         options={"maxiter": 500, "ftol": 1e-13, "gtol": 1e-8},
     )
-    ll0 = _shared_loglik(start, lik, free)[0]
+    ll0 = terms.loglik(start)[0]
     if not np.isfinite(fit.fun) or -fit.fun < ll0:
         return ll0, start
     return -float(fit.fun), fit.x

@@ -5,11 +5,13 @@ import numpy as np
 from bayesfair.models._shift_kernels import (
     draw_on_grid,
     draw_on_grid_parallel,
-    relative_likelihood,
     shift_loglik,
     shift_loglik_parallel,
     tables,
 )
+
+#: ``shift_loglik``'s ``top`` when the rows are left as they are.
+NO_TOP = np.empty((0, 0))
 
 
 def _direct(eta, v_eta, stratum, count, positives, grid, n_strata):
@@ -38,7 +40,7 @@ def _inputs(seed=0):
 def test_the_interpolated_and_the_asymptotic_terms_agree_with_numpy():
     eta, v_eta, stratum, count, positives, grid = _inputs()
     out = np.zeros((7, 4, grid.size))
-    shift_loglik(eta, v_eta, stratum, count, positives, grid, out, *tables(0.05))
+    shift_loglik(eta, v_eta, stratum, count, positives, grid, out, NO_TOP, *tables(0.05))
     expected = _direct(eta, v_eta, stratum, count, positives, grid, 4)
     # the interpolation's error bound (module docstring): 1e-11 per row, times the rows
     np.testing.assert_allclose(out, expected, rtol=0, atol=1e-11 * count.sum())
@@ -48,9 +50,14 @@ def test_the_parallel_kernel_is_the_serial_one_over_threads():
     """The same sums, draw by draw (each draw writes its own rows of ``out``)."""
     inputs = _inputs(1)
     serial, parallel = np.zeros((7, 4, 201)), np.zeros((7, 4, 201))
-    shift_loglik(*inputs, serial, *tables(0.05))
-    shift_loglik_parallel(*inputs, parallel, *tables(0.05))
+    shift_loglik(*inputs, serial, NO_TOP, *tables(0.05))
+    shift_loglik_parallel(*inputs, parallel, NO_TOP, *tables(0.05))
     np.testing.assert_array_equal(parallel, serial)
+    tops = np.zeros((2, 7, 4))
+    shift_loglik(*inputs, serial, tops[0], *tables(0.05))
+    shift_loglik_parallel(*inputs, parallel, tops[1], *tables(0.05))
+    np.testing.assert_array_equal(parallel, serial)
+    np.testing.assert_array_equal(tops[1], tops[0])
 
 
 def test_small_work_stays_on_one_thread_and_large_work_spreads(monkeypatch):
@@ -122,14 +129,17 @@ def _numba_threads() -> int:
     return numba.get_num_threads()
 
 
-def test_the_relative_likelihood_peaks_at_one_and_keeps_the_shape():
-    rng = np.random.default_rng(3)
-    ll = rng.normal(-300, 40, (5, 6, 201))  # far below 0: exp alone would underflow
-    before = ll.copy()
-    top = relative_likelihood(ll)
-    np.testing.assert_array_equal(top, before.max(axis=-1))
-    np.testing.assert_allclose(ll, np.exp(before - top[..., None]), rtol=1e-15, atol=0)
-    assert (ll.max(axis=-1) == 1.0).all()
+def test_with_top_each_row_peaks_at_zero_less_its_maximum():
+    """The relative log likelihood ``sample_shifts`` exponentiates: each stratum's row
+    less its largest value, that value written to ``top``."""
+    eta, v_eta, stratum, count, positives, grid = _inputs(2)
+    plain, relative = np.zeros((7, 4, grid.size)), np.zeros((7, 4, grid.size))
+    top = np.full((7, 4), np.nan)
+    shift_loglik(eta, v_eta, stratum, count, positives, grid, plain, NO_TOP, *tables(0.05))
+    shift_loglik(eta, v_eta, stratum, count, positives, grid, relative, top, *tables(0.05))
+    np.testing.assert_array_equal(top, plain.max(axis=-1))
+    np.testing.assert_array_equal(relative, plain - top[..., None])
+    assert (relative.max(axis=-1) == 0.0).all()
 
 
 def test_a_grid_draw_is_numpy_s_inversion_of_the_cumulative_sums():
@@ -161,7 +171,7 @@ def test_grid_draws_follow_their_distribution():
 
 def test_the_parallel_grid_kernel_is_the_serial_one_over_threads():
     rng = np.random.default_rng(6)
-    ll = np.exp(rng.normal(-5, 2, (40, 6, 201)))
+    ll = np.exp(rng.normal(-5, 2, (40, 6, 201)))  # relative likelihoods
     weights = rng.uniform(0, 1, (201, 3))
     column = rng.integers(0, 3, (40, 6))
     u = rng.random((40, 6))
