@@ -9,12 +9,16 @@ convergence diagnostics R-hat and bulk ESS (Vehtari et al. 2021).
 The HDI, R-hat and bulk ESS are arviz-stats' (its array interface,
 ``arviz_stats.base.array_stats``); the package has no estimator of its own for
 them. :func:`rank_rhat` and :func:`ess_bulk` are the one place that calls
-arviz-stats' R-hat and ESS, kept as thin functions because the package holds
-draws as ``(chain, draw, m)`` columns where arviz-stats takes ``chain`` and
-``draw`` as the last axes, and because all ``m`` columns go to arviz-stats in
-one call (per variable through the Dataset interface costs more). arviz-stats is
-imported the first time one of the three is called in a process. What they cost:
-``docs/benchmarks.md`` ("Convergence diagnostics", ``benchmarks/bench_diagnostics.py``).
+arviz-stats' R-hat and ESS: the package holds draws as ``(chain, draw, m)``
+columns where arviz-stats takes ``chain`` and ``draw`` as the last axes, all
+``m`` columns go to arviz-stats in one call (per variable through the Dataset
+interface costs more), and the rank normalisation both share is done here, all
+columns in one sort and once for R-hat and ESS (arviz-stats ranks each column on
+its own, once per statistic: with 56 groups two thirds of the diagnostics' time),
+then handed to arviz-stats' "identity" methods, which give its "rank" and "bulk"
+numbers to the last bit. arviz-stats is imported the first time one of the three is
+called in a process. What they cost: ``docs/benchmarks.md`` ("Convergence
+diagnostics", ``benchmarks/bench_diagnostics.py``).
 """
 
 from __future__ import annotations
@@ -273,15 +277,6 @@ def _split_z(x: np.ndarray, folded: bool = False) -> np.ndarray:
     return z.reshape(split.shape)
 
 
-def _split_rhat(z: np.ndarray) -> np.ndarray:
-    """Split R-hat of each column of (m, chain, draw) (arviz-stats' ``_rhat``)."""
-    n = z.shape[2]
-    between = n * np.var(np.mean(z, axis=2), axis=1, ddof=1)
-    within = np.mean(np.var(z, axis=2, ddof=1), axis=1)
-    with np.errstate(all="ignore"):  # a constant column: 0 / 0, NaN as arviz-stats
-        return np.sqrt((between / within + n - 1) / n)
-
-
 def _checked_chains(x) -> np.ndarray:
     x = check_array(x, "x", ndim=3)
     return np.asarray(x, dtype=float)
@@ -291,9 +286,9 @@ def rank_rhat(x) -> np.ndarray:
     """Rank-normalised split R-hat (Vehtari et al. 2021) per column of (chain, draw, m).
 
     The larger of the bulk and the folded (tail) split R-hat of the rank-normalised
-    split chains, as ``arviz_stats.base.array_stats.rhat(method="rank")`` computes it
-    column by column (tested equal to rounding), with each column's ranks from one
-    sort of all columns.
+    split chains: the chains ranked here, all columns in one sort (:func:`_split_z`),
+    then ``arviz_stats.base.array_stats.rhat`` of them (method "identity"), which is
+    arviz-stats' method "rank" (tested equal to the last bit).
 
     Parameters
     ----------
@@ -318,18 +313,28 @@ def _rhat_of(x: np.ndarray, bulk: np.ndarray | None) -> np.ndarray:
     ok = ~np.isnan(x).any(axis=(0, 1))
     if not ok.any():
         return out
+    from arviz_stats.base import array_stats
+
+    if x.shape[1] // 2 < 4:  # split chains too short for "identity": arviz-stats' own
+        return np.asarray(array_stats.rhat(_by_column(x), method="rank"), dtype=float)
     x = x[:, :, ok]
     bulk = _split_z(x) if bulk is None else bulk[ok]
-    out[ok] = np.maximum(_split_rhat(bulk), _split_rhat(_split_z(x, folded=True)))
+    tail = _split_z(x, folded=True)
+    with np.errstate(all="ignore"):  # a constant column: 0 / 0, NaN
+        out[ok] = np.maximum(
+            np.asarray(array_stats.rhat(bulk, method="identity"), dtype=float),
+            np.asarray(array_stats.rhat(tail, method="identity"), dtype=float),
+        )
     return out
 
 
 def ess_bulk(x) -> np.ndarray:
     """Bulk effective sample size (Vehtari et al. 2021) per column of (chain, draw, m).
 
-    Geyer's initial monotone sequence on the rank-normalised split chains: their ranks
-    from one sort of all columns, then ``arviz_stats.base.array_stats.ess`` of them
-    (method "identity"), which is arviz-stats' method "bulk" (tested equal to rounding).
+    Geyer's initial monotone sequence on the rank-normalised split chains: the chains
+    ranked here, all columns in one sort (:func:`_split_z`), then
+    ``arviz_stats.base.array_stats.ess`` of them (method "identity"), which is
+    arviz-stats' method "bulk" (tested equal to the last bit).
 
     Parameters
     ----------

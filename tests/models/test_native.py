@@ -35,9 +35,12 @@ def test_diagnostics_are_arviz_stats_column_by_column(n_draws):
         np.testing.assert_array_equal(rank_rhat(x), r_ref)
         np.testing.assert_array_equal(ess_bulk(x), e_ref)
         assert np.isnan(r_ref[2]) and e_ref[2] == 1600 and r_ref[1] > 1.1 and r_ref[3] > 1.1
-        short = x[:, :6]  # split chains of 3 draws: arviz-stats' own bulk ESS
+        short = x[:, :6]  # split chains of 3 draws: arviz-stats' own R-hat and bulk ESS
         np.testing.assert_array_equal(
             ess_bulk(short), [azs.ess(short[:, :, j], method="bulk") for j in range(6)]
+        )
+        np.testing.assert_array_equal(
+            rank_rhat(short), [azs.rhat(short[:, :, j]) for j in range(6)]
         )
         x[1, 5, 0] = np.nan
         assert np.isnan(rank_rhat(x)[0]) and np.isnan(ess_bulk(x)[0])
