@@ -260,6 +260,28 @@ def test_without_labels_the_trace_row_is_the_maps_of_the_prior(variant):
     np.testing.assert_allclose(tail, np.concatenate([a, b, c]), rtol=1e-12)
 
 
+def _random_maps(rng, n: int, k: int) -> np.ndarray:
+    """``n`` random maps of ``k`` groups, shape (n, 3, k): a, b, c."""
+    a, b = np.exp(rng.normal(0, 0.3, (n, k))), np.exp(rng.normal(0, 0.3, (n, k)))
+    return np.stack([a, b, rng.normal(0, 1, (n, k))], axis=1)
+
+
+def _rbc_loglik(fields, log_free, abc) -> np.ndarray:
+    """rbc's labeled log likelihood written out from the entries' binned log likelihoods
+    and the strata's own-rate marginals: per side, the shared state or each stratum's
+    map-or-own mixture."""
+    k = abc.shape[2]
+    entries = binned_loglik(fields, abc[:, 0], abc[:, 1], abc[:, 2])  # (draws, entries)
+    stratum = fields["group_idx"] * 2 + fields["side"]
+    ll_map = np.stack([entries[:, stratum == j].sum(axis=1) for j in range(2 * k)], axis=1)
+    pg, ps = DISCREPANCY.prior_misfit, DISCREPANCY.shared_prior_misfit
+    inner = np.logaddexp(np.log1p(-pg) + ll_map, np.log(pg) + log_free[: 2 * k])
+    return sum(
+        np.logaddexp(np.log1p(-ps) + inner[:, h::2].sum(axis=1), np.log(ps) + log_free[2 * k + h])
+        for h in range(2)
+    )
+
+
 def test_robust_loglik_batch_integrates_the_strata_s_states():
     """rbc's labeled log likelihood at (a, b, c), written out from the entries' binned log
     likelihoods and the strata's own-rate marginals: per side, the shared state or each
@@ -270,26 +292,9 @@ def test_robust_loglik_batch_integrates_the_strata_s_states():
     log_free = free_log_likelihoods(*stratum_counts(labeled), CENTER, DISCREPANCY)
     nat = compile_native_calibration("beta", PRIORS, k, DISCREPANCY)
     data = nat.with_data(precondition=False, **fields, log_free=log_free).user_data
-    rng = np.random.default_rng(8)
-    abc = np.stack(
-        [
-            np.exp(rng.normal(0, 0.3, (4, k))),
-            np.exp(rng.normal(0, 0.3, (4, k))),
-            rng.normal(0, 1, (4, k)),
-        ],
-        axis=1,
-    )  # (draws, 3, k)
+    abc = _random_maps(np.random.default_rng(8), 4, k)
     value, grad = robust_loglik_batch(abc, data)
-    entries = binned_loglik(fields, abc[:, 0], abc[:, 1], abc[:, 2])  # (draws, entries)
-    stratum = fields["group_idx"] * 2 + fields["side"]
-    ll_map = np.stack([entries[:, stratum == j].sum(axis=1) for j in range(2 * k)], axis=1)
-    pg, ps = DISCREPANCY.prior_misfit, DISCREPANCY.shared_prior_misfit
-    inner = np.logaddexp(np.log1p(-pg) + ll_map, np.log(pg) + log_free[: 2 * k])
-    expected = 0.0
-    for h in range(2):
-        own = inner[:, h::2].sum(axis=1)
-        expected = expected + np.logaddexp(np.log1p(-ps) + own, np.log(ps) + log_free[2 * k + h])
-    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    np.testing.assert_allclose(value, _rbc_loglik(fields, log_free, abc), rtol=1e-12)
     step = 1e-6
     for i in range(3):
         for g in range(k):
@@ -327,15 +332,7 @@ def test_the_entries_log_terms_in_one_logarithm_keep_every_count(case):
     share = fields["positives"] / fields["count"]
     fields = {**fields, "count": count, "positives": np.round(share * count, 2)}
     rng = np.random.default_rng(9)
-    abc = np.stack(
-        [
-            np.exp(rng.normal(0, 0.3, (3, k))),
-            np.exp(rng.normal(0, 0.3, (3, k))),
-            rng.normal(0, 1, (3, k)),
-        ],
-        axis=1,
-    )
-    entries = binned_loglik(fields, abc[:, 0], abc[:, 1], abc[:, 2])
+    abc = _random_maps(rng, 3, k)
     stratum = fields["group_idx"] * 2 + fields["side"]
     if case.startswith("64"):  # the cap is passed on the way in some stratum
         eta = entry_predictor(fields, abc[:, 0], abc[:, 1], abc[:, 2])[0]
@@ -345,13 +342,7 @@ def test_the_entries_log_terms_in_one_logarithm_keep_every_count(case):
     log_free = free_log_likelihoods(*stratum_counts(labeled), CENTER, DISCREPANCY)
     rbc = compile_native_calibration("beta", PRIORS, k, DISCREPANCY)
     data = rbc.with_data(precondition=False, **fields, log_free=log_free).user_data
-    ll_map = np.stack([entries[:, stratum == j].sum(axis=1) for j in range(2 * k)], axis=1)
-    pg, ps = DISCREPANCY.prior_misfit, DISCREPANCY.shared_prior_misfit
-    inner = np.logaddexp(np.log1p(-pg) + ll_map, np.log(pg) + log_free[: 2 * k])
-    expected = sum(
-        np.logaddexp(np.log1p(-ps) + inner[:, h::2].sum(axis=1), np.log(ps) + log_free[2 * k + h])
-        for h in range(2)
-    )
+    expected = _rbc_loglik(fields, log_free, abc)
     np.testing.assert_allclose(robust_loglik_batch(abc, data)[0], expected, rtol=1e-12)
     # bc: the log density at one point with these labels and with none (the prior's
     # terms cancel) against the entries' binned log likelihoods at that point's maps
