@@ -307,24 +307,28 @@ def rank_rhat(x) -> np.ndarray:
 
 def _rhat_of(x: np.ndarray, bulk: np.ndarray | None) -> np.ndarray:
     """:func:`rank_rhat` of checked draws, with their bulk ``_split_z`` if known."""
+    from arviz_stats.base import array_stats
+
     out = np.full(x.shape[2], np.nan)
     if x.shape[0] < 2 or x.shape[1] < 4:
         return out
-    ok = ~np.isnan(x).any(axis=(0, 1))
-    if not ok.any():
-        return out
-    from arviz_stats.base import array_stats
-
     if x.shape[1] // 2 < 4:  # split chains too short for "identity": arviz-stats' own
         return np.asarray(array_stats.rhat(_by_column(x), method="rank"), dtype=float)
-    x = x[:, :, ok]
-    bulk = _split_z(x) if bulk is None else bulk[ok]
-    tail = _split_z(x, folded=True)
+    ok = np.isfinite(x).all(axis=(0, 1))
+    # an infinite draw (no NaN): arviz-stats' own, whose folded ranks handle a NaN median
+    odd = ~ok & ~np.isnan(x).any(axis=(0, 1))
+    if odd.any():
+        out[odd] = np.asarray(array_stats.rhat(_by_column(x[:, :, odd]), method="rank"))
+    if not ok.any():
+        return out
+    bulk = _split_z(x[:, :, ok]) if bulk is None else bulk[ok]
+    tail = _split_z(x[:, :, ok], folded=True)
     with np.errstate(all="ignore"):  # a constant column: 0 / 0, NaN
-        out[ok] = np.maximum(
-            np.asarray(array_stats.rhat(bulk, method="identity"), dtype=float),
-            np.asarray(array_stats.rhat(tail, method="identity"), dtype=float),
-        )
+        bulk = np.asarray(array_stats.rhat(bulk, method="identity"), dtype=float)
+        tail = np.asarray(array_stats.rhat(tail, method="identity"), dtype=float)
+    # the larger as arviz-stats takes it (Python's max): the bulk's unless the tail's is
+    # larger, so a NaN tail (a column of two values, half each) keeps the bulk's
+    out[ok] = np.where(tail > bulk, tail, bulk)
     return out
 
 
@@ -441,7 +445,7 @@ def diagnostics_table(post, sample_stats=None):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # tiny draws in plumbing tests
             stacked = _checked_chains(stacked)
-            usable = stacked.shape[1] >= 4 and not np.isnan(stacked).any()
+            usable = stacked.shape[1] >= 4 and np.isfinite(stacked).all()
             bulk = _split_z(stacked) if usable else None  # ranked once for both
             rhat_all, ess_all = _rhat_of(stacked, bulk), _ess_of(stacked, bulk)
     bounds = np.cumsum([0] + [b.shape[2] for b in blocks])

@@ -269,10 +269,12 @@ def _whiten(data, pre, g, d, mu, lam, eps, inv, mean, theta, low):
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def _whiten3(data, base, mu, lam, eps, inv, mean, theta):
-    """:func:`_whiten` for d = 3, its loops written out in the same order (the same
-    numbers to the bit): a third of the gradient's time per group with many groups,
-    where loops over a d known only at run time are not unrolled (and unrolling them in
-    the compiler cost more than a second of a first fit's compilation)."""
+    """:func:`_whiten` for d = 3, its loops written out: the same operations in the same
+    order. A third of the gradient's time per group with many groups, where loops over a
+    d known only at run time are not unrolled (and unrolling them in the compiler cost
+    more than a second of a first fit's compilation); the tests hold the density and
+    gradient to the PyMC model's for every variant, and so this one to the generic one's
+    (``llo``, ``temperature``)."""
     h = data[base + 3 : base + 12]  # H, row-major
     t0, t1, t2 = data[base], data[base + 1], data[base + 2]  # θ̂
     l00 = math.sqrt(h[0] + lam[0])
@@ -350,7 +352,6 @@ def _group_values(x, data, n, k, variant, theta, inv, mean, small):
         lp += -0.5 * (mu[j] / sd_mu) ** 2 - math.log(sd_mu) - _HALF_LOG_2PI
         lp += _LOG2 - _HALF_LOG_2PI - math.log(sd_sig) - 0.5 * (sig / sd_sig) ** 2 + u
         lp -= k * (u + _HALF_LOG_2PI)  # the groups' N(mu, sigma) normalising constants
-    # the beta maps' d = 3 as a constant, so that the 3 x 3 loops are unrolled
     return lp + _whiten_groups(x, data, pre, k, d, starts, small, inv, mean, theta)
 
 
@@ -496,7 +497,6 @@ def calibration_logp_grad(x, grad, data):
         lam[j] = math.exp(-2.0 * x[s + 1])
         dmu[j] = -mu[j] / (sd_mu * sd_mu)
         du[j] = 1.0 - (math.exp(x[s + 1]) / sd_sig) ** 2 - k
-    # the beta maps' d = 3 as a constant, so that the 3 x 3 loops are unrolled
     _groups_gradient(x, grad, k, d, starts, small, inv, mean, theta, dh)
     for j in range(d):
         grad[starts[j]] = dmu[j]

@@ -431,8 +431,8 @@ def stratum_shift_loglik(
     shape = (eta.shape[0], 2 * n_groups, grid.size)
     if out is None:
         out = np.empty(shape)
-    elif out.shape != shape or not out.flags.c_contiguous:
-        raise InvalidParameterError(f"'out' must be a C-contiguous array of shape {shape}.")
+    elif out.shape != shape or not out.flags.c_contiguous or out.dtype != np.float64:
+        raise InvalidParameterError(f"'out' must be a C-contiguous float array of shape {shape}.")
     if parallel is None:
         parallel = eta.size * grid.size >= PARALLEL_WORK
     parallel = parallel and numba.get_num_threads() > 1

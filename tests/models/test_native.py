@@ -21,26 +21,31 @@ def test_diagnostics_are_arviz_stats_column_by_column(n_draws):
     from bayesfair.stats import ess_bulk, rank_rhat
 
     rng = np.random.default_rng(3)
-    x = rng.normal(size=(4, n_draws, 6))
+    x = rng.normal(size=(4, n_draws, 8))
     x[:, :, 1] = np.cumsum(x[:, :, 1], axis=1)  # poorly mixed
     x[:, :, 2] = 0.0  # constant: R-hat NaN, ESS = number of draws
     x[0, :, 3] += 1.5  # one chain off
     x[:, :, 4] = np.round(x[:, :, 4])  # ties
     for t in range(1, n_draws):  # autocorrelated
         x[:, t, 5] = 0.9 * x[:, t - 1, 5] + x[:, t, 5]
+    # two values, half the split draws each: the folded draws are constant, so the tail
+    # R-hat is NaN and arviz-stats keeps the bulk's
+    x[:, :, 6] = np.arange(n_draws) % 2
+    x[:, :, 7] = np.where(np.arange(n_draws) % 2, np.inf, -np.inf)  # a NaN median
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r_ref = np.array([azs.rhat(x[:, :, j]) for j in range(6)], dtype=float)
-        e_ref = np.array([azs.ess(x[:, :, j], method="bulk") for j in range(6)], dtype=float)
+        r_ref = np.array([azs.rhat(x[:, :, j]) for j in range(8)], dtype=float)
+        e_ref = np.array([azs.ess(x[:, :, j], method="bulk") for j in range(8)], dtype=float)
         np.testing.assert_array_equal(rank_rhat(x), r_ref)
         np.testing.assert_array_equal(ess_bulk(x), e_ref)
         assert np.isnan(r_ref[2]) and e_ref[2] == 1600 and r_ref[1] > 1.1 and r_ref[3] > 1.1
+        assert np.isfinite(r_ref[6])
         short = x[:, :6]  # split chains of 3 draws: arviz-stats' own R-hat and bulk ESS
         np.testing.assert_array_equal(
-            ess_bulk(short), [azs.ess(short[:, :, j], method="bulk") for j in range(6)]
+            ess_bulk(short), [azs.ess(short[:, :, j], method="bulk") for j in range(8)]
         )
         np.testing.assert_array_equal(
-            rank_rhat(short), [azs.rhat(short[:, :, j]) for j in range(6)]
+            rank_rhat(short), [azs.rhat(short[:, :, j]) for j in range(8)]
         )
         x[1, 5, 0] = np.nan
         assert np.isnan(rank_rhat(x)[0]) and np.isnan(ess_bulk(x)[0])
