@@ -306,6 +306,29 @@ def test_robust_loglik_batch_integrates_the_strata_s_states():
             np.testing.assert_allclose(grad[:, i, g], numeric, rtol=1e-5, atol=1e-5)
 
 
+def test_rbc_s_strata_over_many_groups_pass_the_product_s_cap():
+    """rbc adds its groups' ``log(1 + e)`` terms per side as one logarithm of their
+    product, taken into the sum whenever it passes 1e300: with 5,000 groups it does
+    (checked below), and the likelihood is still the written-out one."""
+    k = 5000
+    labeled = _data(n=4 * k, k=k, seed=11)
+    fields = likelihood_data(labeled)
+    log_free = free_log_likelihoods(*stratum_counts(labeled), CENTER[:1].repeat(k, 0), DISCREPANCY)
+    nat = compile_native_calibration("beta", PRIORS, k, DISCREPANCY)
+    data = nat.with_data(precondition=False, **fields, log_free=log_free).user_data
+    abc = _random_maps(np.random.default_rng(12), 2, k)
+    expected = _rbc_loglik(fields, log_free, abc)
+    # the groups' log(1 + e) terms of a side: e = exp(−|follows − free|) per stratum
+    entries = binned_loglik(fields, abc[:, 0], abc[:, 1], abc[:, 2])
+    stratum = fields["group_idx"] * 2 + fields["side"]
+    ll_map = np.stack([entries[:, stratum == j].sum(axis=1) for j in range(2 * k)], axis=1)
+    pg = DISCREPANCY.prior_misfit
+    gap = np.log1p(-pg) + ll_map - (np.log(pg) + log_free[: 2 * k])
+    terms = np.log1p(np.exp(-np.abs(gap)))
+    assert min(terms[:, h::2].sum(axis=1).min() for h in range(2)) > np.log(1e300) + np.log(2)
+    np.testing.assert_allclose(robust_loglik_batch(abc, data)[0], expected, rtol=1e-12)
+
+
 #: An entry's count in each case of the test below: as drawn; 64 rows each (whole, the
 #: largest multiplied in, so many that a stratum's product passes its cap); over 64
 #: rows; fractional (weighted rows).
