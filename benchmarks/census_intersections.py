@@ -222,6 +222,16 @@ def _fmt_ratios(x: np.ndarray) -> str:
     return f"{np.median(x):.2f} ({x.min():.2f}–{x.max():.2f}, {x.size} data sets)"
 
 
+def _ratio_rows(cells: list[str], models: tuple, ratios) -> list[str]:
+    """A table row per cell: ``ratios(cell, metric, model)`` summarised for each model and
+    metric, in that order."""
+    rows = []
+    for cell in cells:
+        row = [_fmt_ratios(ratios(cell, m, model)) for model in models for m in METRICS]
+        rows.append(f"| {cell} | " + " | ".join(row) + " |")
+    return rows
+
+
 def page(records: list[dict]) -> str:
     """The results page: the summary table, the paired width ratios, the other groups'
     widths where one group differs, and the coverage a band keeps where a distortion is
@@ -257,13 +267,11 @@ def page(records: list[dict]) -> str:
         "| cell | scaled, accuracy | scaled, TPR | scaled4, accuracy | scaled4, TPR |",
         "|---|---|---|---|---|",
     ]
-    for cell in (c for c in cells if c.startswith("none")):
-        row = [
-            _fmt_ratios(paired_ratios(records, cell, m, "median_width", model, "default"))
-            for model in ("scaled", "scaled4")
-            for m in METRICS
-        ]
-        lines.append(f"| {cell} | " + " | ".join(row) + " |")
+    lines += _ratio_rows(
+        [c for c in cells if c.startswith("none")],
+        ("scaled", "scaled4"),
+        lambda cell, m, model: paired_ratios(records, cell, m, "median_width", model, "default"),
+    )
     lines += [
         "",
         "## The other groups where one differs",
@@ -274,13 +282,11 @@ def page(records: list[dict]) -> str:
         "| cell | default, accuracy | default, TPR | scaled, accuracy | scaled, TPR |",
         "|---|---|---|---|---|",
     ]
-    for cell in (c for c in cells if not c.startswith("none")):
-        row = [
-            _fmt_ratios(others_against_alike(records, cell, m, model))
-            for model in ("default", "scaled")
-            for m in METRICS
-        ]
-        lines.append(f"| {cell} | " + " | ".join(row) + " |")
+    lines += _ratio_rows(
+        [c for c in cells if not c.startswith("none")],
+        ("default", "scaled"),
+        lambda cell, m, model: others_against_alike(records, cell, m, model),
+    )
     lines += [
         "",
         "## Where the distortion is invisible",
