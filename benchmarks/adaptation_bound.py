@@ -6,10 +6,10 @@ alike, each step narrower than about 1.3 times the pooled model's width is paid 
 with coverage where one group's scores mean something else. This script computes a
 lower bound on the width of an interval that keeps 95% for every distortion up to the
 sizes measured, in the Gaussian limit of each cell. The limit experiment's computations
-(:func:`~bayesfair.datasets.simulate.pratt_bound`,
-:func:`~bayesfair.datasets.simulate.pratt_bound_on_paths`,
-:func:`~bayesfair.datasets.simulate.fixed_length_interval`) live in
-``bayesfair.datasets.simulate``, where the tests check them; this script plugs in the
+(:func:`~bayesfair.datasets.limits.pratt_bound`,
+:func:`~bayesfair.datasets.limits.pratt_bound_on_paths`,
+:func:`~bayesfair.datasets.limits.fixed_length_interval`) live in
+``bayesfair.datasets.limits``, where the tests check them; this script plugs in the
 measured runs.
 
 **The limit experiment.** For the gap θ of a metric between the distorted group and
@@ -84,7 +84,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesfair.datasets.simulate import fixed_length_interval, pratt_bound, pratt_bound_on_paths
+from bayesfair.datasets.limits import fixed_length_interval, pratt_bound, pratt_bound_on_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

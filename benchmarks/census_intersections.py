@@ -77,7 +77,9 @@ def distorted_group(k: int) -> int:
     return int(np.argsort(census_weights(k))[3 * k // 4])
 
 
-def one_data_set(cell: str, rep: int, models, everywhere: bool = False) -> list[dict]:
+def data_set(cell: str, rep: int):
+    """The rows of ``cell``'s data set ``rep`` (labeled and unlabeled, with their labels
+    and true probabilities), its seed, the groups in order and the distorted one's place."""
     kind, k, n_l = cell.split(":")
     k, n_l = int(k), int(n_l)
     distortion, amount = KINDS[kind]
@@ -93,9 +95,14 @@ def one_data_set(cell: str, rep: int, models, everywhere: bool = False) -> list[
         weights=census_weights(k),
         random_seed=seed,
     )
+    groups = sorted(set(lab["group"]) | set(unl["group"]))
+    return lab, unl, seed, groups, groups.index(f"g{g0:0{len(str(k - 1))}d}")
+
+
+def one_data_set(cell: str, rep: int, models, everywhere: bool = False) -> list[dict]:
+    kind = cell.split(":")[0]
+    lab, unl, seed, groups, odd = data_set(cell, rep)
     data = simulated_assessment(lab, unl, reference=None)
-    groups = list(data.group_levels)
-    odd = groups.index(f"g{g0:0{len(str(k - 1))}d}")
     truth = rate_truth((lab, unl), groups, metrics=METRICS)
     records = []
     for name in models if kind == "none" or everywhere else ["default"]:

@@ -8,8 +8,8 @@ whose population is known (:func:`two_group_rows`, :func:`lum_score_rows`,
 :func:`many_groups`, :func:`differential_calibration`, :func:`drifting_periods`,
 :func:`proxy_audit`) and compute their truths (:func:`two_group_truth`,
 :func:`lum_score_tpr_variance`, :func:`rate_truth`, :func:`score_truth`).
-:func:`pratt_bound` and its kin compute what an interval can attain in the Gaussian
-limit experiment of a biased and a debiased estimate.
+What an interval can attain in the Gaussian limit experiment of a biased and a
+debiased estimate is computed in :mod:`bayesfair.datasets.limits`.
 
 The benchmarks (``benchmarks/``) and the statistical tests draw their data from here,
 so that one copy of each design exists.
@@ -60,18 +60,14 @@ __all__ = [
     "audit_frames",
     "census_weights",
     "differential_calibration",
+    "distort_scores",
     "drifting_periods",
-    "fixed_length_interval",
-    "independent_errors",
     "lum_scenario",
     "lum_score_design",
     "lum_score_rows",
     "lum_score_tpr_variance",
     "many_groups",
     "miscalibrated_scores",
-    "most_powerful_power",
-    "pratt_bound",
-    "pratt_bound_on_paths",
     "proxy_audit",
     "rate_truth",
     "real_rows",
@@ -506,14 +502,7 @@ def differential_calibration(
     p = s.copy()
     reported = s.copy()
     hit = np.isin(g, distorted)
-    if kind == "label_noise":
-        p[hit] = amount + (1.0 - 2.0 * amount) * s[hit]
-    elif kind == "slope":
-        reported[hit] = _logistic(amount * _logit(s[hit]))
-    elif kind == "intercept":
-        reported[hit] = _logistic(_logit(s[hit]) - amount)
-    elif kind == "shape":
-        reported[hit] = s[hit] ** amount
+    reported[hit], p[hit] = distort_scores(s[hit], kind, amount)
     y = (rng.random(n) < p).astype(int)
     width = len(str(k - 1))
     frame = pd.DataFrame(
@@ -522,6 +511,44 @@ def differential_calibration(
     return frame.iloc[:n_labeled].reset_index(drop=True), frame.iloc[n_labeled:].reset_index(
         drop=True
     )
+
+
+def distort_scores(s, kind: str, amount: float):
+    """The reported scores and true probabilities of rows whose undistorted score (and
+    true probability) is ``s``, in a group distorted as :data:`DISTORTIONS` says.
+
+    Parameters
+    ----------
+    s : array_like
+        Undistorted scores in [0, 1]: the map the groups share is the identity.
+    kind : {"none", "label_noise", "slope", "intercept", "shape"}
+    amount : float
+        The distortion's size (:func:`differential_calibration`'s ``amount``).
+
+    Returns
+    -------
+    reported, p : numpy.ndarray
+        The score the classifier reports and the row's true P(y = 1).
+
+    Examples
+    --------
+    >>> reported, p = distort_scores(np.array([0.9]), "label_noise", 0.12)
+    >>> float(reported[0]), round(float(p[0]), 3)
+    (0.9, 0.804)
+    """
+    s = np.asarray(s, dtype=float)
+    reported, p = s.copy(), s.copy()
+    if kind == "label_noise":
+        p = amount + (1.0 - 2.0 * amount) * s
+    elif kind == "slope":
+        reported = _logistic(amount * _logit(s))
+    elif kind == "intercept":
+        reported = _logistic(_logit(s) - amount)
+    elif kind == "shape":
+        reported = s**amount
+    elif kind != "none":
+        raise InvalidParameterError(f"Unknown distortion {kind!r}; one of {sorted(DISTORTIONS)}.")
+    return reported, p
 
 
 def simulated_assessment(labeled, unlabeled, reference="g1"):
@@ -1159,274 +1186,6 @@ def rate_truth(frames, groups, metrics=("accuracy", "tpr"), threshold: float = 0
         overall = float(rate_from_counts(counts.sum(axis=0), metric))
         out[metric] = {"rate": rate, "gap": rate - overall}
     return out
-
-
-def independent_errors(s0: float, s1: float) -> np.ndarray:
-    """The covariance of the errors of ``(X, X − Z)`` when X and Z are independent, for
-    :func:`pratt_bound`: the pooled estimate X efficient where the bias β is 0.
-
-    Parameters
-    ----------
-    s0, s1 : float
-        The standard deviations of X and Z.
-
-    Returns
-    -------
-    numpy.ndarray, shape (2, 2)
-
-    Examples
-    --------
-    >>> independent_errors(0.1, 0.2).round(2).tolist()
-    [[0.01, 0.01], [0.01, 0.05]]
-    """
-    return np.array([[s0**2, s0**2], [s0**2, s0**2 + s1**2]])
-
-
-def pratt_bound(cov, bound: float, ci_prob: float, n_points: int = 4001) -> float:
-    """Least expected length, at β = 0, of an interval for θ that keeps ``ci_prob`` for
-    every θ and every |β| ≤ ``bound`` in the Gaussian limit experiment
-    ``X ~ N(θ + β, Σ₁₁)``, ``Y ~ N(θ, Σ₂₂)`` (X a pooled estimate biased by β, Y a
-    debiased one), jointly normal with covariance Σ.
-
-    The expected length is the integral over false values θ' of the probability of
-    covering them (Pratt 1961); ``θ' ∉ C`` is a level-α test of every null ``(θ', β)``,
-    whose power against ``(θ, 0)`` is at most Neyman–Pearson's ``Φ(d − z₁₋α)`` for the
-    nearest null (Armstrong & Kolesár 2018, §3–4), so that
-    ``E|C| ≥ ∫ Φ(z₁₋α − d(Δ)) dΔ`` with ``d(Δ)² = min over |β| ≤ B of vᵀ Σ⁻¹ v``,
-    ``v = (Δ − β, Δ)``. With ``bound = 0`` it is the bound of the best unbiased
-    combination of X and Y; as ``bound → ∞``, that of Y alone.
-
-    Parameters
-    ----------
-    cov : array_like, shape (2, 2)
-        Covariance of the errors of the pooled estimate X and the debiased estimate
-        Y = X − Z (:func:`independent_errors` for independent X and Z).
-    bound : float
-        B, the largest bias of X the interval must allow for (≥ 0).
-    ci_prob : float
-        The interval's level 1 − α.
-    n_points : int
-        Points of the numerical part of the integral (trapezoid rule).
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    Under ``(θ', β)`` the means of ``(X, Y)`` are ``(θ' + β, θ')``; against the truth
-    ``(θ, 0)`` their difference is ``v = (Δ − β, Δ)``, ``Δ = θ − θ'``, at the distance
-    ``d² = vᵀ Σ⁻¹ v``. The nearest null has ``β = Δ (1 − Σ₁₂ / Σ₂₂)`` while that is
-    within ±B, and then ``d = |Δ| / √Σ₂₂`` (Y's own precision): that part is
-    ``√Σ₂₂ [G(z) − G(z − Δ₁ / √Σ₂₂)]`` with ``G(x) = x Φ(x) + φ(x)``. Beyond it β = ±B
-    and ``d²`` is a quadratic in Δ, integrated numerically until ``d = z + 9`` (the
-    integrand is then below Φ(−9)). The integrand is symmetric in Δ.
-
-    References
-    ----------
-    Pratt (1961), *JASA* 56; Armstrong and Kolesár (2018), *Econometrica* 86.
-
-    Examples
-    --------
-    >>> round(float(pratt_bound(independent_errors(0.01, 0.02), 0.0, 0.95)) / 0.01, 3)
-    3.331
-    """
-    from scipy.integrate import trapezoid
-    from scipy.stats import norm
-
-    cov = np.asarray(cov, dtype=float)
-    if not (cov.shape == (2, 2) and np.all(np.linalg.eigvalsh(cov) > 0)):
-        raise InvalidParameterError("cov must be a 2 × 2 positive definite matrix.")
-    if not (bound >= 0 and 0 < ci_prob < 1):
-        raise InvalidParameterError("bound ≥ 0 and 0 < ci_prob < 1 are required.")
-    z = norm.ppf(ci_prob)
-    sd_y = np.sqrt(cov[1, 1])
-    slope = 1.0 - cov[0, 1] / cov[1, 1]  # the nearest null's β per unit of Δ
-
-    def g(x):
-        return x * norm.cdf(x) + norm.pdf(x)
-
-    turn = np.inf if slope == 0 else bound / abs(slope)  # where the nearest β reaches ±B
-    if not np.isfinite(turn):
-        return 2.0 * sd_y * g(z)
-    inner = sd_y * (g(z) - g(z - turn / sd_y))
-    beta = bound * np.sign(slope)
-    p = np.linalg.inv(cov)
-    a = p[0, 0] + 2 * p[0, 1] + p[1, 1]  # d² = a Δ² + b Δ + c at β = ±B
-    b = -2 * beta * (p[0, 0] + p[0, 1])
-    c = p[0, 0] * beta**2 - (z + 9.0) ** 2
-    disc = b**2 - 4 * a * c  # below 0: d > z + 9 for every Δ beyond the turn
-    top = (-b + np.sqrt(disc)) / (2 * a) if disc > 0 else -np.inf
-    outer = 0.0
-    if top > turn:
-        delta = np.linspace(turn, top, n_points)
-        v = np.stack([delta - beta, delta])
-        d = np.sqrt(np.maximum(np.einsum("in,ij,jn->n", v, p, v), 0.0))  # ≥ 0 but for rounding
-        outer = trapezoid(norm.cdf(z - d), delta)
-    return 2.0 * (inner + outer)
-
-
-def pratt_bound_on_paths(
-    cov0,
-    paths,
-    ci_prob: float,
-    n_steps: int = 11,
-    n_deltas: int = 121,
-    n_draws: int = 20_000,
-    random_seed: int = 0,
-) -> float:
-    """The bound of :func:`pratt_bound` where a distortion also changes the errors'
-    covariance: each distortion ``d`` moves the pair ``(β, Σ)`` from ``(0, Σ₀)`` to
-    ``(β_d, Σ_d)`` along the straight path ``(t β_d, (1 − t) Σ₀ + t Σ_d)``, t in [0, 1],
-    and the interval must keep ``ci_prob`` at every point of every path, in both signs
-    (the audit does not know which of the two groups differs).
-
-    Pratt's argument is the same; against the truth ``N(0, Σ₀)`` the nearest null is now
-    the one whose most powerful test (Neyman–Pearson, a quadratic likelihood ratio when
-    the covariances differ) has the least power, found over ``n_steps`` points of each
-    path. Each test's power is estimated from ``n_draws`` common normal draws under the
-    null and under the truth (:func:`most_powerful_power`), and the integral is the
-    trapezoid rule on ``n_deltas`` points of Δ up to the point where every null is
-    rejected with probability above 1 − 10⁻⁴.
-
-    Parameters
-    ----------
-    cov0 : array_like, shape (2, 2)
-        Σ₀, the covariance of the errors of X and Y where the groups are alike.
-    paths : list of (float, array_like)
-        Per distortion, its bias β_d of X and the covariance Σ_d of the errors
-        ``(X − θ − β_d, Y − θ)`` there.
-    ci_prob : float
-        The interval's level 1 − α.
-    n_steps : int, default 11
-        Points of each path (its ends included).
-    n_deltas : int, default 121
-        Points of Δ in the integral.
-    n_draws : int, default 20,000
-        Normal draws of each power.
-    random_seed : int, default 0
-        Of the draws.
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    The path is an interpolation: only its ends are given. With ``Σ_d = Σ₀`` it is
-    :func:`pratt_bound` at ``B = max |β_d|`` restricted to the points of the paths.
-    """
-    from scipy.integrate import trapezoid
-
-    cov0 = np.asarray(cov0, dtype=float)
-    rng = np.random.default_rng(random_seed)
-    draws = rng.standard_normal((2, n_draws, 2))  # common to every null: a smooth integrand
-    betas, covs = [], []
-    for beta_d, cov_d in paths:
-        for t in np.linspace(0.0, 1.0, n_steps):
-            for sign in (1.0, -1.0):
-                betas.append(sign * t * beta_d)
-                covs.append((1.0 - t) * cov0 + t * np.asarray(cov_d, dtype=float))
-    betas, covs = np.array(betas), np.array(covs)
-    sd_y = np.sqrt(cov0[1, 1])
-
-    def least_power(delta: float) -> float:
-        means = np.stack([betas - delta, np.full_like(betas, -delta)], axis=1)
-        return float(most_powerful_power(means, covs, cov0, ci_prob, draws).min())
-
-    top = 4.0 * sd_y
-    while least_power(top) < 1.0 - 1e-4:
-        top *= 1.5
-    deltas = np.linspace(0.0, top, n_deltas)
-    covered = [1.0 - least_power(delta) for delta in deltas]
-    return 2.0 * trapezoid(covered, deltas)
-
-
-def most_powerful_power(mean, cov_null, cov0, ci_prob: float, draws):
-    """The power of the most powerful level-α test of ``N(mean, cov_null)`` against
-    ``N(0, cov0)`` (Neyman–Pearson: reject where the log likelihood ratio exceeds its
-    1 − α quantile under the null), from normal draws; for many nulls at once.
-
-    Parameters
-    ----------
-    mean : array_like, shape (m, 2) or (2,)
-        Each null's mean, less the truth's.
-    cov_null : array_like, shape (m, 2, 2) or (2, 2)
-        Each null's covariance.
-    cov0 : array_like, shape (2, 2)
-        The truth's covariance.
-    ci_prob : float
-        1 − α.
-    draws : numpy.ndarray, shape (2, n, 2)
-        Standard normal draws: the first for the nulls, the second for the truth.
-
-    Returns
-    -------
-    numpy.ndarray, shape (m,), or float for one null
-    """
-    one = np.ndim(mean) == 1
-    mean = np.atleast_2d(np.asarray(mean, dtype=float))[:, None, :]  # (m, 1, 2)
-    cov_null = np.asarray(cov_null, dtype=float).reshape(-1, 2, 2)
-    cov0 = np.asarray(cov0, dtype=float)
-    p_null, p0 = np.linalg.inv(cov_null), np.linalg.inv(cov0)
-    half_log_dets = 0.5 * (np.linalg.slogdet(cov_null)[1] - np.linalg.slogdet(cov0)[1])
-
-    def quad(x, p):  # xᵀ P x per draw, P of shape (m, 2, 2) or (2, 2)
-        p = p.reshape(-1, 1, 2, 2)
-        a, b, c = p[..., 0, 0], p[..., 0, 1], p[..., 1, 1]
-        return a * x[..., 0] ** 2 + 2 * b * x[..., 0] * x[..., 1] + c * x[..., 1] ** 2
-
-    def log_ratio(x):  # log N(x; 0, Σ₀) − log N(x; mean, Σ_null), shape (m, n)
-        return 0.5 * (quad(x - mean, p_null) - quad(x, p0)) + half_log_dets[:, None]
-
-    under_null = mean + np.einsum("nj,mij->mni", draws[0], np.linalg.cholesky(cov_null))
-    under_truth = (draws[1] @ np.linalg.cholesky(cov0).T)[None]
-    threshold = np.quantile(log_ratio(under_null), ci_prob, axis=1)
-    power = np.mean(log_ratio(under_truth) > threshold[:, None], axis=1)
-    return float(power[0]) if one else power
-
-
-def fixed_length_interval(cov, bound: float, ci_prob: float) -> tuple[float, float]:
-    """The shortest interval ``(1 − w) X + w Y ± h`` of :func:`pratt_bound`'s limit
-    experiment that keeps ``ci_prob`` for every |β| ≤ ``bound`` (Armstrong & Kolesár
-    2018, §3: the bias-aware fixed-length interval).
-
-    At a bias β its error is normal with mean ``(1 − w) β`` and variance
-    ``(1 − w)² Σ₁₁ + w² Σ₂₂ + 2 w (1 − w) Σ₁₂``; the half-width is the critical value of
-    ``|N(b, 1)|`` at the largest standardised bias ``b = |1 − w| B / sd``, times ``sd``;
-    ``w`` in [−1, 2] is chosen to make it shortest.
-
-    Parameters
-    ----------
-    cov : array_like, shape (2, 2)
-        Covariance of the errors of X and Y.
-    bound : float
-        B, the largest bias of X.
-    ci_prob : float
-        The interval's level.
-
-    Returns
-    -------
-    width : float
-    w : float
-    """
-    from scipy.optimize import brentq, minimize_scalar
-    from scipy.stats import norm
-
-    cov = np.asarray(cov, dtype=float)
-
-    def width(w):
-        var = (1 - w) ** 2 * cov[0, 0] + w**2 * cov[1, 1] + 2 * w * (1 - w) * cov[0, 1]
-        sd = np.sqrt(var)
-        b = abs(1 - w) * bound / sd
-
-        def miss(h):
-            return norm.cdf(h - b) - norm.cdf(-h - b) - ci_prob
-
-        return 2.0 * brentq(miss, 0.0, b + 10.0) * sd
-
-    best = minimize_scalar(width, bounds=(-1.0, 2.0), method="bounded", options={"xatol": 1e-6})
-    return float(best.fun), float(best.x)
 
 
 def _logit(s):

@@ -179,7 +179,7 @@ def test_the_limit_experiment_bound_and_its_interval():
     quadrature and Monte Carlo checks are in ``tests/statistical/test_adaptation_bound.py``."""
     from scipy.stats import norm
 
-    from bayesfair.datasets.simulate import (
+    from bayesfair.datasets.limits import (
         fixed_length_interval,
         independent_errors,
         most_powerful_power,

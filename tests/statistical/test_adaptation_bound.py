@@ -1,5 +1,5 @@
 """The bound on an honest interval's width where the groups are alike
-(``bayesfair.datasets.simulate.pratt_bound``, which ``benchmarks/adaptation_bound.py``
+(``bayesfair.datasets.limits.pratt_bound``, which ``benchmarks/adaptation_bound.py``
 plugs its runs into): its closed-form limits, and that no interval of a
 family whose coverage is exact falls below it while keeping its level.
 
@@ -19,7 +19,7 @@ import pytest
 from scipy.integrate import trapezoid
 from scipy.stats import norm
 
-from bayesfair.datasets.simulate import (
+from bayesfair.datasets.limits import (
     fixed_length_interval,
     independent_errors,
     most_powerful_power,
