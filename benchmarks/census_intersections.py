@@ -251,6 +251,8 @@ def page(records: list[dict]) -> str:
         "Joint coverage: the share of data sets whose 95% joint band holds every group's",
         "true gap, with its 95% Clopper–Pearson interval; odd: the distorted group's gap",
         "covered; widths in points (median over data sets of the median over groups).",
+        "How narrow any band that keeps 95% jointly can be on these data sets: "
+        "[census_bound.md](census_bound.md).",
         "",
         "| cell | model | metric | data sets | joint coverage | 95% CI | odd | median width "
         "| others' width | odd's width | s / fit |",
