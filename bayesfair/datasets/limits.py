@@ -349,8 +349,10 @@ def pratt_bound_split(
     var_x : float
         Variance of X's error (> 0).
     var_r : float
-        Variance of the rectifier R (> 0; ``inf`` for a group without labels, where
-        only X is read and every bias up to B is as likely as none).
+        Variance of the rectifier R (≥ 0; ``inf`` for a group without labels, where
+        only X is read and every bias up to B is as likely as none; 0 where the labeled
+        rows' residuals are certain, rows at p = 0 or 1, which in the limit pin β: the
+        bound is then X's own, low).
     bound : float
         B (≥ 0).
     alike_prob, ci_prob : float
@@ -373,8 +375,8 @@ def pratt_bound_split(
     from scipy.integrate import trapezoid
     from scipy.stats import norm
 
-    if not (var_x > 0 and var_r > 0 and np.isfinite(var_x)):
-        raise InvalidParameterError("var_x must be positive and finite, var_r positive.")
+    if not (var_x > 0 and var_r >= 0 and np.isfinite(var_x)):
+        raise InvalidParameterError("var_x must be positive and finite, var_r non-negative.")
     if not (bound >= 0 and 0 < alike_prob < 1 and 0 < ci_prob < 1):
         raise InvalidParameterError("bound ≥ 0 and levels in (0, 1) are required.")
     z_alike, z = norm.ppf(alike_prob), norm.ppf(ci_prob)
@@ -382,8 +384,10 @@ def pratt_bound_split(
     top = bound + (max(z_alike, z) + 9.0) * sd_x  # beyond it both nulls are rejected
     delta = np.linspace(0.0, top, n_points)
     share = 1.0 if np.isinf(var_r) else var_r / (var_x + var_r)
-    beta = np.clip(delta * share, -bound, bound)
-    far = (delta - beta) ** 2 / var_x + (0.0 if np.isinf(var_r) else beta**2 / var_r)
+    beta = np.clip(delta * share, -bound, bound)  # 0 where var_r is 0: R pins β
+    far = (delta - beta) ** 2 / var_x
+    if 0 < var_r < np.inf:
+        far += beta**2 / var_r
     covered = np.maximum(norm.cdf(z_alike - delta / sd_x), norm.cdf(z - np.sqrt(far)))
     return float(2.0 * trapezoid(covered, delta))
 
@@ -476,14 +480,16 @@ def gap_limit(
     - **X**, read through the shared map: the rate with the labeled rows' labels and
       the unlabeled rows' p. Where the groups are alike it is the most precise estimate
       (the map known; a fitted map adds its own error).
-    - **Y = X + R**, debiased: R estimates the unlabeled rows' residuals ``y − p`` from
-      the labeled rows', for group j and for all rows (prediction-powered inference,
-      AIPW with the true regression: the least variance of an estimate unbiased
-      whatever group j's map).
+    - **Y = X + R**, debiased: R estimates group j's unlabeled rows' residuals ``y − p``
+      (in the group's rate and in the rate of all rows) from its labeled rows'
+      (prediction-powered inference, AIPW with the true regression: the least variance
+      of an estimate unbiased whatever group j's map, in the limit; the other groups'
+      rows are read through the shared map, which is theirs in the worlds compared).
 
-    Linearised in the labels, with ``h_i`` row i's influence on the gap's rate and
-    ``t_i = (N_u,j / n_j) h_i^(j) [i ∈ j] − (N_u / n) h_i^(all)`` (N_u unlabeled and n
-    labeled rows, of group j or of all),
+    Linearised in the labels, with ``h_i`` row i's influence on the gap's rate,
+    ``h_i^(j)`` and ``h_i^(all)`` its influence on the group's and on all rows' rate, and
+    ``t_i = (N_u,j / n_j) (h_i^(j) − h_i^(all))`` for group j's labeled rows (N_u,j
+    unlabeled and n_j labeled rows in the group),
 
         X − θ = Σ_unlabeled h_i (p_i − y_i),   R = Σ_labeled t_i (y_i − p_i),
 
@@ -547,7 +553,6 @@ def gap_limit(
     var_y = p * (1.0 - p)
     everyone = np.ones(len(rows), dtype=bool)
     h_all = influence(yhat, everyone)
-    n_all, u_all = is_lab.sum(), (~is_lab).sum()
     records = []
     for j in range(len(groups)):
         mine = code == j
@@ -557,8 +562,8 @@ def gap_limit(
         if n_j == 0:
             var_r = np.inf
         else:
-            t = u_j / n_j * influence(yhat, mine) - u_all / n_all * h_all
-            var_r = float(np.sum((t**2 * var_y)[is_lab]))
+            t = u_j / n_j * h_gap
+            var_r = float(np.sum((t**2 * var_y)[is_lab & mine]))
         record = {"group": groups[j], "n_labeled": int(n_j), "var_x": var_x, "var_r": var_r}
         for name, (kind, amount) in distortions.items():
             reported, true_p = p.copy(), p.copy()

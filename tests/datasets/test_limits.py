@@ -36,9 +36,24 @@ def test_split_bound_at_one_level_is_pratts(var_x, var_r, b):
         assert split == pytest.approx(pratt_bound(cov, b, level), rel=1e-5)
 
 
+def test_split_bound_without_labels_at_two_levels():
+    """Without a rectifier and with a stricter level where the groups are alike: below
+    ``c = (z_alike − z) sd_x`` the alike null binds, up to B every bias is as likely as
+    none, beyond it the distorted null binds: ``2 (sd_x G(z_alike) + (B − c) Φ(z))``,
+    ``G(x) = x Φ(x) + φ(x)`` (swapping the two levels changes it)."""
+    var_x, b = 1e-4, 0.05
+    z_alike, z = norm.ppf(0.9999), norm.ppf(0.95)
+    sd_x = np.sqrt(var_x)
+    closed = 2 * (sd_x * (z_alike * norm.cdf(z_alike) + norm.pdf(z_alike)))
+    closed += 2 * (b - (z_alike - z) * sd_x) * norm.cdf(z)
+    assert pratt_bound_split(var_x, np.inf, b, 0.9999, 0.95) == pytest.approx(closed, rel=1e-6)
+
+
 def test_split_bound_without_labels_and_its_monotony():
     """Without a rectifier (a group with no labels) every bias up to B is as likely as
-    none: ``2 (B Φ(z) + sd_x (z Φ(z) + φ(z)))``. A stricter level where the groups are
+    none: ``2 (B Φ(z) + sd_x (z Φ(z) + φ(z)))``; with a certain one (var_r = 0) β is
+    known to be 0 and the bound is X's own at the alike level, which a nearly certain
+    one approaches. A stricter level where the groups are
     alike, a larger B or a noisier rectifier only lengthen the bound."""
     var_x, b, z = 1e-4, 0.05, norm.ppf(0.95)
     closed = 2 * (b * norm.cdf(z) + np.sqrt(var_x) * (z * norm.cdf(z) + norm.pdf(z)))
@@ -50,6 +65,9 @@ def test_split_bound_without_labels_and_its_monotony():
     assert pratt_bound_split(var_x, np.inf, b, 0.99, 0.95) > pratt_bound_split(
         var_x, 4e-3, b, 0.99, 0.95
     )
+    pinned = 2 * np.sqrt(var_x) * (norm.ppf(0.99) * 0.99 + norm.pdf(norm.ppf(0.99)))
+    assert pratt_bound_split(var_x, 0.0, b, 0.99, 0.95) == pytest.approx(pinned, rel=1e-6)
+    assert pratt_bound_split(var_x, 1e-12, b, 0.99, 0.95) == pytest.approx(pinned, rel=1e-3)
     with pytest.raises(InvalidParameterError, match="var_x"):
         pratt_bound_split(0.0, 1e-3, b, 0.99, 0.95)
     with pytest.raises(InvalidParameterError, match="levels"):
@@ -102,8 +120,9 @@ _COUNTS = {  # the rate's counts, linear in the label q: Σ (a + b q) / Σ (c + 
 
 def _estimates(metric, yhat, code, is_lab, q_unl, y, p_lab):
     """Per simulated draw of the labels ``y`` (draws × rows): the realised gap of group 0,
-    X (the unlabeled rows read as ``q_unl``) and Y (X with each count's unlabeled
-    residuals estimated from the labeled rows', per group 0 and for all rows)."""
+    X (the unlabeled rows read as ``q_unl``) and Y (X with each count's residuals on
+    group 0's unlabeled rows estimated from its labeled rows', in the group's rate and
+    in the rate of all rows)."""
     counts = _COUNTS[metric]
     read = np.where(is_lab, y, q_unl)
     mine, lab_mine = code == 0, is_lab & (code == 0)
@@ -115,12 +134,10 @@ def _estimates(metric, yhat, code, is_lab, q_unl, y, p_lab):
     num_x, den_x = counts(yhat, read)
     x = gap(num_x, den_x)
     num_r, den_r = (a - b for a, b in zip(counts(yhat, y), counts(yhat, p_lab), strict=True))
-    scale_mine = (~is_lab & mine).sum() / lab_mine.sum()
-    scale_all = (~is_lab).sum() / is_lab.sum()
-    num_mine = num_x[:, mine].sum(1) + scale_mine * num_r[:, lab_mine].sum(1)
-    den_mine = den_x[:, mine].sum(1) + scale_mine * den_r[:, lab_mine].sum(1)
-    num_all = num_x.sum(1) + scale_all * num_r[:, is_lab].sum(1)
-    den_all = den_x.sum(1) + scale_all * den_r[:, is_lab].sum(1)
+    scale = (~is_lab & mine).sum() / lab_mine.sum()
+    num_fix, den_fix = scale * num_r[:, lab_mine].sum(1), scale * den_r[:, lab_mine].sum(1)
+    num_mine, den_mine = num_x[:, mine].sum(1) + num_fix, den_x[:, mine].sum(1) + den_fix
+    num_all, den_all = num_x.sum(1) + num_fix, den_x.sum(1) + den_fix
     y_hat = num_mine / den_mine - num_all / den_all
     return truth, x, y_hat
 
