@@ -63,7 +63,7 @@ CELLS = ("none:30:1000", "none:30:5000", "none:60:1000", "none:60:5000")
 RUNS = ROOT / "benchmarks/results/census_intersections.jsonl"
 OUT = ROOT / "benchmarks/results/census_bound.csv"
 PAGE = ROOT / "docs/results/census_bound.md"
-BOUNDS = {"own": "own", "joint": "joint", "joint90": "joint, 90%"}
+BOUNDS = ("own", "joint", "joint90")
 
 
 def bounds_of(lab, unl, groups, metric: str) -> dict:

@@ -536,6 +536,10 @@ def gap_limit(
     if not rows["group"].isin(groups).all():
         raise InvalidParameterError("Every row's group must be one of 'groups'.")
     code = rows["group"].map({g: i for i, g in enumerate(groups)}).to_numpy()
+    rows_per_group = np.bincount(code, minlength=len(groups))
+    empty = [g for g, n in zip(groups, rows_per_group, strict=True) if n == 0]
+    if empty:
+        raise InvalidParameterError(f"Groups without rows have no gap: {empty}.")
     is_lab = np.arange(len(rows)) < len(labeled)
     p = rows["p"].to_numpy(dtype=float)
     counts = _RATE_COUNTS[metric]

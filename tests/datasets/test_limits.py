@@ -130,7 +130,8 @@ def _estimates(metric, yhat, code, is_lab, q_unl, y, p_lab):
     def gap(num, den):
         return num[:, mine].sum(1) / den[:, mine].sum(1) - num.sum(1) / den.sum(1)
 
-    truth = gap(*counts(yhat, y))
+    num_t, den_t = counts(yhat, y)
+    truth = gap(num_t, den_t)
     num_x, den_x = counts(yhat, read)
     x = gap(num_x, den_x)
     num_r, den_r = (a - b for a, b in zip(counts(yhat, y), counts(yhat, p_lab), strict=True))
@@ -139,16 +140,32 @@ def _estimates(metric, yhat, code, is_lab, q_unl, y, p_lab):
     num_mine, den_mine = num_x[:, mine].sum(1) + num_fix, den_x[:, mine].sum(1) + den_fix
     num_all, den_all = num_x.sum(1) + num_fix, den_x.sum(1) + den_fix
     y_hat = num_mine / den_mine - num_all / den_all
-    return truth, x, y_hat
+    ratios = {  # Y's and the truth's rates as (numerator, denominator) per draw, signed
+        +1: [(num_mine, den_mine), (num_t.sum(1), den_t.sum(1))],
+        -1: [(num_all, den_all), (num_t[:, mine].sum(1), den_t[:, mine].sum(1))],
+    }
+    return truth, x, y_hat, ratios
+
+
+def _second_order(ratios) -> float:
+    """E[Y − θ] to second order: Y's counts are unbiased for the truth's, so the first
+    order cancels, and a ratio N / D has E ≈ E N / E D − Cov(N, D) / (E D)² +
+    E N Var(D) / (E D)³ (its Hessian against the counts' covariance)."""
+
+    def term(num, den):
+        mean_d = den.mean()
+        return -np.cov(num, den)[0, 1] / mean_d**2 + num.mean() * den.var() / mean_d**3
+
+    return sum(sign * term(*pair) for sign, pairs in ratios.items() for pair in pairs)
 
 
 @pytest.mark.parametrize("metric", ["accuracy", "tpr", "fpr"])
 def test_gap_limit_variances_and_biases_match_simulation(design, metric):
     """On a fixed design, labels drawn 4,000 times: X's error and the rectifier Y − X have
-    the variances ``gap_limit`` gives and are uncorrelated; Y is unbiased (a rate that is
-    a ratio, TPR and FPR, to within its second-order term, about a tenth of an sd with
-    group 0's 60 labeled positives); and with group 0's map distorted, the mean of X's
-    error is ``gap_limit``'s bias."""
+    the variances ``gap_limit`` gives and are uncorrelated; Y is unbiased (TPR and FPR,
+    ratios, up to their second-order term, computed from the draws' moments: the
+    mean error is checked against it within 4 standard errors of both); and with group
+    0's map distorted, the mean of X's error is ``gap_limit``'s bias."""
     lab, unl, groups = design
     limit = gap_limit(lab, unl, groups, metric)
     rows = pd.concat([lab, unl], ignore_index=True)
@@ -159,23 +176,23 @@ def test_gap_limit_variances_and_biases_match_simulation(design, metric):
     rng = np.random.default_rng(5)
     draws = 4_000
     y = (rng.random((draws, len(rows))) < p).astype(float)
-    truth, x, y_est = _estimates(metric, yhat, code, is_lab, p, y, p)
+    truth, x, y_est, ratios = _estimates(metric, yhat, code, is_lab, p, y, p)
     err_x, rect = x - truth, y_est - x
     tol = 4 * np.sqrt(2 / draws)
     assert np.var(err_x) == pytest.approx(limit.loc["g0", "var_x"], rel=tol)
     assert np.var(rect) == pytest.approx(limit.loc["g0", "var_r"], rel=tol)
     assert abs(np.corrcoef(err_x, rect)[0, 1]) < 4 / np.sqrt(draws)
-    bias, sd = np.mean(y_est - truth), np.std(y_est - truth)
-    if metric == "accuracy":  # linear in the labels: unbiased
-        assert abs(bias) < 4 * sd / np.sqrt(draws)
-    else:  # a ratio: its second-order term, O(1 / n) against the sd's O(1 / √n)
-        assert abs(bias) < 0.15 * sd
+    bias, se = np.mean(y_est - truth), np.std(y_est - truth) / np.sqrt(draws)
+    expected = _second_order(ratios)  # 0 for accuracy, whose denominators are fixed
+    if metric == "accuracy":
+        assert expected == pytest.approx(0.0, abs=1e-15)
+    assert bias == pytest.approx(expected, abs=4 * np.hypot(se, expected * np.sqrt(2 / draws)))
     for name, (kind, amount) in GAP_DISTORTIONS.items():
         reported, true_p = p.copy(), p.copy()
         reported[code == 0], true_p[code == 0] = distort_scores(p[code == 0], kind, amount)
         y = (rng.random((draws, len(rows))) < true_p).astype(float)
         decided = (reported >= 0.5).astype(float)
-        truth, x, _ = _estimates(metric, decided, code, is_lab, reported, y, true_p)
+        truth, x, *_ = _estimates(metric, decided, code, is_lab, reported, y, true_p)
         se = np.std(x - truth) / np.sqrt(draws)
         assert np.mean(x - truth) == pytest.approx(limit.loc["g0", f"bias_{name}"], abs=4 * se)
 
@@ -200,3 +217,5 @@ def test_gap_limit_bound_and_groups_without_labels(design):
         gap_limit(lab, unl, groups, "ppv")
     with pytest.raises(InvalidParameterError, match="groups"):
         gap_limit(lab, unl, groups[:2])
+    with pytest.raises(InvalidParameterError, match=r"without rows.*g3"):
+        gap_limit(lab, unl, [*groups, "g3"])
